@@ -1,0 +1,210 @@
+// Lookups in a flattened configuration: maps, nodes, channels.
+#include <algorithm>
+#include <optional>
+
+#include "aos/util/str_cat.h"
+#include "aos/configuration.h"
+#include "aos/configuration_maps.h"
+
+namespace aos::configuration {
+namespace {
+
+std::string_view View(const flatbuffers::String* s) {
+  return s == nullptr ? std::string_view() : s->string_view();
+}
+
+// The name `map` turns `name` into, or nullopt if it does not apply.
+std::optional<std::string> ApplyMap(const Map& map, std::string_view name,
+                                    std::string_view type, const Node* node) {
+  if (map.match() == nullptr || map.rename() == nullptr ||
+      map.match()->name() == nullptr || map.rename()->name() == nullptr) {
+    return std::nullopt;
+  }
+  const Channel& match = *map.match();
+  if (match.type() != nullptr && View(match.type()) != type) return std::nullopt;
+  if (match.source_node() != nullptr &&
+      (node == nullptr || View(node->name()) != View(match.source_node()))) {
+    return std::nullopt;
+  }
+  const std::string_view match_name = View(match.name());
+  const std::string_view rename = View(map.rename()->name());
+  if (match_name.ends_with("*")) {
+    const std::string_view prefix = match_name.substr(0, match_name.size() - 1);
+    if (!name.starts_with(prefix)) return std::nullopt;
+    return StrCat(rename, name.substr(prefix.size()));
+  }
+  if (match_name != name) return std::nullopt;
+  return std::string(rename);
+}
+
+// The last map of `maps` that applies, with what it produces.
+std::optional<MapStep> LastMatch(
+    const flatbuffers::Vector<flatbuffers::Offset<Map>>* maps,
+    std::string_view name, std::string_view type, const Node* node) {
+  if (maps == nullptr) return std::nullopt;
+  for (size_t i = maps->size(); i > 0; --i) {
+    const Map* map = maps->Get(i - 1);
+    if (std::optional<std::string> renamed = ApplyMap(*map, name, type, node)) {
+      return MapStep{map, std::move(*renamed)};
+    }
+  }
+  return std::nullopt;
+}
+
+std::string NodeName(const Node* node) {
+  return node == nullptr ? "(no node)" : std::string(View(node->name()));
+}
+
+}  // namespace
+
+const Application* GetApplication(const Configuration& config,
+                                  std::string_view name) {
+  if (config.applications() == nullptr) return nullptr;
+  for (const Application* application : *config.applications()) {
+    if (View(application->name()) == name) return application;
+  }
+  return nullptr;
+}
+
+std::vector<MapStep> MapChain(const Configuration& config,
+                              std::string_view name, std::string_view type,
+                              std::string_view application_name,
+                              const Node* node, bool* looped) {
+  if (looped != nullptr) *looped = false;
+  const Application* application = GetApplication(config, application_name);
+  std::vector<MapStep> chain;
+  std::vector<std::string> seen = {std::string(name)};
+  std::string current(name);
+  while (true) {
+    std::optional<MapStep> step;
+    if (application != nullptr) {
+      step = LastMatch(application->maps(), current, type, node);
+    }
+    if (!step) step = LastMatch(config.maps(), current, type, node);
+    if (!step || step->name == current) return chain;
+    current = step->name;
+    chain.push_back(std::move(*step));
+    if (std::find(seen.begin(), seen.end(), current) != seen.end()) {
+      if (looped != nullptr) *looped = true;
+      return chain;
+    }
+    seen.push_back(current);
+  }
+}
+
+std::string MapChannelName(const Configuration& config, std::string_view name,
+                           std::string_view type,
+                           std::string_view application_name,
+                           const Node* node) {
+  const std::vector<MapStep> chain =
+      MapChain(config, name, type, application_name, node);
+  return chain.empty() ? std::string(name) : chain.back().name;
+}
+
+bool MultiNode(const Configuration& config) {
+  return config.nodes() != nullptr && config.nodes()->size() > 0;
+}
+
+const Node* GetNode(const Configuration& config, std::string_view name) {
+  if (config.nodes() == nullptr) return nullptr;
+  for (const Node* node : *config.nodes()) {
+    if (View(node->name()) == name) return node;
+  }
+  return nullptr;
+}
+
+const Channel* GetChannel(const Configuration& config, std::string_view name,
+                          std::string_view type,
+                          std::string_view application_name, const Node* node,
+                          std::string* why_not) {
+  auto fail = [&](std::string reason) -> const Channel* {
+    if (why_not != nullptr) *why_not = std::move(reason);
+    return nullptr;
+  };
+  const std::string mapped =
+      MapChannelName(config, name, type, application_name, node);
+  const std::string asked =
+      mapped == name
+          ? StrCat("channel ", name, " of type ", type)
+          : StrCat("channel ", name, " (mapped to ", mapped, ") of type ",
+                         type);
+  const std::string who = StrCat("application ", application_name,
+                                       " on node ", NodeName(node));
+
+  if (MultiNode(config) && node == nullptr) {
+    return fail(StrCat(asked, " for ", who,
+                             ": this is a multi-node config; name the node"));
+  }
+  if (!MultiNode(config) && node != nullptr) {
+    return fail(StrCat(asked, " for ", who,
+                             ": this config has no nodes; pass no node"));
+  }
+
+  const Channel* found = nullptr;
+  if (config.channels() != nullptr) {
+    // Channels are sorted by (name, type).
+    const auto* channels = config.channels();
+    auto it = std::lower_bound(
+        channels->begin(), channels->end(), std::make_pair(mapped, type),
+        [](const Channel* channel, const std::pair<std::string, std::string_view>& key) {
+          return std::make_pair(View(channel->name()), View(channel->type())) <
+                 std::make_pair(std::string_view(key.first), key.second);
+        });
+    if (it != channels->end() && View(it->name()) == mapped &&
+        View(it->type()) == type) {
+      found = *it;
+    }
+  }
+  if (found == nullptr) {
+    return fail(StrCat(asked, " is not in the config (asked by ", who, ")"));
+  }
+
+  if (node != nullptr) {
+    const std::string_view node_name = View(node->name());
+    bool readable = View(found->source_node()) == node_name;
+    if (!readable && found->destination_nodes() != nullptr) {
+      for (const Connection* connection : *found->destination_nodes()) {
+        if (View(connection->name()) == node_name) readable = true;
+      }
+    }
+    if (!readable) {
+      std::vector<std::string> destinations;
+      if (found->destination_nodes() != nullptr) {
+        for (const Connection* connection : *found->destination_nodes()) {
+          destinations.emplace_back(View(connection->name()));
+        }
+      }
+      return fail(StrCat(
+          asked, " is not readable on node ", node_name, " (asked by ", who,
+          "): its source_node is ", View(found->source_node()),
+          destinations.empty()
+              ? std::string(" and it goes nowhere else")
+              : StrCat(" and it goes to ", StrJoin(destinations, ", "))));
+    }
+    const Application* application = GetApplication(config, application_name);
+    if (application != nullptr && application->nodes() != nullptr &&
+        application->nodes()->size() > 0) {
+      bool runs_here = false;
+      for (const flatbuffers::String* app_node : *application->nodes()) {
+        if (app_node->string_view() == node_name) runs_here = true;
+      }
+      if (!runs_here) {
+        return fail(StrCat(asked, ": application ", application_name,
+                                 " is not configured to run on node ",
+                                 node_name));
+      }
+    }
+  }
+  return found;
+}
+
+int64_t ChannelStorageDurationNs(const Configuration& config,
+                                 const Channel& channel) {
+  if (flatbuffers::IsFieldPresent(&channel,
+                                  Channel::VT_CHANNEL_STORAGE_DURATION)) {
+    return channel.channel_storage_duration();
+  }
+  return config.channel_storage_duration();
+}
+
+}  // namespace aos::configuration

@@ -1,0 +1,439 @@
+#include "aos/json_to_flatbuffer.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "aos/util/str_cat.h"
+#include "flatbuffers/idl.h"
+#include "glog/logging.h"
+
+namespace aos {
+
+namespace {
+
+// flatbuffers' messages give "<source>:<line>: <column>:" but not always the
+// field; quoting the line with a caret under the column names it.
+std::string QuoteErrorLine(std::string_view text, std::string_view source_name,
+                           std::string_view error) {
+  if (!error.starts_with(source_name)) return "";
+  int line = 0;
+  int column = 0;
+  const std::string position(error.substr(source_name.size()));
+  if (sscanf(position.c_str(), ":%d: %d:", &line, &column) != 2 || line < 1) {
+    return "";
+  }
+  size_t start = 0;
+  for (int i = 1; i < line; ++i) {
+    start = text.find('\n', start);
+    if (start == std::string_view::npos) return "";
+    ++start;
+  }
+  const std::string_view quoted =
+      text.substr(start, text.find('\n', start) - start);
+  if (quoted.size() > 200) return "";
+  const size_t caret = std::min<size_t>(std::max(column - 1, 0), quoted.size());
+  std::string result = StrCat("\n  ", quoted, "\n  ");
+  for (size_t i = 0; i < caret; ++i) result += quoted[i] == '\t' ? '\t' : ' ';
+  result += '^';
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<flatbuffers::DetachedBuffer> JsonToFlatbuffer(
+    std::string_view json, const reflection::Schema& schema,
+    const JsonToFlatbufferOptions& options) {
+  flatbuffers::IDLOptions idl_options;
+  // Keep explicit defaults so merges can see them.
+  idl_options.force_defaults = true;
+  flatbuffers::Parser parser(idl_options);
+  if (!parser.Deserialize(&schema)) {
+    return absl::InternalError(
+        StrCat(options.source_name, ": unusable reflection schema"));
+  }
+  if (!options.table_name.empty()) {
+    const std::string table_name(options.table_name);
+    if (!parser.SetRootType(table_name.c_str())) {
+      return absl::InvalidArgumentError(
+          StrCat(options.source_name, ": the schema has no table ",
+                       table_name));
+    }
+  } else if (parser.root_struct_def_ == nullptr) {
+    return absl::InvalidArgumentError(StrCat(
+        options.source_name, ": the schema has no root table to parse into"));
+  }
+  const std::string text(json);
+  const std::string source_name(options.source_name);
+  if (!parser.ParseJson(text.c_str(), source_name.c_str())) {
+    // flatbuffers says "<source>:<line>: <column>: error: <what>".
+    std::string error = parser.error_;
+    while (!error.empty() && error.back() == '\n') error.pop_back();
+    return absl::InvalidArgumentError(
+        StrCat(error, QuoteErrorLine(text, source_name, error)));
+  }
+  return parser.builder_.Release();
+}
+
+namespace {
+
+using flatbuffers::Table;
+
+class JsonPrinter {
+ public:
+  JsonPrinter(const reflection::Schema& schema,
+              const FlatbufferToJsonOptions& options)
+      : schema_(schema), options_(options) {}
+
+  std::string Finish() { return std::move(out_); }
+
+  void PrintTable(const Table* table, const reflection::Object& object) {
+    const std::vector<const reflection::Field*> fields = FieldsById(object);
+    out_ += '{';
+    ++depth_;
+    bool first = true;
+    for (const reflection::Field* field : fields) {
+      if (field->deprecated() || !table->CheckField(field->offset())) continue;
+      StartMember(&first, *field);
+      PrintTableField(table, object, *field);
+    }
+    --depth_;
+    EndAggregate(first, '}');
+  }
+
+ private:
+  static std::vector<const reflection::Field*> FieldsById(
+      const reflection::Object& object) {
+    std::vector<const reflection::Field*> fields(object.fields()->size());
+    for (const reflection::Field* field : *object.fields()) {
+      if (field->id() < fields.size()) fields[field->id()] = field;
+    }
+    std::erase(fields, nullptr);
+    return fields;
+  }
+
+  void NewLine() {
+    out_ += '\n';
+    out_.append(2 * depth_, ' ');
+  }
+
+  void StartMember(bool* first, const reflection::Field& field) {
+    if (!*first) out_ += ',';
+    *first = false;
+    if (options_.multi_line) {
+      NewLine();
+    } else {
+      out_ += ' ';
+    }
+    out_ += '"';
+    out_ += field.name()->string_view();
+    out_ += "\": ";
+  }
+
+  void StartElement(bool* first) {
+    if (!*first) out_ += ',';
+    *first = false;
+    if (options_.multi_line) {
+      NewLine();
+    } else {
+      out_ += ' ';
+    }
+  }
+
+  void EndAggregate(bool empty, char close) {
+    if (!empty) {
+      if (options_.multi_line) {
+        NewLine();
+      } else {
+        out_ += ' ';
+      }
+    }
+    out_ += close;
+  }
+
+  const reflection::Object& ObjectAt(int index) const {
+    return *schema_.objects()->Get(index);
+  }
+
+  void PrintTableField(const Table* table, const reflection::Object& object,
+                       const reflection::Field& field) {
+    const reflection::Type& type = *field.type();
+    switch (type.base_type()) {
+      case reflection::String:
+        PrintString(table->GetPointer<const flatbuffers::String*>(field.offset()));
+        return;
+      case reflection::Obj: {
+        const reflection::Object& child = ObjectAt(type.index());
+        if (child.is_struct()) {
+          PrintStruct(table->GetStruct<const uint8_t*>(field.offset()), child);
+        } else {
+          PrintTable(table->GetPointer<const Table*>(field.offset()), child);
+        }
+        return;
+      }
+      case reflection::Union: {
+        const std::string type_name = field.name()->str() + "_type";
+        const reflection::Field* type_field =
+            object.fields()->LookupByKey(type_name.c_str());
+        const reflection::EnumVal* member =
+            type_field == nullptr
+                ? nullptr
+                : schema_.enums()
+                      ->Get(type.index())
+                      ->values()
+                      ->LookupByKey(flatbuffers::GetAnyFieldI(*table, *type_field));
+        if (member == nullptr || member->union_type() == nullptr) {
+          out_ += "null";
+          return;
+        }
+        PrintTable(table->GetPointer<const Table*>(field.offset()),
+                   ObjectAt(member->union_type()->index()));
+        return;
+      }
+      case reflection::Vector:
+        PrintVector(table->GetPointer<const flatbuffers::Vector<uint8_t>*>(
+                        field.offset()),
+                    type);
+        return;
+      default:
+        PrintScalar(type.base_type(), type.index(),
+                    table->GetAddressOf(field.offset()));
+        return;
+    }
+  }
+
+  void PrintStruct(const uint8_t* data, const reflection::Object& object) {
+    const std::vector<const reflection::Field*> fields = FieldsById(object);
+    out_ += '{';
+    ++depth_;
+    bool first = true;
+    for (const reflection::Field* field : fields) {
+      StartMember(&first, *field);
+      const reflection::Type& type = *field->type();
+      const uint8_t* field_data = data + field->offset();
+      if (type.base_type() == reflection::Obj) {
+        PrintStruct(field_data, ObjectAt(type.index()));
+      } else if (type.base_type() == reflection::Array) {
+        const size_t element_size =
+            type.element() == reflection::Obj
+                ? static_cast<size_t>(ObjectAt(type.index()).bytesize())
+                : flatbuffers::GetTypeSize(type.element());
+        PrintElements(field_data, type.fixed_length(), element_size, type);
+      } else {
+        PrintScalar(type.base_type(), type.index(), field_data);
+      }
+    }
+    --depth_;
+    EndAggregate(first, '}');
+  }
+
+  // Prints inline elements (scalars or structs) laid out back to back.
+  void PrintElements(const uint8_t* data, size_t count, size_t element_size,
+                     const reflection::Type& type) {
+    out_ += '[';
+    ++depth_;
+    bool first = true;
+    for (size_t i = 0; i < count; ++i) {
+      StartElement(&first);
+      if (type.element() == reflection::Obj) {
+        PrintStruct(data + i * element_size, ObjectAt(type.index()));
+      } else {
+        PrintScalar(type.element(), type.index(), data + i * element_size);
+      }
+    }
+    --depth_;
+    EndAggregate(first, ']');
+  }
+
+  void PrintVector(const flatbuffers::Vector<uint8_t>* vector,
+                   const reflection::Type& type) {
+    const size_t count = vector->size();
+    if (count > options_.max_vector_size) {
+      StrAppend(&out_, "[ ... ", count, " elements ... ]");
+      return;
+    }
+    const reflection::BaseType element = type.element();
+    if (element == reflection::String || element == reflection::Obj) {
+      if (element == reflection::Obj && ObjectAt(type.index()).is_struct()) {
+        PrintElements(vector->Data(), count, ObjectAt(type.index()).bytesize(),
+                      type);
+        return;
+      }
+      const auto* offsets =
+          reinterpret_cast<const flatbuffers::Vector<flatbuffers::Offset<Table>>*>(
+              vector);
+      out_ += '[';
+      ++depth_;
+      bool first = true;
+      for (size_t i = 0; i < count; ++i) {
+        StartElement(&first);
+        if (element == reflection::String) {
+          PrintString(reinterpret_cast<const flatbuffers::Vector<
+                          flatbuffers::Offset<flatbuffers::String>>*>(vector)
+                          ->Get(i));
+        } else {
+          PrintTable(offsets->Get(i), ObjectAt(type.index()));
+        }
+      }
+      --depth_;
+      EndAggregate(first, ']');
+      return;
+    }
+    if (element == reflection::Union) {
+      // Vectors of unions need their companion type vector; print a marker
+      // rather than guess.
+      StrAppend(&out_, "[ ... ", count, " union elements ... ]");
+      return;
+    }
+    PrintElements(vector->Data(), count, flatbuffers::GetTypeSize(element), type);
+  }
+
+  void PrintString(const flatbuffers::String* string) {
+    out_ += '"';
+    for (const char c : string->string_view()) {
+      switch (c) {
+        case '"':
+          out_ += "\\\"";
+          break;
+        case '\\':
+          out_ += "\\\\";
+          break;
+        case '\n':
+          out_ += "\\n";
+          break;
+        case '\r':
+          out_ += "\\r";
+          break;
+        case '\t':
+          out_ += "\\t";
+          break;
+        case '\b':
+          out_ += "\\b";
+          break;
+        case '\f':
+          out_ += "\\f";
+          break;
+        default:
+          if (static_cast<unsigned char>(c) < 0x20) {
+            char escaped[8];
+            snprintf(escaped, sizeof(escaped), "\\u%04x",
+                     static_cast<unsigned char>(c));
+            out_ += escaped;
+          } else {
+            out_ += c;
+          }
+      }
+    }
+    out_ += '"';
+  }
+
+  template <typename T>
+  void PrintFloat(T value) {
+    if (std::isnan(value)) {
+      out_ += std::signbit(value) ? "-nan" : "nan";
+      return;
+    }
+    if (std::isinf(value)) {
+      out_ += value < 0 ? "-inf" : "inf";
+      return;
+    }
+    char buffer[64];
+    // Shortest text that reads back to exactly `value`.
+    const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+    out_.append(buffer, result.ptr);
+  }
+
+  // Prints an integer that may be an enum value: by name when it is one
+  // (or, for bit_flags enums, a combination of them), else as a number.
+  void PrintInteger(int64_t value, int enum_index, bool is_unsigned_64,
+                    uint64_t unsigned_value) {
+    if (enum_index >= 0) {
+      const reflection::Enum& enum_def = *schema_.enums()->Get(enum_index);
+      const reflection::EnumVal* named = enum_def.values()->LookupByKey(value);
+      if (named != nullptr) {
+        StrAppend(&out_, "\"", named->name()->string_view(), "\"");
+        return;
+      }
+      if (IsBitFlags(enum_def) && value != 0) {
+        std::string names;
+        uint64_t remaining = static_cast<uint64_t>(value);
+        for (const reflection::EnumVal* flag : *enum_def.values()) {
+          const uint64_t bits = static_cast<uint64_t>(flag->value());
+          if (bits != 0 && (remaining & bits) == bits) {
+            if (!names.empty()) names += ' ';
+            names += flag->name()->str();
+            remaining &= ~bits;
+          }
+        }
+        if (remaining == 0) {
+          StrAppend(&out_, "\"", names, "\"");
+          return;
+        }
+      }
+    }
+    if (is_unsigned_64) {
+      StrAppend(&out_, unsigned_value);
+    } else {
+      StrAppend(&out_, value);
+    }
+  }
+
+  static bool IsBitFlags(const reflection::Enum& enum_def) {
+    return enum_def.attributes() != nullptr &&
+           enum_def.attributes()->LookupByKey("bit_flags") != nullptr;
+  }
+
+  void PrintScalar(reflection::BaseType type, int enum_index,
+                   const uint8_t* data) {
+    switch (type) {
+      case reflection::Bool:
+        out_ += flatbuffers::ReadScalar<uint8_t>(data) != 0 ? "true" : "false";
+        return;
+      case reflection::Float:
+        PrintFloat(flatbuffers::ReadScalar<float>(data));
+        return;
+      case reflection::Double:
+        PrintFloat(flatbuffers::ReadScalar<double>(data));
+        return;
+      case reflection::ULong: {
+        const uint64_t value = flatbuffers::ReadScalar<uint64_t>(data);
+        PrintInteger(static_cast<int64_t>(value), enum_index, true, value);
+        return;
+      }
+      default:
+        PrintInteger(flatbuffers::GetAnyValueI(type, data), enum_index, false, 0);
+        return;
+    }
+  }
+
+  const reflection::Schema& schema_;
+  const FlatbufferToJsonOptions& options_;
+  std::string out_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+std::string TableFlatbufferToJson(const flatbuffers::Table* table,
+                                  const reflection::Schema& schema,
+                                  const reflection::Object& object,
+                                  const FlatbufferToJsonOptions& options) {
+  JsonPrinter printer(schema, options);
+  printer.PrintTable(table, object);
+  return printer.Finish();
+}
+
+std::string FlatbufferToJson(const uint8_t* buffer,
+                             const reflection::Schema& schema,
+                             const FlatbufferToJsonOptions& options) {
+  CHECK(schema.root_table() != nullptr)
+      << "FlatbufferToJson: the schema has no root_type; use "
+         "TableFlatbufferToJson and name the table";
+  return TableFlatbufferToJson(flatbuffers::GetAnyRoot(buffer), schema,
+                               *schema.root_table(), options);
+}
+
+}  // namespace aos

@@ -1,0 +1,70 @@
+#ifndef AOS_JSON_TO_FLATBUFFER_H_
+#define AOS_JSON_TO_FLATBUFFER_H_
+
+// JSON <-> flatbuffer for any table, given its reflection schema.
+//
+//   const reflection::Schema *schema = reflection::GetSchema(bfbs_bytes);
+//   absl::StatusOr<flatbuffers::DetachedBuffer> buffer =
+//       aos::JsonToFlatbuffer(R"({ "value": 971 })", *schema);
+//   std::string json = aos::FlatbufferToJson(buffer->data(), *schema);
+//
+// The round trip is exact: every scalar type (integers at full width, floats
+// and doubles printed with the fewest digits that read back to the same bits,
+// NaN and infinities as nan, inf, -inf), strings, vectors, nested tables,
+// structs, unions and enums (printed by name). Like AOS, the JSON dialect is
+// flatbuffers': field names may be unquoted, enum values may be names or
+// numbers, and nan/inf are accepted.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "flatbuffers/flatbuffers.h"
+#include "flatbuffers/reflection.h"
+
+namespace aos {
+
+struct JsonToFlatbufferOptions {
+  // Named in error messages, e.g. the file the JSON came from.
+  std::string_view source_name = "JSON";
+  // The table type to parse, fully qualified ("aos.Channel"); empty for the
+  // schema's root table.
+  std::string_view table_name = {};
+};
+
+// Parses `json` into a finished flatbuffer whose root is the chosen table.
+// Every field written in the JSON is stored, even when it equals the default,
+// so later merges can tell "set to the default" from "not set".
+// Errors (InvalidArgument) name options.source_name, the line and column, and
+// what was wrong (unknown field, type mismatch, malformed JSON, ...).
+// Allocates; not for realtime code.
+absl::StatusOr<flatbuffers::DetachedBuffer> JsonToFlatbuffer(
+    std::string_view json, const reflection::Schema& schema,
+    const JsonToFlatbufferOptions& options = {});
+
+struct FlatbufferToJsonOptions {
+  // One field per line, indented by two spaces a level.
+  bool multi_line = false;
+  // Vectors longer than this print as "[ ... N elements ... ]", which does not
+  // parse back; keep the default for a round trip.
+  size_t max_vector_size = SIZE_MAX;
+};
+
+// Prints the table `table` of type `object` (from `schema`) as JSON. Only
+// fields present in the buffer are printed. `table` must be a valid table of
+// that type (verify untrusted buffers first).
+std::string TableFlatbufferToJson(const flatbuffers::Table* table,
+                                  const reflection::Schema& schema,
+                                  const reflection::Object& object,
+                                  const FlatbufferToJsonOptions& options = {});
+
+// Prints the finished flatbuffer `buffer`, whose root is the schema's root
+// table, as JSON. Aborts with a message if the schema has no root table.
+std::string FlatbufferToJson(const uint8_t* buffer,
+                             const reflection::Schema& schema,
+                             const FlatbufferToJsonOptions& options = {});
+
+}  // namespace aos
+
+#endif  // AOS_JSON_TO_FLATBUFFER_H_
