@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_split.h"
 #include "aos/configuration.h"
+#include "aos/init.h"
 #include "gflags/gflags.h"
 
 DEFINE_string(config, "", "The configuration to check (JSON, or a .bfbs written by aos_config).");
@@ -13,12 +14,12 @@ DEFINE_string(schemas, "",
 DEFINE_bool(multi_line, true, "Print one field per line.");
 
 int main(int argc, char** argv) {
-  gflags::SetUsageMessage(
+  aos::InitGoogle(
+      &argc, &argv,
       "Usage: aos_config_check --config=FILE [--schemas=A.bfbs,B.bfbs]\n"
       "Reads FILE, resolves imports, merges and validates it, and prints the\n"
       "flattened config as JSON on stdout. On a problem, prints what and where\n"
       "on stderr and exits 1. See docs/configuration.md.");
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
   if (FLAGS_config.empty()) {
     std::cerr << "aos_config_check: --config=FILE is required (see --help)\n";
     return 2;

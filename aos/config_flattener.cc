@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "aos/configuration.h"
+#include "aos/init.h"
 #include "gflags/gflags.h"
 
 DEFINE_string(config, "", "The configuration (JSON) to flatten.");
@@ -31,12 +32,12 @@ bool WriteFile(const std::string& path, std::string_view contents) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  gflags::SetUsageMessage(
+  aos::InitGoogle(
+      &argc, &argv,
       "Usage: config_flattener --config=FILE --out_json=OUT.json "
       "--out_bfbs=OUT.bfbs [SCHEMA.bfbs | OTHER_INPUT]...\n"
       "Flattens FILE with every .bfbs argument as a schema source; other\n"
       "arguments (the imported JSON files) are ignored. Run by aos_config.");
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
   if (FLAGS_config.empty() || FLAGS_out_json.empty() || FLAGS_out_bfbs.empty()) {
     std::cerr << "config_flattener: --config, --out_json and --out_bfbs are "
                  "all required (see --help)\n";

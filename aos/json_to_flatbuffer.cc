@@ -15,28 +15,33 @@ namespace aos {
 
 namespace {
 
-// flatbuffers' messages give "<source>:<line>: <column>:" but not always the
-// field; quoting the line with a caret under the column names it.
-std::string QuoteErrorLine(std::string_view text, std::string_view source_name,
-                           std::string_view error) {
-  if (!error.starts_with(source_name)) return "";
+// Turns flatbuffers' "<line>: <column>: error: <what>" into
+// "<source>:<line>:<column>: <what>" followed by the offending line with a
+// caret under the column, since flatbuffers does not always name the field.
+std::string DescribeParseError(std::string_view text, std::string_view source_name,
+                               std::string error) {
+  while (!error.empty() && error.back() == '\n') error.pop_back();
   int line = 0;
   int column = 0;
-  const std::string position(error.substr(source_name.size()));
-  if (sscanf(position.c_str(), ":%d: %d:", &line, &column) != 2 || line < 1) {
-    return "";
+  int consumed = 0;
+  if (sscanf(error.c_str(), "%d: %d: error: %n", &line, &column, &consumed) < 2 ||
+      consumed == 0 || line < 1) {
+    return StrCat(source_name, ": ", error);
   }
+  std::string result =
+      StrCat(source_name, ":", line, ":", column, ": ", error.substr(consumed));
   size_t start = 0;
   for (int i = 1; i < line; ++i) {
     start = text.find('\n', start);
-    if (start == std::string_view::npos) return "";
+    if (start == std::string_view::npos) return result;
     ++start;
   }
   const std::string_view quoted =
       text.substr(start, text.find('\n', start) - start);
-  if (quoted.size() > 200) return "";
+  if (quoted.size() > 200) return result;
+  // flatbuffers' column is just past the token it choked on.
   const size_t caret = std::min<size_t>(std::max(column - 1, 0), quoted.size());
-  std::string result = StrCat("\n  ", quoted, "\n  ");
+  StrAppend(&result, "\n  ", quoted, "\n  ");
   for (size_t i = 0; i < caret; ++i) result += quoted[i] == '\t' ? '\t' : ' ';
   result += '^';
   return result;
@@ -67,13 +72,9 @@ absl::StatusOr<flatbuffers::DetachedBuffer> JsonToFlatbuffer(
         options.source_name, ": the schema has no root table to parse into"));
   }
   const std::string text(json);
-  const std::string source_name(options.source_name);
-  if (!parser.ParseJson(text.c_str(), source_name.c_str())) {
-    // flatbuffers says "<source>:<line>: <column>: error: <what>".
-    std::string error = parser.error_;
-    while (!error.empty() && error.back() == '\n') error.pop_back();
+  if (!parser.ParseJson(text.c_str(), nullptr)) {
     return absl::InvalidArgumentError(
-        StrCat(error, QuoteErrorLine(text, source_name, error)));
+        DescribeParseError(text, options.source_name, parser.error_));
   }
   return parser.builder_.Release();
 }

@@ -203,7 +203,7 @@ TEST(JsonToFlatbufferTest, MalformedJsonNamesSourceLineAndColumn) {
   const absl::StatusOr<flatbuffers::DetachedBuffer> buffer = JsonToFlatbuffer(
       "{\n  \"i8\": 1,\n  \"i16\" 2\n}", Schema(), {.source_name = "bad.json"});
   ASSERT_FALSE(buffer.ok());
-  EXPECT_THAT(buffer.status().message(), HasSubstr("bad.json:3: "));
+  EXPECT_THAT(buffer.status().message(), HasSubstr("bad.json:3:"));
   EXPECT_THAT(buffer.status().message(), HasSubstr("expecting: :"));
 }
 

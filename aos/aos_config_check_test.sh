@@ -1,0 +1,59 @@
+#!/bin/bash
+# aos_config_check and config_flattener as a user runs them: exit codes,
+# stdout/stderr, and messages that name the culprit.
+set -uo pipefail
+root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+check="${root}/aos/aos_config_check"
+flattener="${root}/aos/config_flattener"
+tmp="${TEST_TMPDIR}"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# A good config: flattened JSON on stdout, nothing on stderr, exit 0.
+"${check}" --config="${root}/examples/pingpong.json" >"${tmp}/out" 2>"${tmp}/err"
+status=$?
+[[ ${status} == 0 ]] || fail "good config exited ${status}: $(cat "${tmp}/err")"
+[[ ! -s "${tmp}/err" ]] || fail "good config wrote to stderr: $(cat "${tmp}/err")"
+grep -q '"name": "/aos"' "${tmp}/out" || fail "imported /aos channel missing from output"
+grep -q '"type": "aos.examples.Pong"' "${tmp}/out" || fail "/test Pong missing from output"
+grep -q '"imports"' "${tmp}/out" && fail "flattened output still has imports"
+
+# A bad config: nothing on stdout, the file and channel on stderr, exit 1.
+cat >"${tmp}/bad.json" <<'JSON'
+{ "channels": [ { "name": "/a", "type": "T", "max_size": 1001 } ] }
+JSON
+"${check}" --config="${tmp}/bad.json" >"${tmp}/out" 2>"${tmp}/err"
+status=$?
+[[ ${status} == 1 ]] || fail "bad config exited ${status}, want 1"
+[[ ! -s "${tmp}/out" ]] || fail "bad config printed to stdout"
+grep -q 'bad.json: channel "/a" (type T): max_size 1001' "${tmp}/err" ||
+  fail "message does not name file, channel and field: $(cat "${tmp}/err")"
+
+# No --config: usage error, exit 2.
+"${check}" >"${tmp}/out" 2>"${tmp}/err"
+[[ $? == 2 ]] || fail "missing --config should exit 2"
+grep -q -- "--config=FILE is required" "${tmp}/err" || fail "missing --config not explained"
+
+# --help: usage and our flags, not glog's.
+"${check}" --help >"${tmp}/out" 2>&1
+[[ $? == 0 ]] || fail "--help exited non-zero"
+grep -q -- "--config" "${tmp}/out" || fail "--help does not list --config"
+grep -q -- "alsologtostderr" "${tmp}/out" && fail "--help lists glog's flags"
+
+# The flattener (what aos_config runs) fails by name on a type without schema.
+cat >"${tmp}/noschema.json" <<'JSON'
+{ "channels": [ { "name": "/test", "type": "aos.examples.Ping" },
+                { "name": "/test", "type": "aos.examples.Missing" } ] }
+JSON
+"${flattener}" --config="${tmp}/noschema.json" --out_json="${tmp}/o.json" \
+  --out_bfbs="${tmp}/o.bfbs" "${root}/examples/ping.bfbs" >"${tmp}/out" 2>"${tmp}/err"
+status=$?
+[[ ${status} == 1 ]] || fail "flattener with a missing schema exited ${status}, want 1"
+grep -q 'channel "/test" has type "aos.examples.Missing"' "${tmp}/err" ||
+  fail "flattener does not name the channel without schema: $(cat "${tmp}/err")"
+
+if ((failures > 0)); then
+  echo "${failures} check(s) failed" >&2
+  exit 1
+fi
+echo "all aos_config_check checks passed"

@@ -1,0 +1,392 @@
+#include "aos/configuration.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "aos/testing/path.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace aos::configuration {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+class ConfigurationTest : public ::testing::Test {
+ protected:
+  // Writes `contents` to `name` (relative to a fresh directory); returns its
+  // path.
+  std::string Write(const std::string& name, std::string_view contents) {
+    const std::string path = dir_ + "/" + name;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path) << contents;
+    return path;
+  }
+
+  FlatbufferDetachedBuffer<Configuration> Read(const std::string& path,
+                                               const ReadConfigOptions& options = {}) {
+    auto config = ReadConfig(path, options);
+    EXPECT_TRUE(config.ok()) << config.status().message();
+    return std::move(config).value();
+  }
+
+  // The error reading `json` as a single file called bad.json.
+  std::string ErrorOf(std::string_view json) {
+    const std::string path = Write("bad.json", json);
+    auto config = ReadConfig(path);
+    EXPECT_FALSE(config.ok()) << "read fine:\n" << ConfigurationToJson(config->message());
+    return config.ok() ? "" : std::string(config.status().message());
+  }
+
+  std::string dir_ = aos::testing::TestTempDir();
+};
+
+std::string ChannelNames(const Configuration& config) {
+  std::string names;
+  for (const Channel* channel : *config.channels()) {
+    names += channel->name()->str() + ":" + channel->type()->str() + " ";
+  }
+  return names;
+}
+
+TEST_F(ConfigurationTest, MergesImportsFirstAndLaterFieldsWin) {
+  Write("sub/base.json", R"({
+    "channels": [ { "name": "/a", "type": "T", "max_size": 64, "frequency": 10 } ],
+    "channel_storage_duration": 1000 })");
+  const std::string main = Write("main.json", R"({
+    "imports": [ "sub/base.json" ],
+    "channels": [ { "name": "/a", "type": "T", "frequency": 20 } ] })");
+  const auto config = Read(main);
+  ASSERT_EQ(config.message().channels()->size(), 1u);
+  const Channel& a = *config.message().channels()->Get(0);
+  EXPECT_EQ(a.max_size(), 64);
+  EXPECT_EQ(a.frequency(), 20);
+  EXPECT_EQ(config.message().channel_storage_duration(), 1000);
+  EXPECT_EQ(config.message().imports(), nullptr);
+}
+
+TEST_F(ConfigurationTest, ExplicitDefaultInALaterFileStillWins) {
+  Write("base.json", R"({ "channels": [ { "name": "/a", "type": "T", "frequency": 10 } ] })");
+  const std::string main = Write("main.json", R"({
+    "imports": [ "base.json" ],
+    "channels": [ { "name": "/a", "type": "T", "frequency": 100 } ] })");
+  EXPECT_EQ(Read(main).message().channels()->Get(0)->frequency(), 100);
+}
+
+TEST_F(ConfigurationTest, ImportsAreRelativeToTheImportingFile) {
+  Write("b/b.json", R"({ "channels": [ { "name": "/b", "type": "T" } ] })");
+  Write("a/a.json", R"({ "imports": [ "../b/b.json" ],
+                          "channels": [ { "name": "/a", "type": "T" } ] })");
+  const std::string main = Write("main.json", R"({ "imports": [ "a/a.json" ] })");
+  EXPECT_EQ(ChannelNames(Read(main).message()), "/a:T /b:T ");
+}
+
+TEST_F(ConfigurationTest, DiamondImportIsMergedOnce) {
+  Write("common.json", R"({ "maps": [ { "match": { "name": "/x" }, "rename": { "name": "/y" } } ],
+                             "nodes": [ { "name": "pi1" } ] })");
+  Write("left.json", R"({ "imports": [ "common.json" ] })");
+  Write("right.json", R"({ "imports": [ "common.json" ] })");
+  const std::string main = Write("main.json", R"({ "imports": [ "left.json", "right.json" ] })");
+  const auto config = Read(main);
+  EXPECT_EQ(config.message().maps()->size(), 1u);
+  EXPECT_EQ(config.message().nodes()->size(), 1u);
+}
+
+TEST_F(ConfigurationTest, ChannelsAreSortedByNameThenType) {
+  const std::string path = Write("c.json", R"({ "channels": [
+    { "name": "/z", "type": "A" }, { "name": "/a", "type": "B" },
+    { "name": "/a", "type": "A" }, { "name": "/aos", "type": "A" } ] })");
+  EXPECT_EQ(ChannelNames(Read(path).message()), "/a:A /a:B /aos:A /z:A ");
+}
+
+TEST_F(ConfigurationTest, FlattenedJsonReadsBackTheSame) {
+  Write("base.json", R"({ "channels": [ { "name": "/b", "type": "T", "max_size": 16 } ] })");
+  const std::string main = Write("main.json", R"({ "imports": [ "base.json" ],
+      "channels": [ { "name": "/a", "type": "T", "frequency": 5 } ],
+      "maps": [ { "match": { "name": "/c" }, "rename": { "name": "/a" } } ] })");
+  const std::string flat = ConfigurationToJson(Read(main).message());
+  const std::string flat_path = Write("flat.json", flat);
+  EXPECT_EQ(ConfigurationToJson(Read(flat_path).message()), flat);
+}
+
+TEST_F(ConfigurationTest, ReadsTheBinaryForm) {
+  const std::string path = Write("c.json", R"({ "channels": [ { "name": "/a", "type": "T" } ] })");
+  const auto config = Read(path);
+  const std::string bfbs = dir_ + "/c.bfbs";
+  std::ofstream(bfbs, std::ios::binary)
+      .write(reinterpret_cast<const char*>(config.span().data()), config.span().size());
+  EXPECT_EQ(ConfigurationToJson(Read(bfbs).message()),
+            ConfigurationToJson(config.message()));
+
+  const std::string garbage = Write("garbage.bfbs", "definitely not a flatbuffer");
+  auto bad = ReadConfig(garbage);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              AllOf(HasSubstr("garbage.bfbs"), HasSubstr("not a binary aos.Configuration")));
+}
+
+TEST_F(ConfigurationTest, StorageDurationFallsBackToTheConfigs) {
+  const std::string path = Write("c.json", R"({
+    "channel_storage_duration": 500000000,
+    "channels": [ { "name": "/a", "type": "T" },
+                  { "name": "/b", "type": "T", "channel_storage_duration": 7 } ] })");
+  const auto config = Read(path);
+  EXPECT_EQ(ChannelStorageDurationNs(config.message(), *config.message().channels()->Get(0)),
+            500000000);
+  EXPECT_EQ(ChannelStorageDurationNs(config.message(), *config.message().channels()->Get(1)), 7);
+}
+
+// Validation: every message names the file and the culprit.
+
+TEST_F(ConfigurationTest, MalformedJsonNamesFileLineAndColumn) {
+  EXPECT_THAT(ErrorOf("{\n  \"channels\": [\n    { \"name\": \"/a\" \"type\": \"T\" }\n  ]\n}"),
+              AllOf(HasSubstr("bad.json:3:"), HasSubstr("\"type\"")));
+}
+
+TEST_F(ConfigurationTest, UnknownFieldIsNamed) {
+  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T", "frequncy": 5 } ] })"),
+              AllOf(HasSubstr("bad.json"), HasSubstr("frequncy")));
+}
+
+TEST_F(ConfigurationTest, MissingFileAndMissingImportAreNamed) {
+  auto config = ReadConfig(dir_ + "/nowhere.json");
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(), HasSubstr("nowhere.json: no such file"));
+  EXPECT_THAT(ErrorOf(R"({ "imports": [ "missing/other.json" ] })"),
+              AllOf(HasSubstr("bad.json: imported file "), HasSubstr("missing/other.json"),
+                    HasSubstr("does not exist")));
+}
+
+TEST_F(ConfigurationTest, ImportCycleIsNamed) {
+  Write("a.json", R"({ "imports": [ "b.json" ] })");
+  Write("b.json", R"({ "imports": [ "a.json" ] })");
+  auto config = ReadConfig(dir_ + "/a.json");
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(),
+              AllOf(HasSubstr("import cycle"), HasSubstr("a.json imports "),
+                    HasSubstr("b.json imports ")));
+}
+
+TEST_F(ConfigurationTest, DuplicateNodeNamesBothFiles) {
+  Write("nodes.json", R"({ "nodes": [ { "name": "pi1" } ] })");
+  const std::string main = Write("main.json", R"({ "imports": [ "nodes.json" ],
+                                                   "nodes": [ { "name": "pi1" } ] })");
+  auto config = ReadConfig(main);
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(),
+              AllOf(HasSubstr("main.json: duplicate node \"pi1\""), HasSubstr("nodes.json")));
+}
+
+TEST_F(ConfigurationTest, ChannelNameMustStartWithSlash) {
+  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "test", "type": "T" } ] })"),
+              AllOf(HasSubstr("bad.json"), HasSubstr("channel \"test\" (type T)"),
+                    HasSubstr("must start with '/'")));
+}
+
+TEST_F(ConfigurationTest, MaxSizeMustBeAlignedAndPositive) {
+  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T", "max_size": 1001 } ] })"),
+              AllOf(HasSubstr("bad.json"), HasSubstr("channel \"/a\""),
+                    HasSubstr("max_size 1001"), HasSubstr("multiple of 8")));
+  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T", "max_size": 0 } ] })"),
+              HasSubstr("max_size 0"));
+}
+
+TEST_F(ConfigurationTest, FrequencyMustBePositive) {
+  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T", "frequency": 0 } ] })"),
+              AllOf(HasSubstr("bad.json"), HasSubstr("channel \"/a\""), HasSubstr("frequency 0")));
+  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T", "frequency": -3 } ] })"),
+              HasSubstr("frequency -3"));
+}
+
+TEST_F(ConfigurationTest, StorageDurationMustBePositive) {
+  EXPECT_THAT(ErrorOf(R"({ "channel_storage_duration": 0 })"),
+              AllOf(HasSubstr("bad.json"), HasSubstr("channel_storage_duration 0")));
+  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T",
+                                           "channel_storage_duration": -1 } ] })"),
+              AllOf(HasSubstr("channel \"/a\""), HasSubstr("channel_storage_duration -1")));
+}
+
+TEST_F(ConfigurationTest, UnknownSourceAndDestinationNodesAreNamed) {
+  EXPECT_THAT(ErrorOf(R"({ "nodes": [ { "name": "pi1" } ],
+                           "channels": [ { "name": "/a", "type": "T", "source_node": "pi3" } ] })"),
+              AllOf(HasSubstr("bad.json"), HasSubstr("channel \"/a\""),
+                    HasSubstr("source_node \"pi3\""), HasSubstr("its nodes are pi1")));
+  EXPECT_THAT(ErrorOf(R"({ "nodes": [ { "name": "pi1" } ],
+                           "channels": [ { "name": "/a", "type": "T", "source_node": "pi1",
+                                           "destination_nodes": [ { "name": "roborio" } ] } ] })"),
+              AllOf(HasSubstr("channel \"/a\""), HasSubstr("destination_nodes names \"roborio\"")));
+  // A single-node config has no nodes for source_node to name.
+  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T", "source_node": "pi1" } ] })"),
+              AllOf(HasSubstr("source_node \"pi1\""), HasSubstr("it has no nodes")));
+}
+
+TEST_F(ConfigurationTest, MultiNodeChannelNeedsSourceNode) {
+  EXPECT_THAT(ErrorOf(R"({ "nodes": [ { "name": "pi1" }, { "name": "pi2" } ],
+                           "channels": [ { "name": "/a", "type": "T" } ] })"),
+              AllOf(HasSubstr("bad.json"), HasSubstr("channel \"/a\" (type T)"),
+                    HasSubstr("needs a source_node")));
+}
+
+TEST_F(ConfigurationTest, ApplicationNodesMustExist) {
+  EXPECT_THAT(ErrorOf(R"({ "nodes": [ { "name": "pi1" } ],
+                           "applications": [ { "name": "ping", "nodes": [ "pi9" ] } ] })"),
+              AllOf(HasSubstr("application \"ping\""), HasSubstr("\"pi9\"")));
+}
+
+TEST_F(ConfigurationTest, MapLoopsAreRejected) {
+  EXPECT_THAT(ErrorOf(R"({ "maps": [
+      { "match": { "name": "/a" }, "rename": { "name": "/b" } },
+      { "match": { "name": "/b" }, "rename": { "name": "/a" } } ] })"),
+              AllOf(HasSubstr("bad.json"), HasSubstr("maps loop"), HasSubstr("/a -> /b -> /a")));
+  // Through an application's own maps too.
+  EXPECT_THAT(ErrorOf(R"({ "maps": [ { "match": { "name": "/a" }, "rename": { "name": "/b" } } ],
+      "applications": [ { "name": "pong",
+        "maps": [ { "match": { "name": "/b" }, "rename": { "name": "/a" } } ] } ] })"),
+              AllOf(HasSubstr("maps loop"), HasSubstr("application pong")));
+  EXPECT_THAT(ErrorOf(R"({ "maps": [ { "match": { "name": "/a" } } ] })"),
+              HasSubstr("without rename.name"));
+}
+
+TEST_F(ConfigurationTest, TypesWithoutSchemaAreNamed) {
+  const std::string path = Write("c.json", R"({ "channels": [
+      { "name": "/test", "type": "aos.examples.Ping" },
+      { "name": "/test", "type": "aos.examples.Nope" } ] })");
+  auto config = ReadConfig(
+      path, {.schema_paths = {aos::testing::ArtifactPath("examples/ping.bfbs")},
+             .embed_schemas = true});
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(),
+              AllOf(HasSubstr("c.json: channel \"/test\" has type \"aos.examples.Nope\""),
+                    HasSubstr("ping.bfbs")));
+  EXPECT_THAT(config.status().message(), ::testing::Not(HasSubstr("examples.Ping\",")));
+}
+
+TEST_F(ConfigurationTest, SchemasAreEmbedded) {
+  const std::string path =
+      Write("c.json", R"({ "channels": [ { "name": "/test", "type": "aos.examples.Ping" } ] })");
+  const auto config = Read(path, {.schema_paths = {aos::testing::ArtifactPath("examples/ping.bfbs"),
+                                                   aos::testing::ArtifactPath("examples/pong.bfbs")},
+                                  .embed_schemas = true});
+  const reflection::Schema* schema = config.message().channels()->Get(0)->schema();
+  ASSERT_NE(schema, nullptr);
+  EXPECT_EQ(schema->root_table()->name()->str(), "aos.examples.Ping");
+  EXPECT_NE(schema->root_table()->fields()->LookupByKey("send_time"), nullptr);
+}
+
+// Lookup.
+
+class GetChannelTest : public ConfigurationTest {
+ protected:
+  const Channel* Get(const Configuration& config, std::string_view name, std::string_view type,
+                     std::string_view application, const Node* node = nullptr) {
+    why_not_.clear();
+    return GetChannel(config, name, type, application, node, &why_not_);
+  }
+  std::string why_not_;
+};
+
+TEST_F(GetChannelTest, FindsByNameAndType) {
+  const auto config = Read(Write("c.json", R"({ "channels": [
+      { "name": "/a", "type": "T", "frequency": 1 }, { "name": "/a", "type": "U", "frequency": 2 },
+      { "name": "/b", "type": "T", "frequency": 3 } ] })"));
+  EXPECT_EQ(Get(config.message(), "/a", "U", "app")->frequency(), 2);
+  EXPECT_EQ(Get(config.message(), "/b", "T", "app")->frequency(), 3);
+  EXPECT_EQ(Get(config.message(), "/b", "U", "app"), nullptr);
+  EXPECT_THAT(why_not_, AllOf(HasSubstr("channel /b of type U"), HasSubstr("application app"),
+                              HasSubstr("not in the config")));
+}
+
+TEST_F(GetChannelTest, AppliesMapsApplicationFirstLastWinsAndChains) {
+  const auto config = Read(Write("c.json", R"({
+    "channels": [ { "name": "/real", "type": "T" }, { "name": "/other", "type": "T" },
+                  { "name": "/chained", "type": "T" }, { "name": "/typed", "type": "U" },
+                  { "name": "/prefix/x", "type": "T" } ],
+    "maps": [ { "match": { "name": "/alias" }, "rename": { "name": "/wrong" } },
+              { "match": { "name": "/alias" }, "rename": { "name": "/real" } },
+              { "match": { "name": "/one" }, "rename": { "name": "/two" } },
+              { "match": { "name": "/two" }, "rename": { "name": "/chained" } },
+              { "match": { "name": "/t", "type": "U" }, "rename": { "name": "/typed" } },
+              { "match": { "name": "/glob/*" }, "rename": { "name": "/prefix/" } } ],
+    "applications": [ { "name": "special",
+        "maps": [ { "match": { "name": "/alias" }, "rename": { "name": "/other" } } ] } ] })"));
+  const Configuration& c = config.message();
+  EXPECT_EQ(MapChannelName(c, "/alias", "T", "app", nullptr), "/real");
+  EXPECT_EQ(Get(c, "/alias", "T", "app")->name()->str(), "/real");
+  EXPECT_EQ(Get(c, "/alias", "T", "special")->name()->str(), "/other");
+  EXPECT_EQ(Get(c, "/one", "T", "app")->name()->str(), "/chained");
+  EXPECT_EQ(Get(c, "/t", "U", "app")->name()->str(), "/typed");
+  EXPECT_EQ(MapChannelName(c, "/t", "T", "app", nullptr), "/t");
+  EXPECT_EQ(Get(c, "/glob/x", "T", "app")->name()->str(), "/prefix/x");
+  EXPECT_EQ(Get(c, "/glob/y", "T", "app"), nullptr);
+  EXPECT_THAT(why_not_, HasSubstr("channel /glob/y (mapped to /prefix/y) of type T"));
+}
+
+TEST_F(GetChannelTest, NodeRules) {
+  const auto config = Read(Write("c.json", R"({
+    "nodes": [ { "name": "pi1" }, { "name": "pi2" }, { "name": "pi3" } ],
+    "channels": [
+      { "name": "/pi1/aos", "type": "T", "source_node": "pi1" },
+      { "name": "/pi2/aos", "type": "T", "source_node": "pi2" },
+      { "name": "/test", "type": "T", "source_node": "pi1",
+        "destination_nodes": [ { "name": "pi2" } ] } ],
+    "maps": [ { "match": { "name": "/aos", "source_node": "pi1" }, "rename": { "name": "/pi1/aos" } },
+              { "match": { "name": "/aos", "source_node": "pi2" }, "rename": { "name": "/pi2/aos" } } ],
+    "applications": [ { "name": "pinned", "nodes": [ "pi1" ] } ] })"));
+  const Configuration& c = config.message();
+  const Node* pi1 = GetNode(c, "pi1");
+  const Node* pi2 = GetNode(c, "pi2");
+  const Node* pi3 = GetNode(c, "pi3");
+  ASSERT_NE(pi1, nullptr);
+  EXPECT_EQ(GetNode(c, "pi4"), nullptr);
+  EXPECT_TRUE(MultiNode(c));
+  // Per-node maps.
+  EXPECT_EQ(Get(c, "/aos", "T", "app", pi1)->name()->str(), "/pi1/aos");
+  EXPECT_EQ(Get(c, "/aos", "T", "app", pi2)->name()->str(), "/pi2/aos");
+  // Readable where it is sent from and where it goes.
+  EXPECT_NE(Get(c, "/test", "T", "app", pi1), nullptr);
+  EXPECT_NE(Get(c, "/test", "T", "app", pi2), nullptr);
+  EXPECT_EQ(Get(c, "/test", "T", "app", pi3), nullptr);
+  EXPECT_THAT(why_not_, AllOf(HasSubstr("not readable on node pi3"),
+                              HasSubstr("source_node is pi1"), HasSubstr("goes to pi2")));
+  // A multi-node config needs the node.
+  EXPECT_EQ(Get(c, "/test", "T", "app", nullptr), nullptr);
+  EXPECT_THAT(why_not_, HasSubstr("multi-node config"));
+  // An application listed with nodes runs only there.
+  EXPECT_NE(Get(c, "/test", "T", "pinned", pi1), nullptr);
+  EXPECT_EQ(Get(c, "/test", "T", "pinned", pi2), nullptr);
+  EXPECT_THAT(why_not_, HasSubstr("pinned is not configured to run on node pi2"));
+}
+
+TEST_F(GetChannelTest, SingleNodeConfigTakesNoNode) {
+  const auto single = Read(Write("s.json", R"({ "channels": [ { "name": "/a", "type": "T" } ] })"));
+  const auto multi = Read(Write("m.json", R"({ "nodes": [ { "name": "pi1" } ],
+      "channels": [ { "name": "/a", "type": "T", "source_node": "pi1" } ] })"));
+  EXPECT_FALSE(MultiNode(single.message()));
+  EXPECT_EQ(Get(single.message(), "/a", "T", "app", GetNode(multi.message(), "pi1")), nullptr);
+  EXPECT_THAT(why_not_, HasSubstr("has no nodes"));
+}
+
+// The example config, flattened at build time by aos_config.
+TEST(AosConfigTest, PingPongConfigIsFlattenedWithSchemas) {
+  auto config =
+      ReadConfig(aos::testing::ArtifactPath("examples/pingpong_config.json"));
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  const Configuration& c = config->message();
+  EXPECT_EQ(ChannelNames(c), "/aos:aos.timing.Report /test:aos.examples.Ping "
+                             "/test:aos.examples.Pong ");
+  for (const Channel* channel : *c.channels()) {
+    ASSERT_NE(channel->schema(), nullptr) << channel->name()->str();
+    EXPECT_EQ(channel->schema()->root_table()->name()->str(), channel->type()->str());
+  }
+  const Channel* reports = GetChannel(c, "/aos", "aos.timing.Report", "ping", nullptr);
+  ASSERT_NE(reports, nullptr);
+  EXPECT_GE(reports->max_size(), 16384);
+
+  auto binary = ReadConfig(aos::testing::ArtifactPath("examples/pingpong_config.bfbs"));
+  ASSERT_TRUE(binary.ok()) << binary.status().message();
+  EXPECT_EQ(ConfigurationToJson(binary->message()), ConfigurationToJson(c));
+}
+
+}  // namespace
+}  // namespace aos::configuration

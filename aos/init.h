@@ -1,0 +1,24 @@
+#ifndef AOS_INIT_H_
+#define AOS_INIT_H_
+
+// Start-up for every aos program.
+//
+//   int main(int argc, char **argv) {
+//     aos::InitGoogle(&argc, &argv, "Usage: ping [--sleep_ms=N]\n...");
+//     ...
+//   }
+
+#include <string_view>
+
+namespace aos {
+
+// Parses gflags (removing them from argc/argv) and starts glog logging to
+// stderr. `--help` prints `usage` and only the flags defined in aos's own
+// sources (aos/, examples/, tools/), then exits 0; `--helpfull` lists every
+// flag, glog's and gflags' included. An unknown flag prints gflags' error
+// naming it and exits 1. Call once, first thing in main().
+void InitGoogle(int* argc, char*** argv, std::string_view usage);
+
+}  // namespace aos
+
+#endif  // AOS_INIT_H_

@@ -1,0 +1,166 @@
+#!/bin/bash
+# The one entry point: installs what aos needs from Debian, then runs Bazel.
+#
+#   tools/aos.sh run      the main job (see README.md)
+#   tools/aos.sh test     every test; ends with "N passed, N failed"
+#   tools/aos.sh build    bazel build //...
+#   tools/aos.sh install  only install the Debian packages
+#   tools/aos.sh bazel ARGS...   any other Bazel command, after installing
+#
+# Packages are installed only when missing (apt-get update first, then
+# apt-get install -y), so a second run does no network traffic at all.
+set -euo pipefail
+
+readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${ROOT}"
+
+# Debian bookworm packages aos builds, tests and benchmarks with.
+readonly PACKAGES=(
+  bazel-bootstrap
+  g++
+  flatbuffers-compiler
+  libflatbuffers-dev
+  libabsl-dev
+  libgoogle-glog-dev
+  libgflags-dev
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+  rt-tests
+)
+
+log() { echo "aos: $*" >&2; }
+
+missing_packages() {
+  local package
+  for package in "${PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "${package}" 2>/dev/null |
+      grep -q "install ok installed"; then
+      echo "${package}"
+    fi
+  done
+}
+
+install_packages() {
+  local missing
+  missing="$(missing_packages)"
+  [[ -z "${missing}" ]] && return 0
+  # shellcheck disable=SC2086
+  log "installing missing Debian packages:" ${missing}
+  local sudo=()
+  if [[ "$(id -u)" != 0 ]]; then
+    if command -v sudo >/dev/null; then
+      sudo=(sudo)
+    else
+      log "not root and no sudo; as root run: apt-get update && apt-get install -y" ${missing}
+      exit 1
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq >/dev/null
+  # shellcheck disable=SC2086
+  "${sudo[@]}" apt-get install -y -qq ${missing} >/dev/null
+  missing="$(missing_packages)"
+  if [[ -n "${missing}" ]]; then
+    log "still missing after apt-get install:" ${missing}
+    exit 1
+  fi
+}
+
+bazel_cmd() {
+  local extra=()
+  if [[ ! -t 2 ]]; then extra=(--color=no --curses=no); fi
+  bazel "$1" "${extra[@]}" "${@:2}"
+}
+
+# Sums the googletest XML of every test target into "N passed, N failed".
+# A target that failed without usable results (build failure, crash before
+# writing XML, timeout) counts as one failure.
+summarize_tests() {
+  local summary_file="$1"
+  local passed=0 failed=0 skipped=0
+  local target status xml counts
+  while read -r target status; do
+    xml="bazel-testlogs/${target#//}"
+    xml="${xml/://}/test.xml"
+    counts="0 0 0"
+    if [[ "${status}" == PASSED || "${status}" == FAILED ]] && [[ -f "${xml}" ]]; then
+      counts="$(awk '
+        /<testsuite[ >]/ {
+          n = split($0, parts, " ")
+          for (i = 1; i <= n; i++) {
+            if (split(parts[i], kv, "=") == 2) {
+              gsub(/[">\/]/, "", kv[2])
+              value[kv[1]] = kv[2] + 0
+            }
+          }
+          tests += value["tests"]; fails += value["failures"] + value["errors"]
+          skips += value["skipped"] + value["disabled"]
+          delete value
+        }
+        END { printf "%d %d %d", tests - fails - skips, fails, skips }' "${xml}")"
+    fi
+    read -r p f s <<<"${counts}"
+    if [[ "${status}" != PASSED && "${f}" == 0 ]]; then
+      log "${target}: ${status}"
+      f=1
+    fi
+    passed=$((passed + p))
+    failed=$((failed + f))
+    skipped=$((skipped + s))
+  done < <(sed -nE 's#^(//[^ ]+)[[:space:]]+(\(cached\) )?(PASSED|FAILED TO BUILD|FAILED|NO STATUS|TIMEOUT|FLAKY|INCOMPLETE|SKIPPED)( .*)?$#\1 \3#p' "${summary_file}" |
+    sed -E 's/ (FAILED TO BUILD|NO STATUS)$/ NOT_RUN/')
+  if ((skipped > 0)); then
+    echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+  else
+    echo "${passed} passed, ${failed} failed"
+  fi
+}
+
+run_tests() {
+  local output status=0
+  output="$(mktemp)"
+  bazel_cmd test //... --keep_going --test_summary=short "$@" 2>&1 | tee "${output}" || status=$?
+  if ! grep -qE '^//[^ ]+ ' "${output}"; then
+    log "bazel test reported no test targets (exit ${status})"
+    echo "0 passed, 1 failed"
+    rm -f "${output}"
+    return 1
+  fi
+  local line
+  line="$(summarize_tests "${output}")"
+  rm -f "${output}"
+  echo "${line}"
+  [[ ${status} == 0 && "${line}" == *" 0 failed"* ]]
+}
+
+# The main job. Until ping and pong exist it flattens and prints the example
+# configuration, as aos_config does at build time.
+run_main_job() {
+  bazel_cmd build //aos:aos_config_check //examples:pingpong_config
+  log "flattening examples/pingpong.json (imports aos/aos.json):"
+  bazel-bin/aos/aos_config_check --config=examples/pingpong.json "$@"
+  log "with schemas embedded, as //examples:pingpong_config builds it:" \
+    "bazel-bin/examples/pingpong_config.json"
+}
+
+main() {
+  local command="${1:-}"
+  [[ $# -gt 0 ]] && shift
+  case "${command}" in
+    run) install_packages && run_main_job "$@" ;;
+    test) install_packages && run_tests "$@" ;;
+    build) install_packages && bazel_cmd build //... "$@" ;;
+    install) install_packages ;;
+    bazel) install_packages && bazel "$@" ;;
+    -h | --help | help)
+      sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      ;;
+    *)
+      log "unknown command '${command}'; try: tools/aos.sh run | test | build | install | bazel ARGS"
+      exit 2
+      ;;
+  esac
+}
+
+main "$@"
