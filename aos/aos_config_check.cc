@@ -7,10 +7,13 @@
 #include "aos/init.h"
 #include "gflags/gflags.h"
 
-DEFINE_string(config, "", "The configuration to check (JSON, or a .bfbs written by aos_config).");
-DEFINE_string(schemas, "",
-              "Comma-separated binary schemas (.bfbs); when given, every "
-              "channel's type must have one and they are embedded in the output.");
+DEFINE_string(
+    config, "",
+    "The configuration to check (JSON, or a .bfbs written by aos_config).");
+DEFINE_string(
+    schemas, "",
+    "Comma-separated binary schemas (.bfbs); when given, every "
+    "channel's type must have one and they are embedded in the output.");
 DEFINE_bool(multi_line, true, "Print one field per line.");
 
 int main(int argc, char** argv) {
@@ -18,7 +21,8 @@ int main(int argc, char** argv) {
       &argc, &argv,
       "Usage: aos_config_check --config=FILE [--schemas=A.bfbs,B.bfbs]\n"
       "Reads FILE, resolves imports, merges and validates it, and prints the\n"
-      "flattened config as JSON on stdout. On a problem, prints what and where\n"
+      "flattened config as JSON on stdout. On a problem, prints what and "
+      "where\n"
       "on stderr and exits 1. See docs/configuration.md.");
   if (FLAGS_config.empty()) {
     std::cerr << "aos_config_check: --config=FILE is required (see --help)\n";
@@ -32,7 +36,8 @@ int main(int argc, char** argv) {
   aos::configuration::ReadConfigOptions options;
   if (!FLAGS_schemas.empty()) {
     options.embed_schemas = true;
-    options.schema_paths = absl::StrSplit(FLAGS_schemas, ',', absl::SkipEmpty());
+    options.schema_paths =
+        absl::StrSplit(FLAGS_schemas, ',', absl::SkipEmpty());
   }
   auto config = aos::configuration::ReadConfig(FLAGS_config, options);
   if (!config.ok()) {

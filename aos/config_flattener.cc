@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
       "--out_bfbs=OUT.bfbs [SCHEMA.bfbs | OTHER_INPUT]...\n"
       "Flattens FILE with every .bfbs argument as a schema source; other\n"
       "arguments (the imported JSON files) are ignored. Run by aos_config.");
-  if (FLAGS_config.empty() || FLAGS_out_json.empty() || FLAGS_out_bfbs.empty()) {
+  if (FLAGS_config.empty() || FLAGS_out_json.empty() ||
+      FLAGS_out_bfbs.empty()) {
     std::cerr << "config_flattener: --config, --out_json and --out_bfbs are "
                  "all required (see --help)\n";
     return 2;
@@ -46,7 +47,8 @@ int main(int argc, char** argv) {
   aos::configuration::ReadConfigOptions options;
   options.embed_schemas = true;
   for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]).ends_with(".bfbs")) options.schema_paths.push_back(argv[i]);
+    if (std::string_view(argv[i]).ends_with(".bfbs"))
+      options.schema_paths.push_back(argv[i]);
   }
   auto config = aos::configuration::ReadConfig(FLAGS_config, options);
   if (!config.ok()) {
@@ -54,8 +56,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::span<const uint8_t> bytes = config->span();
-  if (!WriteFile(FLAGS_out_json,
-                 aos::configuration::ConfigurationToJson(config->message()) + "\n") ||
+  if (!WriteFile(
+          FLAGS_out_json,
+          aos::configuration::ConfigurationToJson(config->message()) + "\n") ||
       !WriteFile(FLAGS_out_bfbs,
                  std::string_view(reinterpret_cast<const char*>(bytes.data()),
                                   bytes.size()))) {

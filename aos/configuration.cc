@@ -4,15 +4,15 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <sstream>
 
-#include "aos/util/str_cat.h"
 #include "aos/configuration_bfbs_generated.h"
 #include "aos/configuration_validation.h"
 #include "aos/flatbuffer_merge.h"
 #include "aos/json_to_flatbuffer.h"
+#include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
 namespace aos::configuration {
@@ -73,11 +73,11 @@ class ImportLoader {
     for (size_t i = 0; i < stack_.size(); ++i) {
       if (stack_[i].first == key) {
         std::vector<std::string> cycle;
-        for (size_t j = i; j < stack_.size(); ++j) cycle.push_back(stack_[j].second);
+        for (size_t j = i; j < stack_.size(); ++j)
+          cycle.push_back(stack_[j].second);
         cycle.push_back(path);
         return absl::InvalidArgumentError(
-            StrCat(importer, ": import cycle: ",
-                         StrJoin(cycle, " imports ")));
+            StrCat(importer, ": import cycle: ", StrJoin(cycle, " imports ")));
       }
     }
     if (loaded_.contains(key)) return absl::OkStatus();
@@ -85,8 +85,8 @@ class ImportLoader {
       if (importer.empty()) {
         return absl::NotFoundError(StrCat(path, ": no such file"));
       }
-      return absl::NotFoundError(StrCat(
-          importer, ": imported file ", path, " does not exist"));
+      return absl::NotFoundError(
+          StrCat(importer, ": imported file ", path, " does not exist"));
     }
     absl::StatusOr<std::string> json = ReadFile(path);
     if (!json.ok()) return json.status();
@@ -139,7 +139,8 @@ absl::StatusOr<SchemaLibrary> LoadSchemas(
         reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
     if (!reflection::VerifySchemaBuffer(verifier)) {
       return absl::InvalidArgumentError(StrCat(
-          path, ": not a binary flatbuffer schema (.bfbs from flatc --schema)"));
+          path,
+          ": not a binary flatbuffer schema (.bfbs from flatc --schema)"));
     }
     library.bytes.push_back(std::move(*bytes));
     const reflection::Schema* schema =
@@ -186,7 +187,8 @@ FlatbufferDetachedBuffer<Configuration> Merge(
       for (const Map* map : *config->maps()) maps.emplace_back(map, file.path);
     }
     if (config->nodes() != nullptr) {
-      for (const Node* node : *config->nodes()) nodes.emplace_back(node, file.path);
+      for (const Node* node : *config->nodes())
+        nodes.emplace_back(node, file.path);
     }
     if (config->applications() != nullptr) {
       for (const Application* application : *config->applications()) {
@@ -210,10 +212,10 @@ FlatbufferDetachedBuffer<Configuration> Merge(
     if (schemas != nullptr) {
       auto found = schemas->by_type.find(key.second);
       if (found == schemas->by_type.end()) {
-        missing_schema->push_back(StrCat(
-            StrJoin(layers.files, ", "), ": channel \"", key.first,
-            "\" has type \"", key.second,
-            "\", but no schema given has it as root table"));
+        missing_schema->push_back(
+            StrCat(StrJoin(layers.files, ", "), ": channel \"", key.first,
+                   "\" has type \"", key.second,
+                   "\", but no schema given has it as root table"));
       } else {
         // aos/configuration.fbs includes reflection.fbs, so its own schema
         // describes reflection.Schema too.
@@ -223,25 +225,29 @@ FlatbufferDetachedBuffer<Configuration> Merge(
         ChannelBuilder builder(schema_fbb);
         builder.add_schema(Offset<reflection::Schema>(schema_offset.o));
         schema_fbb.Finish(builder.Finish());
-        tables.push_back(flatbuffers::GetAnyRoot(schema_fbb.GetBufferPointer()));
+        tables.push_back(
+            flatbuffers::GetAnyRoot(schema_fbb.GetBufferPointer()));
       }
     }
     channel_offsets.emplace_back(
-        MergeFlatbufferTables(&fbb, schema, ObjectNamed("aos.Channel"), tables).o);
+        MergeFlatbufferTables(&fbb, schema, ObjectNamed("aos.Channel"), tables)
+            .o);
     sources->channel_files.push_back(StrJoin(layers.files, ", "));
   }
   std::vector<Offset<Map>> map_offsets;
   for (const auto& [map, path] : maps) {
-    map_offsets.emplace_back(CopyFlatbufferTable(&fbb, schema, ObjectNamed("aos.Map"),
-                                                 *reinterpret_cast<const Table*>(map))
-                                 .o);
+    map_offsets.emplace_back(
+        CopyFlatbufferTable(&fbb, schema, ObjectNamed("aos.Map"),
+                            *reinterpret_cast<const Table*>(map))
+            .o);
     sources->map_files.push_back(path);
   }
   std::vector<Offset<Node>> node_offsets;
   for (const auto& [node, path] : nodes) {
-    node_offsets.emplace_back(CopyFlatbufferTable(&fbb, schema, ObjectNamed("aos.Node"),
-                                                  *reinterpret_cast<const Table*>(node))
-                                  .o);
+    node_offsets.emplace_back(
+        CopyFlatbufferTable(&fbb, schema, ObjectNamed("aos.Node"),
+                            *reinterpret_cast<const Table*>(node))
+            .o);
     sources->node_files.push_back(path);
   }
   std::vector<Offset<Application>> application_offsets;
@@ -261,12 +267,13 @@ FlatbufferDetachedBuffer<Configuration> Merge(
   builder.add_channels(channels_vector);
   if (!map_offsets.empty()) builder.add_maps(maps_vector);
   if (!node_offsets.empty()) builder.add_nodes(nodes_vector);
-  if (!application_offsets.empty()) builder.add_applications(applications_vector);
+  if (!application_offsets.empty())
+    builder.add_applications(applications_vector);
   // Later files win for the top-level default too.
   for (const Table* layer : top_level) {
     const auto* config = reinterpret_cast<const Configuration*>(layer);
-    if (flatbuffers::IsFieldPresent(config,
-                                    Configuration::VT_CHANNEL_STORAGE_DURATION)) {
+    if (flatbuffers::IsFieldPresent(
+            config, Configuration::VT_CHANNEL_STORAGE_DURATION)) {
       builder.fbb_.ForceDefaults(true);
       builder.add_channel_storage_duration(config->channel_storage_duration());
       builder.fbb_.ForceDefaults(false);
@@ -311,10 +318,10 @@ const reflection::Schema& ConfigurationSchema() {
 }
 
 std::string ConfigurationToJson(const Configuration& config, bool multi_line) {
-  return TableFlatbufferToJson(reinterpret_cast<const flatbuffers::Table*>(&config),
-                               ConfigurationSchema(),
-                               *ConfigurationSchema().root_table(),
-                               {.multi_line = multi_line});
+  return TableFlatbufferToJson(
+      reinterpret_cast<const flatbuffers::Table*>(&config),
+      ConfigurationSchema(), *ConfigurationSchema().root_table(),
+      {.multi_line = multi_line});
 }
 
 absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfig(
@@ -326,15 +333,17 @@ absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfig(
     flatbuffers::Verifier verifier(
         reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
     if (!verifier.VerifyBuffer<Configuration>(nullptr)) {
-      return absl::InvalidArgumentError(StrCat(
-          path, ": not a binary aos.Configuration (corrupt, or written by "
-                "another version)"));
+      return absl::InvalidArgumentError(
+          StrCat(path,
+                 ": not a binary aos.Configuration (corrupt, or written by "
+                 "another version)"));
     }
     ConfigFile file{path_string, flatbuffers::DetachedBuffer()};
     FlatBufferBuilder fbb;
     fbb.Finish(CopyFlatbufferTable(
         &fbb, ConfigurationSchema(), *ConfigurationSchema().root_table(),
-        *flatbuffers::GetAnyRoot(reinterpret_cast<const uint8_t*>(bytes->data()))));
+        *flatbuffers::GetAnyRoot(
+            reinterpret_cast<const uint8_t*>(bytes->data()))));
     file.buffer = fbb.Release();
     std::vector<ConfigFile> files;
     files.push_back(std::move(file));
@@ -349,12 +358,14 @@ absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfig(
 
 absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfigFromJson(
     std::string_view json, std::string_view source_name) {
-  absl::StatusOr<ConfigFile> file = ParseConfigJson(json, std::string(source_name));
+  absl::StatusOr<ConfigFile> file =
+      ParseConfigJson(json, std::string(source_name));
   if (!file.ok()) return file.status();
   if (file->config()->imports() != nullptr &&
       file->config()->imports()->size() > 0) {
-    return absl::InvalidArgumentError(StrCat(
-        source_name, ": imports need a file to be relative to; use ReadConfig"));
+    return absl::InvalidArgumentError(
+        StrCat(source_name,
+               ": imports need a file to be relative to; use ReadConfig"));
   }
   std::vector<ConfigFile> files;
   files.push_back(std::move(*file));

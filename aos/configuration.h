@@ -76,8 +76,7 @@ const Node* GetNode(const Configuration& config, std::string_view name);
 // (if set) is `node`'s name.
 std::string MapChannelName(const Configuration& config, std::string_view name,
                            std::string_view type,
-                           std::string_view application_name,
-                           const Node* node);
+                           std::string_view application_name, const Node* node);
 
 // The channel an application called `application_name` gets when it asks for
 // (`name`, `type`) on `node`, after maps (MapChannelName) and node rules: in

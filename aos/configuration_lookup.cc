@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <optional>
 
-#include "aos/util/str_cat.h"
 #include "aos/configuration.h"
 #include "aos/configuration_maps.h"
+#include "aos/util/str_cat.h"
 
 namespace aos::configuration {
 namespace {
@@ -21,7 +21,8 @@ std::optional<std::string> ApplyMap(const Map& map, std::string_view name,
     return std::nullopt;
   }
   const Channel& match = *map.match();
-  if (match.type() != nullptr && View(match.type()) != type) return std::nullopt;
+  if (match.type() != nullptr && View(match.type()) != type)
+    return std::nullopt;
   if (match.source_node() != nullptr &&
       (node == nullptr || View(node->name()) != View(match.source_node()))) {
     return std::nullopt;
@@ -123,21 +124,20 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
   };
   const std::string mapped =
       MapChannelName(config, name, type, application_name, node);
-  const std::string asked =
-      mapped == name
-          ? StrCat("channel ", name, " of type ", type)
-          : StrCat("channel ", name, " (mapped to ", mapped, ") of type ",
-                         type);
-  const std::string who = StrCat("application ", application_name,
-                                       " on node ", NodeName(node));
+  const std::string asked = mapped == name
+                                ? StrCat("channel ", name, " of type ", type)
+                                : StrCat("channel ", name, " (mapped to ",
+                                         mapped, ") of type ", type);
+  const std::string who =
+      StrCat("application ", application_name, " on node ", NodeName(node));
 
   if (MultiNode(config) && node == nullptr) {
     return fail(StrCat(asked, " for ", who,
-                             ": this is a multi-node config; name the node"));
+                       ": this is a multi-node config; name the node"));
   }
   if (!MultiNode(config) && node != nullptr) {
     return fail(StrCat(asked, " for ", who,
-                             ": this config has no nodes; pass no node"));
+                       ": this config has no nodes; pass no node"));
   }
 
   const Channel* found = nullptr;
@@ -146,7 +146,8 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
     const auto* channels = config.channels();
     auto it = std::lower_bound(
         channels->begin(), channels->end(), std::make_pair(mapped, type),
-        [](const Channel* channel, const std::pair<std::string, std::string_view>& key) {
+        [](const Channel* channel,
+           const std::pair<std::string, std::string_view>& key) {
           return std::make_pair(View(channel->name()), View(channel->type())) <
                  std::make_pair(std::string_view(key.first), key.second);
         });
@@ -190,8 +191,7 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
       }
       if (!runs_here) {
         return fail(StrCat(asked, ": application ", application_name,
-                                 " is not configured to run on node ",
-                                 node_name));
+                           " is not configured to run on node ", node_name));
       }
     }
   }

@@ -19,13 +19,14 @@ class ConfigurationTest : public ::testing::Test {
   // path.
   std::string Write(const std::string& name, std::string_view contents) {
     const std::string path = dir_ + "/" + name;
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::filesystem::create_directories(
+        std::filesystem::path(path).parent_path());
     std::ofstream(path) << contents;
     return path;
   }
 
-  FlatbufferDetachedBuffer<Configuration> Read(const std::string& path,
-                                               const ReadConfigOptions& options = {}) {
+  FlatbufferDetachedBuffer<Configuration> Read(
+      const std::string& path, const ReadConfigOptions& options = {}) {
     auto config = ReadConfig(path, options);
     EXPECT_TRUE(config.ok()) << config.status().message();
     return std::move(config).value();
@@ -35,7 +36,8 @@ class ConfigurationTest : public ::testing::Test {
   std::string ErrorOf(std::string_view json) {
     const std::string path = Write("bad.json", json);
     auto config = ReadConfig(path);
-    EXPECT_FALSE(config.ok()) << "read fine:\n" << ConfigurationToJson(config->message());
+    EXPECT_FALSE(config.ok()) << "read fine:\n"
+                              << ConfigurationToJson(config->message());
     return config.ok() ? "" : std::string(config.status().message());
   }
 
@@ -67,7 +69,9 @@ TEST_F(ConfigurationTest, MergesImportsFirstAndLaterFieldsWin) {
 }
 
 TEST_F(ConfigurationTest, ExplicitDefaultInALaterFileStillWins) {
-  Write("base.json", R"({ "channels": [ { "name": "/a", "type": "T", "frequency": 10 } ] })");
+  Write(
+      "base.json",
+      R"({ "channels": [ { "name": "/a", "type": "T", "frequency": 10 } ] })");
   const std::string main = Write("main.json", R"({
     "imports": [ "base.json" ],
     "channels": [ { "name": "/a", "type": "T", "frequency": 100 } ] })");
@@ -78,16 +82,20 @@ TEST_F(ConfigurationTest, ImportsAreRelativeToTheImportingFile) {
   Write("b/b.json", R"({ "channels": [ { "name": "/b", "type": "T" } ] })");
   Write("a/a.json", R"({ "imports": [ "../b/b.json" ],
                           "channels": [ { "name": "/a", "type": "T" } ] })");
-  const std::string main = Write("main.json", R"({ "imports": [ "a/a.json" ] })");
+  const std::string main =
+      Write("main.json", R"({ "imports": [ "a/a.json" ] })");
   EXPECT_EQ(ChannelNames(Read(main).message()), "/a:T /b:T ");
 }
 
 TEST_F(ConfigurationTest, DiamondImportIsMergedOnce) {
-  Write("common.json", R"({ "maps": [ { "match": { "name": "/x" }, "rename": { "name": "/y" } } ],
+  Write(
+      "common.json",
+      R"({ "maps": [ { "match": { "name": "/x" }, "rename": { "name": "/y" } } ],
                              "nodes": [ { "name": "pi1" } ] })");
   Write("left.json", R"({ "imports": [ "common.json" ] })");
   Write("right.json", R"({ "imports": [ "common.json" ] })");
-  const std::string main = Write("main.json", R"({ "imports": [ "left.json", "right.json" ] })");
+  const std::string main =
+      Write("main.json", R"({ "imports": [ "left.json", "right.json" ] })");
   const auto config = Read(main);
   EXPECT_EQ(config.message().maps()->size(), 1u);
   EXPECT_EQ(config.message().nodes()->size(), 1u);
@@ -101,7 +109,8 @@ TEST_F(ConfigurationTest, ChannelsAreSortedByNameThenType) {
 }
 
 TEST_F(ConfigurationTest, FlattenedJsonReadsBackTheSame) {
-  Write("base.json", R"({ "channels": [ { "name": "/b", "type": "T", "max_size": 16 } ] })");
+  Write("base.json",
+        R"({ "channels": [ { "name": "/b", "type": "T", "max_size": 16 } ] })");
   const std::string main = Write("main.json", R"({ "imports": [ "base.json" ],
       "channels": [ { "name": "/a", "type": "T", "frequency": 5 } ],
       "maps": [ { "match": { "name": "/c" }, "rename": { "name": "/a" } } ] })");
@@ -111,19 +120,23 @@ TEST_F(ConfigurationTest, FlattenedJsonReadsBackTheSame) {
 }
 
 TEST_F(ConfigurationTest, ReadsTheBinaryForm) {
-  const std::string path = Write("c.json", R"({ "channels": [ { "name": "/a", "type": "T" } ] })");
+  const std::string path =
+      Write("c.json", R"({ "channels": [ { "name": "/a", "type": "T" } ] })");
   const auto config = Read(path);
   const std::string bfbs = dir_ + "/c.bfbs";
   std::ofstream(bfbs, std::ios::binary)
-      .write(reinterpret_cast<const char*>(config.span().data()), config.span().size());
+      .write(reinterpret_cast<const char*>(config.span().data()),
+             config.span().size());
   EXPECT_EQ(ConfigurationToJson(Read(bfbs).message()),
             ConfigurationToJson(config.message()));
 
-  const std::string garbage = Write("garbage.bfbs", "definitely not a flatbuffer");
+  const std::string garbage =
+      Write("garbage.bfbs", "definitely not a flatbuffer");
   auto bad = ReadConfig(garbage);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(),
-              AllOf(HasSubstr("garbage.bfbs"), HasSubstr("not a binary aos.Configuration")));
+              AllOf(HasSubstr("garbage.bfbs"),
+                    HasSubstr("not a binary aos.Configuration")));
 }
 
 TEST_F(ConfigurationTest, StorageDurationFallsBackToTheConfigs) {
@@ -132,30 +145,38 @@ TEST_F(ConfigurationTest, StorageDurationFallsBackToTheConfigs) {
     "channels": [ { "name": "/a", "type": "T" },
                   { "name": "/b", "type": "T", "channel_storage_duration": 7 } ] })");
   const auto config = Read(path);
-  EXPECT_EQ(ChannelStorageDurationNs(config.message(), *config.message().channels()->Get(0)),
+  EXPECT_EQ(ChannelStorageDurationNs(config.message(),
+                                     *config.message().channels()->Get(0)),
             500000000);
-  EXPECT_EQ(ChannelStorageDurationNs(config.message(), *config.message().channels()->Get(1)), 7);
+  EXPECT_EQ(ChannelStorageDurationNs(config.message(),
+                                     *config.message().channels()->Get(1)),
+            7);
 }
 
 // Validation: every message names the file and the culprit.
 
 TEST_F(ConfigurationTest, MalformedJsonNamesFileLineAndColumn) {
-  EXPECT_THAT(ErrorOf("{\n  \"channels\": [\n    { \"name\": \"/a\" \"type\": \"T\" }\n  ]\n}"),
+  EXPECT_THAT(ErrorOf("{\n  \"channels\": [\n    { \"name\": \"/a\" \"type\": "
+                      "\"T\" }\n  ]\n}"),
               AllOf(HasSubstr("bad.json:3:"), HasSubstr("\"type\"")));
 }
 
 TEST_F(ConfigurationTest, UnknownFieldIsNamed) {
-  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T", "frequncy": 5 } ] })"),
-              AllOf(HasSubstr("bad.json"), HasSubstr("frequncy")));
+  EXPECT_THAT(
+      ErrorOf(
+          R"({ "channels": [ { "name": "/a", "type": "T", "frequncy": 5 } ] })"),
+      AllOf(HasSubstr("bad.json"), HasSubstr("frequncy")));
 }
 
 TEST_F(ConfigurationTest, MissingFileAndMissingImportAreNamed) {
   auto config = ReadConfig(dir_ + "/nowhere.json");
   ASSERT_FALSE(config.ok());
-  EXPECT_THAT(config.status().message(), HasSubstr("nowhere.json: no such file"));
-  EXPECT_THAT(ErrorOf(R"({ "imports": [ "missing/other.json" ] })"),
-              AllOf(HasSubstr("bad.json: imported file "), HasSubstr("missing/other.json"),
-                    HasSubstr("does not exist")));
+  EXPECT_THAT(config.status().message(),
+              HasSubstr("nowhere.json: no such file"));
+  EXPECT_THAT(
+      ErrorOf(R"({ "imports": [ "missing/other.json" ] })"),
+      AllOf(HasSubstr("bad.json: imported file "),
+            HasSubstr("missing/other.json"), HasSubstr("does not exist")));
 }
 
 TEST_F(ConfigurationTest, ImportCycleIsNamed) {
@@ -175,50 +196,67 @@ TEST_F(ConfigurationTest, DuplicateNodeNamesBothFiles) {
   auto config = ReadConfig(main);
   ASSERT_FALSE(config.ok());
   EXPECT_THAT(config.status().message(),
-              AllOf(HasSubstr("main.json: duplicate node \"pi1\""), HasSubstr("nodes.json")));
+              AllOf(HasSubstr("main.json: duplicate node \"pi1\""),
+                    HasSubstr("nodes.json")));
 }
 
 TEST_F(ConfigurationTest, ChannelNameMustStartWithSlash) {
-  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "test", "type": "T" } ] })"),
-              AllOf(HasSubstr("bad.json"), HasSubstr("channel \"test\" (type T)"),
-                    HasSubstr("must start with '/'")));
+  EXPECT_THAT(
+      ErrorOf(R"({ "channels": [ { "name": "test", "type": "T" } ] })"),
+      AllOf(HasSubstr("bad.json"), HasSubstr("channel \"test\" (type T)"),
+            HasSubstr("must start with '/'")));
 }
 
 TEST_F(ConfigurationTest, MaxSizeMustBeAlignedAndPositive) {
-  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T", "max_size": 1001 } ] })"),
-              AllOf(HasSubstr("bad.json"), HasSubstr("channel \"/a\""),
-                    HasSubstr("max_size 1001"), HasSubstr("multiple of 8")));
-  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T", "max_size": 0 } ] })"),
-              HasSubstr("max_size 0"));
+  EXPECT_THAT(
+      ErrorOf(
+          R"({ "channels": [ { "name": "/a", "type": "T", "max_size": 1001 } ] })"),
+      AllOf(HasSubstr("bad.json"), HasSubstr("channel \"/a\""),
+            HasSubstr("max_size 1001"), HasSubstr("multiple of 8")));
+  EXPECT_THAT(
+      ErrorOf(
+          R"({ "channels": [ { "name": "/a", "type": "T", "max_size": 0 } ] })"),
+      HasSubstr("max_size 0"));
 }
 
 TEST_F(ConfigurationTest, FrequencyMustBePositive) {
-  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T", "frequency": 0 } ] })"),
-              AllOf(HasSubstr("bad.json"), HasSubstr("channel \"/a\""), HasSubstr("frequency 0")));
-  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T", "frequency": -3 } ] })"),
-              HasSubstr("frequency -3"));
+  EXPECT_THAT(
+      ErrorOf(
+          R"({ "channels": [ { "name": "/a", "type": "T", "frequency": 0 } ] })"),
+      AllOf(HasSubstr("bad.json"), HasSubstr("channel \"/a\""),
+            HasSubstr("frequency 0")));
+  EXPECT_THAT(
+      ErrorOf(
+          R"({ "channels": [ { "name": "/a", "type": "T", "frequency": -3 } ] })"),
+      HasSubstr("frequency -3"));
 }
 
 TEST_F(ConfigurationTest, StorageDurationMustBePositive) {
-  EXPECT_THAT(ErrorOf(R"({ "channel_storage_duration": 0 })"),
-              AllOf(HasSubstr("bad.json"), HasSubstr("channel_storage_duration 0")));
+  EXPECT_THAT(
+      ErrorOf(R"({ "channel_storage_duration": 0 })"),
+      AllOf(HasSubstr("bad.json"), HasSubstr("channel_storage_duration 0")));
   EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T",
                                            "channel_storage_duration": -1 } ] })"),
-              AllOf(HasSubstr("channel \"/a\""), HasSubstr("channel_storage_duration -1")));
+              AllOf(HasSubstr("channel \"/a\""),
+                    HasSubstr("channel_storage_duration -1")));
 }
 
 TEST_F(ConfigurationTest, UnknownSourceAndDestinationNodesAreNamed) {
-  EXPECT_THAT(ErrorOf(R"({ "nodes": [ { "name": "pi1" } ],
+  EXPECT_THAT(
+      ErrorOf(R"({ "nodes": [ { "name": "pi1" } ],
                            "channels": [ { "name": "/a", "type": "T", "source_node": "pi3" } ] })"),
-              AllOf(HasSubstr("bad.json"), HasSubstr("channel \"/a\""),
-                    HasSubstr("source_node \"pi3\""), HasSubstr("its nodes are pi1")));
+      AllOf(HasSubstr("bad.json"), HasSubstr("channel \"/a\""),
+            HasSubstr("source_node \"pi3\""), HasSubstr("its nodes are pi1")));
   EXPECT_THAT(ErrorOf(R"({ "nodes": [ { "name": "pi1" } ],
                            "channels": [ { "name": "/a", "type": "T", "source_node": "pi1",
                                            "destination_nodes": [ { "name": "roborio" } ] } ] })"),
-              AllOf(HasSubstr("channel \"/a\""), HasSubstr("destination_nodes names \"roborio\"")));
+              AllOf(HasSubstr("channel \"/a\""),
+                    HasSubstr("destination_nodes names \"roborio\"")));
   // A single-node config has no nodes for source_node to name.
-  EXPECT_THAT(ErrorOf(R"({ "channels": [ { "name": "/a", "type": "T", "source_node": "pi1" } ] })"),
-              AllOf(HasSubstr("source_node \"pi1\""), HasSubstr("it has no nodes")));
+  EXPECT_THAT(
+      ErrorOf(
+          R"({ "channels": [ { "name": "/a", "type": "T", "source_node": "pi1" } ] })"),
+      AllOf(HasSubstr("source_node \"pi1\""), HasSubstr("it has no nodes")));
 }
 
 TEST_F(ConfigurationTest, MultiNodeChannelNeedsSourceNode) {
@@ -238,12 +276,15 @@ TEST_F(ConfigurationTest, MapLoopsAreRejected) {
   EXPECT_THAT(ErrorOf(R"({ "maps": [
       { "match": { "name": "/a" }, "rename": { "name": "/b" } },
       { "match": { "name": "/b" }, "rename": { "name": "/a" } } ] })"),
-              AllOf(HasSubstr("bad.json"), HasSubstr("maps loop"), HasSubstr("/a -> /b -> /a")));
+              AllOf(HasSubstr("bad.json"), HasSubstr("maps loop"),
+                    HasSubstr("/a -> /b -> /a")));
   // Through an application's own maps too.
-  EXPECT_THAT(ErrorOf(R"({ "maps": [ { "match": { "name": "/a" }, "rename": { "name": "/b" } } ],
+  EXPECT_THAT(
+      ErrorOf(
+          R"({ "maps": [ { "match": { "name": "/a" }, "rename": { "name": "/b" } } ],
       "applications": [ { "name": "pong",
         "maps": [ { "match": { "name": "/b" }, "rename": { "name": "/a" } } ] } ] })"),
-              AllOf(HasSubstr("maps loop"), HasSubstr("application pong")));
+      AllOf(HasSubstr("maps loop"), HasSubstr("application pong")));
   EXPECT_THAT(ErrorOf(R"({ "maps": [ { "match": { "name": "/a" } } ] })"),
               HasSubstr("without rename.name"));
 }
@@ -256,19 +297,25 @@ TEST_F(ConfigurationTest, TypesWithoutSchemaAreNamed) {
       path, {.schema_paths = {aos::testing::ArtifactPath("examples/ping.bfbs")},
              .embed_schemas = true});
   ASSERT_FALSE(config.ok());
+  EXPECT_THAT(
+      config.status().message(),
+      AllOf(
+          HasSubstr("c.json: channel \"/test\" has type \"aos.examples.Nope\""),
+          HasSubstr("ping.bfbs")));
   EXPECT_THAT(config.status().message(),
-              AllOf(HasSubstr("c.json: channel \"/test\" has type \"aos.examples.Nope\""),
-                    HasSubstr("ping.bfbs")));
-  EXPECT_THAT(config.status().message(), ::testing::Not(HasSubstr("examples.Ping\",")));
+              ::testing::Not(HasSubstr("examples.Ping\",")));
 }
 
 TEST_F(ConfigurationTest, SchemasAreEmbedded) {
-  const std::string path =
-      Write("c.json", R"({ "channels": [ { "name": "/test", "type": "aos.examples.Ping" } ] })");
-  const auto config = Read(path, {.schema_paths = {aos::testing::ArtifactPath("examples/ping.bfbs"),
-                                                   aos::testing::ArtifactPath("examples/pong.bfbs")},
-                                  .embed_schemas = true});
-  const reflection::Schema* schema = config.message().channels()->Get(0)->schema();
+  const std::string path = Write(
+      "c.json",
+      R"({ "channels": [ { "name": "/test", "type": "aos.examples.Ping" } ] })");
+  const auto config = Read(
+      path, {.schema_paths = {aos::testing::ArtifactPath("examples/ping.bfbs"),
+                              aos::testing::ArtifactPath("examples/pong.bfbs")},
+             .embed_schemas = true});
+  const reflection::Schema* schema =
+      config.message().channels()->Get(0)->schema();
   ASSERT_NE(schema, nullptr);
   EXPECT_EQ(schema->root_table()->name()->str(), "aos.examples.Ping");
   EXPECT_NE(schema->root_table()->fields()->LookupByKey("send_time"), nullptr);
@@ -278,8 +325,9 @@ TEST_F(ConfigurationTest, SchemasAreEmbedded) {
 
 class GetChannelTest : public ConfigurationTest {
  protected:
-  const Channel* Get(const Configuration& config, std::string_view name, std::string_view type,
-                     std::string_view application, const Node* node = nullptr) {
+  const Channel* Get(const Configuration& config, std::string_view name,
+                     std::string_view type, std::string_view application,
+                     const Node* node = nullptr) {
     why_not_.clear();
     return GetChannel(config, name, type, application, node, &why_not_);
   }
@@ -293,7 +341,8 @@ TEST_F(GetChannelTest, FindsByNameAndType) {
   EXPECT_EQ(Get(config.message(), "/a", "U", "app")->frequency(), 2);
   EXPECT_EQ(Get(config.message(), "/b", "T", "app")->frequency(), 3);
   EXPECT_EQ(Get(config.message(), "/b", "U", "app"), nullptr);
-  EXPECT_THAT(why_not_, AllOf(HasSubstr("channel /b of type U"), HasSubstr("application app"),
+  EXPECT_THAT(why_not_, AllOf(HasSubstr("channel /b of type U"),
+                              HasSubstr("application app"),
                               HasSubstr("not in the config")));
 }
 
@@ -319,7 +368,8 @@ TEST_F(GetChannelTest, AppliesMapsApplicationFirstLastWinsAndChains) {
   EXPECT_EQ(MapChannelName(c, "/t", "T", "app", nullptr), "/t");
   EXPECT_EQ(Get(c, "/glob/x", "T", "app")->name()->str(), "/prefix/x");
   EXPECT_EQ(Get(c, "/glob/y", "T", "app"), nullptr);
-  EXPECT_THAT(why_not_, HasSubstr("channel /glob/y (mapped to /prefix/y) of type T"));
+  EXPECT_THAT(why_not_,
+              HasSubstr("channel /glob/y (mapped to /prefix/y) of type T"));
 }
 
 TEST_F(GetChannelTest, NodeRules) {
@@ -347,23 +397,28 @@ TEST_F(GetChannelTest, NodeRules) {
   EXPECT_NE(Get(c, "/test", "T", "app", pi1), nullptr);
   EXPECT_NE(Get(c, "/test", "T", "app", pi2), nullptr);
   EXPECT_EQ(Get(c, "/test", "T", "app", pi3), nullptr);
-  EXPECT_THAT(why_not_, AllOf(HasSubstr("not readable on node pi3"),
-                              HasSubstr("source_node is pi1"), HasSubstr("goes to pi2")));
+  EXPECT_THAT(why_not_,
+              AllOf(HasSubstr("not readable on node pi3"),
+                    HasSubstr("source_node is pi1"), HasSubstr("goes to pi2")));
   // A multi-node config needs the node.
   EXPECT_EQ(Get(c, "/test", "T", "app", nullptr), nullptr);
   EXPECT_THAT(why_not_, HasSubstr("multi-node config"));
   // An application listed with nodes runs only there.
   EXPECT_NE(Get(c, "/test", "T", "pinned", pi1), nullptr);
   EXPECT_EQ(Get(c, "/test", "T", "pinned", pi2), nullptr);
-  EXPECT_THAT(why_not_, HasSubstr("pinned is not configured to run on node pi2"));
+  EXPECT_THAT(why_not_,
+              HasSubstr("pinned is not configured to run on node pi2"));
 }
 
 TEST_F(GetChannelTest, SingleNodeConfigTakesNoNode) {
-  const auto single = Read(Write("s.json", R"({ "channels": [ { "name": "/a", "type": "T" } ] })"));
+  const auto single = Read(
+      Write("s.json", R"({ "channels": [ { "name": "/a", "type": "T" } ] })"));
   const auto multi = Read(Write("m.json", R"({ "nodes": [ { "name": "pi1" } ],
       "channels": [ { "name": "/a", "type": "T", "source_node": "pi1" } ] })"));
   EXPECT_FALSE(MultiNode(single.message()));
-  EXPECT_EQ(Get(single.message(), "/a", "T", "app", GetNode(multi.message(), "pi1")), nullptr);
+  EXPECT_EQ(
+      Get(single.message(), "/a", "T", "app", GetNode(multi.message(), "pi1")),
+      nullptr);
   EXPECT_THAT(why_not_, HasSubstr("has no nodes"));
 }
 
@@ -373,17 +428,21 @@ TEST(AosConfigTest, PingPongConfigIsFlattenedWithSchemas) {
       ReadConfig(aos::testing::ArtifactPath("examples/pingpong_config.json"));
   ASSERT_TRUE(config.ok()) << config.status().message();
   const Configuration& c = config->message();
-  EXPECT_EQ(ChannelNames(c), "/aos:aos.timing.Report /test:aos.examples.Ping "
-                             "/test:aos.examples.Pong ");
+  EXPECT_EQ(ChannelNames(c),
+            "/aos:aos.timing.Report /test:aos.examples.Ping "
+            "/test:aos.examples.Pong ");
   for (const Channel* channel : *c.channels()) {
     ASSERT_NE(channel->schema(), nullptr) << channel->name()->str();
-    EXPECT_EQ(channel->schema()->root_table()->name()->str(), channel->type()->str());
+    EXPECT_EQ(channel->schema()->root_table()->name()->str(),
+              channel->type()->str());
   }
-  const Channel* reports = GetChannel(c, "/aos", "aos.timing.Report", "ping", nullptr);
+  const Channel* reports =
+      GetChannel(c, "/aos", "aos.timing.Report", "ping", nullptr);
   ASSERT_NE(reports, nullptr);
   EXPECT_GE(reports->max_size(), 16384);
 
-  auto binary = ReadConfig(aos::testing::ArtifactPath("examples/pingpong_config.bfbs"));
+  auto binary =
+      ReadConfig(aos::testing::ArtifactPath("examples/pingpong_config.bfbs"));
   ASSERT_TRUE(binary.ok()) << binary.status().message();
   EXPECT_EQ(ConfigurationToJson(binary->message()), ConfigurationToJson(c));
 }

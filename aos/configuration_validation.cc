@@ -3,9 +3,9 @@
 #include <set>
 #include <string_view>
 
-#include "aos/util/str_cat.h"
 #include "aos/configuration.h"
 #include "aos/configuration_maps.h"
+#include "aos/util/str_cat.h"
 
 namespace aos::configuration {
 namespace {
@@ -20,7 +20,7 @@ std::string_view View(const flatbuffers::String* s) {
 
 std::string Describe(const Channel& channel) {
   return StrCat("channel \"", View(channel.name()), "\" (type ",
-                      View(channel.type()), ")");
+                View(channel.type()), ")");
 }
 
 std::string NodeList(const Configuration& config) {
@@ -48,7 +48,7 @@ absl::Status ValidateNodes(const Configuration& config,
         return Invalid(
             sources.node_files[i],
             StrCat("duplicate node \"", View(node.name()),
-                         "\" (first defined in ", sources.node_files[j], ")"));
+                   "\" (first defined in ", sources.node_files[j], ")"));
       }
     }
   }
@@ -63,51 +63,49 @@ absl::Status ValidateChannel(const Configuration& config,
     return Invalid(files, StrCat(what, ": name must start with '/'"));
   }
   if (channel.max_size() <= 0 || channel.max_size() % kMaxSizeAlignment != 0) {
-    return Invalid(files,
-                   StrCat(what, ": max_size ", channel.max_size(),
-                                " must be a positive multiple of ",
-                                kMaxSizeAlignment, " (flatbuffer alignment)"));
+    return Invalid(files, StrCat(what, ": max_size ", channel.max_size(),
+                                 " must be a positive multiple of ",
+                                 kMaxSizeAlignment, " (flatbuffer alignment)"));
   }
   if (channel.frequency() <= 0) {
     return Invalid(files, StrCat(what, ": frequency ", channel.frequency(),
-                                       " must be positive (messages/second)"));
+                                 " must be positive (messages/second)"));
   }
   if (ChannelStorageDurationNs(config, channel) <= 0) {
     return Invalid(files, StrCat(what, ": channel_storage_duration ",
-                                       ChannelStorageDurationNs(config, channel),
-                                       " must be positive (nanoseconds)"));
+                                 ChannelStorageDurationNs(config, channel),
+                                 " must be positive (nanoseconds)"));
   }
   if (channel.num_senders() <= 0) {
-    return Invalid(files, StrCat(what, ": num_senders ",
-                                       channel.num_senders(), " must be positive"));
+    return Invalid(files, StrCat(what, ": num_senders ", channel.num_senders(),
+                                 " must be positive"));
   }
   if (channel.num_watchers() < 0 || channel.num_readers() < 0) {
-    return Invalid(files,
-                   StrCat(what, ": num_watchers and num_readers must not be "
-                                      "negative"));
+    return Invalid(files, StrCat(what,
+                                 ": num_watchers and num_readers must not be "
+                                 "negative"));
   }
   if (channel.source_node() != nullptr &&
       GetNode(config, View(channel.source_node())) == nullptr) {
-    return Invalid(files, StrCat(what, ": source_node \"",
-                                       View(channel.source_node()),
-                                       "\" is not a node of this config (",
-                                       NodeList(config), ")"));
+    return Invalid(
+        files,
+        StrCat(what, ": source_node \"", View(channel.source_node()),
+               "\" is not a node of this config (", NodeList(config), ")"));
   }
   if (MultiNode(config) && channel.source_node() == nullptr) {
-    return Invalid(files,
-                   StrCat(what,
-                                ": a multi-node config needs a source_node on "
-                                "every channel (",
-                                NodeList(config), ")"));
+    return Invalid(files, StrCat(what,
+                                 ": a multi-node config needs a source_node on "
+                                 "every channel (",
+                                 NodeList(config), ")"));
   }
   if (channel.destination_nodes() != nullptr) {
     for (const Connection* connection : *channel.destination_nodes()) {
       if (GetNode(config, View(connection->name())) == nullptr) {
         return Invalid(files, StrCat(what, ": destination_nodes names \"",
-                                           View(connection->name()),
-                                           "\", which is not a node of this "
-                                           "config (",
-                                           NodeList(config), ")"));
+                                     View(connection->name()),
+                                     "\", which is not a node of this "
+                                     "config (",
+                                     NodeList(config), ")"));
       }
     }
   }
@@ -121,7 +119,7 @@ absl::Status ValidateMap(const Map& map, std::string_view files,
   }
   if (map.rename() == nullptr || View(map.rename()->name()).empty()) {
     return Invalid(files, StrCat(owner, " maps \"", View(map.match()->name()),
-                                       "\" without rename.name"));
+                                 "\" without rename.name"));
   }
   return absl::OkStatus();
 }
@@ -169,14 +167,12 @@ absl::Status ValidateMapLoops(const Configuration& config,
         for (const MapStep& step : chain) names.push_back(step.name);
         return Invalid(
             file, StrCat("maps loop: ", StrJoin(names, " -> "),
-                               application.empty()
-                                   ? std::string()
-                                   : StrCat(" (for application ",
-                                                  application, ")"),
-                               node == nullptr
-                                   ? std::string()
-                                   : StrCat(" (on node ",
-                                                  View(node->name()), ")")));
+                         application.empty()
+                             ? std::string()
+                             : StrCat(" (for application ", application, ")"),
+                         node == nullptr
+                             ? std::string()
+                             : StrCat(" (on node ", View(node->name()), ")")));
       }
     }
   }
@@ -191,10 +187,10 @@ absl::Status ValidateConfiguration(const Configuration& config,
     return status;
   }
   if (config.channel_storage_duration() <= 0) {
-    return Invalid(sources.root_file,
-                   StrCat("channel_storage_duration ",
-                                config.channel_storage_duration(),
-                                " must be positive (nanoseconds)"));
+    return Invalid(
+        sources.root_file,
+        StrCat("channel_storage_duration ", config.channel_storage_duration(),
+               " must be positive (nanoseconds)"));
   }
   if (config.channels() != nullptr) {
     for (size_t i = 0; i < config.channels()->size(); ++i) {
@@ -231,11 +227,11 @@ absl::Status ValidateConfiguration(const Configuration& config,
       if (application.nodes() != nullptr) {
         for (const flatbuffers::String* node : *application.nodes()) {
           if (GetNode(config, node->string_view()) == nullptr) {
-            return Invalid(sources.application_files[i],
-                           StrCat(owner, ": nodes names \"",
-                                        node->string_view(),
-                                        "\", which is not a node of this config (",
-                                        NodeList(config), ")"));
+            return Invalid(
+                sources.application_files[i],
+                StrCat(owner, ": nodes names \"", node->string_view(),
+                       "\", which is not a node of this config (",
+                       NodeList(config), ")"));
           }
         }
       }

@@ -32,10 +32,11 @@ const reflection::Object& UnionMemberObject(const reflection::Schema& schema,
   const reflection::Field* type_field =
       object.fields()->LookupByKey(type_field_name.c_str());
   CHECK(type_field != nullptr)
-      << "schema of " << object.name()->str() << " has union " << field.name()->str()
-      << " without " << type_field_name;
+      << "schema of " << object.name()->str() << " has union "
+      << field.name()->str() << " without " << type_field_name;
   const int64_t member = flatbuffers::GetAnyFieldI(table, *type_field);
-  const reflection::Enum* union_enum = schema.enums()->Get(field.type()->index());
+  const reflection::Enum* union_enum =
+      schema.enums()->Get(field.type()->index());
   const reflection::EnumVal* value = union_enum->values()->LookupByKey(member);
   CHECK(value != nullptr && value->union_type() != nullptr)
       << "union " << field.name()->str() << " holds unknown member " << member;
@@ -47,8 +48,8 @@ uoffset_t CopyVector(FlatBufferBuilder* fbb, const reflection::Schema& schema,
                      const reflection::Object& object,
                      const reflection::Field& field, const Table& table) {
   const reflection::BaseType element = field.type()->element();
-  const auto* raw = table.GetPointer<const flatbuffers::Vector<uint8_t>*>(
-      field.offset());
+  const auto* raw =
+      table.GetPointer<const flatbuffers::Vector<uint8_t>*>(field.offset());
   const uoffset_t length = raw->size();
   if (IsScalar(element)) {
     const size_t size = flatbuffers::GetTypeSize(element);
@@ -58,9 +59,9 @@ uoffset_t CopyVector(FlatBufferBuilder* fbb, const reflection::Schema& schema,
   }
   switch (element) {
     case reflection::String: {
-      const auto* strings =
-          table.GetPointer<const flatbuffers::Vector<Offset<flatbuffers::String>>*>(
-              field.offset());
+      const auto* strings = table.GetPointer<
+          const flatbuffers::Vector<Offset<flatbuffers::String>>*>(
+          field.offset());
       std::vector<Offset<flatbuffers::String>> offsets;
       offsets.reserve(length);
       for (const flatbuffers::String* s : *strings) {
@@ -78,7 +79,8 @@ uoffset_t CopyVector(FlatBufferBuilder* fbb, const reflection::Schema& schema,
         return fbb->EndVector(length);
       }
       const auto* tables =
-          table.GetPointer<const flatbuffers::Vector<Offset<Table>>*>(field.offset());
+          table.GetPointer<const flatbuffers::Vector<Offset<Table>>*>(
+              field.offset());
       std::vector<Offset<Table>> offsets;
       offsets.reserve(length);
       for (const Table* element_table : *tables) {
@@ -103,11 +105,13 @@ uoffset_t CopyOffsetField(FlatBufferBuilder* fbb,
   switch (field.type()->base_type()) {
     case reflection::String:
       return fbb
-          ->CreateString(table.GetPointer<const flatbuffers::String*>(field.offset()))
+          ->CreateString(
+              table.GetPointer<const flatbuffers::String*>(field.offset()))
           .o;
     case reflection::Obj:
-      return CopyFlatbufferTable(fbb, schema, ObjectOf(schema, field),
-                                 *table.GetPointer<const Table*>(field.offset()))
+      return CopyFlatbufferTable(
+                 fbb, schema, ObjectOf(schema, field),
+                 *table.GetPointer<const Table*>(field.offset()))
           .o;
     case reflection::Union:
       return CopyFlatbufferTable(
@@ -117,14 +121,15 @@ uoffset_t CopyOffsetField(FlatBufferBuilder* fbb,
     case reflection::Vector:
       return CopyVector(fbb, schema, object, field, table);
     default:
-      LOG(FATAL) << "field " << object.name()->str() << "." << field.name()->str()
-                 << " has unexpected type "
+      LOG(FATAL) << "field " << object.name()->str() << "."
+                 << field.name()->str() << " has unexpected type "
                  << reflection::EnumNameBaseType(field.type()->base_type());
   }
 }
 
 // Whether the field is stored inline in the table (scalars and structs).
-bool IsInline(const reflection::Schema& schema, const reflection::Field& field) {
+bool IsInline(const reflection::Schema& schema,
+              const reflection::Field& field) {
   const reflection::BaseType type = field.type()->base_type();
   return IsScalar(type) ||
          (type == reflection::Obj && ObjectOf(schema, field).is_struct());
@@ -136,7 +141,8 @@ Offset<Table> MergeFlatbufferTables(FlatBufferBuilder* fbb,
                                     const reflection::Schema& schema,
                                     const reflection::Object& object,
                                     std::span<const Table* const> layers) {
-  CHECK(!object.is_struct()) << object.name()->str() << " is a struct, not a table";
+  CHECK(!object.is_struct())
+      << object.name()->str() << " is a struct, not a table";
   const auto& fields = *object.fields();
   // For each field, the layer it comes from (or null when absent everywhere).
   std::vector<const Table*> source(fields.size(), nullptr);
@@ -155,7 +161,8 @@ Offset<Table> MergeFlatbufferTables(FlatBufferBuilder* fbb,
     if (field.type()->base_type() != reflection::Union) continue;
     const std::string type_field_name = field.name()->str() + "_type";
     for (uoffset_t j = 0; j < fields.size(); ++j) {
-      if (fields.Get(j)->name()->str() == type_field_name) source[j] = source[i];
+      if (fields.Get(j)->name()->str() == type_field_name)
+        source[j] = source[i];
     }
   }
 

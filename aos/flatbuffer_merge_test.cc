@@ -1,21 +1,17 @@
 #include "aos/flatbuffer_merge.h"
 
 #include "aos/json_to_flatbuffer.h"
-#include "aos/testdata/everything_bfbs_generated.h"
+#include "aos/testdata/everything.h"
 #include "aos/testdata/everything_generated.h"
 #include "gtest/gtest.h"
 
 namespace aos {
 namespace {
 
-const reflection::Schema& Schema() {
-  return *reflection::GetSchema(aos::testing::EverythingBinarySchema::data());
-}
+const reflection::Schema& Schema() { return aos::testing::EverythingSchema(); }
 
 flatbuffers::DetachedBuffer Parse(std::string_view json) {
-  absl::StatusOr<flatbuffers::DetachedBuffer> buffer = JsonToFlatbuffer(json, Schema());
-  EXPECT_TRUE(buffer.ok()) << buffer.status().message();
-  return std::move(buffer).value();
+  return aos::testing::ParseEverything(json);
 }
 
 const flatbuffers::Table* Root(const flatbuffers::DetachedBuffer& buffer) {
@@ -25,7 +21,8 @@ const flatbuffers::Table* Root(const flatbuffers::DetachedBuffer& buffer) {
 std::string Merge(std::initializer_list<const flatbuffers::Table*> layers) {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<const flatbuffers::Table*> list(layers);
-  fbb.Finish(MergeFlatbufferTables(&fbb, Schema(), *Schema().root_table(), list));
+  fbb.Finish(
+      MergeFlatbufferTables(&fbb, Schema(), *Schema().root_table(), list));
   flatbuffers::Verifier verifier(fbb.GetBufferPointer(), fbb.GetSize());
   EXPECT_TRUE(verifier.VerifyBuffer<aos::testing::Everything>(nullptr));
   return FlatbufferToJson(fbb.GetBufferPointer(), Schema());
@@ -54,19 +51,22 @@ TEST(FlatbufferMergeTest, CopyReproducesEveryKindOfField) {
 }
 
 TEST(FlatbufferMergeTest, LaterLayersWinFieldByField) {
-  const flatbuffers::DetachedBuffer first =
-      Parse(R"({ "i8": 1, "text": "first", "ints": [ 1, 2 ], "leaf": { "name": "a" } })");
+  const flatbuffers::DetachedBuffer first = Parse(
+      R"({ "i8": 1, "text": "first", "ints": [ 1, 2 ], "leaf": { "name": "a" } })");
   const flatbuffers::DetachedBuffer second =
       Parse(R"({ "i8": 2, "ints": [ 9 ], "leaf": { "weight": 3.0 } })");
   // Sub-tables and vectors are replaced whole, not merged.
-  EXPECT_EQ(Merge({Root(first), Root(second)}),
-            R"({ "i8": 2, "text": "first", "leaf": { "weight": 3 }, "ints": [ 9 ] })");
-  EXPECT_EQ(Merge({Root(second), Root(first)}),
-            R"({ "i8": 1, "text": "first", "leaf": { "name": "a" }, "ints": [ 1, 2 ] })");
+  EXPECT_EQ(
+      Merge({Root(first), Root(second)}),
+      R"({ "i8": 2, "text": "first", "leaf": { "weight": 3 }, "ints": [ 9 ] })");
+  EXPECT_EQ(
+      Merge({Root(second), Root(first)}),
+      R"({ "i8": 1, "text": "first", "leaf": { "name": "a" }, "ints": [ 1, 2 ] })");
 }
 
 TEST(FlatbufferMergeTest, ExplicitDefaultOverridesButAbsentDoesNot) {
-  const flatbuffers::DetachedBuffer first = Parse(R"({ "defaulted": 7, "color": "Blue" })");
+  const flatbuffers::DetachedBuffer first =
+      Parse(R"({ "defaulted": 7, "color": "Blue" })");
   const flatbuffers::DetachedBuffer second = Parse(R"({ "defaulted": 42 })");
   EXPECT_EQ(Merge({Root(first), Root(second)}),
             R"({ "color": "Blue", "defaulted": 42 })");

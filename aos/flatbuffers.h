@@ -33,9 +33,7 @@ class FlatbufferDetachedBuffer {
   FlatbufferDetachedBuffer& operator=(const FlatbufferDetachedBuffer&) = delete;
 
   // The root table. Valid as long as this object lives and is not moved from.
-  const T& message() const {
-    return *flatbuffers::GetRoot<T>(buffer_.data());
-  }
+  const T& message() const { return *flatbuffers::GetRoot<T>(buffer_.data()); }
 
   // The serialized bytes.
   std::span<const uint8_t> span() const {

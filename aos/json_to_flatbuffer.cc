@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -18,13 +18,15 @@ namespace {
 // Turns flatbuffers' "<line>: <column>: error: <what>" into
 // "<source>:<line>:<column>: <what>" followed by the offending line with a
 // caret under the column, since flatbuffers does not always name the field.
-std::string DescribeParseError(std::string_view text, std::string_view source_name,
+std::string DescribeParseError(std::string_view text,
+                               std::string_view source_name,
                                std::string error) {
   while (!error.empty() && error.back() == '\n') error.pop_back();
   int line = 0;
   int column = 0;
   int consumed = 0;
-  if (sscanf(error.c_str(), "%d: %d: error: %n", &line, &column, &consumed) < 2 ||
+  if (sscanf(error.c_str(), "%d: %d: error: %n", &line, &column, &consumed) <
+          2 ||
       consumed == 0 || line < 1) {
     return StrCat(source_name, ": ", error);
   }
@@ -63,9 +65,8 @@ absl::StatusOr<flatbuffers::DetachedBuffer> JsonToFlatbuffer(
   if (!options.table_name.empty()) {
     const std::string table_name(options.table_name);
     if (!parser.SetRootType(table_name.c_str())) {
-      return absl::InvalidArgumentError(
-          StrCat(options.source_name, ": the schema has no table ",
-                       table_name));
+      return absl::InvalidArgumentError(StrCat(
+          options.source_name, ": the schema has no table ", table_name));
     }
   } else if (parser.root_struct_def_ == nullptr) {
     return absl::InvalidArgumentError(StrCat(
@@ -164,7 +165,8 @@ class JsonPrinter {
     const reflection::Type& type = *field.type();
     switch (type.base_type()) {
       case reflection::String:
-        PrintString(table->GetPointer<const flatbuffers::String*>(field.offset()));
+        PrintString(
+            table->GetPointer<const flatbuffers::String*>(field.offset()));
         return;
       case reflection::Obj: {
         const reflection::Object& child = ObjectAt(type.index());
@@ -180,12 +182,12 @@ class JsonPrinter {
         const reflection::Field* type_field =
             object.fields()->LookupByKey(type_name.c_str());
         const reflection::EnumVal* member =
-            type_field == nullptr
-                ? nullptr
-                : schema_.enums()
-                      ->Get(type.index())
-                      ->values()
-                      ->LookupByKey(flatbuffers::GetAnyFieldI(*table, *type_field));
+            type_field == nullptr ? nullptr
+                                  : schema_.enums()
+                                        ->Get(type.index())
+                                        ->values()
+                                        ->LookupByKey(flatbuffers::GetAnyFieldI(
+                                            *table, *type_field));
         if (member == nullptr || member->union_type() == nullptr) {
           out_ += "null";
           return;
@@ -263,9 +265,8 @@ class JsonPrinter {
                       type);
         return;
       }
-      const auto* offsets =
-          reinterpret_cast<const flatbuffers::Vector<flatbuffers::Offset<Table>>*>(
-              vector);
+      const auto* offsets = reinterpret_cast<
+          const flatbuffers::Vector<flatbuffers::Offset<Table>>*>(vector);
       out_ += '[';
       ++depth_;
       bool first = true;
@@ -289,7 +290,8 @@ class JsonPrinter {
       StrAppend(&out_, "[ ... ", count, " union elements ... ]");
       return;
     }
-    PrintElements(vector->Data(), count, flatbuffers::GetTypeSize(element), type);
+    PrintElements(vector->Data(), count, flatbuffers::GetTypeSize(element),
+                  type);
   }
 
   void PrintString(const flatbuffers::String* string) {
@@ -405,7 +407,8 @@ class JsonPrinter {
         return;
       }
       default:
-        PrintInteger(flatbuffers::GetAnyValueI(type, data), enum_index, false, 0);
+        PrintInteger(flatbuffers::GetAnyValueI(type, data), enum_index, false,
+                     0);
         return;
     }
   }

@@ -6,7 +6,7 @@
 #include <limits>
 #include <random>
 
-#include "aos/testdata/everything_bfbs_generated.h"
+#include "aos/testdata/everything.h"
 #include "aos/testdata/everything_generated.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -17,14 +17,10 @@ namespace {
 using aos::testing::Everything;
 using ::testing::HasSubstr;
 
-const reflection::Schema& Schema() {
-  return *reflection::GetSchema(aos::testing::EverythingBinarySchema::data());
-}
+const reflection::Schema& Schema() { return aos::testing::EverythingSchema(); }
 
 flatbuffers::DetachedBuffer Parse(std::string_view json) {
-  absl::StatusOr<flatbuffers::DetachedBuffer> buffer = JsonToFlatbuffer(json, Schema());
-  EXPECT_TRUE(buffer.ok()) << buffer.status().message();
-  return std::move(buffer).value();
+  return aos::testing::ParseEverything(json);
 }
 
 const Everything& Root(const flatbuffers::DetachedBuffer& buffer) {
@@ -94,19 +90,20 @@ TEST(JsonToFlatbufferTest, RandomDoublesAndFloatsRoundTripBitExactly) {
     builder.add_f64(d);
     builder.add_f32(f);
     fbb.Finish(builder.Finish());
-    const std::string json =
-        FlatbufferToJson(fbb.GetBufferPointer(), Schema());
+    const std::string json = FlatbufferToJson(fbb.GetBufferPointer(), Schema());
     const flatbuffers::DetachedBuffer parsed = Parse(json);
-    ASSERT_EQ(std::bit_cast<uint64_t>(Root(parsed).f64()), std::bit_cast<uint64_t>(d))
+    ASSERT_EQ(std::bit_cast<uint64_t>(Root(parsed).f64()),
+              std::bit_cast<uint64_t>(d))
         << json;
-    ASSERT_EQ(std::bit_cast<uint32_t>(Root(parsed).f32()), std::bit_cast<uint32_t>(f))
+    ASSERT_EQ(std::bit_cast<uint32_t>(Root(parsed).f32()),
+              std::bit_cast<uint32_t>(f))
         << json;
   }
 }
 
 TEST(JsonToFlatbufferTest, NanAndInfinitiesRoundTrip) {
-  const flatbuffers::DetachedBuffer buffer =
-      RoundTrip(R"({ "f32": nan, "f64": -inf, "doubles": [ inf, -inf, nan ] })");
+  const flatbuffers::DetachedBuffer buffer = RoundTrip(
+      R"({ "f32": nan, "f64": -inf, "doubles": [ inf, -inf, nan ] })");
   const Everything& e = Root(buffer);
   EXPECT_TRUE(std::isnan(e.f32()));
   EXPECT_EQ(e.f64(), -std::numeric_limits<double>::infinity());
@@ -177,7 +174,8 @@ TEST(JsonToFlatbufferTest, EnumsPrintByNameAndParseByNameOrNumber) {
 
 TEST(JsonToFlatbufferTest, ExplicitDefaultsStayPresent) {
   const flatbuffers::DetachedBuffer buffer = Parse(R"({ "defaulted": 42 })");
-  EXPECT_TRUE(flatbuffers::IsFieldPresent(&Root(buffer), Everything::VT_DEFAULTED));
+  EXPECT_TRUE(
+      flatbuffers::IsFieldPresent(&Root(buffer), Everything::VT_DEFAULTED));
   EXPECT_FALSE(flatbuffers::IsFieldPresent(&Root(buffer), Everything::VT_I32));
   EXPECT_EQ(ToJson(buffer), "{ \"defaulted\": 42 }");
 }
@@ -190,8 +188,9 @@ TEST(JsonToFlatbufferTest, PrintsOnlyPresentFieldsInIdOrder) {
 }
 
 TEST(JsonToFlatbufferTest, MultiLineIndentsByTwo) {
-  EXPECT_EQ(ToJson(Parse(R"({ "i8": 1, "ints": [ 2 ] })"), {.multi_line = true}),
-            "{\n  \"i8\": 1,\n  \"ints\": [\n    2\n  ]\n}");
+  EXPECT_EQ(
+      ToJson(Parse(R"({ "i8": 1, "ints": [ 2 ] })"), {.multi_line = true}),
+      "{\n  \"i8\": 1,\n  \"ints\": [\n    2\n  ]\n}");
 }
 
 TEST(JsonToFlatbufferTest, LongVectorsCanBeElided) {
@@ -222,9 +221,12 @@ TEST(JsonToFlatbufferTest, ParsesANamedNonRootTable) {
   const absl::StatusOr<flatbuffers::DetachedBuffer> buffer = JsonToFlatbuffer(
       R"({ "name": "leaf" })", Schema(), {.table_name = "aos.testing.Leaf"});
   ASSERT_TRUE(buffer.ok()) << buffer.status().message();
-  EXPECT_EQ(flatbuffers::GetRoot<aos::testing::Leaf>(buffer->data())->name()->str(),
-            "leaf");
-  EXPECT_FALSE(JsonToFlatbuffer("{}", Schema(), {.table_name = "aos.testing.Nope"}).ok());
+  EXPECT_EQ(
+      flatbuffers::GetRoot<aos::testing::Leaf>(buffer->data())->name()->str(),
+      "leaf");
+  EXPECT_FALSE(
+      JsonToFlatbuffer("{}", Schema(), {.table_name = "aos.testing.Nope"})
+          .ok());
 }
 
 }  // namespace

@@ -17,8 +17,10 @@ TEST(StrCatTest, MixesStringsCharsAndNumbers) {
 }
 
 TEST(StrCatTest, IntegersPrintAtFullWidth) {
-  EXPECT_EQ(StrCat(std::numeric_limits<int64_t>::min()), "-9223372036854775808");
-  EXPECT_EQ(StrCat(std::numeric_limits<uint64_t>::max()), "18446744073709551615");
+  EXPECT_EQ(StrCat(std::numeric_limits<int64_t>::min()),
+            "-9223372036854775808");
+  EXPECT_EQ(StrCat(std::numeric_limits<uint64_t>::max()),
+            "18446744073709551615");
   EXPECT_EQ(StrCat(static_cast<uint8_t>(200)), "200");
 }
 
@@ -32,7 +34,8 @@ TEST(StrCatTest, AppendAndJoin) {
   std::string out = "a";
   StrAppend(&out, "b", 1);
   EXPECT_EQ(out, "ab1");
-  EXPECT_EQ(StrJoin(std::vector<std::string_view>{"pi1", "pi2"}, ", "), "pi1, pi2");
+  EXPECT_EQ(StrJoin(std::vector<std::string_view>{"pi1", "pi2"}, ", "),
+            "pi1, pi2");
   EXPECT_EQ(StrJoin(std::vector<int>{}, ", "), "");
   EXPECT_EQ(StrJoin(std::vector<int>{1, 2, 3}, "-"), "1-2-3");
 }
