@@ -154,7 +154,7 @@ main() {
     install) install_packages ;;
     bazel) install_packages && bazel "$@" ;;
     -h | --help | help)
-      sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       ;;
     *)
       log "unknown command '${command}'; try: tools/aos.sh run | test | build | install | bazel ARGS"
