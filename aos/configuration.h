@@ -91,6 +91,14 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
                           std::string_view application_name, const Node* node,
                           std::string* why_not = nullptr);
 
+// Up to `limit` channels of the config most like (`name`, `type`), best
+// first, as lines "  /name (type)": same type or a name a few edits away,
+// e.g. for "channel /tset of type T is not in the config" messages. Says so
+// when nothing is close.
+std::string DescribeClosestChannels(const Configuration& config,
+                                    std::string_view name,
+                                    std::string_view type, size_t limit = 5);
+
 // How long messages of `channel` are kept: its channel_storage_duration if
 // set, else the configuration's.
 int64_t ChannelStorageDurationNs(const Configuration& config,

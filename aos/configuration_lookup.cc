@@ -198,6 +198,63 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
   return found;
 }
 
+namespace {
+
+// Levenshtein distance; names are short.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string DescribeClosestChannels(const Configuration& config,
+                                    std::string_view name,
+                                    std::string_view type, size_t limit) {
+  struct Candidate {
+    size_t score;
+    const Channel* channel;
+  };
+  std::vector<Candidate> candidates;
+  if (config.channels() != nullptr) {
+    for (const Channel* channel : *config.channels()) {
+      const size_t name_distance = EditDistance(View(channel->name()), name);
+      const bool same_type = View(channel->type()) == type;
+      const bool close_name =
+          name_distance <= std::max<size_t>(2, name.size() / 3);
+      if (!same_type && !close_name) continue;
+      candidates.push_back(
+          {name_distance +
+               (same_type ? 0
+                          : 1 + EditDistance(View(channel->type()), type) / 4),
+           channel});
+    }
+  }
+  std::stable_sort(
+      candidates.begin(), candidates.end(),
+      [](const Candidate& a, const Candidate& b) { return a.score < b.score; });
+  if (candidates.empty()) {
+    return StrCat("no channel of the config has a similar name or type ", type);
+  }
+  std::string result = "closest channels in the config:";
+  for (size_t i = 0; i < candidates.size() && i < limit; ++i) {
+    StrAppend(&result, "\n  ", View(candidates[i].channel->name()), " (",
+              View(candidates[i].channel->type()), ")");
+  }
+  return result;
+}
+
 int64_t ChannelStorageDurationNs(const Configuration& config,
                                  const Channel& channel) {
   if (flatbuffers::IsFieldPresent(&channel,

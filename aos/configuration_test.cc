@@ -422,6 +422,19 @@ TEST_F(GetChannelTest, SingleNodeConfigTakesNoNode) {
   EXPECT_THAT(why_not_, HasSubstr("has no nodes"));
 }
 
+TEST_F(GetChannelTest, ClosestChannelsAreListedBestFirst) {
+  const auto config = Read(Write("c.json", R"({ "channels": [
+      { "name": "/test", "type": "aos.examples.Ping" }, { "name": "/test", "type": "aos.examples.Pong" },
+      { "name": "/aos", "type": "aos.timing.Report" }, { "name": "/camera", "type": "Image" } ] })"));
+  const std::string closest =
+      DescribeClosestChannels(config.message(), "/tset", "aos.examples.Ping");
+  EXPECT_EQ(closest,
+            "closest channels in the config:\n  /test (aos.examples.Ping)\n"
+            "  /test (aos.examples.Pong)");
+  EXPECT_THAT(DescribeClosestChannels(config.message(), "/zzzzzzzz", "Nothing"),
+              HasSubstr("no channel of the config has a similar name"));
+}
+
 // The example config, flattened at build time by aos_config.
 TEST(AosConfigTest, PingPongConfigIsFlattenedWithSchemas) {
   auto config =

@@ -12,28 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "aos/testing/allocation_counter.h"
 #include "flatbuffers/flatbuffers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-
-// Every heap allocation in this test binary goes through these, so a test
-// can prove that a realtime path allocates nothing.
-namespace {
-std::atomic<uint64_t> allocations{0};
-
-void* CountedAllocate(size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(size_t size) { return CountedAllocate(size); }
-void* operator new[](size_t size) { return CountedAllocate(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
 
 namespace aos::timing::testing {
 namespace {
@@ -705,7 +687,7 @@ TEST(TimingHistogramTest, RealtimePathsNeverAllocate) {
   fbb.Clear();
 
   int64_t sink = 0;
-  const uint64_t before = allocations.load();
+  const uint64_t before = aos::testing::HeapAllocations();
   for (int64_t sample : samples) histogram->Record(sample);
   histogram->Merge(*other);
   for (double p : {0.0, 50.0, 99.0, 99.9, 100.0}) {
@@ -717,13 +699,13 @@ TEST(TimingHistogramTest, RealtimePathsNeverAllocate) {
   fbb.Clear();
   histogram->Encode(&fbb);
   histogram->Reset();
-  const uint64_t after = allocations.load();
+  const uint64_t after = aos::testing::HeapAllocations();
   EXPECT_EQ(after - before, 0u);
   EXPECT_NE(sink, 0);
 
   // The counter does see allocations: this check is not vacuous.
   auto control = std::make_unique<int>(1);
-  EXPECT_EQ(allocations.load() - after, 1u);
+  EXPECT_EQ(aos::testing::HeapAllocations() - after, 1u);
 }
 
 }  // namespace

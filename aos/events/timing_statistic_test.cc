@@ -8,28 +8,10 @@
 #include <random>
 #include <vector>
 
+#include "aos/testing/allocation_counter.h"
 #include "flatbuffers/flatbuffers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-
-// Every heap allocation in this test binary goes through these, so a test
-// can prove that a realtime path allocates nothing.
-namespace {
-std::atomic<uint64_t> allocations{0};
-
-void* CountedAllocate(size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(size_t size) { return CountedAllocate(size); }
-void* operator new[](size_t size) { return CountedAllocate(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
 
 namespace aos::timing::testing {
 namespace {
@@ -256,7 +238,7 @@ TEST(RunningStatisticTest, RealtimePathsNeverAllocate) {
 
   RunningStatistic statistic;
   double sink = 0;
-  const uint64_t before = allocations.load();
+  const uint64_t before = aos::testing::HeapAllocations();
   for (double x : samples) statistic.Add(x);
   statistic.Merge(other);
   sink += statistic.average() + statistic.standard_deviation() +
@@ -265,13 +247,13 @@ TEST(RunningStatisticTest, RealtimePathsNeverAllocate) {
   fbb.Clear();
   statistic.Encode(&fbb);
   statistic.Reset();
-  const uint64_t after = allocations.load();
+  const uint64_t after = aos::testing::HeapAllocations();
   EXPECT_EQ(after - before, 0u);
   EXPECT_NE(sink, 0);
 
   // The counter does see allocations: this check is not vacuous.
   auto control = std::make_unique<int>(1);
-  EXPECT_EQ(allocations.load() - after, 1u);
+  EXPECT_EQ(aos::testing::HeapAllocations() - after, 1u);
 }
 
 }  // namespace

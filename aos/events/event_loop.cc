@@ -1,0 +1,361 @@
+#include "aos/events/event_loop.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "aos/configuration.h"
+#include "aos/events/timing_report.h"
+#include "gflags/gflags.h"
+
+DEFINE_bool(timing_reports, true,
+            "Publish an aos.timing.Report about each event loop on /aos.");
+DEFINE_int32(timing_report_ms, 1000,
+             "Milliseconds between timing reports (the report window).");
+
+namespace aos {
+namespace {
+
+std::string Describe(const Channel* channel) {
+  return std::string(channel->name()->string_view()) + " (type " +
+         std::string(channel->type()->string_view()) + ")";
+}
+
+}  // namespace
+
+// RawSender.
+
+RawSender::RawSender(EventLoop* event_loop, const Channel* channel)
+    : event_loop_(event_loop), channel_(channel) {
+  timing_.channel_index = event_loop->ChannelIndex(channel);
+  event_loop->senders_.push_back(this);
+}
+
+RawSender::~RawSender() { std::erase(event_loop_->senders_, this); }
+
+void RawSender::CheckLength(size_t length) {
+  if (length > size()) {
+    LOG(FATAL) << "a " << length << " byte message on " << Describe(channel_)
+               << " is larger than its max_size " << size()
+               << "; raise max_size in the config";
+  }
+}
+
+RawSender::Error RawSender::Send(size_t length) {
+  CheckLength(length);
+  const Error error = DoSend(length);
+  if (error == Error::kOk) {
+    ++timing_.count;
+    timing_.size.Add(static_cast<double>(length));
+  } else {
+    ++timing_.error_counts[static_cast<size_t>(error) - 1];
+  }
+  return error;
+}
+
+RawSender::Error RawSender::Send(const void* message, size_t length) {
+  CheckLength(length);
+  memcpy(static_cast<uint8_t*>(data()) + size() - length, message, length);
+  return Send(length);
+}
+
+std::string_view RawSender::ErrorToString(Error error) {
+  switch (error) {
+    case Error::kOk:
+      return "kOk";
+    case Error::kMessagesSentTooFast:
+      return "kMessagesSentTooFast";
+    case Error::kInvalidRedzone:
+      return "kInvalidRedzone";
+  }
+  return "unknown RawSender::Error";
+}
+
+std::ostream& operator<<(std::ostream& stream, RawSender::Error error) {
+  return stream << RawSender::ErrorToString(error);
+}
+
+// RawFetcher.
+
+RawFetcher::RawFetcher(EventLoop* event_loop, const Channel* channel)
+    : event_loop_(event_loop), channel_(channel) {
+  timing_.channel_index = event_loop->ChannelIndex(channel);
+  event_loop->fetchers_.push_back(this);
+}
+
+RawFetcher::~RawFetcher() { std::erase(event_loop_->fetchers_, this); }
+
+bool RawFetcher::Record(FetchResult result) {
+  timing_.lost_messages += result.lost;
+  if (!result.fetched) return false;
+  ++timing_.count;
+  timing_.latency.Record(event_loop_->monotonic_now() -
+                         context_.monotonic_event_time);
+  return true;
+}
+
+bool RawFetcher::Fetch() { return Record(DoFetch()); }
+
+bool RawFetcher::FetchNext() { return Record(DoFetchNext()); }
+
+// TimerHandler.
+
+TimerHandler::TimerHandler(EventLoop* event_loop, std::function<void()> fn)
+    : event_loop_(event_loop), fn_(std::move(fn)) {}
+
+TimerHandler::~TimerHandler() = default;
+
+monotonic_clock::time_point TimerHandler::Call(
+    monotonic_clock::time_point event_time) {
+  Context context;
+  context.monotonic_event_time = event_time;
+  context.monotonic_remote_time = event_time;
+  event_loop_->set_context(context);
+  const monotonic_clock::time_point start = event_loop_->monotonic_now();
+  ++timing_.count;
+  timing_.wakeup_latency.Record(start - event_time);
+  fn_();
+  const monotonic_clock::time_point end = event_loop_->monotonic_now();
+  timing_.handler_time.Record(end - start);
+  return end;
+}
+
+monotonic_clock::time_point TimerHandler::NextScheduledTime(
+    monotonic_clock::time_point event_time, monotonic_clock::duration period,
+    monotonic_clock::time_point end) {
+  monotonic_clock::time_point next = event_time + period;
+  if (next < end) {
+    // Scheduled times strictly before `end` have passed with no call.
+    const int64_t missed =
+        (end - next + period - std::chrono::nanoseconds(1)) / period;
+    timing_.missed_cycles += static_cast<uint32_t>(missed);
+    next += missed * period;
+  }
+  return next;
+}
+
+// PhasedLoopHandler.
+
+PhasedLoopHandler::PhasedLoopHandler(EventLoop* event_loop,
+                                     std::function<void(int)> fn,
+                                     monotonic_clock::duration interval,
+                                     monotonic_clock::duration offset)
+    : event_loop_(event_loop), fn_(std::move(fn)) {
+  set_interval_and_offset(interval, offset);
+  timer_ = event_loop->AddInternalTimer([this]() { HandleTimer(); });
+}
+
+PhasedLoopHandler::~PhasedLoopHandler() = default;
+
+void PhasedLoopHandler::set_interval_and_offset(
+    monotonic_clock::duration interval, monotonic_clock::duration offset) {
+  CHECK_GT(interval.count(), 0)
+      << "phased loop " << name() << ": interval must be positive";
+  CHECK(offset >= monotonic_clock::duration::zero() && offset < interval)
+      << "phased loop " << name() << ": offset " << offset.count()
+      << "ns must be in [0, interval " << interval.count() << "ns)";
+  interval_ = interval;
+  offset_ = offset;
+}
+
+monotonic_clock::time_point PhasedLoopHandler::NextBoundary(
+    monotonic_clock::time_point time) const {
+  // Boundaries are offset_ + k * interval_; find the first one > time.
+  const int64_t since = (time.time_since_epoch() - offset_).count();
+  const int64_t interval = interval_.count();
+  int64_t k = since / interval;
+  if (since < 0 && since % interval != 0) --k;  // floor division
+  return monotonic_clock::time_point(offset_ + (k + 1) * interval_);
+}
+
+void PhasedLoopHandler::Start() {
+  const monotonic_clock::time_point first =
+      NextBoundary(event_loop_->monotonic_now() - std::chrono::nanoseconds(1));
+  last_boundary_ = first - interval_;
+  timer_->Schedule(first);
+}
+
+void PhasedLoopHandler::HandleTimer() {
+  const monotonic_clock::time_point now = event_loop_->monotonic_now();
+  // The boundaries that have come since the last call, this one included.
+  const monotonic_clock::time_point latest = NextBoundary(now) - interval_;
+  const int cycles_elapsed =
+      static_cast<int>((latest - last_boundary_) / interval_);
+  if (cycles_elapsed > 1) {
+    timer_->timing_.missed_cycles += static_cast<uint32_t>(cycles_elapsed - 1);
+  }
+  last_boundary_ = latest;
+  fn_(cycles_elapsed);
+  // Like a repeating timer: continue at the first boundary not yet passed
+  // when the handler returned (boundaries passed meanwhile show up in the
+  // next call's cycles_elapsed), and never at this boundary again.
+  const monotonic_clock::time_point end = event_loop_->monotonic_now();
+  const monotonic_clock::time_point first_not_passed =
+      NextBoundary(end - std::chrono::nanoseconds(1));
+  timer_->Schedule(std::max(first_not_passed, latest + interval_));
+}
+
+// WatcherState.
+
+WatcherState::WatcherState(EventLoop* event_loop, const Channel* channel,
+                           std::function<void(const Context&, const void*)> fn)
+    : event_loop_(event_loop), channel_(channel), fn_(std::move(fn)) {
+  timing_.channel_index = event_loop->ChannelIndex(channel);
+}
+
+WatcherState::~WatcherState() = default;
+
+void WatcherState::Call(const Context& context) {
+  event_loop_->set_context(context);
+  const monotonic_clock::time_point start = event_loop_->monotonic_now();
+  ++timing_.count;
+  timing_.wakeup_latency.Record(start - context.monotonic_event_time);
+  fn_(context, context.data);
+  timing_.handler_time.Record(event_loop_->monotonic_now() - start);
+}
+
+// EventLoop.
+
+EventLoop::EventLoop(std::string_view name, const Configuration* configuration,
+                     const Node* node)
+    : name_(name), configuration_(configuration), node_(node) {
+  CHECK(configuration != nullptr)
+      << "event loop " << name << ": no configuration";
+}
+
+EventLoop::~EventLoop() = default;
+
+int EventLoop::pid() const { return getpid(); }
+
+void EventLoop::CheckNotRunning(std::string_view what) const {
+  if (is_running_) {
+    LOG(FATAL) << "event loop " << name_ << ": " << what
+               << " must be called before the loop runs (it would allocate "
+                  "on the realtime path); do it during setup";
+  }
+}
+
+const Channel* EventLoop::FindChannel(std::string_view channel_name,
+                                      std::string_view type) {
+  std::string why_not;
+  const Channel* channel = configuration::GetChannel(
+      *configuration_, channel_name, type, name_, node_, &why_not);
+  if (channel == nullptr) {
+    LOG(FATAL) << why_not << "\n"
+               << configuration::DescribeClosestChannels(*configuration_,
+                                                         channel_name, type);
+  }
+  return channel;
+}
+
+int EventLoop::ChannelIndex(const Channel* channel) const {
+  const auto* channels = configuration_->channels();
+  for (size_t i = 0; channels != nullptr && i < channels->size(); ++i) {
+    if (channels->Get(i) == channel) return static_cast<int>(i);
+  }
+  LOG(FATAL) << "channel " << Describe(channel) << " is not from event loop "
+             << name_ << "'s configuration";
+  abort();
+}
+
+std::unique_ptr<RawSender> EventLoop::MakeRawSender(const Channel* channel) {
+  CheckNotRunning("MakeSender");
+  return DoMakeRawSender(channel);
+}
+
+std::unique_ptr<RawFetcher> EventLoop::MakeRawFetcher(const Channel* channel) {
+  CheckNotRunning("MakeFetcher");
+  return DoMakeRawFetcher(channel);
+}
+
+void EventLoop::MakeRawWatcher(
+    const Channel* channel,
+    std::function<void(const Context&, const void*)> watcher) {
+  CheckNotRunning("MakeWatcher");
+  for (const std::unique_ptr<WatcherState>& existing : watchers_) {
+    if (existing->channel() == channel) {
+      LOG(FATAL) << "event loop " << name_ << " already watches "
+                 << Describe(channel) << "; one watcher per channel";
+    }
+  }
+  watchers_.push_back(DoMakeWatcher(channel, std::move(watcher)));
+}
+
+TimerHandler* EventLoop::AddTimer(std::function<void()> fn) {
+  CheckNotRunning("AddTimer");
+  timers_.push_back(DoMakeTimer(std::move(fn)));
+  return timers_.back().get();
+}
+
+TimerHandler* EventLoop::AddInternalTimer(std::function<void()> fn) {
+  internal_timers_.push_back(DoMakeTimer(std::move(fn)));
+  return internal_timers_.back().get();
+}
+
+PhasedLoopHandler* EventLoop::AddPhasedLoop(std::function<void(int)> fn,
+                                            monotonic_clock::duration interval,
+                                            monotonic_clock::duration offset) {
+  CheckNotRunning("AddPhasedLoop");
+  phased_loops_.push_back(std::unique_ptr<PhasedLoopHandler>(
+      new PhasedLoopHandler(this, std::move(fn), interval, offset)));
+  return phased_loops_.back().get();
+}
+
+void EventLoop::OnRun(std::function<void()> fn) {
+  CheckNotRunning("OnRun");
+  on_run_.push_back(std::move(fn));
+}
+
+void EventLoop::SetVersionString(std::string_view version) {
+  CheckNotRunning("SetVersionString");
+  version_ = version;
+}
+
+void EventLoop::SkipTimingReport() {
+  CheckNotRunning("SkipTimingReport");
+  skip_timing_report_ = true;
+}
+
+void EventLoop::SetRuntimeRealtimePriority(int priority) {
+  CheckNotRunning("SetRuntimeRealtimePriority");
+  CHECK(priority >= 0 && priority <= 99)
+      << "event loop " << name_ << ": realtime priority " << priority
+      << " is outside 0..99";
+  priority_ = priority;
+}
+
+void EventLoop::SetRuntimeAffinity(const cpu_set_t& cpus) {
+  CheckNotRunning("SetRuntimeAffinity");
+  CHECK_GT(CPU_COUNT(&cpus), 0)
+      << "event loop " << name_ << ": affinity names no CPU";
+  affinity_ = cpus;
+}
+
+void EventLoop::StartRunning() {
+  CHECK(!is_running_) << "event loop " << name_ << " started twice";
+  if (FLAGS_timing_reports && !skip_timing_report_) {
+    std::string why_not;
+    const Channel* channel = configuration::GetChannel(
+        *configuration_, "/aos", "aos.timing.Report", name_, node_, &why_not);
+    if (channel == nullptr) {
+      LOG(WARNING) << "event loop " << name_
+                   << ": no timing reports: " << why_not;
+    } else {
+      TimerHandler* timer = AddTimer([this]() { timing_reporter_->Publish(); });
+      timer->set_name("timing_reports");
+      timing_reporter_ =
+          std::make_unique<TimingReporter>(this, MakeRawSender(channel));
+      const auto period = std::chrono::milliseconds(FLAGS_timing_report_ms);
+      CHECK_GT(period.count(), 0) << "--timing_report_ms must be positive";
+      timing_reporter_->StartWindow();
+      timer->Schedule(monotonic_now() + period, period);
+    }
+  }
+  for (const std::unique_ptr<PhasedLoopHandler>& phased_loop : phased_loops_) {
+    phased_loop->Start();
+  }
+  is_running_ = true;
+  for (const std::function<void()>& fn : on_run_) fn();
+}
+
+}  // namespace aos

@@ -1,0 +1,681 @@
+#ifndef AOS_EVENTS_EVENT_LOOP_H_
+#define AOS_EVENTS_EVENT_LOOP_H_
+
+// The event loop: one thread that reacts to timers, phased loops and new
+// messages, and measures every callback it runs.
+//
+//   std::unique_ptr<aos::EventLoop> loop = factory.MakeEventLoop("ping");
+//   aos::Sender<aos::examples::Ping> sender =
+//       loop->MakeSender<aos::examples::Ping>("/test");
+//   loop->MakeWatcher("/test", [&](const aos::examples::Pong &pong) {
+//     LOG(INFO) << "pong " << pong.value();
+//   });
+//   aos::TimerHandler *timer = loop->AddTimer([&]() {
+//     auto builder = sender.MakeBuilder();
+//     aos::examples::Ping::Builder ping =
+//     builder.MakeBuilder<aos::examples::Ping>(); ping.add_value(++count);
+//     builder.CheckOk(builder.Send(ping.Finish()));
+//   });
+//   timer->set_name("ping");
+//   loop->OnRun([&]() {
+//     timer->Schedule(loop->monotonic_now(), std::chrono::milliseconds(10));
+//   });
+//
+// Life cycle: an event loop is set up (senders, fetchers, watchers, timers,
+// phased loops, OnRun callbacks) and then run; in simulation by
+// SimulatedEventLoopFactory, in production by ShmEventLoop::Run(). Setting
+// anything up after the loop started running is a programming error and
+// aborts with a message: it would allocate on the realtime path.
+//
+// Measurement: every timer, phased loop and watcher call is timed (wakeup
+// latency, handler time, missed cycles, histograms), and so is every fetch
+// and send. Once every --timing_report_ms the loop publishes an
+// aos.timing.Report about itself on /aos from a timer named
+// "timing_reports", which appears in its own report. docs/timing_reports.md
+// defines each figure.
+//
+// Realtime promise: once running, sending, fetching, watcher and timer
+// dispatch, recording the figures and building and sending reports never
+// allocate (tested by //aos/events:simulated_event_loop_test).
+//
+// Threads: an event loop and everything it makes belong to one thread.
+
+#include <sched.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "aos/configuration_generated.h"
+#include "aos/events/timing_entry.h"
+#include "aos/time/time.h"
+#include "flatbuffers/flatbuffers.h"
+#include "glog/logging.h"
+
+namespace aos {
+
+class EventLoop;
+class TimingReporter;
+
+// What the loop knows about the message (or timer event) being handled.
+struct Context {
+  // For a message: when it was sent, on the sender's monotonic clock. For a
+  // timer or phased loop: the time the call was scheduled for.
+  monotonic_clock::time_point monotonic_event_time = monotonic_clock::min_time;
+  // The sender's realtime clock when it was sent (min_time for timers).
+  realtime_clock::time_point realtime_event_time = realtime_clock::min_time;
+  // For a message forwarded from another node: when it was sent there, on
+  // that node's clocks. For a local message: the same as the event times.
+  monotonic_clock::time_point monotonic_remote_time = monotonic_clock::min_time;
+  realtime_clock::time_point realtime_remote_time = realtime_clock::min_time;
+  // Position of the message in its channel; increases by one per message.
+  // kInvalidQueueIndex for timers and before the first fetch.
+  uint32_t queue_index = kInvalidQueueIndex;
+  // queue_index on the node the message was first sent on.
+  uint32_t remote_queue_index = kInvalidQueueIndex;
+  // Size in bytes of the message at `data` (0 for timers).
+  size_t size = 0;
+  // The message (a finished flatbuffer), valid until the handler returns (or
+  // until the fetcher fetches again). Null for timers.
+  const void* data = nullptr;
+
+  static constexpr uint32_t kInvalidQueueIndex = 0xffffffff;
+};
+
+// Sends raw bytes on one channel. Made by EventLoop::MakeRawSender; usually
+// wrapped in a Sender<T>.
+class RawSender {
+ public:
+  // Why a send failed. Values match aos.timing.SendError (+1).
+  enum class Error {
+    kOk,
+    // More than frequency * channel_storage_duration messages were sent
+    // within one channel_storage_duration; the message was not sent.
+    kMessagesSentTooFast,
+    // Something wrote outside the message buffer (past max_size); the
+    // message was not sent.
+    kInvalidRedzone,
+  };
+
+  virtual ~RawSender();
+
+  // The buffer to build a message in: size() bytes at data(). A message of
+  // n bytes occupies the last n bytes, as a FlatBufferBuilder leaves it.
+  // Writing outside it is detected at Send() (kInvalidRedzone).
+  virtual void* data() = 0;
+  // The channel's max_size.
+  virtual size_t size() = 0;
+
+  // Sends the last `length` bytes of data(). `length` > size() aborts with a
+  // message naming the channel, the length and max_size. Never allocates.
+  Error Send(size_t length);
+  // Copies `length` bytes from `message` into data() and sends them.
+  // `length` > size() aborts as above, before anything is written.
+  Error Send(const void* message, size_t length);
+
+  // The channel, as found in the configuration.
+  const Channel* channel() const { return channel_; }
+  EventLoop* event_loop() { return event_loop_; }
+
+  // Times and queue index of the last successful send.
+  monotonic_clock::time_point monotonic_sent_time() const {
+    return monotonic_sent_time_;
+  }
+  realtime_clock::time_point realtime_sent_time() const {
+    return realtime_sent_time_;
+  }
+  uint32_t sent_queue_index() const { return sent_queue_index_; }
+
+  // "kOk", "kMessagesSentTooFast", "kInvalidRedzone".
+  static std::string_view ErrorToString(Error error);
+
+  const timing::SenderTiming& timing() const { return timing_; }
+
+ protected:
+  RawSender(EventLoop* event_loop, const Channel* channel);
+
+  // Publishes the last `length` bytes of data(). On success it must set
+  // monotonic_sent_time_, realtime_sent_time_ and sent_queue_index_.
+  virtual Error DoSend(size_t length) = 0;
+
+  monotonic_clock::time_point monotonic_sent_time_ = monotonic_clock::min_time;
+  realtime_clock::time_point realtime_sent_time_ = realtime_clock::min_time;
+  uint32_t sent_queue_index_ = Context::kInvalidQueueIndex;
+
+ private:
+  friend class TimingReporter;
+  void CheckLength(size_t length);
+
+  EventLoop* const event_loop_;
+  const Channel* const channel_;
+  timing::SenderTiming timing_;
+};
+
+std::ostream& operator<<(std::ostream& stream, RawSender::Error error);
+
+// Reads one channel: the latest message, or every message in order. Made by
+// EventLoop::MakeRawFetcher; usually wrapped in a Fetcher<T>.
+class RawFetcher {
+ public:
+  virtual ~RawFetcher();
+
+  // Makes the latest message current. Returns true if it is newer than the
+  // current one. Never allocates.
+  bool Fetch();
+  // Makes the next message after the current one current (the oldest one
+  // still kept, if the fetcher fell behind by more than the queue; the
+  // skipped ones are counted as lost). Returns false, changing nothing, if
+  // there is none. Never allocates.
+  bool FetchNext();
+
+  // The current message; context().data is null before the first fetch.
+  const Context& context() const { return context_; }
+  const Channel* channel() const { return channel_; }
+  EventLoop* event_loop() { return event_loop_; }
+
+  const timing::FetcherTiming& timing() const { return timing_; }
+
+ protected:
+  RawFetcher(EventLoop* event_loop, const Channel* channel);
+
+  // Implementations update context_ and return whether there was a new
+  // message, and how many messages were skipped because they were gone.
+  struct FetchResult {
+    bool fetched = false;
+    uint32_t lost = 0;
+  };
+  virtual FetchResult DoFetch() = 0;
+  virtual FetchResult DoFetchNext() = 0;
+
+  Context context_;
+
+ private:
+  friend class TimingReporter;
+  bool Record(FetchResult result);
+
+  EventLoop* const event_loop_;
+  const Channel* const channel_;
+  timing::FetcherTiming timing_;
+};
+
+// A timer: calls its handler at scheduled times. Made by EventLoop::AddTimer.
+class TimerHandler {
+ public:
+  virtual ~TimerHandler();
+
+  // Calls the handler at `base`, then, if `period` is positive, every
+  // `period` after it. Replaces any earlier schedule. A `base` in the past
+  // calls the handler as soon as the loop gets to it (and that lateness is
+  // its wakeup latency).
+  //
+  // When the loop is late for a repeating timer, the call serves the
+  // earliest scheduled time that is due (latency is measured from it); when
+  // the handler returns, every further scheduled time already passed is
+  // skipped and counted in missed_cycles, and the timer continues at the
+  // first scheduled time not yet passed. So a call 3.5 periods late has a
+  // wakeup latency of 3.5 periods and 3 missed cycles.
+  virtual void Schedule(
+      monotonic_clock::time_point base,
+      monotonic_clock::duration period = monotonic_clock::duration::zero()) = 0;
+  // Stops calling the handler. Also valid inside the handler.
+  virtual void Disable() = 0;
+  // True when no call is scheduled.
+  virtual bool IsDisabled() = 0;
+
+  // Names the timer in timing reports (AOS users know "ping",
+  // "timing_reports"). Set it before Run(): a long name may allocate.
+  void set_name(std::string_view name) { timing_.name = name; }
+  const std::string& name() const { return timing_.name; }
+
+  const timing::TimerTiming& timing() const { return timing_; }
+
+ protected:
+  TimerHandler(EventLoop* event_loop, std::function<void()> fn);
+
+  // Calls the handler for the call scheduled at `event_time`, measuring it.
+  // Returns the time the handler returned.
+  monotonic_clock::time_point Call(monotonic_clock::time_point event_time);
+
+  // For a repeating timer whose call for `event_time` ended at `end`: the
+  // next scheduled time not yet passed, counting skipped ones as missed.
+  monotonic_clock::time_point NextScheduledTime(
+      monotonic_clock::time_point event_time, monotonic_clock::duration period,
+      monotonic_clock::time_point end);
+
+  EventLoop* event_loop() { return event_loop_; }
+
+ private:
+  friend class PhasedLoopHandler;
+  friend class TimingReporter;
+
+  EventLoop* const event_loop_;
+  std::function<void()> fn_;
+  timing::TimerTiming timing_;
+};
+
+// Calls its handler at every boundary `offset + k * interval` of the
+// monotonic clock, with how many boundaries passed since the last call
+// (1 normally; more after a stall, and the extra ones count as missed
+// cycles). Made by EventLoop::AddPhasedLoop. The first call is at the first
+// boundary after the loop starts running, with cycles_elapsed 1.
+class PhasedLoopHandler {
+ public:
+  ~PhasedLoopHandler();
+
+  // Names the phased loop in timing reports.
+  void set_name(std::string_view name) { timer_->timing_.name = name; }
+  const std::string& name() const { return timer_->timing_.name; }
+
+  // Changes the boundaries from the next call on.
+  void set_interval_and_offset(monotonic_clock::duration interval,
+                               monotonic_clock::duration offset);
+
+  const timing::TimerTiming& timing() const { return timer_->timing_; }
+
+ private:
+  friend class EventLoop;
+  friend class TimingReporter;
+
+  PhasedLoopHandler(EventLoop* event_loop, std::function<void(int)> fn,
+                    monotonic_clock::duration interval,
+                    monotonic_clock::duration offset);
+
+  // The first boundary strictly after `time`.
+  monotonic_clock::time_point NextBoundary(
+      monotonic_clock::time_point time) const;
+  void HandleTimer();
+  void Start();
+
+  EventLoop* const event_loop_;
+  std::function<void(int)> fn_;
+  monotonic_clock::duration interval_;
+  monotonic_clock::duration offset_;
+  // The boundary of the last call.
+  monotonic_clock::time_point last_boundary_ = monotonic_clock::min_time;
+  // A one-shot timer at each boundary; not listed among the loop's timers.
+  TimerHandler* timer_ = nullptr;
+};
+
+// The per-watcher state an implementation keeps; the base measures calls.
+class WatcherState {
+ public:
+  virtual ~WatcherState();
+
+  const Channel* channel() const { return channel_; }
+  const timing::WatcherTiming& timing() const { return timing_; }
+
+ protected:
+  WatcherState(EventLoop* event_loop, const Channel* channel,
+               std::function<void(const Context&, const void*)> fn);
+
+  // Calls the handler on the message described by `context`, measuring it.
+  void Call(const Context& context);
+  // Counts messages the watcher never saw.
+  void AddLost(uint32_t lost) { timing_.lost_messages += lost; }
+
+ private:
+  friend class TimingReporter;
+
+  EventLoop* const event_loop_;
+  const Channel* const channel_;
+  std::function<void(const Context&, const void*)> fn_;
+  timing::WatcherTiming timing_;
+};
+
+// Sends messages of type T on one channel.
+template <typename T>
+class Sender {
+ public:
+  // A FlatBufferBuilder that writes straight into the sender's buffer (zero
+  // copy), and sends what it built. A message that outgrows the channel's
+  // max_size aborts with a message naming the channel, what it needed and
+  // max_size: raise max_size in the config.
+  class Builder {
+   public:
+    Builder(RawSender* sender);
+    Builder(Builder&&) = delete;
+
+    flatbuffers::FlatBufferBuilder* fbb() { return &fbb_; }
+
+    // Starts a table of type U (T itself, or a sub-table of it).
+    template <typename U>
+    typename U::Builder MakeBuilder() {
+      return typename U::Builder(fbb_);
+    }
+
+    // Finishes the message rooted at `offset` and sends it.
+    RawSender::Error Send(flatbuffers::Offset<T> offset);
+
+    // Aborts with the channel and error if `error` is not kOk.
+    void CheckOk(RawSender::Error error);
+
+   private:
+    class Allocator : public flatbuffers::Allocator {
+     public:
+      explicit Allocator(RawSender* sender) : sender_(sender) {}
+      uint8_t* allocate(size_t size) override;
+      void deallocate(uint8_t*, size_t) override {}
+      uint8_t* reallocate_downward(uint8_t*, size_t, size_t new_size, size_t,
+                                   size_t) override;
+
+     private:
+      RawSender* const sender_;
+    };
+
+    RawSender* const sender_;
+    Allocator allocator_;
+    flatbuffers::FlatBufferBuilder fbb_;
+  };
+
+  Sender() = default;
+  explicit Sender(std::unique_ptr<RawSender> sender)
+      : sender_(std::move(sender)) {}
+
+  // A builder for one message. Only one may exist at a time per sender.
+  Builder MakeBuilder() { return Builder(sender_.get()); }
+
+  // Copies a finished flatbuffer of T and sends it.
+  RawSender::Error Send(const void* data, size_t size) {
+    return sender_->Send(data, size);
+  }
+
+  const Channel* channel() const { return sender_->channel(); }
+  RawSender* raw() { return sender_.get(); }
+  explicit operator bool() const { return sender_ != nullptr; }
+
+ private:
+  std::unique_ptr<RawSender> sender_;
+};
+
+// Reads messages of type T from one channel.
+template <typename T>
+class Fetcher {
+ public:
+  Fetcher() = default;
+  explicit Fetcher(std::unique_ptr<RawFetcher> fetcher)
+      : fetcher_(std::move(fetcher)) {}
+
+  // See RawFetcher::Fetch and FetchNext.
+  bool Fetch() { return fetcher_->Fetch(); }
+  bool FetchNext() { return fetcher_->FetchNext(); }
+
+  // The current message, or null before the first successful fetch.
+  const T* get() const {
+    return fetcher_->context().data == nullptr
+               ? nullptr
+               : flatbuffers::GetRoot<T>(fetcher_->context().data);
+  }
+  const T& operator*() const { return *get(); }
+  const T* operator->() const { return get(); }
+
+  const Context& context() const { return fetcher_->context(); }
+  const Channel* channel() const { return fetcher_->channel(); }
+  explicit operator bool() const { return fetcher_ != nullptr; }
+
+ private:
+  std::unique_ptr<RawFetcher> fetcher_;
+};
+
+namespace event_loop_internal {
+
+// The message type a watcher callable takes: void(const T&).
+template <typename F>
+struct WatcherArgument
+    : WatcherArgument<decltype(&std::remove_reference_t<F>::operator())> {};
+template <typename C, typename R, typename A>
+struct WatcherArgument<R (C::*)(A) const> {
+  using type = std::remove_cvref_t<A>;
+};
+template <typename C, typename R, typename A>
+struct WatcherArgument<R (C::*)(A)> {
+  using type = std::remove_cvref_t<A>;
+};
+template <typename R, typename A>
+struct WatcherArgument<R (*)(A)> {
+  using type = std::remove_cvref_t<A>;
+};
+
+}  // namespace event_loop_internal
+
+class EventLoop {
+ public:
+  virtual ~EventLoop();
+
+  // The loop's clocks. In simulation, simulated time; inside a handler,
+  // the time the loop believes it is now.
+  virtual monotonic_clock::time_point monotonic_now() const = 0;
+  virtual realtime_clock::time_point realtime_now() const = 0;
+
+  // The channel called `channel_name` of type T as this application sees it
+  // (maps and node rules applied). Aborts if there is none, naming the
+  // channel, type, application and node, saying why, and listing the
+  // closest channels of the config.
+  template <typename T>
+  const Channel* GetChannel(std::string_view channel_name) {
+    return FindChannel(channel_name, T::GetFullyQualifiedName());
+  }
+  // The same for a type named at run time.
+  const Channel* FindChannel(std::string_view channel_name,
+                             std::string_view type);
+
+  // A sender for messages of type T on `channel_name`. Before Run() only.
+  template <typename T>
+  Sender<T> MakeSender(std::string_view channel_name) {
+    return Sender<T>(MakeRawSender(GetChannel<T>(channel_name)));
+  }
+  // A fetcher for messages of type T on `channel_name`. Before Run() only.
+  template <typename T>
+  Fetcher<T> MakeFetcher(std::string_view channel_name) {
+    return Fetcher<T>(MakeRawFetcher(GetChannel<T>(channel_name)));
+  }
+
+  // Calls `watcher(const T&)` for every message sent on `channel_name` after
+  // the loop starts running, once each, in order. The message type T is
+  // taken from the callable's argument. Before Run() only.
+  template <typename Watch>
+  void MakeWatcher(std::string_view channel_name, Watch&& watcher) {
+    using T = typename event_loop_internal::WatcherArgument<Watch>::type;
+    MakeRawWatcher(GetChannel<T>(channel_name),
+                   [watcher = std::forward<Watch>(watcher)](
+                       const Context&, const void* message) mutable {
+                     watcher(*flatbuffers::GetRoot<T>(message));
+                   });
+  }
+  // Calls `watcher()` for every message of type T on `channel_name`, without
+  // the message (for when only the event matters).
+  template <typename T>
+  void MakeNoArgWatcher(std::string_view channel_name,
+                        std::function<void()> watcher) {
+    MakeRawWatcher(GetChannel<T>(channel_name),
+                   [watcher = std::move(watcher)](const Context&, const void*) {
+                     watcher();
+                   });
+  }
+
+  // Untyped versions: `channel` must come from this loop's configuration.
+  std::unique_ptr<RawSender> MakeRawSender(const Channel* channel);
+  std::unique_ptr<RawFetcher> MakeRawFetcher(const Channel* channel);
+  void MakeRawWatcher(
+      const Channel* channel,
+      std::function<void(const Context& context, const void* message)> watcher);
+
+  // A timer calling `fn`; disabled until scheduled. Owned by the loop.
+  // Before Run() only.
+  TimerHandler* AddTimer(std::function<void()> fn);
+
+  // A phased loop calling `fn(cycles_elapsed)` at every `offset + k *
+  // interval`. 0 <= offset < interval. Owned by the loop. Before Run() only.
+  PhasedLoopHandler* AddPhasedLoop(
+      std::function<void(int cycles_elapsed)> fn,
+      monotonic_clock::duration interval,
+      monotonic_clock::duration offset = monotonic_clock::duration::zero());
+
+  // Calls `fn` once when the loop starts running, before any other
+  // callback; OnRun callbacks run in the order they were added.
+  void OnRun(std::function<void()> fn);
+
+  // Asks whatever runs the loop to return from its Run() once the current
+  // callback returns.
+  virtual void Exit() = 0;
+
+  // True from the start of Run() (OnRun callbacks included).
+  bool is_running() const { return is_running_; }
+
+  // The application's name, as matched against the config's applications
+  // and shown in timing reports.
+  const std::string& name() const { return name_; }
+  // The node this loop runs on; null in a single-node config.
+  const Node* node() const { return node_; }
+  const Configuration* configuration() const { return configuration_; }
+
+  // Shown as "version" in timing reports. Before Run() only.
+  void SetVersionString(std::string_view version);
+  const std::string& version_string() const { return version_; }
+
+  // This loop publishes no timing reports (its figures are still kept).
+  // Before Run() only.
+  void SkipTimingReport();
+
+  // Run at SCHED_FIFO priority `priority` (1-99; 0 = normal scheduling)
+  // once running. Before Run() only; priority outside 0..99 aborts.
+  void SetRuntimeRealtimePriority(int priority);
+  int runtime_realtime_priority() const { return priority_; }
+  // Pin the loop's thread to `cpus` once running. Before Run() only.
+  void SetRuntimeAffinity(const cpu_set_t& cpus);
+  const std::optional<cpu_set_t>& runtime_affinity() const { return affinity_; }
+
+  // The context of the callback being run: the message for a watcher, the
+  // scheduled time for a timer.
+  const Context& context() const { return context_; }
+
+  // Everything measured, for tests and tools.
+  const std::vector<std::unique_ptr<TimerHandler>>& timers() const {
+    return timers_;
+  }
+  const std::vector<std::unique_ptr<PhasedLoopHandler>>& phased_loops() const {
+    return phased_loops_;
+  }
+  const std::vector<std::unique_ptr<WatcherState>>& watchers() const {
+    return watchers_;
+  }
+  const std::vector<RawSender*>& senders() const { return senders_; }
+  const std::vector<RawFetcher*>& fetchers() const { return fetchers_; }
+
+  // The process id shown in timing reports.
+  virtual int pid() const;
+
+ protected:
+  EventLoop(std::string_view name, const Configuration* configuration,
+            const Node* node);
+
+  // What implementations provide.
+  virtual std::unique_ptr<RawSender> DoMakeRawSender(
+      const Channel* channel) = 0;
+  virtual std::unique_ptr<RawFetcher> DoMakeRawFetcher(
+      const Channel* channel) = 0;
+  virtual std::unique_ptr<WatcherState> DoMakeWatcher(
+      const Channel* channel,
+      std::function<void(const Context&, const void*)> watcher) = 0;
+  virtual std::unique_ptr<TimerHandler> DoMakeTimer(
+      std::function<void()> fn) = 0;
+
+  // Implementations call this when the loop starts running: it sets up
+  // timing reports (unless skipped), starts phased loops, marks the loop
+  // running and runs the OnRun callbacks.
+  void StartRunning();
+
+  void set_context(const Context& context) { context_ = context; }
+
+  // The channel's index in the configuration.
+  int ChannelIndex(const Channel* channel) const;
+
+ private:
+  friend class RawSender;
+  friend class RawFetcher;
+  friend class TimerHandler;
+  friend class WatcherState;
+  friend class PhasedLoopHandler;
+
+  void CheckNotRunning(std::string_view what) const;
+  TimerHandler* AddInternalTimer(std::function<void()> fn);
+
+  const std::string name_;
+  const Configuration* const configuration_;
+  const Node* const node_;
+  std::string version_;
+  bool is_running_ = false;
+  bool skip_timing_report_ = false;
+  int priority_ = 0;
+  std::optional<cpu_set_t> affinity_;
+  Context context_;
+
+  std::vector<std::unique_ptr<TimerHandler>> timers_;
+  // Timers behind phased loops; not reported as timers.
+  std::vector<std::unique_ptr<TimerHandler>> internal_timers_;
+  std::vector<std::unique_ptr<PhasedLoopHandler>> phased_loops_;
+  std::vector<std::unique_ptr<WatcherState>> watchers_;
+  std::vector<RawSender*> senders_;
+  std::vector<RawFetcher*> fetchers_;
+  std::vector<std::function<void()>> on_run_;
+
+  std::unique_ptr<TimingReporter> timing_reporter_;
+};
+
+// Sender<T>::Builder.
+
+template <typename T>
+Sender<T>::Builder::Builder(RawSender* sender)
+    : sender_(sender),
+      allocator_(sender),
+      fbb_(sender->size(), &allocator_, false) {}
+
+template <typename T>
+uint8_t* Sender<T>::Builder::Allocator::allocate(size_t size) {
+  if (size > sender_->size()) {
+    LOG(FATAL) << "a message on " << sender_->channel()->name()->string_view()
+               << " (type " << sender_->channel()->type()->string_view()
+               << ") needs " << size << " bytes, more than its max_size "
+               << sender_->size() << "; raise max_size in the config";
+  }
+  return static_cast<uint8_t*>(sender_->data()) + sender_->size() - size;
+}
+
+template <typename T>
+uint8_t* Sender<T>::Builder::Allocator::reallocate_downward(uint8_t*, size_t,
+                                                            size_t new_size,
+                                                            size_t, size_t) {
+  LOG(FATAL) << "a message on " << sender_->channel()->name()->string_view()
+             << " (type " << sender_->channel()->type()->string_view()
+             << ") grew to " << new_size << " bytes, more than its max_size "
+             << sender_->size() << "; raise max_size in the config";
+  abort();
+}
+
+template <typename T>
+RawSender::Error Sender<T>::Builder::Send(flatbuffers::Offset<T> offset) {
+  fbb_.Finish(offset);
+  const size_t size = fbb_.GetSize();
+  CHECK_EQ(static_cast<const void*>(fbb_.GetBufferPointer()),
+           static_cast<const void*>(static_cast<uint8_t*>(sender_->data()) +
+                                    sender_->size() - size))
+      << "the builder's message is not at the end of the sender's buffer";
+  return sender_->Send(size);
+}
+
+template <typename T>
+void Sender<T>::Builder::CheckOk(RawSender::Error error) {
+  CHECK(error == RawSender::Error::kOk)
+      << "sending on " << sender_->channel()->name()->string_view() << " (type "
+      << sender_->channel()->type()->string_view()
+      << ") failed: " << RawSender::ErrorToString(error);
+}
+
+}  // namespace aos
+
+#endif  // AOS_EVENTS_EVENT_LOOP_H_

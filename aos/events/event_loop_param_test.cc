@@ -1,0 +1,473 @@
+#include "aos/events/event_loop_param_test.h"
+
+#include <vector>
+
+#include "aos/events/event_loop_generated.h"
+#include "examples/ping_generated.h"
+#include "examples/pong_generated.h"
+#include "gmock/gmock.h"
+
+namespace aos::testing {
+namespace {
+
+using aos::examples::Ping;
+using aos::examples::Pong;
+using std::chrono::milliseconds;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr std::string_view kConfig = R"({
+  "channels": [
+    { "name": "/aos", "type": "aos.timing.Report", "frequency": 50,
+      "max_size": 16384, "num_senders": 20 },
+    { "name": "/test", "type": "aos.examples.Ping", "frequency": 1000, "max_size": 64 },
+    { "name": "/test", "type": "aos.examples.Pong", "frequency": 1000, "max_size": 64 },
+    { "name": "/slow", "type": "aos.examples.Ping", "frequency": 2, "max_size": 64,
+      "channel_storage_duration": 1000000000 }
+  ]
+})";
+
+FlatbufferDetachedBuffer<Configuration> SuiteConfig() {
+  auto config =
+      configuration::ReadConfigFromJson(kConfig, "event_loop_param_test");
+  CHECK(config.ok()) << config.status().message();
+  return std::move(config).value();
+}
+
+// Sends a Ping with `value`.
+RawSender::Error SendPing(Sender<Ping>* sender, int value) {
+  auto builder = sender->MakeBuilder();
+  Ping::Builder ping = builder.MakeBuilder<Ping>();
+  ping.add_value(value);
+  return builder.Send(ping.Finish());
+}
+
+}  // namespace
+
+EventLoopTestFactory::EventLoopTestFactory() : config_(SuiteConfig()) {}
+EventLoopTestFactory::~EventLoopTestFactory() = default;
+
+namespace {
+
+TEST_P(AbstractEventLoopTest, FetchGetsTheLatestMessageOnce) {
+  auto loop = Make("sender");
+  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/test");
+  EXPECT_FALSE(fetcher.Fetch());
+  EXPECT_EQ(fetcher.get(), nullptr);
+  for (int i = 1; i <= 3; ++i)
+    ASSERT_EQ(SendPing(&sender, i), RawSender::Error::kOk);
+  ASSERT_TRUE(fetcher.Fetch());
+  EXPECT_EQ(fetcher->value(), 3);
+  EXPECT_FALSE(fetcher.Fetch());
+  EXPECT_EQ(fetcher->value(), 3);
+}
+
+TEST_P(AbstractEventLoopTest, FetchNextReadsEveryMessageInOrder) {
+  auto loop = Make("sender");
+  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/test");
+  for (int i = 1; i <= 5; ++i)
+    ASSERT_EQ(SendPing(&sender, i), RawSender::Error::kOk);
+  std::vector<int> values;
+  std::vector<uint32_t> indices;
+  while (fetcher.FetchNext()) {
+    values.push_back(fetcher->value());
+    indices.push_back(fetcher.context().queue_index);
+  }
+  EXPECT_THAT(values, ElementsAre(1, 2, 3, 4, 5));
+  for (size_t i = 1; i < indices.size(); ++i)
+    EXPECT_EQ(indices[i], indices[i - 1] + 1);
+  // A message sent later is next; Fetch after FetchNext gets nothing newer.
+  ASSERT_EQ(SendPing(&sender, 6), RawSender::Error::kOk);
+  EXPECT_TRUE(fetcher.FetchNext());
+  EXPECT_EQ(fetcher->value(), 6);
+  EXPECT_FALSE(fetcher.Fetch());
+}
+
+TEST_P(AbstractEventLoopTest, FetchNextAfterFetchContinuesFromThere) {
+  auto loop = Make("sender");
+  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/test");
+  for (int i = 1; i <= 3; ++i) SendPing(&sender, i);
+  ASSERT_TRUE(fetcher.Fetch());
+  EXPECT_EQ(fetcher->value(), 3);
+  EXPECT_FALSE(fetcher.FetchNext());
+  SendPing(&sender, 4);
+  ASSERT_TRUE(fetcher.FetchNext());
+  EXPECT_EQ(fetcher->value(), 4);
+}
+
+TEST_P(AbstractEventLoopTest, WatcherFiresOncePerMessageInOrder) {
+  auto sender_loop = Make("sender");
+  auto watcher_loop = Make("watcher");
+  Sender<Ping> sender = sender_loop->MakeSender<Ping>("/test");
+  std::vector<int> seen;
+  watcher_loop->MakeWatcher("/test", [&](const Ping& ping) {
+    seen.push_back(ping.value());
+    if (ping.value() == 10) watcher_loop->Exit();
+  });
+  int next = 0;
+  TimerHandler* timer = sender_loop->AddTimer(
+      [&]() { ASSERT_EQ(SendPing(&sender, ++next), RawSender::Error::kOk); });
+  sender_loop->OnRun([&]() {
+    timer->Schedule(sender_loop->monotonic_now(), milliseconds(1));
+  });
+  Run();
+  EXPECT_THAT(seen, ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10));
+}
+
+TEST_P(AbstractEventLoopTest, WatcherGetsOnlyMessagesSentOnceRunning) {
+  auto loop = Make("loop");
+  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  ASSERT_EQ(SendPing(&sender, 1), RawSender::Error::kOk);
+  std::vector<int> seen;
+  loop->MakeWatcher("/test", [&](const Ping& ping) {
+    seen.push_back(ping.value());
+    loop->Exit();
+  });
+  loop->OnRun([&]() { SendPing(&sender, 2); });
+  Run();
+  EXPECT_THAT(seen, ElementsAre(2));
+}
+
+TEST_P(AbstractEventLoopTest, NoArgAndRawWatchers) {
+  auto loop = Make("loop");
+  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Sender<Pong> pong_sender = loop->MakeSender<Pong>("/test");
+  int no_arg_calls = 0;
+  size_t raw_size = 0;
+  loop->MakeNoArgWatcher<Ping>("/test", [&]() { ++no_arg_calls; });
+  loop->MakeRawWatcher(loop->GetChannel<Pong>("/test"),
+                       [&](const Context& context, const void* data) {
+                         raw_size = context.size;
+                         EXPECT_EQ(data, context.data);
+                         loop->Exit();
+                       });
+  loop->OnRun([&]() {
+    SendPing(&sender, 1);
+    auto builder = pong_sender.MakeBuilder();
+    builder.CheckOk(builder.Send(builder.MakeBuilder<Pong>().Finish()));
+  });
+  Run();
+  EXPECT_EQ(no_arg_calls, 1);
+  EXPECT_GT(raw_size, 0u);
+}
+
+TEST_P(AbstractEventLoopTest, ContextDescribesTheMessage) {
+  auto loop = Make("loop");
+  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Context seen;
+  loop->MakeWatcher("/test", [&](const Ping&) {
+    seen = loop->context();
+    loop->Exit();
+  });
+  loop->OnRun([&]() { SendPing(&sender, 7); });
+  Run();
+  RawSender* raw = sender.raw();
+  EXPECT_EQ(seen.monotonic_event_time, raw->monotonic_sent_time());
+  EXPECT_EQ(seen.realtime_event_time, raw->realtime_sent_time());
+  EXPECT_EQ(seen.monotonic_remote_time, seen.monotonic_event_time);
+  EXPECT_EQ(seen.realtime_remote_time, seen.realtime_event_time);
+  EXPECT_EQ(seen.queue_index, raw->sent_queue_index());
+  EXPECT_EQ(seen.remote_queue_index, seen.queue_index);
+  EXPECT_GT(seen.size, 0u);
+  EXPECT_LE(seen.size, 64u);
+  EXPECT_NE(seen.monotonic_event_time, monotonic_clock::min_time);
+}
+
+TEST_P(AbstractEventLoopTest, OneShotTimerFiresOnceAtItsTime) {
+  auto loop = Make("loop");
+  int calls = 0;
+  monotonic_clock::time_point scheduled;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    ++calls;
+    EXPECT_EQ(loop->context().monotonic_event_time, scheduled);
+    EXPECT_GE(loop->monotonic_now(), scheduled);
+  });
+  TimerHandler* stop = loop->AddTimer([&]() { loop->Exit(); });
+  loop->OnRun([&]() {
+    EXPECT_TRUE(timer->IsDisabled());
+    scheduled = loop->monotonic_now() + milliseconds(5);
+    timer->Schedule(scheduled);
+    EXPECT_FALSE(timer->IsDisabled());
+    stop->Schedule(loop->monotonic_now() + milliseconds(50));
+  });
+  Run();
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(timer->IsDisabled());
+}
+
+TEST_P(AbstractEventLoopTest, RepeatingTimerServesEachPeriodInTurn) {
+  auto loop = Make("loop");
+  std::vector<monotonic_clock::time_point> times;
+  monotonic_clock::time_point base;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    times.push_back(loop->context().monotonic_event_time);
+    if (times.size() == 5) loop->Exit();
+  });
+  loop->OnRun([&]() {
+    base = loop->monotonic_now() + milliseconds(1);
+    timer->Schedule(base, milliseconds(10));
+  });
+  Run();
+  ASSERT_EQ(times.size(), 5u);
+  for (size_t i = 0; i < times.size(); ++i) {
+    EXPECT_EQ(times[i], base + i * milliseconds(10));
+  }
+  EXPECT_EQ(timer->timing().count, 5u);
+}
+
+TEST_P(AbstractEventLoopTest, TimerCanBeRescheduledAndDisabledInItsHandler) {
+  auto loop = Make("loop");
+  int calls = 0;
+  TimerHandler* timer = nullptr;
+  timer = loop->AddTimer([&]() {
+    ++calls;
+    if (calls == 1) {
+      // Replace the 1 ms period with a one-shot 2 ms later.
+      timer->Schedule(loop->monotonic_now() + milliseconds(2));
+    } else if (calls == 2) {
+      timer->Schedule(loop->monotonic_now() + milliseconds(1), milliseconds(1));
+    } else if (calls == 4) {
+      timer->Disable();
+      EXPECT_TRUE(timer->IsDisabled());
+    }
+  });
+  TimerHandler* stop = loop->AddTimer([&]() { loop->Exit(); });
+  loop->OnRun([&]() {
+    timer->Schedule(loop->monotonic_now(), milliseconds(1));
+    stop->Schedule(loop->monotonic_now() + milliseconds(50));
+  });
+  Run();
+  EXPECT_EQ(calls, 4);
+}
+
+TEST_P(AbstractEventLoopTest, PhasedLoopRunsOnItsPhase) {
+  auto loop = Make("loop");
+  std::vector<int> cycles;
+  PhasedLoopHandler* phased = loop->AddPhasedLoop(
+      [&](int cycles_elapsed) {
+        cycles.push_back(cycles_elapsed);
+        const int64_t ns =
+            loop->context().monotonic_event_time.time_since_epoch().count();
+        EXPECT_EQ(ns % 10000000, 3000000) << "not on the 10 ms phase + 3 ms";
+        if (cycles.size() == 4) loop->Exit();
+      },
+      milliseconds(10), milliseconds(3));
+  phased->set_name("phased");
+  Run();
+  EXPECT_THAT(cycles, ElementsAre(1, 1, 1, 1));
+  EXPECT_EQ(phased->name(), "phased");
+}
+
+TEST_P(AbstractEventLoopTest, PhasedLoopCountsCyclesElapsedAfterAStall) {
+  auto loop = Make("loop");
+  std::vector<int> cycles;
+  loop->AddPhasedLoop(
+      [&](int cycles_elapsed) {
+        cycles.push_back(cycles_elapsed);
+        // Stall 3.5 intervals in the second call.
+        if (cycles.size() == 2) factory_->Stall(milliseconds(70));
+        if (cycles.size() == 3) loop->Exit();
+      },
+      milliseconds(20));
+  Run();
+  // The boundaries passed during the stall arrive as one call.
+  EXPECT_THAT(cycles, ElementsAre(1, 1, 4));
+  EXPECT_EQ(loop->phased_loops()[0]->timing().missed_cycles, 3u);
+}
+
+TEST_P(AbstractEventLoopTest, OnRunCallbacksRunFirstInOrder) {
+  auto loop = Make("loop");
+  std::vector<std::string> order;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    order.push_back("timer");
+    loop->Exit();
+  });
+  loop->OnRun([&]() {
+    EXPECT_TRUE(loop->is_running());
+    order.push_back("first");
+    timer->Schedule(loop->monotonic_now());
+  });
+  loop->OnRun([&]() { order.push_back("second"); });
+  EXPECT_FALSE(loop->is_running());
+  Run();
+  EXPECT_THAT(order, ElementsAre("first", "second", "timer"));
+}
+
+TEST_P(AbstractEventLoopTest, ExitReturnsFromRun) {
+  auto loop = Make("loop");
+  int calls = 0;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    if (++calls == 3) loop->Exit();
+  });
+  loop->OnRun(
+      [&]() { timer->Schedule(loop->monotonic_now(), milliseconds(1)); });
+  Run();
+  EXPECT_EQ(calls, 3);
+}
+
+TEST_P(AbstractEventLoopTest, SendingTooFastIsRefusedAndCounted) {
+  auto loop = Make("loop");
+  // /slow keeps 2 messages per 1 s storage duration.
+  Sender<Ping> sender = loop->MakeSender<Ping>("/slow");
+  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/slow");
+  EXPECT_EQ(SendPing(&sender, 1), RawSender::Error::kOk);
+  EXPECT_EQ(SendPing(&sender, 2), RawSender::Error::kOk);
+  EXPECT_EQ(SendPing(&sender, 3), RawSender::Error::kMessagesSentTooFast);
+  ASSERT_TRUE(fetcher.Fetch());
+  EXPECT_EQ(fetcher->value(), 2) << "the refused message must not be visible";
+  const auto& timing = sender.raw()->timing();
+  EXPECT_EQ(timing.count, 2u);
+  EXPECT_EQ(timing.error_counts[static_cast<size_t>(
+                timing::SendError::MESSAGE_SENT_TOO_FAST)],
+            1u);
+}
+
+TEST_P(AbstractEventLoopTest, WritingOutsideTheBufferIsCaughtByTheRedzone) {
+  auto loop = Make("loop");
+  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/test");
+  RawSender* raw = sender.raw();
+  // A buggy writer scribbles just before the buffer.
+  static_cast<uint8_t*>(raw->data())[-1] ^= 0xff;
+  EXPECT_EQ(raw->Send(8), RawSender::Error::kInvalidRedzone);
+  EXPECT_FALSE(fetcher.Fetch());
+  EXPECT_EQ(raw->timing().error_counts[static_cast<size_t>(
+                timing::SendError::INVALID_REDZONE)],
+            1u);
+  // The sender recovers.
+  EXPECT_EQ(SendPing(&sender, 1), RawSender::Error::kOk);
+}
+
+TEST_P(AbstractEventLoopDeathTest, OversizeMessagesAbortNamingTheChannel) {
+  auto loop = Make("loop");
+  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  std::vector<uint8_t> big(65);
+  EXPECT_DEATH(sender.Send(big.data(), big.size()),
+               "a 65 byte message on /test \\(type aos.examples.Ping\\) is "
+               "larger than its max_size 64");
+  EXPECT_DEATH(
+      {
+        auto builder = sender.MakeBuilder();
+        builder.fbb()->CreateString(std::string(100, 'x'));
+      },
+      "on /test \\(type aos.examples.Ping\\).*max_size 64");
+}
+
+TEST_P(AbstractEventLoopDeathTest, UnknownChannelNamesItAndTheClosestOnes) {
+  auto loop = Make("pinger");
+  EXPECT_DEATH(loop->MakeSender<Ping>("/tset"),
+               "channel /tset of type aos.examples.Ping is not in the config.*"
+               "application pinger.*closest channels in the config:\n  /test "
+               "\\(aos.examples.Ping\\)");
+}
+
+TEST_P(AbstractEventLoopDeathTest, SetupAfterRunningAborts) {
+  auto loop = Make("loop");
+  loop->OnRun([&]() {
+    EXPECT_DEATH(loop->AddTimer([]() {}),
+                 "AddTimer must be called before the loop runs");
+    EXPECT_DEATH(loop->MakeFetcher<Ping>("/test"),
+                 "MakeFetcher must be called before");
+    loop->Exit();
+  });
+  Run();
+}
+
+TEST_P(AbstractEventLoopTest, TimingReportDescribesTheLoop) {
+  auto loop = Make("ping");
+  auto reader = Make("reader");
+  loop->SetVersionString("ping_version");
+  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/test");
+  loop->MakeWatcher("/test", [&](const Pong&) {});
+  int sent = 0;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    SendPing(&sender, ++sent);
+    fetcher.Fetch();
+  });
+  timer->set_name("ping");
+  PhasedLoopHandler* phased =
+      loop->AddPhasedLoop([](int) {}, milliseconds(100));
+  phased->set_name("slow_phase");
+  std::vector<std::string> report_names;
+  std::vector<uint8_t> ping_report;
+  reader->MakeWatcher("/aos", [&](const timing::Report& report) {
+    report_names.push_back(report.name()->str());
+    if (report.name()->string_view() == "ping" && ping_report.empty()) {
+      const auto* data = static_cast<const uint8_t*>(reader->context().data);
+      ping_report.assign(data, data + reader->context().size);
+      reader->Exit();
+    }
+  });
+  loop->OnRun(
+      [&]() { timer->Schedule(loop->monotonic_now(), milliseconds(10)); });
+  Run();
+
+  ASSERT_FALSE(ping_report.empty());
+  flatbuffers::Verifier verifier(ping_report.data(), ping_report.size());
+  ASSERT_TRUE(verifier.VerifyBuffer<timing::Report>(nullptr));
+  const timing::Report& report =
+      *flatbuffers::GetRoot<timing::Report>(ping_report.data());
+  EXPECT_EQ(report.name()->str(), "ping");
+  EXPECT_EQ(report.version()->str(), "ping_version");
+  EXPECT_EQ(report.pid(), loop->pid());
+  EXPECT_LT(report.monotonic_start_time(), report.monotonic_end_time());
+  EXPECT_EQ(report.dropped_entries(), 0u);
+  EXPECT_EQ(report.dropped_histograms(), 0u);
+
+  ASSERT_EQ(report.watchers()->size(), 1u);
+  const Channel* pong = loop->GetChannel<Pong>("/test");
+  EXPECT_EQ(factory_->configuration()->channels()->Get(
+                report.watchers()->Get(0)->channel_index()),
+            pong);
+
+  // Senders: /test Ping and the report's own /aos sender.
+  ASSERT_EQ(report.senders()->size(), 2u);
+  const timing::Sender* ping_sender = report.senders()->Get(0);
+  EXPECT_GT(ping_sender->count(), 0u);
+  EXPECT_EQ(ping_sender->error_counts()->size(), timing::kSendErrorCount);
+  EXPECT_EQ(ping_sender->size()->min(), ping_sender->size()->max());
+
+  ASSERT_EQ(report.fetchers()->size(), 1u);
+  EXPECT_EQ(report.fetchers()->Get(0)->count(), ping_sender->count());
+  ASSERT_NE(report.fetchers()->Get(0)->latency_histogram(), nullptr);
+
+  ASSERT_EQ(report.timers()->size(), 2u);
+  EXPECT_EQ(report.timers()->Get(0)->name()->str(), "ping");
+  EXPECT_EQ(report.timers()->Get(0)->count(), ping_sender->count());
+  EXPECT_EQ(report.timers()->Get(1)->name()->str(), "timing_reports");
+  EXPECT_EQ(report.timers()->Get(1)->count(), 1u);
+  ASSERT_NE(report.timers()->Get(0)->wakeup_latency_histogram(), nullptr);
+  EXPECT_EQ(report.timers()->Get(0)->wakeup_latency_histogram()->layout(), 1);
+
+  ASSERT_EQ(report.phased_loops()->size(), 1u);
+  EXPECT_EQ(report.phased_loops()->Get(0)->name()->str(), "slow_phase");
+  EXPECT_GT(report.phased_loops()->Get(0)->count(), 0u);
+
+  // The reader reports too, unless it ran too briefly; either way it is
+  // named correctly.
+  for (const std::string& name : report_names) {
+    EXPECT_TRUE(name == "ping" || name == "reader") << name;
+  }
+}
+
+TEST_P(AbstractEventLoopTest, SkipTimingReportSilencesOneLoop) {
+  auto quiet = Make("quiet");
+  auto reader = Make("reader");
+  quiet->SkipTimingReport();
+  std::vector<std::string> names;
+  reader->MakeWatcher("/aos", [&](const timing::Report& report) {
+    names.push_back(report.name()->str());
+  });
+  TimerHandler* stop = reader->AddTimer([&]() { reader->Exit(); });
+  reader->OnRun(
+      [&]() { stop->Schedule(reader->monotonic_now() + milliseconds(1500)); });
+  Run();
+  EXPECT_THAT(names, ElementsAre("reader"));
+}
+
+}  // namespace
+}  // namespace aos::testing

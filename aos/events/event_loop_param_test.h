@@ -1,0 +1,72 @@
+#ifndef AOS_EVENTS_EVENT_LOOP_PARAM_TEST_H_
+#define AOS_EVENTS_EVENT_LOOP_PARAM_TEST_H_
+
+// The conformance suite every EventLoop implementation must pass. An
+// implementation provides an EventLoopTestFactory and instantiates the suite:
+//
+//   INSTANTIATE_TEST_SUITE_P(Simulated, AbstractEventLoopTest,
+//                            ::testing::Values(MakeSimulatedTestFactory));
+//
+// The tests assert behaviour, never wall-clock timing: real loops run them
+// too. Exact timing is tested in simulation only
+// (simulated_event_loop_test.cc).
+
+#include <functional>
+#include <memory>
+#include <string_view>
+
+#include "aos/configuration.h"
+#include "aos/events/event_loop.h"
+#include "aos/flatbuffers.h"
+#include "gtest/gtest.h"
+
+namespace aos::testing {
+
+// Runs event loops of one implementation on the suite's configuration:
+// /aos (aos.timing.Report), /test (aos.examples.Ping and Pong), and /slow
+// (Ping, a queue of 2 messages per second, to send too fast).
+class EventLoopTestFactory {
+ public:
+  EventLoopTestFactory();
+  virtual ~EventLoopTestFactory();
+
+  virtual std::unique_ptr<EventLoop> MakeEventLoop(std::string_view name) = 0;
+  // Runs every loop made so far until one calls Exit().
+  virtual void Run() = 0;
+  // Runs every loop made so far for `duration`.
+  virtual void RunFor(monotonic_clock::duration duration) = 0;
+  // Makes the running handler take `duration` (sleeps, or advances simulated
+  // time).
+  virtual void Stall(monotonic_clock::duration duration) = 0;
+
+  const Configuration* configuration() const { return &config_.message(); }
+
+ private:
+  FlatbufferDetachedBuffer<Configuration> config_;
+};
+
+using EventLoopTestFactoryMaker =
+    std::function<std::unique_ptr<EventLoopTestFactory>()>;
+
+class AbstractEventLoopTest
+    : public ::testing::TestWithParam<EventLoopTestFactoryMaker> {
+ protected:
+  AbstractEventLoopTest() : factory_(GetParam()()) {}
+
+  std::unique_ptr<EventLoop> Make(std::string_view name) {
+    return factory_->MakeEventLoop(name);
+  }
+  void Run() { factory_->Run(); }
+  void RunFor(monotonic_clock::duration duration) {
+    factory_->RunFor(duration);
+  }
+
+  std::unique_ptr<EventLoopTestFactory> factory_;
+};
+
+// Death tests fork; keep them in a suite of their own.
+using AbstractEventLoopDeathTest = AbstractEventLoopTest;
+
+}  // namespace aos::testing
+
+#endif  // AOS_EVENTS_EVENT_LOOP_PARAM_TEST_H_

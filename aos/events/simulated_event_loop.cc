@@ -1,0 +1,523 @@
+#include "aos/events/simulated_event_loop.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "aos/configuration.h"
+#include "glog/logging.h"
+
+namespace aos {
+namespace {
+
+// Bytes of known pattern on each side of a sender's buffer; a builder or
+// memcpy that strays outside max_size breaks it (kInvalidRedzone).
+constexpr size_t kRedzone = 64;
+constexpr uint8_t kRedzonePattern = 0xa5;
+
+}  // namespace
+
+// One channel on one node: a ring of preallocated message slots.
+class SimulatedChannel {
+ public:
+  struct Slot {
+    Context context;
+    std::vector<uint8_t> data;
+  };
+
+  SimulatedChannel(const Configuration* configuration, const Channel* channel)
+      : channel_(channel),
+        storage_duration_(
+            std::chrono::nanoseconds(configuration::ChannelStorageDurationNs(
+                *configuration, *channel))) {
+    const double messages =
+        std::ceil(channel->frequency() *
+                  std::chrono::duration<double>(storage_duration_).count());
+    queue_size_ = std::max<size_t>(1, static_cast<size_t>(messages));
+    slots_.resize(queue_size_);
+    for (Slot& slot : slots_) slot.data.resize(channel->max_size());
+  }
+
+  const Channel* channel() const { return channel_; }
+  size_t queue_size() const { return queue_size_; }
+  // Queue index the next message will get.
+  uint32_t next_queue_index() const { return next_queue_index_; }
+  // The oldest queue index still kept.
+  uint32_t oldest_queue_index() const {
+    return next_queue_index_ > queue_size_
+               ? next_queue_index_ - static_cast<uint32_t>(queue_size_)
+               : 0;
+  }
+  const Slot& At(uint32_t queue_index) const {
+    return slots_[queue_index % queue_size_];
+  }
+
+  RawSender::Error Send(const uint8_t* data, size_t size,
+                        monotonic_clock::time_point monotonic_now,
+                        realtime_clock::time_point realtime_now,
+                        uint32_t* queue_index) {
+    Slot& slot = slots_[next_queue_index_ % queue_size_];
+    if (next_queue_index_ >= queue_size_ &&
+        slot.context.monotonic_event_time + storage_duration_ > monotonic_now) {
+      // The message queue_size messages ago is younger than the storage
+      // duration: more than frequency * duration messages in one duration.
+      return RawSender::Error::kMessagesSentTooFast;
+    }
+    memcpy(slot.data.data(), data, size);
+    slot.context.monotonic_event_time = monotonic_now;
+    slot.context.realtime_event_time = realtime_now;
+    slot.context.monotonic_remote_time = monotonic_now;
+    slot.context.realtime_remote_time = realtime_now;
+    slot.context.queue_index = next_queue_index_;
+    slot.context.remote_queue_index = next_queue_index_;
+    slot.context.size = size;
+    slot.context.data = slot.data.data();
+    *queue_index = next_queue_index_;
+    ++next_queue_index_;
+    for (EventScheduler::Event* watcher : watchers_) {
+      if (!watcher->scheduled()) watcher_wakeup_(watcher, monotonic_now);
+    }
+    return RawSender::Error::kOk;
+  }
+
+  // Watchers to wake when a message arrives; `wakeup` schedules one at a
+  // node time.
+  void AddWatcher(EventScheduler::Event* watcher) {
+    watchers_.push_back(watcher);
+  }
+  void RemoveWatcher(EventScheduler::Event* watcher) {
+    std::erase(watchers_, watcher);
+  }
+  void set_watcher_wakeup(
+      std::function<void(EventScheduler::Event*, monotonic_clock::time_point)>
+          wakeup) {
+    watcher_wakeup_ = std::move(wakeup);
+  }
+
+ private:
+  const Channel* const channel_;
+  const monotonic_clock::duration storage_duration_;
+  size_t queue_size_;
+  std::vector<Slot> slots_;
+  uint32_t next_queue_index_ = 0;
+  std::vector<EventScheduler::Event*> watchers_;
+  std::function<void(EventScheduler::Event*, monotonic_clock::time_point)>
+      watcher_wakeup_;
+};
+
+class SimulatedEventLoop : public EventLoop {
+ public:
+  SimulatedEventLoop(SimulatedEventLoopFactory* factory, std::string_view name,
+                     const Node* node)
+      : EventLoop(name, factory->configuration(), node), factory_(factory) {
+    factory_->loops_.push_back(this);
+  }
+
+  ~SimulatedEventLoop() override {
+    // Timers and watchers deschedule themselves as the base destroys them.
+    std::erase(factory_->loops_, this);
+  }
+
+  monotonic_clock::time_point monotonic_now() const override {
+    return factory_->monotonic_now(node());
+  }
+  realtime_clock::time_point realtime_now() const override {
+    return factory_->realtime_now(node());
+  }
+
+  void Exit() override { factory_->Exit(); }
+
+  bool started() const { return started_; }
+  // Readies watchers; then StartRunningForFactory() runs OnRun callbacks.
+  void Start();
+  void StartRunningForFactory() { StartRunning(); }
+
+  EventScheduler* scheduler() { return &factory_->scheduler_; }
+  SimulatedEventLoopFactory* factory() { return factory_; }
+
+  // Node time <-> the scheduler's time.
+  monotonic_clock::time_point ToSchedulerTime(
+      monotonic_clock::time_point node_time) const {
+    return node_time - factory_->Clock(node()).monotonic_offset;
+  }
+  monotonic_clock::time_point ToNodeTime(
+      monotonic_clock::time_point scheduler_time) const {
+    return scheduler_time + factory_->Clock(node()).monotonic_offset;
+  }
+
+  using EventLoop::set_context;
+
+ protected:
+  std::unique_ptr<RawSender> DoMakeRawSender(const Channel* channel) override;
+  std::unique_ptr<RawFetcher> DoMakeRawFetcher(const Channel* channel) override;
+  std::unique_ptr<WatcherState> DoMakeWatcher(
+      const Channel* channel,
+      std::function<void(const Context&, const void*)> watcher) override;
+  std::unique_ptr<TimerHandler> DoMakeTimer(std::function<void()> fn) override;
+
+ private:
+  SimulatedEventLoopFactory* const factory_;
+  bool started_ = false;
+  // Watchers created here, to start them when the loop starts.
+  std::vector<class SimulatedWatcher*> simulated_watchers_;
+  friend class SimulatedWatcher;
+};
+
+class SimulatedSender : public RawSender {
+ public:
+  SimulatedSender(SimulatedEventLoop* event_loop, const Channel* channel,
+                  SimulatedChannel* simulated_channel)
+      : RawSender(event_loop, channel),
+        loop_(event_loop),
+        simulated_channel_(simulated_channel),
+        buffer_(kRedzone + channel->max_size() + kRedzone, kRedzonePattern) {}
+
+  void* data() override { return buffer_.data() + kRedzone; }
+  size_t size() override { return simulated_channel_->channel()->max_size(); }
+
+ protected:
+  Error DoSend(size_t length) override {
+    if (!RedzonesIntact()) {
+      std::fill(buffer_.begin(), buffer_.begin() + kRedzone, kRedzonePattern);
+      std::fill(buffer_.end() - kRedzone, buffer_.end(), kRedzonePattern);
+      return Error::kInvalidRedzone;
+    }
+    const monotonic_clock::time_point monotonic_now = loop_->monotonic_now();
+    const realtime_clock::time_point realtime_now = loop_->realtime_now();
+    uint32_t queue_index;
+    const Error error = simulated_channel_->Send(
+        static_cast<const uint8_t*>(data()) + size() - length, length,
+        monotonic_now, realtime_now, &queue_index);
+    if (error == Error::kOk) {
+      monotonic_sent_time_ = monotonic_now;
+      realtime_sent_time_ = realtime_now;
+      sent_queue_index_ = queue_index;
+    }
+    return error;
+  }
+
+ private:
+  bool RedzonesIntact() const {
+    for (size_t i = 0; i < kRedzone; ++i) {
+      if (buffer_[i] != kRedzonePattern ||
+          buffer_[buffer_.size() - 1 - i] != kRedzonePattern) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  SimulatedEventLoop* const loop_;
+  SimulatedChannel* const simulated_channel_;
+  std::vector<uint8_t> buffer_;
+};
+
+class SimulatedFetcher : public RawFetcher {
+ public:
+  SimulatedFetcher(SimulatedEventLoop* event_loop, const Channel* channel,
+                   SimulatedChannel* simulated_channel)
+      : RawFetcher(event_loop, channel),
+        simulated_channel_(simulated_channel),
+        buffer_(channel->max_size()) {}
+
+ protected:
+  FetchResult DoFetch() override {
+    const uint32_t next = simulated_channel_->next_queue_index();
+    if (next == 0) return {};
+    const uint32_t latest = next - 1;
+    if (context_.queue_index != Context::kInvalidQueueIndex &&
+        context_.queue_index == latest) {
+      return {};
+    }
+    Take(latest);
+    return {.fetched = true, .lost = 0};
+  }
+
+  FetchResult DoFetchNext() override {
+    uint32_t wanted = context_.queue_index == Context::kInvalidQueueIndex
+                          ? simulated_channel_->oldest_queue_index()
+                          : context_.queue_index + 1;
+    if (wanted >= simulated_channel_->next_queue_index()) return {};
+    uint32_t lost = 0;
+    const uint32_t oldest = simulated_channel_->oldest_queue_index();
+    if (wanted < oldest) {
+      lost = oldest - wanted;
+      wanted = oldest;
+    }
+    Take(wanted);
+    return {.fetched = true, .lost = lost};
+  }
+
+ private:
+  // Copies the message so it stays valid however the channel moves on.
+  void Take(uint32_t queue_index) {
+    const SimulatedChannel::Slot& slot = simulated_channel_->At(queue_index);
+    memcpy(buffer_.data(), slot.context.data, slot.context.size);
+    context_ = slot.context;
+    context_.data = buffer_.data();
+  }
+
+  SimulatedChannel* const simulated_channel_;
+  std::vector<uint8_t> buffer_;
+};
+
+class SimulatedWatcher : public WatcherState, public EventScheduler::Event {
+ public:
+  SimulatedWatcher(SimulatedEventLoop* event_loop, const Channel* channel,
+                   SimulatedChannel* simulated_channel,
+                   std::function<void(const Context&, const void*)> fn)
+      : WatcherState(event_loop, channel, std::move(fn)),
+        loop_(event_loop),
+        simulated_channel_(simulated_channel),
+        buffer_(channel->max_size()) {
+    event_loop->scheduler()->Reserve(1);
+    simulated_channel_->AddWatcher(this);
+    event_loop->simulated_watchers_.push_back(this);
+  }
+
+  ~SimulatedWatcher() override {
+    loop_->scheduler()->Deschedule(this);
+    simulated_channel_->RemoveWatcher(this);
+    std::erase(loop_->simulated_watchers_, this);
+  }
+
+  // Delivers what is sent from now on.
+  void Start() {
+    next_queue_index_ = simulated_channel_->next_queue_index();
+    started_ = true;
+  }
+
+  void Handle() override {
+    if (!started_) return;
+    const uint32_t end = simulated_channel_->next_queue_index();
+    if (next_queue_index_ >= end) return;
+    const uint32_t oldest = simulated_channel_->oldest_queue_index();
+    if (next_queue_index_ < oldest) {
+      AddLost(oldest - next_queue_index_);
+      next_queue_index_ = oldest;
+    }
+    // Copy: the handler may send on this very channel and reuse the slot.
+    const SimulatedChannel::Slot& slot =
+        simulated_channel_->At(next_queue_index_);
+    memcpy(buffer_.data(), slot.context.data, slot.context.size);
+    Context context = slot.context;
+    context.data = buffer_.data();
+    ++next_queue_index_;
+    if (next_queue_index_ < end) {
+      loop_->scheduler()->Schedule(
+          this, loop_->ToSchedulerTime(simulated_channel_->At(next_queue_index_)
+                                           .context.monotonic_event_time));
+    }
+    Call(context);
+  }
+
+ private:
+  SimulatedEventLoop* const loop_;
+  SimulatedChannel* const simulated_channel_;
+  std::vector<uint8_t> buffer_;
+  uint32_t next_queue_index_ = 0;
+  bool started_ = false;
+};
+
+class SimulatedTimer : public TimerHandler, public EventScheduler::Event {
+ public:
+  SimulatedTimer(SimulatedEventLoop* event_loop, std::function<void()> fn)
+      : TimerHandler(event_loop, std::move(fn)), loop_(event_loop) {
+    event_loop->scheduler()->Reserve(1);
+  }
+
+  ~SimulatedTimer() override { loop_->scheduler()->Deschedule(this); }
+
+  void Schedule(monotonic_clock::time_point base,
+                monotonic_clock::duration period) override {
+    CHECK_GE(period.count(), 0) << "timer " << name() << ": negative period";
+    base_ = base;
+    period_ = period;
+    ++generation_;
+    loop_->scheduler()->Schedule(this, loop_->ToSchedulerTime(base));
+  }
+
+  void Disable() override {
+    ++generation_;
+    loop_->scheduler()->Deschedule(this);
+  }
+
+  bool IsDisabled() override { return !scheduled(); }
+
+  void Handle() override {
+    const monotonic_clock::time_point event_time = base_;
+    const uint64_t generation = generation_;
+    const monotonic_clock::time_point end = Call(event_time);
+    // Rescheduled or disabled by the handler: that wins.
+    if (generation != generation_ ||
+        period_ == monotonic_clock::duration::zero()) {
+      return;
+    }
+    base_ = NextScheduledTime(event_time, period_, end);
+    loop_->scheduler()->Schedule(this, loop_->ToSchedulerTime(base_));
+  }
+
+ private:
+  SimulatedEventLoop* const loop_;
+  monotonic_clock::time_point base_;
+  monotonic_clock::duration period_ = monotonic_clock::duration::zero();
+  uint64_t generation_ = 0;
+};
+
+std::unique_ptr<RawSender> SimulatedEventLoop::DoMakeRawSender(
+    const Channel* channel) {
+  return std::make_unique<SimulatedSender>(
+      this, channel, factory_->GetSimulatedChannel(channel, node()));
+}
+
+std::unique_ptr<RawFetcher> SimulatedEventLoop::DoMakeRawFetcher(
+    const Channel* channel) {
+  return std::make_unique<SimulatedFetcher>(
+      this, channel, factory_->GetSimulatedChannel(channel, node()));
+}
+
+std::unique_ptr<WatcherState> SimulatedEventLoop::DoMakeWatcher(
+    const Channel* channel,
+    std::function<void(const Context&, const void*)> watcher) {
+  return std::make_unique<SimulatedWatcher>(
+      this, channel, factory_->GetSimulatedChannel(channel, node()),
+      std::move(watcher));
+}
+
+std::unique_ptr<TimerHandler> SimulatedEventLoop::DoMakeTimer(
+    std::function<void()> fn) {
+  return std::make_unique<SimulatedTimer>(this, std::move(fn));
+}
+
+void SimulatedEventLoop::Start() {
+  started_ = true;
+  for (SimulatedWatcher* watcher : simulated_watchers_) watcher->Start();
+}
+
+// SimulatedEventLoopFactory.
+
+SimulatedEventLoopFactory::SimulatedEventLoopFactory(
+    const Configuration* configuration)
+    : configuration_(configuration) {
+  CHECK(configuration != nullptr);
+}
+
+SimulatedEventLoopFactory::~SimulatedEventLoopFactory() {
+  CHECK(loops_.empty()) << "destroy every event loop before their "
+                           "SimulatedEventLoopFactory ("
+                        << loops_.size() << " left, e.g. "
+                        << loops_.front()->name() << ")";
+}
+
+SimulatedEventLoopFactory::NodeClock& SimulatedEventLoopFactory::Clock(
+    const Node* node) {
+  auto it = clocks_.find(node);
+  if (it == clocks_.end()) {
+    NodeClock clock;
+    // 2026-01-01T00:00:00Z, so realtime looks like a date.
+    clock.realtime_offset = std::chrono::seconds(1767225600);
+    it = clocks_.emplace(node, clock).first;
+  }
+  return it->second;
+}
+
+const SimulatedEventLoopFactory::NodeClock& SimulatedEventLoopFactory::Clock(
+    const Node* node) const {
+  static const NodeClock kDefault = [] {
+    NodeClock clock;
+    clock.realtime_offset = std::chrono::seconds(1767225600);
+    return clock;
+  }();
+  auto it = clocks_.find(node);
+  return it == clocks_.end() ? kDefault : it->second;
+}
+
+std::unique_ptr<EventLoop> SimulatedEventLoopFactory::MakeEventLoop(
+    std::string_view name, const Node* node) {
+  if (configuration::MultiNode(*configuration_)) {
+    CHECK(node != nullptr) << "event loop " << name
+                           << ": this is a multi-node config; give a node";
+    CHECK(configuration::GetNode(*configuration_,
+                                 node->name()->string_view()) == node)
+        << "event loop " << name << ": node " << node->name()->string_view()
+        << " is not from this factory's configuration";
+  } else {
+    CHECK(node == nullptr) << "event loop " << name
+                           << ": this config has no nodes; pass no node";
+  }
+  Clock(node);  // Fix the clock before anything is scheduled.
+  return std::make_unique<SimulatedEventLoop>(this, name, node);
+}
+
+SimulatedChannel* SimulatedEventLoopFactory::GetSimulatedChannel(
+    const Channel* channel, const Node* node) {
+  auto& simulated = channels_[{node, channel}];
+  if (simulated == nullptr) {
+    simulated = std::make_unique<SimulatedChannel>(configuration_, channel);
+    simulated->set_watcher_wakeup([this, node](
+                                      EventScheduler::Event* watcher,
+                                      monotonic_clock::time_point node_time) {
+      scheduler_.Schedule(watcher, node_time - Clock(node).monotonic_offset);
+    });
+  }
+  return simulated.get();
+}
+
+void SimulatedEventLoopFactory::StartPendingLoops() {
+  std::vector<SimulatedEventLoop*> starting;
+  for (SimulatedEventLoop* loop : loops_) {
+    if (!loop->started()) starting.push_back(loop);
+  }
+  // Watchers first, so messages sent by any OnRun callback are delivered.
+  for (SimulatedEventLoop* loop : starting) loop->Start();
+  for (SimulatedEventLoop* loop : starting) loop->StartRunningForFactory();
+}
+
+void SimulatedEventLoopFactory::RunFor(monotonic_clock::duration duration) {
+  StartPendingLoops();
+  scheduler_.RunFor(duration);
+}
+
+void SimulatedEventLoopFactory::Run() {
+  StartPendingLoops();
+  scheduler_.Run();
+}
+
+void SimulatedEventLoopFactory::Exit() { scheduler_.Exit(); }
+
+void SimulatedEventLoopFactory::SetWakeupDelay(
+    monotonic_clock::duration delay) {
+  scheduler_.set_wakeup_delay(delay);
+}
+
+void SimulatedEventLoopFactory::AdvanceTime(
+    monotonic_clock::duration duration) {
+  scheduler_.AdvanceTime(duration);
+}
+
+void SimulatedEventLoopFactory::SetMonotonicOffset(
+    const Node* node, monotonic_clock::duration offset) {
+  for (SimulatedEventLoop* loop : loops_) {
+    CHECK(loop->node() != node)
+        << "SetMonotonicOffset: node already has event loop " << loop->name();
+  }
+  Clock(node).monotonic_offset = offset;
+}
+
+void SimulatedEventLoopFactory::SetRealtimeOffset(
+    const Node* node, realtime_clock::duration offset) {
+  Clock(node).realtime_offset = offset;
+}
+
+monotonic_clock::time_point SimulatedEventLoopFactory::monotonic_now(
+    const Node* node) const {
+  return scheduler_.now() + Clock(node).monotonic_offset;
+}
+
+realtime_clock::time_point SimulatedEventLoopFactory::realtime_now(
+    const Node* node) const {
+  return realtime_clock::time_point(monotonic_now(node).time_since_epoch() +
+                                    Clock(node).realtime_offset);
+}
+
+}  // namespace aos
