@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 
 DECLARE_int32(timing_report_ms);
+DECLARE_bool(timing_reports);
 
 namespace aos::testing {
 namespace {
@@ -245,6 +246,17 @@ TEST_F(SimulatedTimingTest,
       ++calls_before_last_report;
   }
   EXPECT_EQ(total, calls_before_last_report);
+}
+
+TEST_F(SimulatedTimingTest, TimingReportsFlagTurnsEveryLoopOff) {
+  FLAGS_timing_reports = false;
+  auto loop = Make("loop");
+  int reports = 0;
+  loop->MakeWatcher("/aos", [&](const timing::Report&) { ++reports; });
+  sim()->RunFor(milliseconds(3500));
+  FLAGS_timing_reports = true;
+  EXPECT_EQ(reports, 0);
+  EXPECT_TRUE(loop->timers().empty()) << "no timing_reports timer either";
 }
 
 TEST_F(SimulatedTimingTest, NothingAllocatesOnceRunning) {

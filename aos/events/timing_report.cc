@@ -169,27 +169,49 @@ TimingReporter::Plan TimingReporter::MakePlan() const {
 
 namespace {
 
+// A wakeup latency and a handler time, encoded; histograms only if asked.
+struct EncodedLatencies {
+  Offset<timing::Statistic> wakeup;
+  Offset<timing::Statistic> handler;
+  Offset<timing::Histogram> wakeup_histogram;
+  Offset<timing::Histogram> handler_histogram;
+};
+
+EncodedLatencies EncodeLatencies(flatbuffers::FlatBufferBuilder* fbb,
+                                 const timing::LatencyRecorder& wakeup,
+                                 const timing::LatencyRecorder& handler,
+                                 bool histograms) {
+  EncodedLatencies encoded;
+  encoded.wakeup = wakeup.statistic().Encode(fbb);
+  encoded.handler = handler.statistic().Encode(fbb);
+  if (histograms) {
+    encoded.wakeup_histogram = wakeup.histogram().Encode(fbb);
+    encoded.handler_histogram = handler.histogram().Encode(fbb);
+  }
+  return encoded;
+}
+
+// Adds the latencies to a Timer or Watcher builder.
+template <typename Builder>
+void AddLatencies(Builder* builder, const EncodedLatencies& encoded) {
+  builder->add_wakeup_latency(encoded.wakeup);
+  builder->add_handler_time(encoded.handler);
+  if (!encoded.wakeup_histogram.IsNull()) {
+    builder->add_wakeup_latency_histogram(encoded.wakeup_histogram);
+    builder->add_handler_time_histogram(encoded.handler_histogram);
+  }
+}
+
 Offset<timing::Timer> EncodeTimer(flatbuffers::FlatBufferBuilder* fbb,
                                   const timing::TimerTiming& t,
                                   bool histograms) {
   const auto name = fbb->CreateString(t.name);
-  const auto wakeup = t.wakeup_latency.statistic().Encode(fbb);
-  const auto handler = t.handler_time.statistic().Encode(fbb);
-  Offset<timing::Histogram> wakeup_histogram;
-  Offset<timing::Histogram> handler_histogram;
-  if (histograms) {
-    wakeup_histogram = t.wakeup_latency.histogram().Encode(fbb);
-    handler_histogram = t.handler_time.histogram().Encode(fbb);
-  }
+  const EncodedLatencies latencies =
+      EncodeLatencies(fbb, t.wakeup_latency, t.handler_time, histograms);
   timing::Timer::Builder builder(*fbb);
   builder.add_name(name);
   builder.add_count(t.count);
-  builder.add_wakeup_latency(wakeup);
-  builder.add_handler_time(handler);
-  if (histograms) {
-    builder.add_wakeup_latency_histogram(wakeup_histogram);
-    builder.add_handler_time_histogram(handler_histogram);
-  }
+  AddLatencies(&builder, latencies);
   builder.add_missed_cycles(t.missed_cycles);
   return builder.Finish();
 }
@@ -197,23 +219,12 @@ Offset<timing::Timer> EncodeTimer(flatbuffers::FlatBufferBuilder* fbb,
 Offset<timing::Watcher> EncodeWatcher(flatbuffers::FlatBufferBuilder* fbb,
                                       const timing::WatcherTiming& t,
                                       bool histograms) {
-  const auto wakeup = t.wakeup_latency.statistic().Encode(fbb);
-  const auto handler = t.handler_time.statistic().Encode(fbb);
-  Offset<timing::Histogram> wakeup_histogram;
-  Offset<timing::Histogram> handler_histogram;
-  if (histograms) {
-    wakeup_histogram = t.wakeup_latency.histogram().Encode(fbb);
-    handler_histogram = t.handler_time.histogram().Encode(fbb);
-  }
+  const EncodedLatencies latencies =
+      EncodeLatencies(fbb, t.wakeup_latency, t.handler_time, histograms);
   timing::Watcher::Builder builder(*fbb);
   builder.add_channel_index(t.channel_index);
   builder.add_count(t.count);
-  builder.add_wakeup_latency(wakeup);
-  builder.add_handler_time(handler);
-  if (histograms) {
-    builder.add_wakeup_latency_histogram(wakeup_histogram);
-    builder.add_handler_time_histogram(handler_histogram);
-  }
+  AddLatencies(&builder, latencies);
   builder.add_lost_messages(t.lost_messages);
   return builder.Finish();
 }
