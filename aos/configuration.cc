@@ -269,9 +269,10 @@ FlatbufferDetachedBuffer<Configuration> Merge(
   if (!node_offsets.empty()) builder.add_nodes(nodes_vector);
   if (!application_offsets.empty())
     builder.add_applications(applications_vector);
-  // Later files win for the top-level default too.
-  for (const Table* layer : top_level) {
-    const auto* config = reinterpret_cast<const Configuration*>(layer);
+  // Later files win for the top-level default too: the last file that sets
+  // it (files are in merge order, imports first).
+  for (auto it = top_level.rbegin(); it != top_level.rend(); ++it) {
+    const auto* config = reinterpret_cast<const Configuration*>(*it);
     if (flatbuffers::IsFieldPresent(
             config, Configuration::VT_CHANNEL_STORAGE_DURATION)) {
       builder.fbb_.ForceDefaults(true);

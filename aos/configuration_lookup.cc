@@ -73,10 +73,22 @@ std::vector<MapStep> MapChain(const Configuration& config,
                               const Node* node, bool* looped) {
   if (looped != nullptr) *looped = false;
   const Application* application = GetApplication(config, application_name);
+  // Each rename uses one map; a chain longer than the maps there are means a
+  // map keeps matching its own output (e.g. "/camera*" -> "/camera/front"),
+  // which never repeats a name but never ends either.
+  const size_t map_count =
+      (config.maps() == nullptr ? 0 : config.maps()->size()) +
+      (application == nullptr || application->maps() == nullptr
+           ? 0
+           : application->maps()->size());
   std::vector<MapStep> chain;
   std::vector<std::string> seen = {std::string(name)};
   std::string current(name);
   while (true) {
+    if (chain.size() > map_count) {
+      if (looped != nullptr) *looped = true;
+      return chain;
+    }
     std::optional<MapStep> step;
     if (application != nullptr) {
       step = LastMatch(application->maps(), current, type, node);
@@ -117,7 +129,7 @@ const Node* GetNode(const Configuration& config, std::string_view name) {
 const Channel* GetChannel(const Configuration& config, std::string_view name,
                           std::string_view type,
                           std::string_view application_name, const Node* node,
-                          std::string* why_not) {
+                          std::string* why_not, ChannelAccess access) {
   auto fail = [&](std::string reason) -> const Channel* {
     if (why_not != nullptr) *why_not = std::move(reason);
     return nullptr;
@@ -167,6 +179,12 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
       for (const Connection* connection : *found->destination_nodes()) {
         if (View(connection->name()) == node_name) readable = true;
       }
+    }
+    if (access == ChannelAccess::kSend &&
+        View(found->source_node()) != node_name) {
+      return fail(StrCat(asked, " cannot be sent on node ", node_name,
+                         " (asked by ", who, "): only its source_node ",
+                         View(found->source_node()), " sends on it"));
     }
     if (!readable) {
       std::vector<std::string> destinations;

@@ -78,6 +78,13 @@ TEST_F(ConfigurationTest, ExplicitDefaultInALaterFileStillWins) {
   EXPECT_EQ(Read(main).message().channels()->Get(0)->frequency(), 100);
 }
 
+TEST_F(ConfigurationTest, TheImportersStorageDurationWinsOverTheImported) {
+  Write("base.json", R"({ "channel_storage_duration": 2000000000 })");
+  const std::string main = Write("main.json", R"({ "imports": [ "base.json" ],
+                                                   "channel_storage_duration": 10000000000 })");
+  EXPECT_EQ(Read(main).message().channel_storage_duration(), 10000000000);
+}
+
 TEST_F(ConfigurationTest, ImportsAreRelativeToTheImportingFile) {
   Write("b/b.json", R"({ "channels": [ { "name": "/b", "type": "T" } ] })");
   Write("a/a.json", R"({ "imports": [ "../b/b.json" ],
@@ -287,6 +294,11 @@ TEST_F(ConfigurationTest, MapLoopsAreRejected) {
       AllOf(HasSubstr("maps loop"), HasSubstr("application pong")));
   EXPECT_THAT(ErrorOf(R"({ "maps": [ { "match": { "name": "/a" } } ] })"),
               HasSubstr("without rename.name"));
+  // A wildcard whose rename matches itself again grows without end.
+  EXPECT_THAT(
+      ErrorOf(R"({ "maps": [
+      { "match": { "name": "/camera*" }, "rename": { "name": "/camera/front" } } ] })"),
+      AllOf(HasSubstr("maps loop"), HasSubstr("/camera -> /camera/front -> ")));
 }
 
 TEST_F(ConfigurationTest, TypesWithoutSchemaAreNamed) {
@@ -400,6 +412,16 @@ TEST_F(GetChannelTest, NodeRules) {
   EXPECT_THAT(why_not_,
               AllOf(HasSubstr("not readable on node pi3"),
                     HasSubstr("source_node is pi1"), HasSubstr("goes to pi2")));
+  // Only the source node may send.
+  EXPECT_NE(
+      GetChannel(c, "/test", "T", "app", pi1, &why_not_, ChannelAccess::kSend),
+      nullptr);
+  EXPECT_EQ(
+      GetChannel(c, "/test", "T", "app", pi2, &why_not_, ChannelAccess::kSend),
+      nullptr);
+  EXPECT_THAT(why_not_,
+              AllOf(HasSubstr("cannot be sent on node pi2"),
+                    HasSubstr("only its source_node pi1 sends on it")));
   // A multi-node config needs the node.
   EXPECT_EQ(Get(c, "/test", "T", "app", nullptr), nullptr);
   EXPECT_THAT(why_not_, HasSubstr("multi-node config"));

@@ -141,8 +141,9 @@ PhasedLoopHandler::PhasedLoopHandler(EventLoop* event_loop,
                                      monotonic_clock::duration interval,
                                      monotonic_clock::duration offset)
     : event_loop_(event_loop), fn_(std::move(fn)) {
-  set_interval_and_offset(interval, offset);
+  // The timer first: messages below name the phased loop through it.
   timer_ = event_loop->AddInternalTimer([this]() { HandleTimer(); });
+  set_interval_and_offset(interval, offset);
 }
 
 PhasedLoopHandler::~PhasedLoopHandler() = default;
@@ -156,6 +157,13 @@ void PhasedLoopHandler::set_interval_and_offset(
       << "ns must be in [0, interval " << interval.count() << "ns)";
   interval_ = interval;
   offset_ = offset;
+  if (event_loop_->is_running()) {
+    // Re-anchor on the new grid: the next call is at its first boundary
+    // after now, and counts one cycle.
+    const monotonic_clock::time_point now = event_loop_->monotonic_now();
+    last_boundary_ = NextBoundary(now) - interval_;
+    if (!in_handler_) timer_->Schedule(NextBoundary(now));
+  }
 }
 
 monotonic_clock::time_point PhasedLoopHandler::NextBoundary(
@@ -177,22 +185,23 @@ void PhasedLoopHandler::Start() {
 
 void PhasedLoopHandler::HandleTimer() {
   const monotonic_clock::time_point now = event_loop_->monotonic_now();
-  // The boundaries that have come since the last call, this one included.
+  // The latest boundary at or before now; the boundaries since the last call
+  // are the cycles elapsed (at least this one).
   const monotonic_clock::time_point latest = NextBoundary(now) - interval_;
   const int cycles_elapsed =
-      static_cast<int>((latest - last_boundary_) / interval_);
-  if (cycles_elapsed > 1) {
-    timer_->timing_.missed_cycles += static_cast<uint32_t>(cycles_elapsed - 1);
-  }
+      std::max<int>(1, static_cast<int>((latest - last_boundary_) / interval_));
+  timer_->timing_.missed_cycles += static_cast<uint32_t>(cycles_elapsed - 1);
   last_boundary_ = latest;
+  in_handler_ = true;
   fn_(cycles_elapsed);
+  in_handler_ = false;
   // Like a repeating timer: continue at the first boundary not yet passed
   // when the handler returned (boundaries passed meanwhile show up in the
   // next call's cycles_elapsed), and never at this boundary again.
+  // last_boundary_ is on the current grid even if the handler changed it.
   const monotonic_clock::time_point end = event_loop_->monotonic_now();
-  const monotonic_clock::time_point first_not_passed =
-      NextBoundary(end - std::chrono::nanoseconds(1));
-  timer_->Schedule(std::max(first_not_passed, latest + interval_));
+  timer_->Schedule(std::max(NextBoundary(end - std::chrono::nanoseconds(1)),
+                            NextBoundary(last_boundary_)));
 }
 
 // WatcherState.
@@ -223,7 +232,33 @@ EventLoop::EventLoop(std::string_view name, const Configuration* configuration,
       << "event loop " << name << ": no configuration";
 }
 
-EventLoop::~EventLoop() = default;
+EventLoop::~EventLoop() {
+  CHECK(timers_.empty() && watchers_.empty() && phased_loops_.empty() &&
+        timing_reporter_ == nullptr)
+      << "event loop " << name_
+      << ": its implementation must call DestroyHandlers() in its destructor";
+  if (!senders_.empty() || !fetchers_.empty()) {
+    std::string channels;
+    for (RawSender* sender : senders_) {
+      channels += " sender:" + Describe(sender->channel());
+    }
+    for (RawFetcher* fetcher : fetchers_) {
+      channels += " fetcher:" + Describe(fetcher->channel());
+    }
+    LOG(FATAL) << "event loop " << name_
+               << " destroyed before its senders and fetchers; destroy them "
+                  "first:"
+               << channels;
+  }
+}
+
+void EventLoop::DestroyHandlers() {
+  timing_reporter_.reset();
+  phased_loops_.clear();
+  internal_timers_.clear();
+  timers_.clear();
+  watchers_.clear();
+}
 
 int EventLoop::pid() const { return getpid(); }
 
@@ -236,10 +271,11 @@ void EventLoop::CheckNotRunning(std::string_view what) const {
 }
 
 const Channel* EventLoop::FindChannel(std::string_view channel_name,
-                                      std::string_view type) {
+                                      std::string_view type,
+                                      configuration::ChannelAccess access) {
   std::string why_not;
   const Channel* channel = configuration::GetChannel(
-      *configuration_, channel_name, type, name_, node_, &why_not);
+      *configuration_, channel_name, type, name_, node_, &why_not, access);
   if (channel == nullptr) {
     LOG(FATAL) << why_not << "\n"
                << configuration::DescribeClosestChannels(*configuration_,
@@ -336,10 +372,18 @@ void EventLoop::StartRunning() {
   if (FLAGS_timing_reports && !skip_timing_report_) {
     std::string why_not;
     const Channel* channel = configuration::GetChannel(
-        *configuration_, "/aos", "aos.timing.Report", name_, node_, &why_not);
+        *configuration_, "/aos", "aos.timing.Report", name_, node_, &why_not,
+        configuration::ChannelAccess::kSend);
+    const size_t header = TimingReporter::HeaderSizeBound(*this);
     if (channel == nullptr) {
       LOG(WARNING) << "event loop " << name_
                    << ": no timing reports: " << why_not;
+    } else if (header > static_cast<size_t>(channel->max_size())) {
+      LOG(ERROR) << "event loop " << name_ << ": no timing reports: even an "
+                 << "empty report needs up to " << header
+                 << " bytes, more than the max_size " << channel->max_size()
+                 << " of " << Describe(channel)
+                 << "; raise it (or shorten the version string)";
     } else {
       TimerHandler* timer = AddTimer([this]() { timing_reporter_->Publish(); });
       timer->set_name("timing_reports");

@@ -52,6 +52,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "aos/configuration.h"
 #include "aos/configuration_generated.h"
 #include "aos/events/timing_entry.h"
 #include "aos/time/time.h"
@@ -272,7 +273,8 @@ class PhasedLoopHandler {
   void set_name(std::string_view name) { timer_->timing_.name = name; }
   const std::string& name() const { return timer_->timing_.name; }
 
-  // Changes the boundaries from the next call on.
+  // Changes the boundaries from the next call on: the next call is at the
+  // first new boundary after now, with cycles_elapsed 1.
   void set_interval_and_offset(monotonic_clock::duration interval,
                                monotonic_clock::duration offset);
 
@@ -296,8 +298,9 @@ class PhasedLoopHandler {
   std::function<void(int)> fn_;
   monotonic_clock::duration interval_;
   monotonic_clock::duration offset_;
-  // The boundary of the last call.
+  // The boundary of the last call (re-anchored when the interval changes).
   monotonic_clock::time_point last_boundary_ = monotonic_clock::min_time;
+  bool in_handler_ = false;
   // A one-shot timer at each boundary; not listed among the loop's timers.
   TimerHandler* timer_ = nullptr;
 };
@@ -457,17 +460,23 @@ class EventLoop {
   // channel, type, application and node, saying why, and listing the
   // closest channels of the config.
   template <typename T>
-  const Channel* GetChannel(std::string_view channel_name) {
-    return FindChannel(channel_name, T::GetFullyQualifiedName());
+  const Channel* GetChannel(std::string_view channel_name,
+                            configuration::ChannelAccess access =
+                                configuration::ChannelAccess::kRead) {
+    return FindChannel(channel_name, T::GetFullyQualifiedName(), access);
   }
   // The same for a type named at run time.
   const Channel* FindChannel(std::string_view channel_name,
-                             std::string_view type);
+                             std::string_view type,
+                             configuration::ChannelAccess access =
+                                 configuration::ChannelAccess::kRead);
 
-  // A sender for messages of type T on `channel_name`. Before Run() only.
+  // A sender for messages of type T on `channel_name`; in a multi-node
+  // config this node must be the channel's source_node. Before Run() only.
   template <typename T>
   Sender<T> MakeSender(std::string_view channel_name) {
-    return Sender<T>(MakeRawSender(GetChannel<T>(channel_name)));
+    return Sender<T>(MakeRawSender(
+        GetChannel<T>(channel_name, configuration::ChannelAccess::kSend)));
   }
   // A fetcher for messages of type T on `channel_name`. Before Run() only.
   template <typename T>
@@ -592,6 +601,11 @@ class EventLoop {
 
   void set_context(const Context& context) { context_ = context; }
 
+  // Destroys the timing reporter, watchers, timers and phased loops.
+  // Implementations must call it first thing in their destructor, while
+  // what those handlers use of the implementation still exists.
+  void DestroyHandlers();
+
   // The channel's index in the configuration.
   int ChannelIndex(const Channel* channel) const;
 
@@ -629,11 +643,13 @@ class EventLoop {
 
 // Sender<T>::Builder.
 
+// flatbuffers rounds its first allocation up to a multiple of 8; asking for
+// max_size rounded down keeps it inside the buffer for any max_size.
 template <typename T>
 Sender<T>::Builder::Builder(RawSender* sender)
     : sender_(sender),
       allocator_(sender),
-      fbb_(sender->size(), &allocator_, false) {}
+      fbb_(sender->size() & ~size_t{7}, &allocator_, false) {}
 
 template <typename T>
 uint8_t* Sender<T>::Builder::Allocator::allocate(size_t size) {

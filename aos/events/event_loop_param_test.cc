@@ -261,6 +261,49 @@ TEST_P(AbstractEventLoopTest, PhasedLoopRunsOnItsPhase) {
   EXPECT_EQ(phased->name(), "phased");
 }
 
+TEST_P(AbstractEventLoopTest, RepeatingTimerIsEnabledInsideItsHandler) {
+  auto loop = Make("loop");
+  std::vector<bool> disabled;
+  TimerHandler* timer = nullptr;
+  timer = loop->AddTimer([&]() {
+    disabled.push_back(timer->IsDisabled());
+    if (disabled.size() == 2) loop->Exit();
+  });
+  TimerHandler* one_shot = nullptr;
+  bool one_shot_disabled = false;
+  one_shot =
+      loop->AddTimer([&]() { one_shot_disabled = one_shot->IsDisabled(); });
+  loop->OnRun([&]() {
+    timer->Schedule(loop->monotonic_now(), milliseconds(1));
+    one_shot->Schedule(loop->monotonic_now());
+  });
+  Run();
+  EXPECT_THAT(disabled, ElementsAre(false, false));
+  EXPECT_TRUE(one_shot_disabled);
+}
+
+TEST_P(AbstractEventLoopTest, PhasedLoopMovesToANewIntervalOnItsGrid) {
+  auto loop = Make("loop");
+  std::vector<int> cycles;
+  std::vector<int64_t> times;
+  PhasedLoopHandler* phased = nullptr;
+  phased = loop->AddPhasedLoop(
+      [&](int cycles_elapsed) {
+        cycles.push_back(cycles_elapsed);
+        times.push_back(
+            loop->context().monotonic_event_time.time_since_epoch().count());
+        if (cycles.size() == 2)
+          phased->set_interval_and_offset(milliseconds(30), milliseconds(7));
+        if (cycles.size() == 4) loop->Exit();
+      },
+      milliseconds(10));
+  Run();
+  EXPECT_THAT(cycles, ElementsAre(1, 1, 1, 1));
+  ASSERT_EQ(times.size(), 4u);
+  EXPECT_EQ(times[2] % 30000000, 7000000);
+  EXPECT_EQ(times[3] - times[2], 30000000);
+}
+
 TEST_P(AbstractEventLoopTest, PhasedLoopCountsCyclesElapsedAfterAStall) {
   auto loop = Make("loop");
   std::vector<int> cycles;
@@ -364,6 +407,17 @@ TEST_P(AbstractEventLoopDeathTest, UnknownChannelNamesItAndTheClosestOnes) {
                "\\(aos.examples.Ping\\)");
 }
 
+TEST_P(AbstractEventLoopDeathTest, DestroyingALoopBeforeItsSenderAborts) {
+  EXPECT_DEATH(
+      {
+        auto loop = Make("loop");
+        Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+        loop.reset();
+      },
+      "event loop loop destroyed before its senders and fetchers; destroy "
+      "them first: sender:/test \\(type aos.examples.Ping\\)");
+}
+
 TEST_P(AbstractEventLoopDeathTest, SetupAfterRunningAborts) {
   auto loop = Make("loop");
   loop->OnRun([&]() {
@@ -424,8 +478,10 @@ TEST_P(AbstractEventLoopTest, TimingReportDescribesTheLoop) {
                 report.watchers()->Get(0)->channel_index()),
             pong);
 
-  // Senders: /test Ping and the report's own /aos sender.
+  // Senders: /test Ping and the report's own /aos sender, whose send of this
+  // report counts in the next one.
   ASSERT_EQ(report.senders()->size(), 2u);
+  EXPECT_EQ(report.senders()->Get(1)->count(), 0u);
   const timing::Sender* ping_sender = report.senders()->Get(0);
   EXPECT_GT(ping_sender->count(), 0u);
   EXPECT_EQ(ping_sender->error_counts()->size(), timing::kSendErrorCount);
@@ -452,6 +508,19 @@ TEST_P(AbstractEventLoopTest, TimingReportDescribesTheLoop) {
   for (const std::string& name : report_names) {
     EXPECT_TRUE(name == "ping" || name == "reader") << name;
   }
+}
+
+TEST_P(AbstractEventLoopTest,
+       AVersionTooLongForTheChannelMeansNoReportsNotACrash) {
+  auto loop = Make("loop");
+  loop->SetVersionString(std::string(20000, 'v'));
+  int reports = 0;
+  loop->MakeWatcher("/aos", [&](const timing::Report&) { ++reports; });
+  TimerHandler* stop = loop->AddTimer([&]() { loop->Exit(); });
+  loop->OnRun(
+      [&]() { stop->Schedule(loop->monotonic_now() + milliseconds(1200)); });
+  Run();
+  EXPECT_EQ(reports, 0);
 }
 
 TEST_P(AbstractEventLoopTest, SkipTimingReportSilencesOneLoop) {

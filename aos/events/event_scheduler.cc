@@ -82,8 +82,12 @@ void EventScheduler::AdvanceTime(monotonic_clock::duration duration) {
 bool EventScheduler::RunOne(monotonic_clock::time_point end) {
   if (heap_.empty()) return false;
   Event* event = heap_.front();
-  const monotonic_clock::time_point run_time =
-      std::max(now_, event->time_ + wakeup_delay_);
+  // Saturate: an event at max_time ("never") must not wrap around.
+  const monotonic_clock::time_point due =
+      event->time_ > monotonic_clock::max_time - wakeup_delay_
+          ? monotonic_clock::max_time
+          : event->time_ + wakeup_delay_;
+  const monotonic_clock::time_point run_time = std::max(now_, due);
   if (run_time > end) return false;
   RemoveAt(0);
   now_ = run_time;

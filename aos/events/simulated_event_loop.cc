@@ -114,7 +114,9 @@ class SimulatedEventLoop : public EventLoop {
   }
 
   ~SimulatedEventLoop() override {
-    // Timers and watchers deschedule themselves as the base destroys them.
+    // Timers and watchers deschedule themselves; destroy them while this
+    // loop's members still exist.
+    DestroyHandlers();
     std::erase(factory_->loops_, this);
   }
 
@@ -333,20 +335,23 @@ class SimulatedTimer : public TimerHandler, public EventScheduler::Event {
     CHECK_GE(period.count(), 0) << "timer " << name() << ": negative period";
     base_ = base;
     period_ = period;
+    enabled_ = true;
     ++generation_;
     loop_->scheduler()->Schedule(this, loop_->ToSchedulerTime(base));
   }
 
   void Disable() override {
+    enabled_ = false;
     ++generation_;
     loop_->scheduler()->Deschedule(this);
   }
 
-  bool IsDisabled() override { return !scheduled(); }
+  bool IsDisabled() override { return !enabled_; }
 
   void Handle() override {
     const monotonic_clock::time_point event_time = base_;
     const uint64_t generation = generation_;
+    if (period_ == monotonic_clock::duration::zero()) enabled_ = false;
     const monotonic_clock::time_point end = Call(event_time);
     // Rescheduled or disabled by the handler: that wins.
     if (generation != generation_ ||
@@ -361,6 +366,7 @@ class SimulatedTimer : public TimerHandler, public EventScheduler::Event {
   SimulatedEventLoop* const loop_;
   monotonic_clock::time_point base_;
   monotonic_clock::duration period_ = monotonic_clock::duration::zero();
+  bool enabled_ = false;
   uint64_t generation_ = 0;
 };
 

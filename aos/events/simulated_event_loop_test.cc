@@ -379,6 +379,27 @@ std::vector<std::string> RunScenarioTrace() {
   return trace;
 }
 
+TEST_F(SimulatedTimingTest, SecondReportCountsTheFirstReportsSend) {
+  auto loop = Make("loop");
+  std::vector<uint32_t> report_sender_counts;
+  loop->MakeWatcher("/aos", [&](const timing::Report& report) {
+    report_sender_counts.push_back(report.senders()->Get(0)->count());
+  });
+  sim()->RunFor(milliseconds(2500));
+  EXPECT_THAT(report_sender_counts, ElementsAre(0u, 1u));
+}
+
+TEST_F(SimulatedTimingTest, TimerAtMaxTimeNeverFiresEvenWithAWakeupDelay) {
+  auto loop = Make("loop");
+  loop->SkipTimingReport();
+  int calls = 0;
+  TimerHandler* timer = loop->AddTimer([&]() { ++calls; });
+  loop->OnRun([&]() { timer->Schedule(monotonic_clock::max_time); });
+  sim()->SetWakeupDelay(microseconds(50));
+  sim()->RunFor(milliseconds(10));
+  EXPECT_EQ(calls, 0);
+}
+
 TEST(SimulatedDeterminismTest, SameSetupSameTrace) {
   const std::vector<std::string> first = RunScenarioTrace();
   EXPECT_GT(first.size(), 20u);

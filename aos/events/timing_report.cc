@@ -53,6 +53,12 @@ size_t SenderBound() {
 
 }  // namespace
 
+// The report is at most max_size; flatbuffers also keeps its vtable scratch
+// in the same buffer, and rounds its request up to a multiple of 8.
+size_t TimingReporter::ScratchSize(size_t max_size) {
+  return (2 * max_size + 16384 + 7) & ~size_t{7};
+}
+
 uint8_t* TimingReporter::FixedAllocator::allocate(size_t size) {
   CHECK_LE(size, buffer_.size())
       << "timing report scratch buffer too small; this is a bug in the size "
@@ -67,8 +73,8 @@ TimingReporter::TimingReporter(EventLoop* event_loop,
       max_size_(sender_->size()),
       // The report is at most max_size_; flatbuffers also keeps its vtable
       // scratch in the same buffer.
-      allocator_(2 * max_size_ + 16384),
-      fbb_(2 * max_size_ + 16384, &allocator_, false) {
+      allocator_(ScratchSize(max_size_)),
+      fbb_(ScratchSize(max_size_), &allocator_, false) {
   watcher_offsets_.reserve(event_loop->watchers().size());
   // This reporter's own sender is already among the senders.
   sender_offsets_.reserve(event_loop->senders().size());
@@ -82,6 +88,16 @@ TimingReporter::~TimingReporter() = default;
 void TimingReporter::StartWindow() {
   window_start_ = event_loop_->monotonic_now();
   realtime_window_start_ = event_loop_->realtime_now();
+}
+
+size_t TimingReporter::HeaderSizeBound(const EventLoop& event_loop) {
+  // The report table itself: strings, scalars, five vectors.
+  return kTableOverhead + 16 * (4 + 2 + 8) + 5 * (4 + 8) + 8 +
+         StringBound(event_loop.name().size()) +
+         StringBound(event_loop.version_string().size()) +
+         StringBound(event_loop.node() == nullptr
+                         ? 0
+                         : event_loop.node()->name()->size());
 }
 
 TimingReporter::Plan TimingReporter::MakePlan() const {
@@ -119,14 +135,7 @@ TimingReporter::Plan TimingReporter::MakePlan() const {
     return {TimerBound(timing, true), TimerBound(timing, false), 2};
   };
 
-  // The report table itself: strings, scalars, five vectors.
-  size_t base = kTableOverhead + 16 * (4 + 2 + 8) + 5 * (4 + 8) + 8 +
-                StringBound(event_loop_->name().size()) +
-                StringBound(event_loop_->version_string().size()) +
-                StringBound(event_loop_->node() == nullptr
-                                ? 0
-                                : event_loop_->node()->name()->size());
-  size_t with_all = base;
+  size_t with_all = HeaderSizeBound(*event_loop_);
   for (size_t i = 0; i < total; ++i) with_all += 4 + entry(i).with_histograms;
 
   Plan plan;
@@ -353,16 +362,18 @@ void TimingReporter::ResetAll() {
 
 void TimingReporter::Publish() {
   const monotonic_clock::time_point end = event_loop_->monotonic_now();
+  const realtime_clock::time_point realtime_end = event_loop_->realtime_now();
   const std::span<const uint8_t> report = Build(end);
-  const RawSender::Error error = sender_->Send(report.data(), report.size());
+  // Reset before sending, so this report's own send is counted in the next.
   ResetAll();
+  const RawSender::Error error = sender_->Send(report.data(), report.size());
   if (error == RawSender::Error::kOk) {
     send_failures_ = 0;
   } else {
     ++send_failures_;
   }
   window_start_ = end;
-  realtime_window_start_ = event_loop_->realtime_now();
+  realtime_window_start_ = realtime_end;
 }
 
 }  // namespace aos

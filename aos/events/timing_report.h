@@ -33,6 +33,11 @@ class TimingReporter {
   TimingReporter(EventLoop* event_loop, std::unique_ptr<RawSender> sender);
   ~TimingReporter();
 
+  // The most bytes a report of `event_loop` with no entries takes (name,
+  // version, node and the table). A channel smaller than this cannot carry
+  // the loop's reports at all.
+  static size_t HeaderSizeBound(const EventLoop& event_loop);
+
   // Starts the first window now.
   void StartWindow();
 
@@ -68,6 +73,7 @@ class TimingReporter {
     uint32_t dropped_entries = 0;
   };
   Plan MakePlan() const;
+  static size_t ScratchSize(size_t max_size);
 
   void ResetAll();
 
