@@ -2,6 +2,7 @@
 // protocol deterministically, then at random instants in a campaign.
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/ipc_lib/lockless_queue_internal.h"
 #include "aos/ipc_lib/queue_test_util.h"
+#include "aos/ipc_lib/robust_slots.h"
 #include "aos/ipc_lib/shared_memory_layout.h"
 #include "aos/testing/path.h"
 #include "gflags/gflags.h"
@@ -142,6 +144,14 @@ struct StepCase {
   bool others_send_first;
 };
 
+std::string StepName(const ::testing::TestParamInfo<StepCase>& info) {
+  static const char* const kNames[] = {"None", "AfterClaim", "BeforePublish",
+                                       "AfterPublish", "BeforeAdvance"};
+  return aos::StrCat(
+      kNames[static_cast<int>(info.param.point)],
+      info.param.others_send_first ? "_OthersSendFirst" : "_ReclaimedAtOnce");
+}
+
 class SendKilledAtStep : public LocklessQueueDeathTest,
                          public ::testing::WithParamInterface<StepCase> {};
 
@@ -189,7 +199,8 @@ INSTANTIATE_TEST_SUITE_P(
                       StepCase{CrashPoint::kSendAfterPublish, true, false},
                       StepCase{CrashPoint::kSendAfterPublish, true, true},
                       StepCase{CrashPoint::kSendBeforeAdvance, true, false},
-                      StepCase{CrashPoint::kSendBeforeAdvance, true, true}));
+                      StepCase{CrashPoint::kSendBeforeAdvance, true, true}),
+    StepName);
 
 // A sender dies mid-publish; the process that reclaims its slot dies before
 // repairing it; the next one repairs it.
@@ -261,6 +272,12 @@ bool PendingIn(const QueueMemory& memory, uint32_t slot) {
       view.sender(slot).state.load(std::memory_order_acquire));
 }
 
+bool OwnedBy(const QueueMemory& memory, uint32_t slot, pid_t pid) {
+  const internal::QueueView view(memory.base(), memory.layout());
+  return view.sender(slot).owner.load(std::memory_order_acquire) ==
+         internal::SlotOwner(pid);
+}
+
 TEST_F(LocklessQueueDeathTest, SigkillCampaign) {
   QueueLayout layout;
   layout.message_data_size = 256;
@@ -282,9 +299,16 @@ TEST_F(LocklessQueueDeathTest, SigkillCampaign) {
   ASSERT_EQ(sigaction(SIGALRM, &action, nullptr), 0);
 
   std::mt19937 random(971);
+  // Delays up to 2 ms; one kill in four within 100 us of the fork, while
+  // the child is starting up or claiming its slot. Sleeping (not spinning)
+  // lets the child run on this CPU; no timer slack makes short sleeps short.
   std::uniform_int_distribution<int> delay_ns(0, 2'000'000);
+  std::uniform_int_distribution<int> early_delay_ns(0, 100'000);
+  const int timer_slack = prctl(PR_GET_TIMERSLACK);
+  prctl(PR_SET_TIMERSLACK, 1);
   const int iterations = FLAGS_campaign_iterations;
-  int corrupt = 0, killed_mid_publish = 0, children_that_sent = 0;
+  int corrupt = 0, killed_mid_publish = 0, children_that_sent = 0,
+      killed_holding_slot = 0;
   uint64_t child_messages = 0;
   uint32_t live_sequence = 0, reclaimed_sequence = 0;
   for (int iteration = 0; iteration < iterations && corrupt == 0; ++iteration) {
@@ -293,7 +317,8 @@ TEST_F(LocklessQueueDeathTest, SigkillCampaign) {
     const pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) SendForever(memory, child_writer);
-    const struct timespec delay = {0, delay_ns(random)};
+    const struct timespec delay = {
+        0, iteration % 4 == 0 ? early_delay_ns(random) : delay_ns(random)};
     nanosleep(&delay, nullptr);
     ASSERT_EQ(kill(child, SIGKILL), 0);
     int status;
@@ -308,6 +333,7 @@ TEST_F(LocklessQueueDeathTest, SigkillCampaign) {
     children_that_sent += sent > 0;
     for (uint32_t slot = 0; slot < layout.num_senders; ++slot) {
       killed_mid_publish += PendingIn(*memory, slot);
+      killed_holding_slot += OwnedBy(*memory, slot, child);
     }
     // Odd iterations: the live sender goes round the ring first, finishing
     // any publish the child left half done.
@@ -343,12 +369,14 @@ TEST_F(LocklessQueueDeathTest, SigkillCampaign) {
     alarm(0);
   }
   std::cout << "SIGKILL campaign: " << iterations << " children killed, "
-            << children_that_sent << " of them after sending ("
-            << child_messages << " messages in all), " << killed_mid_publish
+            << iterations - killed_holding_slot << " before they held a slot, "
+            << children_that_sent << " after sending (" << child_messages
+            << " messages in all), " << killed_mid_publish
             << " in the middle of a publish; corrupt=" << corrupt << "\n";
   EXPECT_EQ(corrupt, 0);
   EXPECT_GT(children_that_sent, 0);
   signal(SIGALRM, SIG_DFL);
+  prctl(PR_SET_TIMERSLACK, timer_slack);
 }
 
 }  // namespace

@@ -656,6 +656,68 @@ TEST_F(LocklessQueueTest, ConcurrentSendersAndFollowingReader) {
   EXPECT_EQ(internal::CheckQueueInvariants(*memory), "");
 }
 
+// A reader that always reads the oldest message of a two-message queue of
+// big messages is overwritten mid-copy all the time: it must say so
+// (kTooOld) rather than return a mix of two messages.
+TEST_F(LocklessQueueTest, ReadsRacingOverwritesAreNeverTorn) {
+  QueueLayout layout;
+  layout.message_data_size = 4096;
+  layout.queue_size = 2;
+  layout.num_senders = 2;
+  layout.num_watchers = 1;
+  layout.num_readers = 1;
+  layout.channel_storage_duration_ns = 0;
+  auto memory = Open(dir_ + "/q", layout);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> senders;
+  for (uint32_t writer = 0; writer < 2; ++writer) {
+    senders.emplace_back([&, writer] {
+      auto sender = QueueSender::Make(memory.get());
+      ASSERT_TRUE(sender.ok());
+      for (uint32_t sequence = 0; !stop.load(); ++sequence) {
+        // Long messages, so copies take a while.
+        const size_t length = 2048 + (sequence * 8) % 2048;
+        WriteTestMessage((*sender)->Data(), (*sender)->size(), writer, sequence,
+                         length);
+        MessageInfo sent;
+        ASSERT_EQ((*sender)->Send(length, monotonic_clock::min_time,
+                                  realtime_clock::min_time, kNoRemoteQueueIndex,
+                                  &sent),
+                  QueueSender::Result::kGood);
+      }
+    });
+  }
+  QueueReader reader(memory.get());
+  std::vector<char> buffer(layout.message_data_size);
+  uint64_t good = 0, too_old = 0, torn = 0;
+  while (good + too_old < 50000) {
+    const uint64_t next = reader.NextIndex();
+    if (next < 2) continue;
+    MessageInfo info;
+    switch (reader.Read(next - 2, &info, buffer.data())) {
+      case QueueReader::Result::kGood:
+        ++good;
+        if (!CheckTestMessage(buffer.data(), info.size, nullptr).empty()) {
+          ++torn;
+        }
+        break;
+      case QueueReader::Result::kTooOld:
+        ++too_old;
+        break;
+      case QueueReader::Result::kNothingNewYet:
+        ADD_FAILURE() << "index " << next - 2 << " of " << next;
+        break;
+    }
+  }
+  stop = true;
+  for (auto& thread : senders) thread.join();
+  std::cout << good << " good reads, " << too_old << " too old, " << torn
+            << " torn\n";
+  EXPECT_EQ(torn, 0u);
+  EXPECT_GT(good, 0u);
+  EXPECT_EQ(internal::CheckQueueInvariants(*memory), "");
+}
+
 TEST_F(LocklessQueueTest, ChildProcessSendsParentReadsAll) {
   constexpr uint32_t kMessages = 3000;
   QueueLayout layout = SmallLayout();

@@ -33,18 +33,24 @@ inline uint8_t TestMessageByte(uint32_t writer, uint32_t sequence, size_t i) {
   return static_cast<uint8_t>(sequence * 131u + i * 7u + writer * 17u);
 }
 
+// Mixes 8 bytes at a time (fast enough for stress tests), then the tail.
 inline uint64_t TestMessageChecksum(const TestMessageHeader& header,
                                     const uint8_t* body, size_t body_size) {
   uint64_t hash = 0xcbf29ce484222325ull;
   auto mix = [&hash](uint64_t value) {
-    for (int i = 0; i < 8; ++i) {
-      hash = (hash ^ ((value >> (8 * i)) & 0xff)) * 0x100000001b3ull;
-    }
+    hash = (hash ^ value) * 0x100000001b3ull;
+    hash ^= hash >> 29;
   };
   mix(header.writer);
   mix(header.sequence);
   mix(header.length);
-  for (size_t i = 0; i < body_size; ++i) mix(body[i]);
+  size_t i = 0;
+  for (; i + 8 <= body_size; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, body + i, 8);
+    mix(word);
+  }
+  for (; i < body_size; ++i) mix(body[i]);
   return hash;
 }
 
