@@ -205,9 +205,13 @@ class QueueWatcher {
   ~QueueWatcher();  // Releases the slot.
 
  private:
-  QueueWatcher(QueueMemory* memory, uint32_t slot);
+  QueueWatcher(QueueMemory* memory, uint32_t slot, pid_t pid, pid_t tid);
   QueueMemory* const memory_;
   const uint32_t slot_;
+  // Who registered, so the destructor never frees a slot that Wakeup()
+  // released (thread gone) and someone else has claimed since.
+  const pid_t pid_;
+  const pid_t tid_;
 };
 
 // Wakes a queue's watchers.

@@ -1,0 +1,555 @@
+// Sending, reading and waking up on a queue in shared memory. The protocol
+// (and why each step is ordered as it is) is in docs/ipc.md; the fields are
+// in shared_memory_layout.h.
+
+#include "aos/ipc_lib/lockless_queue.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "aos/ipc_lib/lockless_queue_internal.h"
+#include "aos/ipc_lib/robust_slots.h"
+#include "aos/ipc_lib/shared_memory_layout.h"
+#include "aos/util/str_cat.h"
+#include "glog/logging.h"
+
+#ifdef __SANITIZE_THREAD__
+// ThreadSanitizer's dynamic annotations (in its runtime).
+extern "C" void AnnotateIgnoreReadsBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreReadsEnd(const char* file, int line);
+#endif
+
+namespace aos::ipc_lib {
+
+namespace internal {
+
+std::atomic<int> crash_internal::crash_point{0};
+
+void SetCrashPointForTesting(CrashPoint point) {
+  crash_internal::crash_point.store(static_cast<int>(point),
+                                    std::memory_order_relaxed);
+}
+
+// The one deliberate data race of the queue: a reader copies a message that
+// a sender may be rewriting, then proves it was not (the second entry load
+// in Read). ThreadSanitizer ignores fences, so it cannot follow that proof:
+// under it, the copy is hidden from the race detector.
+void CopyPayloadMayTear(void* destination, const void* source, size_t size) {
+#ifdef __SANITIZE_THREAD__
+  AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+#endif
+  std::memcpy(destination, source, size);
+#ifdef __SANITIZE_THREAD__
+  AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+#endif
+}
+
+void OrderWatchersByPriority(WatcherTarget* targets, size_t count) {
+  std::sort(targets, targets + count,
+            [](const WatcherTarget& a, const WatcherTarget& b) {
+              if (a.priority != b.priority) return a.priority > b.priority;
+              return a.slot < b.slot;
+            });
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::CrashPoint;
+using internal::Entry;
+using internal::MaybeCrash;
+using internal::MessageHeader;
+using internal::QueueView;
+using internal::RobustSlots;
+using internal::SenderSlot;
+using internal::SenderState;
+using internal::SlotOwner;
+using internal::WatcherSlot;
+
+QueueView ViewOf(const QueueMemory* memory) {
+  return QueueView(memory->base(), memory->layout());
+}
+
+RobustSlots SenderSlots(const QueueView& view, uint32_t count) {
+  return RobustSlots(&view.sender(0).owner, sizeof(SenderSlot), count);
+}
+
+RobustSlots WatcherSlots(const QueueView& view, uint32_t count) {
+  return RobustSlots(&view.watcher(0).owner, sizeof(WatcherSlot), count);
+}
+
+struct RedzonePattern {
+  uint8_t bytes[internal::kMaxRedzoneAfter];
+  constexpr RedzonePattern() : bytes() {
+    for (size_t i = 0; i < internal::kMaxRedzoneAfter; ++i) {
+      bytes[i] = internal::RedzoneByte(i);
+    }
+  }
+};
+constexpr RedzonePattern kRedzone;
+
+bool RedzonesIntact(const QueueView& view, uint32_t message) {
+  return std::memcmp(view.redzone_before(message), kRedzone.bytes,
+                     internal::kRedzoneSize) == 0 &&
+         std::memcmp(view.redzone_after(message), kRedzone.bytes,
+                     view.redzone_after_size()) == 0;
+}
+
+void RestoreRedzones(const QueueView& view, uint32_t message) {
+  std::memcpy(view.redzone_before(message), kRedzone.bytes,
+              internal::kRedzoneSize);
+  std::memcpy(view.redzone_after(message), kRedzone.bytes,
+              view.redzone_after_size());
+}
+
+// What a pending publish in `state` (of sender slot `slot`) turned into: the
+// slot's scratch if the publish never happened, else the message it
+// replaced. Only valid while the publish cannot still happen (its sender is
+// dead) and nobody has moved the ring position on: whoever moves it on
+// finishes the publish first (FinishPublishOf), so a CAS on the state from
+// `state` fails if that happened in between.
+uint64_t RepairedState(const QueueView& view, uint32_t slot, uint64_t state) {
+  const uint64_t index =
+      view.sender(slot).pending_index.load(std::memory_order_relaxed);
+  const bool published =
+      view.entry_for(index).load(std::memory_order_acquire) ==
+      Entry::Pack(index, SenderState::Scratch(state), slot);
+  return SenderState::Idle(published ? SenderState::Replacing(state)
+                                     : SenderState::Scratch(state));
+}
+
+// For a slot just claimed, possibly from a sender killed mid-send: settles
+// which message is its scratch, so that it is never also in the ring.
+void RepairSenderSlot(const QueueView& view, uint32_t slot) {
+  std::atomic<uint64_t>& state_word = view.sender(slot).state;
+  uint64_t state = state_word.load(std::memory_order_acquire);
+  while (SenderState::Pending(state)) {
+    if (state_word.compare_exchange_weak(
+            state, RepairedState(view, slot, state), std::memory_order_acq_rel,
+            std::memory_order_acquire)) {
+      break;
+    }
+  }
+}
+
+// Called by a sender about to replace `entry` at `position`: if the sender
+// that published `entry` has not yet recorded that it now owns the message
+// it replaced (it is slow, or dead), records it for it. After this, the
+// message in `entry` is nobody's but the ring's, so taking it is safe.
+void FinishPublishOf(const QueueView& view, uint32_t num_senders,
+                     const std::atomic<uint64_t>& position, uint64_t entry) {
+  const uint32_t slot = Entry::Slot(entry);
+  if (slot >= num_senders) return;  // An initial entry: nobody published it.
+  SenderSlot& sender = view.sender(slot);
+  uint64_t state = sender.state.load(std::memory_order_acquire);
+  if (!SenderState::Pending(state) ||
+      SenderState::Scratch(state) != Entry::Message(entry) ||
+      !Entry::Holds(entry,
+                    sender.pending_index.load(std::memory_order_relaxed))) {
+    return;
+  }
+  // The state was loaded while `entry` was still in place (checked after),
+  // so it describes the publish of `entry`, not a later one of the same
+  // message by the same slot.
+  if (position.load(std::memory_order_acquire) != entry) return;
+  sender.state.compare_exchange_strong(
+      state, SenderState::Idle(SenderState::Replacing(state)),
+      std::memory_order_acq_rel, std::memory_order_relaxed);
+}
+
+uint64_t NextIndexOf(const QueueView& view) {
+  const uint64_t next =
+      view.header().next_queue_index.load(std::memory_order_acquire);
+  // A sender may have published `next` without advancing it yet (or died
+  // before it could).
+  return Entry::Holds(view.entry_for(next).load(std::memory_order_acquire),
+                      next)
+             ? next + 1
+             : next;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- senders
+
+absl::StatusOr<std::unique_ptr<QueueSender>> QueueSender::Make(
+    QueueMemory* memory) {
+  const QueueView view = ViewOf(memory);
+  const uint32_t count = memory->layout().num_senders;
+  const std::optional<uint32_t> slot =
+      SenderSlots(view, count).Claim(SlotOwner(getpid()));
+  if (!slot.has_value()) {
+    return absl::ResourceExhaustedError(
+        aos::StrCat("all ", count, " sender slots of ", memory->path(),
+                    " are held by live processes (num_senders ", count,
+                    "); raise the channel's num_senders or stop a sender"));
+  }
+  MaybeCrash(CrashPoint::kSenderAfterClaim);
+  RepairSenderSlot(view, *slot);
+  // A dead owner may have scribbled outside its buffer.
+  RestoreRedzones(view, SenderState::Scratch(view.sender(*slot).state.load(
+                            std::memory_order_relaxed)));
+  // Our writes into the scratch message must not become visible before the
+  // ring change that took it out of the queue (see the fence in Send).
+  std::atomic_thread_fence(std::memory_order_release);
+  return std::unique_ptr<QueueSender>(new QueueSender(memory, *slot));
+}
+
+QueueSender::QueueSender(QueueMemory* memory, uint32_t slot)
+    : memory_(memory), slot_(slot) {}
+
+QueueSender::~QueueSender() {
+  const QueueView view = ViewOf(memory_);
+  SenderSlots(view, memory_->layout().num_senders)
+      .Release(slot_, SlotOwner(getpid()));
+}
+
+void* QueueSender::Data() {
+  const QueueView view = ViewOf(memory_);
+  return view.data(SenderState::Scratch(
+      view.sender(slot_).state.load(std::memory_order_relaxed)));
+}
+
+size_t QueueSender::size() const { return memory_->layout().message_data_size; }
+
+QueueSender::Result QueueSender::Send(
+    size_t length, monotonic_clock::time_point monotonic_remote_time,
+    realtime_clock::time_point realtime_remote_time,
+    uint32_t remote_queue_index, MessageInfo* sent) {
+  const QueueView view = ViewOf(memory_);
+  CHECK_LE(length, view.message_data_size())
+      << ": message too long for " << memory_->path();
+  SenderSlot& slot = view.sender(slot_);
+  // Only we change our state while no publish is pending.
+  const uint32_t scratch =
+      SenderState::Scratch(slot.state.load(std::memory_order_relaxed));
+  if (!RedzonesIntact(view, scratch)) {
+    RestoreRedzones(view, scratch);
+    return Result::kInvalidRedzone;
+  }
+
+  const uint32_t queue_size = view.queue_size();
+  const int64_t storage_ns = memory_->layout().channel_storage_duration_ns;
+  const uint32_t num_senders = memory_->layout().num_senders;
+  std::atomic<uint64_t>& next = view.header().next_queue_index;
+  MessageHeader& message = view.message_header(scratch);
+  while (true) {
+    uint64_t index = next.load(std::memory_order_acquire);
+    std::atomic<uint64_t>& position = view.entry_for(index);
+    const uint64_t old_entry = position.load(std::memory_order_acquire);
+    if (Entry::Holds(old_entry, index)) {
+      // Published, but its sender has not advanced `next` (yet, or ever:
+      // it may have died). Help it along.
+      next.compare_exchange_strong(index, index + 1, std::memory_order_acq_rel,
+                                   std::memory_order_relaxed);
+      continue;
+    }
+    if (!Entry::Holds(old_entry, index - queue_size)) {
+      // `next` moved on since we read it.
+      continue;
+    }
+    // After `next`: whoever published index - 1 read the clocks before we
+    // could see it, so sent times never go backwards along indices.
+    const monotonic_clock::time_point monotonic_now = monotonic_clock::now();
+    const realtime_clock::time_point realtime_now = realtime_clock::now();
+    const uint32_t replacing = Entry::Message(old_entry);
+    if (index >= queue_size) {
+      const int64_t oldest_sent =
+          view.message_header(replacing).monotonic_sent_time.load(
+              std::memory_order_relaxed);
+      // Still the message of index - queue_size (not a reused one)?
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (position.load(std::memory_order_relaxed) != old_entry) continue;
+      if (static_cast<__int128>(monotonic_now.time_since_epoch().count()) -
+              oldest_sent <
+          storage_ns) {
+        return Result::kMessagesSentTooFast;
+      }
+    }
+    FinishPublishOf(view, num_senders, position, old_entry);
+
+    const monotonic_clock::time_point monotonic_remote =
+        monotonic_remote_time == monotonic_clock::min_time
+            ? monotonic_now
+            : monotonic_remote_time;
+    const realtime_clock::time_point realtime_remote =
+        realtime_remote_time == realtime_clock::min_time ? realtime_now
+                                                         : realtime_remote_time;
+    const uint32_t remote_index = remote_queue_index == kNoRemoteQueueIndex
+                                      ? static_cast<uint32_t>(index)
+                                      : remote_queue_index;
+    message.queue_index.store(index, std::memory_order_relaxed);
+    message.monotonic_sent_time.store(monotonic_now.time_since_epoch().count(),
+                                      std::memory_order_relaxed);
+    message.realtime_sent_time.store(realtime_now.time_since_epoch().count(),
+                                     std::memory_order_relaxed);
+    message.monotonic_remote_time.store(
+        monotonic_remote.time_since_epoch().count(), std::memory_order_relaxed);
+    message.realtime_remote_time.store(
+        realtime_remote.time_since_epoch().count(), std::memory_order_relaxed);
+    message.remote_queue_index.store(remote_index, std::memory_order_relaxed);
+    message.size.store(static_cast<uint32_t>(length),
+                       std::memory_order_relaxed);
+
+    // Record the exchange before making it, so whoever claims this slot
+    // after we die can tell whether it happened (RepairSenderSlot).
+    slot.pending_index.store(index, std::memory_order_relaxed);
+    const uint64_t publishing = SenderState::Publishing(scratch, replacing);
+    slot.state.store(publishing, std::memory_order_release);
+    MaybeCrash(CrashPoint::kSendBeforePublish);
+
+    uint64_t expected = old_entry;
+    if (!position.compare_exchange_strong(
+            expected, Entry::Pack(index, scratch, slot_),
+            std::memory_order_acq_rel, std::memory_order_relaxed)) {
+      // Another sender got `index` first. Nobody touches a state whose
+      // publish did not happen, so a plain store undoes ours.
+      slot.state.store(SenderState::Idle(scratch), std::memory_order_release);
+      continue;
+    }
+    MaybeCrash(CrashPoint::kSendAfterPublish);
+    // The replaced message is ours now. This CAS fails only if the next
+    // publisher at this position already recorded that for us.
+    uint64_t state = publishing;
+    slot.state.compare_exchange_strong(state, SenderState::Idle(replacing),
+                                       std::memory_order_acq_rel,
+                                       std::memory_order_relaxed);
+    MaybeCrash(CrashPoint::kSendBeforeAdvance);
+    next.compare_exchange_strong(index, index + 1, std::memory_order_acq_rel,
+                                 std::memory_order_relaxed);
+    // The caller writes its next message into `replacing` after we return.
+    // A reader still copying it (as index - queue_size) must be able to see
+    // the ring change whenever it sees one of those writes.
+    std::atomic_thread_fence(std::memory_order_release);
+
+    if (sent != nullptr) {
+      sent->monotonic_sent_time = monotonic_now;
+      sent->realtime_sent_time = realtime_now;
+      sent->monotonic_remote_time = monotonic_remote;
+      sent->realtime_remote_time = realtime_remote;
+      sent->remote_queue_index = remote_index;
+      sent->queue_index = static_cast<uint32_t>(index);
+      sent->size = static_cast<uint32_t>(length);
+    }
+    return Result::kGood;
+  }
+}
+
+// ---------------------------------------------------------------- readers
+
+QueueReader::QueueReader(QueueMemory* memory) : memory_(memory) {}
+
+uint64_t QueueReader::NextIndex() const { return NextIndexOf(ViewOf(memory_)); }
+
+QueueReader::Result QueueReader::Read(uint64_t index, MessageInfo* info,
+                                      void* data) const {
+  const QueueView view = ViewOf(memory_);
+  const uint32_t queue_size = view.queue_size();
+  const uint32_t max_size = view.message_data_size();
+  const std::atomic<uint64_t>& position = view.entry_for(index);
+  while (true) {
+    const uint64_t entry = position.load(std::memory_order_acquire);
+    if (!Entry::Holds(entry, index)) {
+      const uint64_t next = NextIndexOf(view);
+      if (index >= next) return Result::kNothingNewYet;
+      if (next - index > queue_size) return Result::kTooOld;
+      // Published by now: either it has been replaced, or it was published
+      // after we loaded the entry. The tags are within queue_size of each
+      // other here, so the signed difference says which.
+      if (static_cast<int32_t>(Entry::Tag(entry) -
+                               static_cast<uint32_t>(index)) > 0) {
+        return Result::kTooOld;
+      }
+      continue;
+    }
+
+    const uint32_t message = Entry::Message(entry);
+    const MessageHeader& header = view.message_header(message);
+    const uint64_t stored_index =
+        header.queue_index.load(std::memory_order_relaxed);
+    const uint32_t size = header.size.load(std::memory_order_relaxed);
+    MessageInfo result;
+    result.monotonic_sent_time =
+        monotonic_clock::time_point(monotonic_clock::duration(
+            header.monotonic_sent_time.load(std::memory_order_relaxed)));
+    result.realtime_sent_time =
+        realtime_clock::time_point(realtime_clock::duration(
+            header.realtime_sent_time.load(std::memory_order_relaxed)));
+    result.monotonic_remote_time =
+        monotonic_clock::time_point(monotonic_clock::duration(
+            header.monotonic_remote_time.load(std::memory_order_relaxed)));
+    result.realtime_remote_time =
+        realtime_clock::time_point(realtime_clock::duration(
+            header.realtime_remote_time.load(std::memory_order_relaxed)));
+    result.remote_queue_index =
+        header.remote_queue_index.load(std::memory_order_relaxed);
+    result.queue_index = static_cast<uint32_t>(index);
+    result.size = size;
+    // A torn size is caught below; never copy out of bounds because of it.
+    if (size <= max_size) {
+      internal::CopyPayloadMayTear(data, view.data(message) + max_size - size,
+                                   size);
+    }
+    // Everything above happens before the second look at the entry: if any
+    // of it saw a sender reusing the message, this load sees the ring
+    // change that preceded the reuse (the sender fences between them).
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (position.load(std::memory_order_relaxed) != entry ||
+        stored_index != index || size > max_size) {
+      return Result::kTooOld;
+    }
+    if (info != nullptr) *info = result;
+    return Result::kGood;
+  }
+}
+
+// ---------------------------------------------------------------- watchers
+
+int WakeupSignal() { return SIGRTMIN + 2; }
+
+absl::StatusOr<std::unique_ptr<QueueWatcher>> QueueWatcher::Make(
+    QueueMemory* memory, pid_t pid, pid_t tid, int priority) {
+  CHECK_GT(pid, 0);
+  CHECK_GT(tid, 0);
+  const QueueView view = ViewOf(memory);
+  const uint32_t count = memory->layout().num_watchers;
+  const std::optional<uint32_t> slot =
+      WatcherSlots(view, count).Claim(SlotOwner(pid, tid));
+  if (!slot.has_value()) {
+    return absl::ResourceExhaustedError(
+        aos::StrCat("all ", count, " watcher slots of ", memory->path(),
+                    " are held by live processes (num_watchers ", count,
+                    "); raise the channel's num_watchers or stop a watcher"));
+  }
+  MaybeCrash(CrashPoint::kWatcherAfterClaim);
+  view.watcher(*slot).priority.store(priority, std::memory_order_relaxed);
+  return std::unique_ptr<QueueWatcher>(
+      new QueueWatcher(memory, *slot, pid, tid));
+}
+
+QueueWatcher::QueueWatcher(QueueMemory* memory, uint32_t slot, pid_t pid,
+                           pid_t tid)
+    : memory_(memory), slot_(slot), pid_(pid), tid_(tid) {}
+
+QueueWatcher::~QueueWatcher() {
+  const QueueView view = ViewOf(memory_);
+  WatcherSlots(view, memory_->layout().num_watchers)
+      .Release(slot_, SlotOwner(pid_, tid_));
+}
+
+QueueWakeUpper::QueueWakeUpper(QueueMemory* memory) : memory_(memory) {}
+
+int QueueWakeUpper::Wakeup() {
+  const QueueView view = ViewOf(memory_);
+  const uint32_t count = memory_->layout().num_watchers;
+  const RobustSlots slots = WatcherSlots(view, count);
+  // Bounded by kMaxWatchers (checked when the queue was opened).
+  internal::WatcherTarget targets[internal::kMaxWatchers];
+  size_t found = 0;
+  for (uint32_t slot = 0; slot < count; ++slot) {
+    const uint64_t owner = slots.owner(slot).load(std::memory_order_acquire);
+    if (owner == 0) continue;
+    targets[found++] = internal::WatcherTarget{
+        slot, internal::SlotOwnerPid(owner),
+        static_cast<pid_t>(internal::SlotOwnerExtra(owner)),
+        view.watcher(slot).priority.load(std::memory_order_relaxed)};
+  }
+  internal::OrderWatchersByPriority(targets, found);
+  const int signal = WakeupSignal();
+  int signalled = 0;
+  for (size_t i = 0; i < found; ++i) {
+    const internal::WatcherTarget& target = targets[i];
+    if (tgkill(target.pid, target.tid, signal) == 0) {
+      ++signalled;
+    } else if (errno == EAGAIN) {
+      // Its signal queue is full: it has wakeups pending already.
+      ++signalled;
+    } else if (errno == ESRCH) {
+      // The thread is gone. Free its slot unless it changed hands since.
+      slots.Release(target.slot, SlotOwner(target.pid, target.tid));
+    }
+  }
+  return signalled;
+}
+
+// ---------------------------------------------------------------- checks
+
+namespace internal {
+
+std::string CheckQueueInvariants(const QueueMemory& memory) {
+  const QueueView view = ViewOf(&memory);
+  const QueueLayout& layout = memory.layout();
+  std::string problems;
+  std::vector<int> places(view.num_messages(), 0);
+  const uint64_t next = NextIndexOf(view);
+  const uint32_t queue_size = layout.queue_size;
+  for (uint32_t position = 0; position < queue_size; ++position) {
+    const uint64_t entry = view.entry(position).load(std::memory_order_acquire);
+    const uint32_t message = Entry::Message(entry);
+    // The newest index below `next` at this position.
+    const uint64_t expected =
+        next > position
+            ? position + (next - 1 - position) / queue_size * queue_size
+            : uint64_t{position} - queue_size;
+    if (!Entry::Holds(entry, expected)) {
+      aos::StrAppend(&problems, "position ", position, " holds index tag ",
+                     Entry::Tag(entry), ", expected index ", expected, "\n");
+    }
+    if (message >= view.num_messages()) {
+      aos::StrAppend(&problems, "position ", position, " holds message ",
+                     message, " of ", view.num_messages(), "\n");
+      continue;
+    }
+    ++places[message];
+    if (next > position && view.message_header(message).queue_index.load(
+                               std::memory_order_relaxed) != expected) {
+      aos::StrAppend(&problems, "message ", message, " at position ", position,
+                     " says index ",
+                     view.message_header(message).queue_index.load(
+                         std::memory_order_relaxed),
+                     ", expected ", expected, "\n");
+    }
+    if (!RedzonesIntact(view, message)) {
+      aos::StrAppend(&problems, "message ", message,
+                     " in the ring has a "
+                     "damaged redzone\n");
+    }
+  }
+  for (uint32_t slot = 0; slot < layout.num_senders; ++slot) {
+    const SenderSlot& sender = view.sender(slot);
+    uint64_t state = sender.state.load(std::memory_order_acquire);
+    const uint64_t owner = sender.owner.load(std::memory_order_acquire);
+    if (SenderState::Pending(state)) {
+      if (owner != 0 && ProcessExists(SlotOwnerPid(owner))) {
+        aos::StrAppend(&problems, "sender slot ", slot,
+                       " has a publish pending and a live owner\n");
+      }
+      state = RepairedState(view, slot, state);
+    }
+    const uint32_t scratch = SenderState::Scratch(state);
+    if (scratch >= view.num_messages()) {
+      aos::StrAppend(&problems, "sender slot ", slot, " holds message ",
+                     scratch, "\n");
+      continue;
+    }
+    ++places[scratch];
+  }
+  for (uint32_t message = 0; message < view.num_messages(); ++message) {
+    if (places[message] != 1) {
+      aos::StrAppend(&problems, "message ", message, " is in ", places[message],
+                     " places\n");
+    }
+  }
+  return problems;
+}
+
+}  // namespace internal
+
+}  // namespace aos::ipc_lib

@@ -1,0 +1,461 @@
+// QueueLayout and QueueMemory: sizing a channel's queue, and creating,
+// validating and mapping its file. Nothing here is on the realtime path.
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "aos/configuration.h"
+#include "aos/ipc_lib/lockless_queue.h"
+#include "aos/ipc_lib/lockless_queue_internal.h"
+#include "aos/ipc_lib/shared_memory_layout.h"
+#include "aos/util/str_cat.h"
+#include "glog/logging.h"
+
+namespace aos::ipc_lib {
+namespace {
+
+using internal::kInitialisedMarker;
+using internal::kQueueMagic;
+using internal::MemoryMap;
+using internal::QueueHeader;
+using internal::QueueView;
+using internal::StoredLayout;
+
+// How long an opener waits for the creator to size and initialise the file.
+constexpr std::chrono::milliseconds kInitialisationTimeout{1000};
+
+StoredLayout Store(const QueueLayout& layout) {
+  StoredLayout stored;
+  std::memset(&stored, 0, sizeof(stored));
+  stored.message_data_size = layout.message_data_size;
+  stored.queue_size = layout.queue_size;
+  stored.num_senders = layout.num_senders;
+  stored.num_watchers = layout.num_watchers;
+  stored.num_readers = layout.num_readers;
+  stored.channel_storage_duration_ns = layout.channel_storage_duration_ns;
+  return stored;
+}
+
+QueueLayout Load(const StoredLayout& stored) {
+  QueueLayout layout;
+  layout.message_data_size = stored.message_data_size;
+  layout.queue_size = stored.queue_size;
+  layout.num_senders = stored.num_senders;
+  layout.num_watchers = stored.num_watchers;
+  layout.num_readers = stored.num_readers;
+  layout.channel_storage_duration_ns = stored.channel_storage_duration_ns;
+  return layout;
+}
+
+std::string ErrnoText(int error) {
+  char buffer[256];
+  // GNU strerror_r: returns the text, which may or may not be in buffer.
+  return strerror_r(error, buffer, sizeof(buffer));
+}
+
+std::string Octal(mode_t mode) {
+  std::string digits;
+  mode &= 07777;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + (mode & 7)));
+    mode >>= 3;
+  } while (mode != 0);
+  return "0" + digits;
+}
+
+void SleepBriefly() {
+  const struct timespec delay = {0, 1000000};
+  nanosleep(&delay, nullptr);
+}
+
+// Who is asking about what, at the start of every message.
+struct Context {
+  std::string_view path;
+  std::string_view channel;
+  mode_t permissions;
+
+  std::string Prefix() const { return aos::StrCat(channel, ": "); }
+
+  absl::Status Errno(absl::StatusCode code, std::string_view what,
+                     int error) const {
+    return absl::Status(code,
+                        aos::StrCat(Prefix(), what, ": ", ErrnoText(error)));
+  }
+
+  // For files that exist but are not usable queues.
+  absl::Status NotAQueue(std::string_view why) const {
+    return absl::FailedPreconditionError(
+        aos::StrCat(Prefix(), "shared memory file ", path, " ", why,
+                    ". Stop every process using it, then delete ", path));
+  }
+
+  // "cannot <verb> <path><how> (modes, users): <error>".
+  absl::Status OpenFailed(int error, std::string_view verb,
+                          std::string_view how = "") const {
+    std::string text = aos::StrCat(Prefix(), "cannot ", verb, " ", path, how,
+                                   " (requested mode ", Octal(permissions));
+    struct stat st;
+    if (stat(std::string(path).c_str(), &st) == 0) {
+      aos::StrAppend(&text, ", file mode ", Octal(st.st_mode), " owned by uid ",
+                     st.st_uid, " gid ", st.st_gid);
+    }
+    aos::StrAppend(&text, "; this process runs as uid ", geteuid(), " gid ",
+                   getegid(), "): ", ErrnoText(error));
+    return absl::Status(error == EACCES || error == EPERM
+                            ? absl::StatusCode::kPermissionDenied
+                            : absl::StatusCode::kUnavailable,
+                        text);
+  }
+};
+
+absl::Status ValidateLayout(const QueueLayout& layout, const Context& context) {
+  std::string problem;
+  if (layout.queue_size == 0) {
+    problem = "queue_size must be at least 1";
+  } else if (uint64_t{layout.queue_size} + layout.num_senders >
+             internal::kMaxMessages) {
+    problem = aos::StrCat("queue_size + num_senders must be at most ",
+                          internal::kMaxMessages);
+  } else if (layout.num_senders > internal::kMaxSenders) {
+    problem =
+        aos::StrCat("num_senders must be at most ", internal::kMaxSenders);
+  } else if (layout.num_watchers > internal::kMaxWatchers) {
+    problem =
+        aos::StrCat("num_watchers must be at most ", internal::kMaxWatchers);
+  } else if (layout.message_data_size > (1u << 30)) {
+    problem = "max_size must be at most 1 GiB";
+  } else if (layout.channel_storage_duration_ns < 0) {
+    problem = "the storage duration must not be negative";
+  }
+  if (problem.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      aos::StrCat(context.Prefix(), "cannot build a queue (", context.path,
+                  ") for ", layout.ToString(), ": ", problem));
+}
+
+// mkdir -p of `path`'s directory. Directories get `permissions` plus search
+// permission for whoever may read (0600 -> 0700, 0660 -> 0770), under the
+// umask.
+absl::Status MakeParentDirectories(const Context& context) {
+  const std::string path(context.path);
+  const mode_t mode = context.permissions | ((context.permissions & 0444) >> 2);
+  for (size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    const std::string directory = path.substr(0, slash);
+    if (mkdir(directory.c_str(), mode) == 0 || errno == EEXIST) continue;
+    return context.Errno(
+        errno == EACCES ? absl::StatusCode::kPermissionDenied
+                        : absl::StatusCode::kUnavailable,
+        aos::StrCat("cannot create directory ", directory, " for ", path,
+                    " (mode ", Octal(mode), ")"),
+        errno);
+  }
+  return absl::OkStatus();
+}
+
+// Writes a fresh queue into zeroed memory; the marker goes last.
+void Initialise(void* base, const QueueLayout& layout, size_t size) {
+  const QueueView view(base, layout);
+  QueueHeader& header = view.header();
+  header.magic = kQueueMagic;
+  header.layout_version = kLayoutVersion;
+  header.header_size = sizeof(QueueHeader);
+  header.layout = Store(layout);
+  header.layout_hash = layout.Hash();
+  header.memory_size = size;
+  header.next_queue_index.store(0, std::memory_order_relaxed);
+
+  const uint32_t queue_size = layout.queue_size;
+  // Ring position p starts out holding message p as "index p - queue_size"
+  // (never readable), so publishing index p expects exactly that.
+  for (uint32_t position = 0; position < queue_size; ++position) {
+    view.entry(position).store(
+        internal::Entry::Pack(uint64_t{position} - queue_size, position,
+                              internal::kNoSenderSlot),
+        std::memory_order_relaxed);
+  }
+  // Sender slot k's first scratch message is queue_size + k.
+  for (uint32_t slot = 0; slot < layout.num_senders; ++slot) {
+    internal::SenderSlot& sender = view.sender(slot);
+    sender.owner.store(0, std::memory_order_relaxed);
+    sender.state.store(internal::SenderState::Idle(queue_size + slot),
+                       std::memory_order_relaxed);
+    sender.pending_index.store(0, std::memory_order_relaxed);
+  }
+  for (uint32_t slot = 0; slot < layout.num_watchers; ++slot) {
+    view.watcher(slot).owner.store(0, std::memory_order_relaxed);
+    view.watcher(slot).priority.store(0, std::memory_order_relaxed);
+  }
+  for (uint32_t message = 0; message < view.num_messages(); ++message) {
+    internal::MessageHeader& m = view.message_header(message);
+    m.queue_index.store(~uint64_t{0}, std::memory_order_relaxed);
+    m.monotonic_sent_time.store(INT64_MIN, std::memory_order_relaxed);
+    m.realtime_sent_time.store(INT64_MIN, std::memory_order_relaxed);
+    m.monotonic_remote_time.store(INT64_MIN, std::memory_order_relaxed);
+    m.realtime_remote_time.store(INT64_MIN, std::memory_order_relaxed);
+    m.remote_queue_index.store(kNoRemoteQueueIndex, std::memory_order_relaxed);
+    m.size.store(0, std::memory_order_relaxed);
+    for (size_t i = 0; i < internal::kRedzoneSize; ++i) {
+      view.redzone_before(message)[i] = internal::RedzoneByte(i);
+    }
+    for (size_t i = 0; i < view.redzone_after_size(); ++i) {
+      view.redzone_after(message)[i] = internal::RedzoneByte(i);
+    }
+  }
+  header.initialised.store(kInitialisedMarker, std::memory_order_release);
+}
+
+void* MapShared(int fd, size_t size, int protection) {
+  void* base =
+      mmap(nullptr, size, protection, MAP_SHARED | MAP_POPULATE, fd, 0);
+  return base == MAP_FAILED ? nullptr : base;
+}
+
+// The creator: the file is ours alone until the marker is stored.
+absl::StatusOr<void*> CreateQueue(int fd, const QueueLayout& layout,
+                                  const Context& context) {
+  const size_t size = layout.MemorySize();
+  const std::string path(context.path);
+  absl::Status status;
+  void* base = nullptr;
+  // The mode is exactly `permissions`, whatever the umask, so every user the
+  // mode admits can open it.
+  if (fchmod(fd, context.permissions) != 0) {
+    status = context.OpenFailed(errno, "set the mode of");
+  } else if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    status = context.Errno(
+        absl::StatusCode::kResourceExhausted,
+        aos::StrCat("cannot size ", path, " to ", size, " bytes"), errno);
+  } else if ((base = MapShared(fd, size, PROT_READ | PROT_WRITE)) == nullptr) {
+    status = context.Errno(absl::StatusCode::kResourceExhausted,
+                           aos::StrCat("cannot map ", size, " bytes of ", path),
+                           errno);
+  }
+  if (!status.ok()) {
+    // Nobody can use a file we could not set up; do not leave it for others
+    // to wait on.
+    unlink(path.c_str());
+    return status;
+  }
+  Initialise(base, layout, size);
+  return base;
+}
+
+// Everyone else: wait for the creator, then check the file is what we want.
+// Reads only; the file is never written unless it matches.
+absl::StatusOr<void*> OpenExistingQueue(int fd, const QueueLayout& layout,
+                                        const Context& context) {
+  const std::string path(context.path);
+  const size_t header_size = sizeof(QueueHeader);
+  const auto deadline =
+      std::chrono::steady_clock::now() + kInitialisationTimeout;
+  // The header alone, read-only, while we wait and check.
+  struct HeaderMapping {
+    void* base = nullptr;
+    ~HeaderMapping() {
+      if (base != nullptr) munmap(base, sizeof(QueueHeader));
+    }
+  } header_map;
+  struct stat st;
+  while (true) {
+    if (fstat(fd, &st) != 0) {
+      return context.Errno(absl::StatusCode::kUnavailable,
+                           aos::StrCat("cannot stat ", path), errno);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      return context.NotAQueue("is not a regular file");
+    }
+    const bool late = std::chrono::steady_clock::now() > deadline;
+    if (st.st_size == 0) {
+      // The creator sizes the file in one ftruncate; wait for it.
+      if (late) {
+        return context.NotAQueue(
+            "is empty: its creator died before sizing it, or it is not an "
+            "aos queue");
+      }
+      SleepBriefly();
+      continue;
+    }
+    if (static_cast<size_t>(st.st_size) < header_size) {
+      return context.NotAQueue(aos::StrCat("is truncated (", st.st_size,
+                                           " bytes, smaller than the ",
+                                           header_size, "-byte queue header)"));
+    }
+    if (header_map.base == nullptr) {
+      header_map.base = MapShared(fd, header_size, PROT_READ);
+      if (header_map.base == nullptr) {
+        return context.Errno(absl::StatusCode::kUnavailable,
+                             aos::StrCat("cannot map the header of ", path),
+                             errno);
+      }
+    }
+    const QueueHeader& header =
+        *static_cast<const QueueHeader*>(header_map.base);
+    const uint64_t magic = __atomic_load_n(&header.magic, __ATOMIC_RELAXED);
+    const uint32_t marker = header.initialised.load(std::memory_order_acquire);
+    if (magic == kQueueMagic && marker == kInitialisedMarker) break;
+    if ((magic != 0 && magic != kQueueMagic) ||
+        (marker != 0 && marker != kInitialisedMarker)) {
+      return context.NotAQueue("is not an aos queue (bad magic number)");
+    }
+    if (late) {
+      return context.NotAQueue(aos::StrCat(
+          "was never completely initialised (waited ",
+          kInitialisationTimeout.count(),
+          " ms; its creator probably died), or it is not an aos queue"));
+    }
+    SleepBriefly();
+  }
+
+  const QueueHeader& header = *static_cast<const QueueHeader*>(header_map.base);
+  const QueueLayout file_layout = Load(header.layout);
+  const uint32_t file_version = header.layout_version;
+  const uint64_t file_hash = header.layout_hash;
+  const uint64_t file_memory_size = header.memory_size;
+  const uint32_t file_header_size = header.header_size;
+
+  const size_t size = layout.MemorySize();
+  if (file_version != kLayoutVersion || !(file_layout == layout)) {
+    return absl::FailedPreconditionError(aos::StrCat(
+        context.Prefix(), "shared memory file ", path,
+        " was made for another queue layout.\n  file has:      ",
+        internal::LayoutToString(file_layout, file_version),
+        "\n  program wants: ", layout.ToString(), "\nStop every process using ",
+        context.channel, ", then delete ", path));
+  }
+  if (file_hash != layout.Hash() || file_header_size != header_size ||
+      file_memory_size != size) {
+    return context.NotAQueue(
+        "has a corrupt header (its hash or sizes disagree with its layout)");
+  }
+  if (static_cast<size_t>(st.st_size) < size) {
+    return context.NotAQueue(aos::StrCat(
+        "is truncated (", st.st_size, " bytes; its layout needs ", size, ")"));
+  }
+  void* base = MapShared(fd, size, PROT_READ | PROT_WRITE);
+  if (base == nullptr) {
+    return context.Errno(absl::StatusCode::kResourceExhausted,
+                         aos::StrCat("cannot map ", size, " bytes of ", path),
+                         errno);
+  }
+  return base;
+}
+
+}  // namespace
+
+namespace internal {
+
+std::string LayoutToString(const QueueLayout& layout, uint32_t version) {
+  return aos::StrCat(
+      "max_size ", layout.message_data_size, ", queue ", layout.queue_size,
+      ", senders ", layout.num_senders, ", watchers ", layout.num_watchers,
+      ", readers ", layout.num_readers, ", storage ",
+      layout.channel_storage_duration_ns, " ns, layout version ", version);
+}
+
+}  // namespace internal
+
+QueueLayout QueueLayout::ForChannel(const Configuration& config,
+                                    const Channel& channel) {
+  QueueLayout layout;
+  layout.message_data_size =
+      static_cast<uint32_t>(std::max(0, channel.max_size()));
+  layout.channel_storage_duration_ns =
+      configuration::ChannelStorageDurationNs(config, channel);
+  // ceil(frequency * storage seconds), in integers: exact, no overflow.
+  const unsigned __int128 frequency =
+      static_cast<uint64_t>(std::max(0, channel.frequency()));
+  const unsigned __int128 storage_ns = static_cast<uint64_t>(
+      std::max<int64_t>(0, layout.channel_storage_duration_ns));
+  const unsigned __int128 messages =
+      (frequency * storage_ns + 999999999u) / 1000000000u;
+  layout.queue_size = static_cast<uint32_t>(
+      std::clamp<unsigned __int128>(messages, 1, UINT32_MAX));
+  layout.num_senders =
+      static_cast<uint32_t>(std::max(0, channel.num_senders()));
+  layout.num_watchers =
+      static_cast<uint32_t>(std::max(0, channel.num_watchers()));
+  layout.num_readers =
+      static_cast<uint32_t>(std::max(0, channel.num_readers()));
+  return layout;
+}
+
+size_t QueueLayout::MemorySize() const { return MemoryMap::For(*this).total; }
+
+uint64_t QueueLayout::Hash() const {
+  // FNV-1a over the stored form (fixed widths, zeroed padding) and the
+  // version.
+  struct {
+    StoredLayout layout;
+    uint32_t version;
+    uint32_t zero;
+  } hashed;
+  std::memset(&hashed, 0, sizeof(hashed));
+  hashed.layout = Store(*this);
+  hashed.version = kLayoutVersion;
+  uint64_t hash = 0xcbf29ce484222325ull;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&hashed);
+  for (size_t i = 0; i < sizeof(hashed); ++i) {
+    hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+  }
+  return hash;
+}
+
+std::string QueueLayout::ToString() const {
+  return internal::LayoutToString(*this, kLayoutVersion);
+}
+
+absl::StatusOr<std::unique_ptr<QueueMemory>> QueueMemory::Open(
+    std::string_view path, const QueueLayout& layout, mode_t permissions,
+    std::string_view channel_description) {
+  const Context context{path, channel_description, permissions};
+  if (absl::Status status = ValidateLayout(layout, context); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = MakeParentDirectories(context); !status.ok()) {
+    return status;
+  }
+  const std::string path_string(path);
+  // The file may be deleted between our failed O_EXCL and our open of the
+  // existing one; try again a few times.
+  for (int attempt = 0;; ++attempt) {
+    int fd = open(path_string.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+                  permissions);
+    absl::StatusOr<void*> base;
+    if (fd >= 0) {
+      base = CreateQueue(fd, layout, context);
+    } else if (errno != EEXIST) {
+      return context.OpenFailed(errno, "create");
+    } else {
+      fd = open(path_string.c_str(), O_RDWR | O_CLOEXEC);
+      if (fd < 0) {
+        if (errno == ENOENT && attempt < 100) continue;
+        if (errno == EISDIR) return context.NotAQueue("is not a regular file");
+        return context.OpenFailed(errno, "open", " for reading and writing");
+      }
+      base = OpenExistingQueue(fd, layout, context);
+    }
+    // The mapping keeps the file alive.
+    close(fd);
+    if (!base.ok()) return base.status();
+    return std::unique_ptr<QueueMemory>(
+        new QueueMemory(path_string, layout, *base, layout.MemorySize()));
+  }
+}
+
+QueueMemory::QueueMemory(std::string path, QueueLayout layout, void* base,
+                         size_t size)
+    : path_(std::move(path)), layout_(layout), base_(base), size_(size) {}
+
+QueueMemory::~QueueMemory() { PCHECK(munmap(base_, size_) == 0); }
+
+}  // namespace aos::ipc_lib

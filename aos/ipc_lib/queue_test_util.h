@@ -1,0 +1,110 @@
+#ifndef AOS_IPC_LIB_QUEUE_TEST_UTIL_H_
+#define AOS_IPC_LIB_QUEUE_TEST_UTIL_H_
+
+// Self-checking messages for the queue tests: each names its writer and
+// sequence number and carries a checksum of all of it, so a reader can tell
+// a whole message from a torn or misplaced one.
+//
+//   const size_t length = TestMessageLength(sequence, sender->size());
+//   WriteTestMessage(sender->Data(), sender->size(), writer, sequence, length);
+//   sender->Send(length, ...);
+//   ...
+//   reader.Read(index, &info, buffer);
+//   std::string error = CheckTestMessage(buffer, info.size, &decoded);
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "aos/util/str_cat.h"
+
+namespace aos::ipc_lib::testing {
+
+struct TestMessageHeader {
+  uint32_t writer;
+  uint32_t sequence;
+  uint32_t length;
+  uint32_t reserved;
+  uint64_t checksum;
+};
+
+inline uint8_t TestMessageByte(uint32_t writer, uint32_t sequence, size_t i) {
+  return static_cast<uint8_t>(sequence * 131u + i * 7u + writer * 17u);
+}
+
+// Mixes 8 bytes at a time (fast enough for stress tests), then the tail.
+inline uint64_t TestMessageChecksum(const TestMessageHeader& header,
+                                    const uint8_t* body, size_t body_size) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  auto mix = [&hash](uint64_t value) {
+    hash = (hash ^ value) * 0x100000001b3ull;
+    hash ^= hash >> 29;
+  };
+  mix(header.writer);
+  mix(header.sequence);
+  mix(header.length);
+  size_t i = 0;
+  for (; i + 8 <= body_size; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, body + i, 8);
+    mix(word);
+  }
+  for (; i < body_size; ++i) mix(body[i]);
+  return hash;
+}
+
+// A length between the header and `capacity`, varying with the sequence.
+inline size_t TestMessageLength(uint32_t sequence, size_t capacity) {
+  const size_t minimum = sizeof(TestMessageHeader);
+  if (capacity <= minimum) return minimum;
+  return minimum + (sequence * 13u) % (capacity - minimum + 1);
+}
+
+// Writes the message as the last `length` bytes of `data[0, capacity)`, as a
+// sender's buffer wants it.
+inline void WriteTestMessage(void* data, size_t capacity, uint32_t writer,
+                             uint32_t sequence, size_t length) {
+  uint8_t* message = static_cast<uint8_t*>(data) + capacity - length;
+  TestMessageHeader header{writer, sequence, static_cast<uint32_t>(length), 0,
+                           0};
+  uint8_t* body = message + sizeof(header);
+  const size_t body_size = length - sizeof(header);
+  for (size_t i = 0; i < body_size; ++i) {
+    body[i] = TestMessageByte(writer, sequence, i);
+  }
+  header.checksum = TestMessageChecksum(header, body, body_size);
+  std::memcpy(message, &header, sizeof(header));
+}
+
+// "" if `data[0, size)` is a whole test message (then *decoded describes
+// it), else what is wrong.
+inline std::string CheckTestMessage(const void* data, size_t size,
+                                    TestMessageHeader* decoded) {
+  if (size < sizeof(TestMessageHeader)) {
+    return aos::StrCat("message of ", size, " bytes is too short");
+  }
+  TestMessageHeader header;
+  std::memcpy(&header, data, sizeof(header));
+  if (header.length != size) {
+    return aos::StrCat("message says ", header.length, " bytes, is ", size);
+  }
+  const uint8_t* body = static_cast<const uint8_t*>(data) + sizeof(header);
+  const size_t body_size = size - sizeof(header);
+  if (TestMessageChecksum(header, body, body_size) != header.checksum) {
+    return aos::StrCat("bad checksum in message ", header.sequence,
+                       " of writer ", header.writer);
+  }
+  for (size_t i = 0; i < body_size; ++i) {
+    if (body[i] != TestMessageByte(header.writer, header.sequence, i)) {
+      return aos::StrCat("bad byte ", i, " in message ", header.sequence,
+                         " of writer ", header.writer);
+    }
+  }
+  if (decoded != nullptr) *decoded = header;
+  return "";
+}
+
+}  // namespace aos::ipc_lib::testing
+
+#endif  // AOS_IPC_LIB_QUEUE_TEST_UTIL_H_
