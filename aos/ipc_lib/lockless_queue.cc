@@ -36,20 +36,6 @@ void SetCrashPointForTesting(CrashPoint point) {
                                     std::memory_order_relaxed);
 }
 
-// The one deliberate data race of the queue: a reader copies a message that
-// a sender may be rewriting, then proves it was not (the second entry load
-// in Read). ThreadSanitizer ignores fences, so it cannot follow that proof:
-// under it, the copy is hidden from the race detector.
-void CopyPayloadMayTear(void* destination, const void* source, size_t size) {
-#ifdef __SANITIZE_THREAD__
-  AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
-#endif
-  std::memcpy(destination, source, size);
-#ifdef __SANITIZE_THREAD__
-  AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
-#endif
-}
-
 void OrderWatchersByPriority(WatcherTarget* targets, size_t count) {
   std::sort(targets, targets + count,
             [](const WatcherTarget& a, const WatcherTarget& b) {
@@ -72,6 +58,20 @@ using internal::SenderSlot;
 using internal::SenderState;
 using internal::SlotOwner;
 using internal::WatcherSlot;
+
+// The one deliberate data race of the queue: a reader copies a message that
+// a sender may be rewriting, then proves it was not (the second entry load
+// in Read). ThreadSanitizer ignores fences, so it cannot follow that proof:
+// under it, the copy is hidden from the race detector.
+void CopyPayloadMayTear(void* destination, const void* source, size_t size) {
+#ifdef __SANITIZE_THREAD__
+  AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+#endif
+  std::memcpy(destination, source, size);
+#ifdef __SANITIZE_THREAD__
+  AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+#endif
+}
 
 QueueView ViewOf(const QueueMemory* memory) {
   return QueueView(memory->base(), memory->layout());
@@ -394,8 +394,7 @@ QueueReader::Result QueueReader::Read(uint64_t index, MessageInfo* info,
     result.size = size;
     // A torn size is caught below; never copy out of bounds because of it.
     if (size <= max_size) {
-      internal::CopyPayloadMayTear(data, view.data(message) + max_size - size,
-                                   size);
+      CopyPayloadMayTear(data, view.data(message) + max_size - size, size);
     }
     // Everything above happens before the second look at the entry: if any
     // of it saw a sender reusing the message, this load sees the ring
