@@ -1,5 +1,6 @@
 #include "aos/events/event_loop_param_test.h"
 
+#include <atomic>
 #include <vector>
 
 #include "aos/events/event_loop_generated.h"
@@ -23,7 +24,9 @@ constexpr std::string_view kConfig = R"({
     { "name": "/test", "type": "aos.examples.Ping", "frequency": 1000, "max_size": 64 },
     { "name": "/test", "type": "aos.examples.Pong", "frequency": 1000, "max_size": 64 },
     { "name": "/slow", "type": "aos.examples.Ping", "frequency": 2, "max_size": 64,
-      "channel_storage_duration": 1000000000 }
+      "channel_storage_duration": 1000000000 },
+    { "name": "/lossy", "type": "aos.examples.Ping", "frequency": 20, "max_size": 64,
+      "channel_storage_duration": 100000000 }
   ]
 })";
 
@@ -103,13 +106,18 @@ TEST_P(AbstractEventLoopTest, WatcherFiresOncePerMessageInOrder) {
   auto watcher_loop = Make("watcher");
   Sender<Ping> sender = sender_loop->MakeSender<Ping>("/test");
   std::vector<int> seen;
+  // Real loops start in their own threads: send once the watcher runs.
+  std::atomic<bool> watching{false};
+  watcher_loop->OnRun([&]() { watching = true; });
   watcher_loop->MakeWatcher("/test", [&](const Ping& ping) {
     seen.push_back(ping.value());
     if (ping.value() == 10) watcher_loop->Exit();
   });
   int next = 0;
-  TimerHandler* timer = sender_loop->AddTimer(
-      [&]() { ASSERT_EQ(SendPing(&sender, ++next), RawSender::Error::kOk); });
+  TimerHandler* timer = sender_loop->AddTimer([&]() {
+    if (!watching) return;
+    ASSERT_EQ(SendPing(&sender, ++next), RawSender::Error::kOk);
+  });
   sender_loop->OnRun([&]() {
     timer->Schedule(sender_loop->monotonic_now(), milliseconds(1));
   });
@@ -349,6 +357,32 @@ TEST_P(AbstractEventLoopTest, ExitReturnsFromRun) {
       [&]() { timer->Schedule(loop->monotonic_now(), milliseconds(1)); });
   Run();
   EXPECT_EQ(calls, 3);
+}
+
+TEST_P(AbstractEventLoopTest,
+       AFetcherThatFellBehindLearnsExactlyHowManyItLost) {
+  auto loop = Make("loop");
+  // /lossy keeps 2 messages for 100 ms.
+  Sender<Ping> sender = loop->MakeSender<Ping>("/lossy");
+  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/lossy");
+  ASSERT_EQ(SendPing(&sender, 1), RawSender::Error::kOk);
+  ASSERT_EQ(SendPing(&sender, 2), RawSender::Error::kOk);
+  ASSERT_TRUE(fetcher.FetchNext());
+  EXPECT_EQ(fetcher->value(), 1);
+  for (int value = 3; value <= 6; value += 2) {
+    factory_->Stall(milliseconds(150));
+    ASSERT_EQ(SendPing(&sender, value), RawSender::Error::kOk);
+    ASSERT_EQ(SendPing(&sender, value + 1), RawSender::Error::kOk);
+  }
+  // 2, 3 and 4 were overwritten before the fetcher got to them.
+  ASSERT_TRUE(fetcher.FetchNext());
+  EXPECT_EQ(fetcher->value(), 5);
+  EXPECT_EQ(fetcher.context().queue_index, 4u);
+  const RawFetcher* raw = loop->fetchers()[0];
+  EXPECT_EQ(raw->timing().lost_messages, 3u);
+  ASSERT_TRUE(fetcher.FetchNext());
+  EXPECT_EQ(fetcher->value(), 6);
+  EXPECT_EQ(raw->timing().lost_messages, 3u);
 }
 
 TEST_P(AbstractEventLoopTest, SendingTooFastIsRefusedAndCounted) {

@@ -14,7 +14,8 @@
 //   QueueWakeUpper(memory->get()).Wakeup();               // signal watchers
 //
 //   QueueReader reader(memory->get());
-//   reader.Read(index, &info, buffer);                   // copy out, never torn
+//   reader.Read(index, &info, buffer);                   // copy out, never
+//   torn
 //
 // Guarantees (docs/ipc.md explains how they are kept):
 // - Senders never wait for readers or for each other; readers never block
@@ -200,8 +201,10 @@ class QueueWatcher {
   // priority `priority` (0 = not realtime), reclaiming slots of dead
   // processes. Fails (ResourceExhausted) naming the file and num_watchers
   // when every slot is held by a live process.
-  static absl::StatusOr<std::unique_ptr<QueueWatcher>> Make(
-      QueueMemory* memory, pid_t pid, pid_t tid, int priority);
+  static absl::StatusOr<std::unique_ptr<QueueWatcher>> Make(QueueMemory* memory,
+                                                            pid_t pid,
+                                                            pid_t tid,
+                                                            int priority);
   ~QueueWatcher();  // Releases the slot.
 
  private:

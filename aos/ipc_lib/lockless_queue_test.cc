@@ -334,9 +334,17 @@ TEST_F(LocklessQueueTest, InvalidLayoutIsRefused) {
 }
 
 TEST_F(LocklessQueueTest, PermissionDeniedNamesFileAndMode) {
-  const std::string path = dir_ + "/private";
+  // Under /tmp: an unprivileged user cannot even traverse Bazel's
+  // TEST_TMPDIR (under /root/.cache), which would be a different error.
+  char directory[] = "/tmp/aos_permission_test_XXXXXX";
+  ASSERT_NE(mkdtemp(directory), nullptr);
+  struct RemoveAtEnd {
+    std::string path;
+    ~RemoveAtEnd() { std::filesystem::remove_all(path); }
+  } remove_at_end{directory};
+  const std::string path = std::string(directory) + "/private";
   ASSERT_NE(Open(path, SmallLayout(), 0600), nullptr);
-  ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
+  ASSERT_EQ(chmod(directory, 0755), 0);
   std::string error;
   if (geteuid() != 0) {
     ASSERT_EQ(chmod(path.c_str(), 0000), 0);

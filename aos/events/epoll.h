@@ -1,0 +1,46 @@
+#ifndef AOS_EVENTS_EPOLL_H_
+#define AOS_EVENTS_EPOLL_H_
+
+// A minimal epoll loop: file descriptors with a callback each.
+//
+//   aos::internal::EPoll epoll;
+//   epoll.OnReadable(timer_fd, [&]() { ... });
+//   epoll.Run();          // until Quit()
+//
+// Registration allocates (do it during setup); Run() and callbacks do not.
+// Not thread-safe, except Quit(), which any thread may call.
+
+#include <atomic>
+#include <functional>
+#include <map>
+
+namespace aos::internal {
+
+class EPoll {
+ public:
+  EPoll();
+  ~EPoll();
+  EPoll(const EPoll&) = delete;
+  EPoll& operator=(const EPoll&) = delete;
+
+  // Calls `fn` whenever `fd` is readable (level triggered). `fd` stays
+  // owned by the caller; remove it with Remove() before closing it.
+  void OnReadable(int fd, std::function<void()> fn);
+  void Remove(int fd);
+
+  // Waits for and dispatches events until Quit().
+  void Run();
+  // Makes Run() return after the callback being run. Thread-safe.
+  void Quit();
+
+ private:
+  int epoll_fd_;
+  // Written by Quit() to wake epoll_wait.
+  int quit_fd_;
+  std::atomic<bool> quit_{false};
+  std::map<int, std::function<void()>> callbacks_;
+};
+
+}  // namespace aos::internal
+
+#endif  // AOS_EVENTS_EPOLL_H_

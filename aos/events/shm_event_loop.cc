@@ -1,0 +1,437 @@
+#include "aos/events/shm_event_loop.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "aos/ipc_lib/lockless_queue.h"
+#include "aos/util/str_cat.h"
+#include "glog/logging.h"
+
+DEFINE_string(shm_base, "/dev/shm/aos",
+              "Directory of the shared memory files, one per channel. Give "
+              "each independent system its own.");
+DEFINE_string(permissions, "0600",
+              "Octal mode of the shared memory files this process creates; "
+              "e.g. 0660 to share them with a group.");
+DEFINE_bool(die_on_rt_failure, false,
+            "Abort instead of running at normal priority when the OS refuses "
+            "realtime priority, affinity or memory locking.");
+
+namespace aos {
+namespace {
+
+using ipc_lib::MessageInfo;
+using ipc_lib::QueueMemory;
+
+pid_t GetTid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+mode_t ParsePermissions() {
+  const std::string& text = FLAGS_permissions;
+  char* end = nullptr;
+  const long mode = strtol(text.c_str(), &end, 8);
+  if (text.empty() || *end != '\0' || mode < 0 || mode > 0777) {
+    LOG(FATAL) << "--permissions=" << text
+               << " is not an octal file mode like 0600 or 0660";
+  }
+  return static_cast<mode_t>(mode);
+}
+
+// Blocks the signals the loop reads through its signalfd.
+sigset_t LoopSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, ipc_lib::WakeupSignal());
+  return signals;
+}
+
+Context ContextFromMessage(const MessageInfo& info, const void* data) {
+  Context context;
+  context.monotonic_event_time = info.monotonic_sent_time;
+  context.realtime_event_time = info.realtime_sent_time;
+  context.monotonic_remote_time = info.monotonic_remote_time;
+  context.realtime_remote_time = info.realtime_remote_time;
+  context.queue_index = info.queue_index;
+  context.remote_queue_index = info.remote_queue_index;
+  context.size = info.size;
+  context.data = data;
+  return context;
+}
+
+}  // namespace
+
+class ShmSender : public RawSender {
+ public:
+  ShmSender(ShmEventLoop* event_loop, const Channel* channel,
+            QueueMemory* memory)
+      : RawSender(event_loop, channel), wake_upper_(memory) {
+    auto sender = ipc_lib::QueueSender::Make(memory);
+    if (!sender.ok()) {
+      LOG(FATAL) << "event loop " << event_loop->name() << ": sender on "
+                 << channel->name()->string_view() << " ("
+                 << channel->type()->string_view()
+                 << "): " << sender.status().message();
+    }
+    sender_ = std::move(sender).value();
+  }
+
+  void* data() override { return sender_->Data(); }
+  size_t size() override { return sender_->size(); }
+
+ protected:
+  Error DoSend(size_t length) override {
+    MessageInfo sent;
+    switch (sender_->Send(length, monotonic_clock::min_time,
+                          realtime_clock::min_time,
+                          ipc_lib::kNoRemoteQueueIndex, &sent)) {
+      case ipc_lib::QueueSender::Result::kGood:
+        break;
+      case ipc_lib::QueueSender::Result::kMessagesSentTooFast:
+        return Error::kMessagesSentTooFast;
+      case ipc_lib::QueueSender::Result::kInvalidRedzone:
+        return Error::kInvalidRedzone;
+    }
+    monotonic_sent_time_ = sent.monotonic_sent_time;
+    realtime_sent_time_ = sent.realtime_sent_time;
+    sent_queue_index_ = sent.queue_index;
+    wake_upper_.Wakeup();
+    return Error::kOk;
+  }
+
+ private:
+  std::unique_ptr<ipc_lib::QueueSender> sender_;
+  ipc_lib::QueueWakeUpper wake_upper_;
+};
+
+class ShmFetcher : public RawFetcher {
+ public:
+  ShmFetcher(ShmEventLoop* event_loop, const Channel* channel,
+             QueueMemory* memory)
+      : RawFetcher(event_loop, channel),
+        reader_(memory),
+        queue_size_(memory->layout().queue_size),
+        buffer_(channel->max_size()) {}
+
+ protected:
+  FetchResult DoFetch() override {
+    while (true) {
+      const uint64_t next = reader_.NextIndex();
+      if (next == 0) return {};
+      const uint64_t latest = next - 1;
+      if (has_current_ && current_ == latest) return {};
+      if (Take(latest)) return {.fetched = true, .lost = 0};
+      // Overwritten while copying: the channel moved on; try the newest.
+    }
+  }
+
+  FetchResult DoFetchNext() override {
+    uint32_t lost = 0;
+    while (true) {
+      const uint64_t next = reader_.NextIndex();
+      const uint64_t oldest = next > queue_size_ ? next - queue_size_ : 0;
+      uint64_t wanted = has_current_ ? current_ + 1 : oldest;
+      if (wanted >= next) return {.fetched = false, .lost = lost};
+      if (wanted < oldest) {
+        lost += static_cast<uint32_t>(oldest - wanted);
+        wanted = oldest;
+        // Skip past the lost ones even if this read fails too.
+        current_ = oldest - 1;
+        has_current_ = oldest > 0;
+      }
+      if (Take(wanted)) return {.fetched = true, .lost = lost};
+    }
+  }
+
+ private:
+  bool Take(uint64_t index) {
+    MessageInfo info;
+    if (reader_.Read(index, &info, buffer_.data()) !=
+        ipc_lib::QueueReader::Result::kGood) {
+      return false;
+    }
+    current_ = index;
+    has_current_ = true;
+    context_ = ContextFromMessage(info, buffer_.data());
+    return true;
+  }
+
+  ipc_lib::QueueReader reader_;
+  const uint64_t queue_size_;
+  std::vector<uint8_t> buffer_;
+  uint64_t current_ = 0;
+  bool has_current_ = false;
+};
+
+class ShmWatcher : public WatcherState {
+ public:
+  ShmWatcher(ShmEventLoop* event_loop, const Channel* channel,
+             QueueMemory* memory,
+             std::function<void(const Context&, const void*)> fn)
+      : WatcherState(event_loop, channel, std::move(fn)),
+        loop_(event_loop),
+        memory_(memory),
+        reader_(memory),
+        queue_size_(memory->layout().queue_size),
+        buffer_(channel->max_size()) {
+    loop_->shm_watchers_.push_back(this);
+  }
+
+  ~ShmWatcher() override { std::erase(loop_->shm_watchers_, this); }
+
+  // Registers for wakeups and starts after the messages already sent.
+  void Start(int priority) {
+    auto registration =
+        ipc_lib::QueueWatcher::Make(memory_, getpid(), GetTid(), priority);
+    if (!registration.ok()) {
+      LOG(FATAL) << "event loop " << loop_->name() << ": watcher on "
+                 << channel()->name()->string_view() << " ("
+                 << channel()->type()->string_view()
+                 << "): " << registration.status().message();
+    }
+    registration_ = std::move(registration).value();
+    next_ = reader_.NextIndex();
+  }
+
+  // Delivers every message that arrived since the last call.
+  void Deliver() {
+    while (true) {
+      const uint64_t end = reader_.NextIndex();
+      if (next_ >= end) return;
+      const uint64_t oldest = end > queue_size_ ? end - queue_size_ : 0;
+      if (next_ < oldest) {
+        AddLost(static_cast<uint32_t>(oldest - next_));
+        next_ = oldest;
+      }
+      MessageInfo info;
+      if (reader_.Read(next_, &info, buffer_.data()) !=
+          ipc_lib::QueueReader::Result::kGood) {
+        continue;  // Overwritten meanwhile: counted as lost next time round.
+      }
+      ++next_;
+      Call(ContextFromMessage(info, buffer_.data()));
+    }
+  }
+
+ private:
+  ShmEventLoop* const loop_;
+  QueueMemory* const memory_;
+  ipc_lib::QueueReader reader_;
+  const uint64_t queue_size_;
+  std::vector<uint8_t> buffer_;
+  std::unique_ptr<ipc_lib::QueueWatcher> registration_;
+  uint64_t next_ = 0;
+};
+
+class ShmTimer : public TimerHandler {
+ public:
+  ShmTimer(ShmEventLoop* event_loop, std::function<void()> fn)
+      : TimerHandler(event_loop, std::move(fn)), loop_(event_loop) {
+    fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    PCHECK(fd_ >= 0) << "timerfd_create";
+    loop_->epoll_.OnReadable(fd_, [this]() { HandleExpiration(); });
+  }
+
+  ~ShmTimer() override {
+    loop_->epoll_.Remove(fd_);
+    close(fd_);
+  }
+
+  void Schedule(monotonic_clock::time_point base,
+                monotonic_clock::duration period) override {
+    CHECK_GE(period.count(), 0) << "timer " << name() << ": negative period";
+    base_ = base;
+    period_ = period;
+    enabled_ = true;
+    ++generation_;
+    Arm(base);
+  }
+
+  void Disable() override {
+    enabled_ = false;
+    ++generation_;
+    struct itimerspec off = {};
+    PCHECK(timerfd_settime(fd_, TFD_TIMER_ABSTIME, &off, nullptr) == 0);
+  }
+
+  bool IsDisabled() override { return !enabled_; }
+
+ private:
+  void Arm(monotonic_clock::time_point when) {
+    // it_value 0 would disarm: the earliest time is 1 ns.
+    const int64_t ns = std::max<int64_t>(1, when.time_since_epoch().count());
+    struct itimerspec spec = {};
+    spec.it_value.tv_sec = ns / 1000000000;
+    spec.it_value.tv_nsec = ns % 1000000000;
+    PCHECK(timerfd_settime(fd_, TFD_TIMER_ABSTIME, &spec, nullptr) == 0)
+        << "timerfd_settime for timer " << name();
+  }
+
+  void HandleExpiration() {
+    uint64_t expirations;
+    if (read(fd_, &expirations, sizeof(expirations)) < 0) {
+      PCHECK(errno == EAGAIN) << "read timerfd of timer " << name();
+      return;  // Rescheduled after it fired; nothing due.
+    }
+    if (!enabled_) return;
+    const monotonic_clock::time_point event_time = base_;
+    const uint64_t generation = generation_;
+    if (period_ == monotonic_clock::duration::zero()) enabled_ = false;
+    const monotonic_clock::time_point end = Call(event_time);
+    // Rescheduled or disabled by the handler: that wins.
+    if (generation != generation_ || !enabled_ ||
+        period_ == monotonic_clock::duration::zero()) {
+      return;
+    }
+    base_ = NextScheduledTime(event_time, period_, end);
+    Arm(base_);
+  }
+
+  ShmEventLoop* const loop_;
+  int fd_ = -1;
+  monotonic_clock::time_point base_;
+  monotonic_clock::duration period_ = monotonic_clock::duration::zero();
+  bool enabled_ = false;
+  uint64_t generation_ = 0;
+
+  friend class ShmEventLoop;
+};
+
+ShmEventLoop::ShmEventLoop(const Configuration* configuration,
+                           std::string_view name, const Node* node)
+    : EventLoop(name, configuration, node) {
+  const sigset_t signals = LoopSignals();
+  PCHECK(pthread_sigmask(SIG_BLOCK, &signals, nullptr) == 0);
+  signal_fd_ = signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
+  PCHECK(signal_fd_ >= 0) << "signalfd";
+  epoll_.OnReadable(signal_fd_, [this]() { HandleSignals(); });
+}
+
+ShmEventLoop::~ShmEventLoop() {
+  DestroyHandlers();
+  epoll_.Remove(signal_fd_);
+  close(signal_fd_);
+}
+
+std::string ShmEventLoop::ShmPath(const Channel* channel) {
+  return StrCat(FLAGS_shm_base, channel->name()->string_view(), "/",
+                channel->type()->string_view(), ".v", ipc_lib::kLayoutVersion);
+}
+
+ipc_lib::QueueMemory* ShmEventLoop::GetQueueMemory(const Channel* channel) {
+  for (const auto& [known, memory] : queues_) {
+    if (known == channel) return memory.get();
+  }
+  const std::string description = StrCat(channel->name()->string_view(), " (",
+                                         channel->type()->string_view(), ")");
+  auto memory = ipc_lib::QueueMemory::Open(
+      ShmPath(channel),
+      ipc_lib::QueueLayout::ForChannel(*configuration(), *channel),
+      ParsePermissions(), description);
+  if (!memory.ok()) {
+    LOG(FATAL) << "event loop " << name() << ": " << memory.status().message();
+  }
+  queues_.emplace_back(channel, std::move(memory).value());
+  return queues_.back().second.get();
+}
+
+std::unique_ptr<RawSender> ShmEventLoop::DoMakeRawSender(
+    const Channel* channel) {
+  return std::make_unique<ShmSender>(this, channel, GetQueueMemory(channel));
+}
+
+std::unique_ptr<RawFetcher> ShmEventLoop::DoMakeRawFetcher(
+    const Channel* channel) {
+  return std::make_unique<ShmFetcher>(this, channel, GetQueueMemory(channel));
+}
+
+std::unique_ptr<WatcherState> ShmEventLoop::DoMakeWatcher(
+    const Channel* channel,
+    std::function<void(const Context&, const void*)> watcher) {
+  return std::make_unique<ShmWatcher>(this, channel, GetQueueMemory(channel),
+                                      std::move(watcher));
+}
+
+std::unique_ptr<TimerHandler> ShmEventLoop::DoMakeTimer(
+    std::function<void()> fn) {
+  return std::make_unique<ShmTimer>(this, std::move(fn));
+}
+
+void ShmEventLoop::HandleSignals() {
+  struct signalfd_siginfo info;
+  bool wakeup = false;
+  while (read(signal_fd_, &info, sizeof(info)) == sizeof(info)) {
+    if (static_cast<int>(info.ssi_signo) == ipc_lib::WakeupSignal()) {
+      wakeup = true;
+    } else {
+      LOG(INFO) << "event loop " << name() << ": "
+                << strsignal(static_cast<int>(info.ssi_signo)) << ", exiting";
+      Exit();
+    }
+  }
+  if (wakeup) DeliverMessages();
+}
+
+void ShmEventLoop::DeliverMessages() {
+  for (ShmWatcher* watcher : shm_watchers_) watcher->Deliver();
+}
+
+void ShmEventLoop::ApplyRealtimeSettings() {
+  auto refused = [&](std::string_view what, std::string_view fix) {
+    const std::string message = StrCat("event loop ", name(), ": ", what, ": ",
+                                       strerror(errno), "; ", fix);
+    if (FLAGS_die_on_rt_failure) LOG(FATAL) << message;
+    LOG(WARNING) << message
+                 << " (continuing without it; --die_on_rt_failure aborts)";
+  };
+  if (runtime_affinity().has_value()) {
+    if (sched_setaffinity(0, sizeof(cpu_set_t), &*runtime_affinity()) != 0) {
+      refused("could not set CPU affinity",
+              "check that the CPUs exist and are allowed (taskset -p $$)");
+    }
+  }
+  const int priority = runtime_realtime_priority();
+  if (priority > 0) {
+    struct sched_param param = {};
+    param.sched_priority = priority;
+    if (sched_setscheduler(0, SCHED_FIFO, &param) != 0) {
+      refused(StrCat("could not run at SCHED_FIFO priority ", priority),
+              "allow it with a line like '* - rtprio 99' in "
+              "/etc/security/limits.conf (then log in again), or run as root");
+    } else if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+      refused("could not lock memory (mlockall)",
+              "allow it with '* - memlock unlimited' in "
+              "/etc/security/limits.conf, or run as root");
+    }
+  }
+}
+
+void ShmEventLoop::Run() {
+  CHECK(!ran_) << "event loop " << name() << ": Run() called twice";
+  ran_ = true;
+  ApplyRealtimeSettings();
+  for (ShmWatcher* watcher : shm_watchers_) {
+    watcher->Start(runtime_realtime_priority());
+  }
+  StartRunning();
+  // Messages may have arrived while OnRun callbacks ran.
+  DeliverMessages();
+  epoll_.Run();
+  if (runtime_realtime_priority() > 0) {
+    struct sched_param param = {};
+    sched_setscheduler(0, SCHED_OTHER, &param);
+  }
+}
+
+void ShmEventLoop::Exit() { epoll_.Quit(); }
+
+}  // namespace aos

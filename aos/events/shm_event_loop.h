@@ -1,0 +1,107 @@
+#ifndef AOS_EVENTS_SHM_EVENT_LOOP_H_
+#define AOS_EVENTS_SHM_EVENT_LOOP_H_
+
+// The production event loop: channels in shared memory between processes.
+//
+//   aos::ShmEventLoop loop(&config.message(), "ping");
+//   loop.SetRuntimeRealtimePriority(5);
+//   ... set up senders, watchers, timers ...
+//   loop.Run();  // until Exit(), SIGINT or SIGTERM
+//
+// One thread: epoll over a timerfd per timer, a signalfd for SIGINT, SIGTERM
+// and the wakeup signal senders use (aos/ipc_lib/lockless_queue.h), and an
+// eventfd for Exit(). Each channel is a file under --shm_base
+// ("<shm_base>/<channel name>/<type>.v<layout version>"), created by the
+// first process that needs it with --permissions.
+//
+// Realtime: when Run() starts, SetRuntimeRealtimePriority() becomes
+// SCHED_FIFO, SetRuntimeAffinity() pins the thread, and a realtime loop locks
+// its memory (mlockall). If the OS refuses, the loop prints one message
+// saying what to change and runs at normal priority, unless
+// --die_on_rt_failure.
+//
+// Delivery: each watcher gets its channel's messages in order. Across
+// channels, messages that arrive together are delivered channel by channel,
+// in the order the watchers were made.
+//
+// Signals: the constructor blocks SIGINT, SIGTERM and the wakeup signal in
+// the calling thread (threads it starts later inherit that), so they arrive
+// only through the loop. SIGINT or SIGTERM make Run() return; destructors
+// then run normally.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aos/events/epoll.h"
+#include "aos/events/event_loop.h"
+#include "gflags/gflags.h"
+
+DECLARE_string(shm_base);
+DECLARE_string(permissions);
+DECLARE_bool(die_on_rt_failure);
+
+namespace aos {
+
+namespace ipc_lib {
+class QueueMemory;
+}  // namespace ipc_lib
+
+class ShmEventLoop : public EventLoop {
+ public:
+  // An event loop called `name` on `node` (null in a single-node config).
+  // `configuration` must outlive it.
+  ShmEventLoop(const Configuration* configuration, std::string_view name,
+               const Node* node = nullptr);
+  ~ShmEventLoop() override;
+
+  // Runs the loop in the calling thread until Exit(), SIGINT or SIGTERM.
+  // Once per loop.
+  void Run();
+
+  // Makes Run() return once the current callback returns. Thread-safe.
+  void Exit() override;
+
+  monotonic_clock::time_point monotonic_now() const override {
+    return monotonic_clock::now();
+  }
+  realtime_clock::time_point realtime_now() const override {
+    return realtime_clock::now();
+  }
+
+  // The shared memory of `channel`, opened (or created) on first use.
+  // Aborts with the queue's message (layout mismatch, permissions) if it
+  // cannot be used.
+  ipc_lib::QueueMemory* GetQueueMemory(const Channel* channel);
+
+  // The file a channel's queue lives in.
+  static std::string ShmPath(const Channel* channel);
+
+ protected:
+  std::unique_ptr<RawSender> DoMakeRawSender(const Channel* channel) override;
+  std::unique_ptr<RawFetcher> DoMakeRawFetcher(const Channel* channel) override;
+  std::unique_ptr<WatcherState> DoMakeWatcher(
+      const Channel* channel,
+      std::function<void(const Context&, const void*)> watcher) override;
+  std::unique_ptr<TimerHandler> DoMakeTimer(std::function<void()> fn) override;
+
+ private:
+  friend class ShmTimer;
+  friend class ShmWatcher;
+
+  void ApplyRealtimeSettings();
+  void HandleSignals();
+  void DeliverMessages();
+
+  internal::EPoll epoll_;
+  int signal_fd_ = -1;
+  std::vector<std::pair<const Channel*, std::unique_ptr<ipc_lib::QueueMemory>>>
+      queues_;
+  std::vector<class ShmWatcher*> shm_watchers_;
+  bool ran_ = false;
+};
+
+}  // namespace aos
+
+#endif  // AOS_EVENTS_SHM_EVENT_LOOP_H_

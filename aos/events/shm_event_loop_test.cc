@@ -1,0 +1,236 @@
+#include "aos/events/shm_event_loop.h"
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "aos/events/event_loop_param_test.h"
+#include "aos/testing/path.h"
+#include "examples/ping_generated.h"
+#include "gmock/gmock.h"
+
+namespace aos::testing {
+namespace {
+
+using aos::examples::Ping;
+using std::chrono::milliseconds;
+
+// Runs each loop in a thread of its own; when one returns (Exit), all stop.
+class ShmTestFactory : public EventLoopTestFactory {
+ public:
+  ShmTestFactory() {
+    FLAGS_shm_base = TestTempDir() + "/shm";
+    FLAGS_permissions = "0600";
+  }
+
+  std::unique_ptr<EventLoop> MakeEventLoop(std::string_view name) override {
+    auto loop = std::make_unique<ShmEventLoop>(configuration(), name);
+    loops_.push_back(loop.get());
+    return loop;
+  }
+
+  void Run() override { RunLoops(std::nullopt); }
+  void RunFor(monotonic_clock::duration duration) override {
+    RunLoops(duration);
+  }
+  void Stall(monotonic_clock::duration duration) override {
+    std::this_thread::sleep_for(duration);
+  }
+
+ private:
+  void RunLoops(std::optional<monotonic_clock::duration> duration) {
+    std::vector<std::thread> threads;
+    auto exit_all = [this]() {
+      for (ShmEventLoop* loop : loops_) loop->Exit();
+    };
+    for (ShmEventLoop* loop : loops_) {
+      threads.emplace_back([loop, exit_all]() {
+        loop->Run();
+        exit_all();
+      });
+    }
+    if (duration.has_value()) {
+      std::this_thread::sleep_for(*duration);
+      exit_all();
+    }
+    for (std::thread& thread : threads) thread.join();
+  }
+
+  std::vector<ShmEventLoop*> loops_;
+};
+
+std::unique_ptr<EventLoopTestFactory> MakeShmTestFactory() {
+  return std::make_unique<ShmTestFactory>();
+}
+
+INSTANTIATE_TEST_SUITE_P(Shm, AbstractEventLoopTest,
+                         ::testing::Values(MakeShmTestFactory));
+INSTANTIATE_TEST_SUITE_P(Shm, AbstractEventLoopDeathTest,
+                         ::testing::Values(MakeShmTestFactory));
+
+class ShmEventLoopTest : public ::testing::Test {
+ protected:
+  ShmEventLoopTest() { FLAGS_shm_base = TestTempDir() + "/shm"; }
+  ShmTestFactory factory_;
+};
+
+TEST_F(ShmEventLoopTest, ChannelFilesLiveUnderShmBaseWithThePermissions) {
+  FLAGS_permissions = "0640";
+  const mode_t old_umask = umask(0);
+  auto loop = factory_.MakeEventLoop("loop");
+  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  umask(old_umask);
+  FLAGS_permissions = "0600";
+  const std::string path = ShmEventLoop::ShmPath(sender.channel());
+  EXPECT_EQ(path, FLAGS_shm_base + "/test/aos.examples.Ping.v1");
+  struct stat info;
+  ASSERT_EQ(stat(path.c_str(), &info), 0) << path;
+  EXPECT_EQ(info.st_mode & 0777, 0640u);
+}
+
+TEST_F(ShmEventLoopTest, BadPermissionsFlagIsNamed) {
+  FLAGS_permissions = "rw-r--r--";
+  auto loop = factory_.MakeEventLoop("loop");
+  EXPECT_DEATH(loop->MakeSender<Ping>("/test"),
+               "--permissions=rw-r--r-- is not an octal file mode");
+  FLAGS_permissions = "0600";
+}
+
+// A sender in a child process, a watcher and a fetcher in this one.
+TEST_F(ShmEventLoopTest, MessagesCrossProcessesInOrder) {
+  constexpr int kMessages = 200;
+  int go[2];
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The child waits for the parent's watcher, then sends every 500 us.
+    char byte;
+    if (read(go[0], &byte, 1) != 1) _exit(2);
+    ShmEventLoop loop(factory_.configuration(), "child");
+    loop.SkipTimingReport();
+    Sender<Ping> sender = loop.MakeSender<Ping>("/test");
+    int value = 0;
+    TimerHandler* timer = loop.AddTimer([&]() {
+      auto builder = sender.MakeBuilder();
+      Ping::Builder ping = builder.MakeBuilder<Ping>();
+      ping.add_value(++value);
+      if (builder.Send(ping.Finish()) != RawSender::Error::kOk) _exit(3);
+      if (value == kMessages) loop.Exit();
+    });
+    loop.OnRun([&]() {
+      timer->Schedule(loop.monotonic_now(), std::chrono::microseconds(500));
+    });
+    loop.Run();
+    _exit(0);
+  }
+
+  ShmEventLoop loop(factory_.configuration(), "parent");
+  Fetcher<Ping> fetcher = loop.MakeFetcher<Ping>("/test");
+  std::vector<int> values;
+  std::vector<uint32_t> queue_indices;
+  loop.MakeWatcher("/test", [&](const Ping& ping) {
+    values.push_back(ping.value());
+    queue_indices.push_back(loop.context().queue_index);
+    EXPECT_LE(loop.context().monotonic_event_time, loop.monotonic_now());
+    if (ping.value() == kMessages) loop.Exit();
+  });
+  TimerHandler* give_up = loop.AddTimer([&]() {
+    ADD_FAILURE() << "no message " << kMessages << " within 20 s";
+    loop.Exit();
+  });
+  loop.OnRun([&]() {
+    give_up->Schedule(loop.monotonic_now() + std::chrono::seconds(20));
+    ASSERT_EQ(write(go[1], "g", 1), 1);
+  });
+  loop.Run();
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "child status " << status;
+
+  ASSERT_EQ(values.size(), static_cast<size_t>(kMessages));
+  for (int i = 0; i < kMessages; ++i) EXPECT_EQ(values[i], i + 1);
+  for (size_t i = 1; i < queue_indices.size(); ++i) {
+    EXPECT_EQ(queue_indices[i], queue_indices[i - 1] + 1);
+  }
+  ASSERT_TRUE(fetcher.Fetch());
+  EXPECT_EQ(fetcher->value(), kMessages);
+  const timing::WatcherTiming& timing = loop.watchers()[0]->timing();
+  EXPECT_EQ(timing.lost_messages, 0u);
+}
+
+// Realtime refused (an unprivileged user with rtprio 0): one clear warning
+// and normal priority, or death with --die_on_rt_failure.
+class ShmEventLoopRealtimeTest : public ShmEventLoopTest {
+ protected:
+  // In a forked child: become nobody (root can always get SCHED_FIFO) with a
+  // shm base nobody may write, then run a loop asking for priority 5.
+  static void RunAsNobodyAskingForRealtime(const Configuration* config) {
+    char directory[] = "/tmp/aos_rt_test_XXXXXX";
+    CHECK(mkdtemp(directory) != nullptr);
+    CHECK_EQ(chmod(directory, 0777), 0);
+    FLAGS_shm_base = directory;
+    struct rlimit none = {0, 0};
+    CHECK_EQ(setrlimit(RLIMIT_RTPRIO, &none), 0);
+    if (setgid(65534) != 0 || setuid(65534) != 0) {
+      fprintf(stderr, "cannot become nobody\n");
+      _exit(42);
+    }
+    ShmEventLoop loop(config, "rt");
+    loop.SkipTimingReport();
+    loop.SetRuntimeRealtimePriority(5);
+    loop.OnRun([&]() {
+      struct sched_param param;
+      int policy = sched_getscheduler(0);
+      sched_getparam(0, &param);
+      fprintf(stderr, "running with policy %d\n", policy);
+      loop.Exit();
+    });
+    loop.Run();
+  }
+};
+
+TEST_F(ShmEventLoopRealtimeTest, RefusedRealtimeWarnsOnceAndRunsNormally) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root to become an unprivileged user";
+  FLAGS_die_on_rt_failure = false;
+  EXPECT_EXIT(
+      {
+        RunAsNobodyAskingForRealtime(factory_.configuration());
+        exit(0);
+      },
+      ::testing::ExitedWithCode(0),
+      "could not run at SCHED_FIFO priority 5: Operation not permitted; allow "
+      "it "
+      "with a line like '\\* - rtprio 99' in /etc/security/limits.conf.*"
+      "continuing without it.*running with policy 0");
+}
+
+TEST_F(ShmEventLoopRealtimeTest, DieOnRtFailureAborts) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root to become an unprivileged user";
+  FLAGS_die_on_rt_failure = true;
+  EXPECT_DEATH(RunAsNobodyAskingForRealtime(factory_.configuration()),
+               "could not run at SCHED_FIFO priority 5");
+  FLAGS_die_on_rt_failure = false;
+}
+
+TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
+  auto loop = std::make_unique<ShmEventLoop>(factory_.configuration(), "loop");
+  bool ran_on_run = false;
+  loop->OnRun([&]() {
+    ran_on_run = true;
+    // Process-directed, like `kill -TERM <pid>`; the loop reads it through
+    // its signalfd.
+    kill(getpid(), SIGTERM);
+  });
+  loop->Run();
+  EXPECT_TRUE(ran_on_run);
+}
+
+}  // namespace
+}  // namespace aos::testing
