@@ -1,7 +1,7 @@
 #!/bin/bash
 # The one entry point: installs what aos needs from Debian, then runs Bazel.
 #
-#   tools/aos.sh run      the main job (see README.md)
+#   tools/aos.sh run      the main job: ping + pong + the streamer (README.md)
 #   tools/aos.sh test     every test; ends with "N passed, N failed"
 #   tools/aos.sh build    bazel build //...
 #   tools/aos.sh install  only install the Debian packages
@@ -134,14 +134,39 @@ run_tests() {
   [[ ${status} == 0 && "${line}" == *" 0 failed"* ]]
 }
 
-# The main job. Until ping and pong exist it flattens and prints the example
-# configuration, as aos_config does at build time.
+# The main job: pong, ping and aos_timing_report_streamer --application=ping
+# on a private --shm_base; reports stream for --duration seconds (default 10)
+# or until Ctrl-C, then the accumulated summary prints and every process and
+# shared memory file is cleaned up. Extra arguments go to the streamer.
 run_main_job() {
-  bazel_cmd build //aos:aos_config_check //examples:pingpong_config
-  log "flattening examples/pingpong.json (imports aos/aos.json):"
-  bazel-bin/aos/aos_config_check --config=examples/pingpong.json "$@"
-  log "with schemas embedded, as //examples:pingpong_config builds it:" \
-    "bazel-bin/examples/pingpong_config.json"
+  bazel_cmd build //examples:ping //examples:pong \
+    //aos/events:aos_timing_report_streamer
+  local base config status=0
+  base="$(mktemp -d /dev/shm/aos_pingpong.XXXXXX)"
+  config="bazel-bin/examples/pingpong_config.json"
+  local pids=()
+  cleanup() {
+    if ((${#pids[@]} > 0)); then
+      kill -TERM "${pids[@]}" 2>/dev/null || true
+      wait "${pids[@]}" 2>/dev/null || true
+      pids=()
+    fi
+    rm -rf "${base}"
+  }
+  trap cleanup EXIT
+  # Ctrl-C reaches the streamer, which prints its summary; we clean up after.
+  trap ':' INT TERM
+  log "starting pong and ping (shared memory in ${base})"
+  bazel-bin/examples/pong --config="${config}" --shm_base="${base}" &
+  pids+=($!)
+  bazel-bin/examples/ping --config="${config}" --shm_base="${base}" &
+  pids+=($!)
+  log "streaming ping's timing reports; Ctrl-C to stop early"
+  bazel-bin/aos/events/aos_timing_report_streamer --config="${config}" \
+    --shm_base="${base}" --application=ping --duration=10 "$@" || status=$?
+  cleanup
+  trap - EXIT INT TERM
+  return "${status}"
 }
 
 main() {

@@ -1,8 +1,12 @@
 #include "aos/events/timing_report_dump.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
+#include "aos/events/streamed_report_bfbs_generated.h"
+#include "aos/flatbuffer_merge.h"
+#include "aos/json_to_flatbuffer.h"
 #include "aos/time/time.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
@@ -185,6 +189,167 @@ std::string FormatTimingReport(const timing::Report& report,
   return out.str();
 }
 
+namespace {
+
+flatbuffers::Offset<timing::Percentiles> EncodePercentiles(
+    flatbuffers::FlatBufferBuilder* fbb, const timing::Histogram* encoded) {
+  if (encoded == nullptr) return {};
+  timing::LatencyHistogram histogram;
+  std::string error;
+  if (!timing::LatencyHistogram::Decode(*encoded, &histogram, &error) ||
+      histogram.count() == 0) {
+    return {};
+  }
+  return timing::CreatePercentiles(
+      *fbb, histogram.PercentileNs(50), histogram.PercentileNs(90),
+      histogram.PercentileNs(99), histogram.PercentileNs(99.9),
+      histogram.max_ns());
+}
+
+std::string ReportOwner(const timing::Report& report) {
+  return StrCat(report.name() == nullptr ? "" : report.name()->string_view(),
+                "[", report.pid(), "]");
+}
+
+// Calls fn(kind, name, type, wakeup, handler, latency) for every entry.
+template <typename F>
+void ForEachEntry(const timing::Report& report, const Configuration& config,
+                  F&& fn) {
+  if (report.watchers() != nullptr) {
+    for (const timing::Watcher* w : *report.watchers()) {
+      fn("watcher", ChannelName(config, w->channel_index()),
+         ChannelType(config, w->channel_index()), w->wakeup_latency_histogram(),
+         w->handler_time_histogram(),
+         static_cast<const timing::Histogram*>(nullptr), w->wakeup_latency());
+    }
+  }
+  if (report.fetchers() != nullptr) {
+    for (const timing::Fetcher* f : *report.fetchers()) {
+      fn("fetcher", ChannelName(config, f->channel_index()),
+         ChannelType(config, f->channel_index()),
+         static_cast<const timing::Histogram*>(nullptr),
+         static_cast<const timing::Histogram*>(nullptr), f->latency_histogram(),
+         static_cast<const timing::Statistic*>(nullptr));
+    }
+  }
+  for (const auto& [kind, timers] :
+       {std::pair{"timer", report.timers()},
+        std::pair{"phased_loop", report.phased_loops()}}) {
+    if (timers == nullptr) continue;
+    for (const timing::Timer* t : *timers) {
+      fn(kind, t->name() == nullptr ? std::string() : t->name()->str(),
+         std::string(), t->wakeup_latency_histogram(),
+         t->handler_time_histogram(),
+         static_cast<const timing::Histogram*>(nullptr), t->wakeup_latency());
+    }
+  }
+}
+
+}  // namespace
+
+std::string TimingReportToJsonLine(const timing::Report& report,
+                                   const Configuration& config,
+                                   bool accumulated) {
+  const reflection::Schema& schema =
+      *reflection::GetSchema(timing::StreamedReportBinarySchema::data());
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto copied = CopyFlatbufferTable(
+      &fbb, schema, *schema.objects()->LookupByKey("aos.timing.Report"),
+      *reinterpret_cast<const flatbuffers::Table*>(&report));
+  std::vector<flatbuffers::Offset<timing::EntryPercentiles>> entries;
+  ForEachEntry(report, config,
+               [&](std::string_view kind, const std::string& name,
+                   const std::string& type, const timing::Histogram* wakeup,
+                   const timing::Histogram* handler,
+                   const timing::Histogram* latency, const timing::Statistic*) {
+                 const auto wakeup_p = EncodePercentiles(&fbb, wakeup);
+                 const auto handler_p = EncodePercentiles(&fbb, handler);
+                 const auto latency_p = EncodePercentiles(&fbb, latency);
+                 const auto kind_offset = fbb.CreateString(kind);
+                 const auto name_offset = fbb.CreateString(name);
+                 const auto type_offset =
+                     type.empty() ? flatbuffers::Offset<flatbuffers::String>()
+                                  : fbb.CreateString(type);
+                 timing::EntryPercentiles::Builder builder(fbb);
+                 builder.add_kind(kind_offset);
+                 builder.add_name(name_offset);
+                 if (!type.empty()) builder.add_type(type_offset);
+                 if (!wakeup_p.IsNull()) builder.add_wakeup_latency(wakeup_p);
+                 if (!handler_p.IsNull()) builder.add_handler_time(handler_p);
+                 if (!latency_p.IsNull()) builder.add_latency(latency_p);
+                 entries.push_back(builder.Finish());
+               });
+  const auto entry_vector = fbb.CreateVector(entries);
+  timing::StreamedReport::Builder streamed(fbb);
+  streamed.add_accumulated(accumulated);
+  streamed.add_report(flatbuffers::Offset<timing::Report>(copied.o));
+  streamed.add_percentiles(entry_vector);
+  fbb.ForceDefaults(true);
+  fbb.Finish(streamed.Finish());
+  return FlatbufferToJson(fbb.GetBufferPointer(), schema);
+}
+
+std::string HistogramsAsGnuplotTable(
+    const std::vector<FlatbufferDetachedBuffer<timing::Report>>& reports,
+    const Configuration& config) {
+  std::string out =
+      "# aos timing histograms: one block per histogram (gnuplot: index N);\n"
+      "# columns: bucket lower bound (us), upper bound (us), samples\n";
+  bool first = true;
+  for (const auto& buffer : reports) {
+    const timing::Report& report = buffer.message();
+    ForEachEntry(
+        report, config,
+        [&](std::string_view kind, const std::string& name, const std::string&,
+            const timing::Histogram* wakeup, const timing::Histogram* handler,
+            const timing::Histogram* latency, const timing::Statistic*) {
+          for (const auto& [figure, encoded] :
+               {std::pair{"wakeup_latency", wakeup},
+                std::pair{"handler_time", handler},
+                std::pair{"latency", latency}}) {
+            timing::LatencyHistogram histogram;
+            std::string error;
+            if (encoded == nullptr ||
+                !timing::LatencyHistogram::Decode(*encoded, &histogram,
+                                                  &error) ||
+                histogram.count() == 0) {
+              continue;
+            }
+            if (!first) out += "\n\n";
+            first = false;
+            StrAppend(&out, "# ", ReportOwner(report), " ", kind, " ", name,
+                      " ", figure, "\n");
+            histogram.ForEachNonEmptyBucket(
+                [&](size_t, int64_t lower, int64_t upper, uint64_t count) {
+                  StrAppend(&out, Number(lower / 1e3), " ", Number(upper / 1e3),
+                            " ", count, "\n");
+                });
+          }
+        });
+  }
+  return out;
+}
+
+WorstWakeup FindWorstWakeup(
+    const std::vector<FlatbufferDetachedBuffer<timing::Report>>& reports,
+    const Configuration& config) {
+  WorstWakeup worst;
+  for (const auto& buffer : reports) {
+    const timing::Report& report = buffer.message();
+    ForEachEntry(
+        report, config,
+        [&](std::string_view kind, const std::string& name, const std::string&,
+            const timing::Histogram*, const timing::Histogram*,
+            const timing::Histogram*, const timing::Statistic* wakeup) {
+          if (wakeup == nullptr || !(wakeup->max() * 1e6 > worst.max_us))
+            return;
+          worst.max_us = wakeup->max() * 1e6;
+          worst.what = StrCat(ReportOwner(report), " ", kind, " ", name);
+        });
+  }
+  return worst;
+}
+
 absl::Status ValidateTimingReport(std::span<const uint8_t> bytes) {
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
   if (!verifier.VerifyBuffer<timing::Report>(nullptr)) {
@@ -250,7 +415,10 @@ absl::Status ValidateTimingReport(std::span<const uint8_t> bytes) {
 void TimingReportAccumulator::AddLatency(const timing::Statistic* statistic,
                                          const timing::Histogram* histogram,
                                          uint32_t count, Latency* latency) {
-  if (statistic != nullptr && count > 0) {
+  // A statistic with no samples (NaN) adds nothing, even if the entry's
+  // count says calls happened (a handler time is recorded after the report
+  // of its call was built).
+  if (statistic != nullptr && count > 0 && !std::isnan(statistic->average())) {
     latency->statistic.Merge(
         timing::RunningStatistic::Decode(*statistic, count));
   }

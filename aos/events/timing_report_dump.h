@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "aos/configuration_generated.h"
 #include "aos/events/event_loop_generated.h"
+#include "aos/events/streamed_report_generated.h"
 #include "aos/events/timing_histogram.h"
 #include "aos/events/timing_statistic.h"
 #include "aos/flatbuffers.h"
@@ -43,6 +44,32 @@ namespace aos {
 // are right-aligned.
 std::string FormatTimingReport(const timing::Report& report,
                                const Configuration& config);
+
+// The report as one line of JSON: an aos.timing.StreamedReport
+// (aos/events/streamed_report.fbs) holding it, `accumulated`, and the p50,
+// p90, p99, p99.9 and max of every histogram it has, entries named through
+// `config`.
+std::string TimingReportToJsonLine(const timing::Report& report,
+                                   const Configuration& config,
+                                   bool accumulated);
+
+// Every histogram of the reports as a gnuplot-readable table, like Xenomai's
+// `latency -g`: one block per histogram ("# ping[123] timer ping
+// wakeup_latency"), lines "lower_us upper_us count" for non-empty buckets,
+// blocks separated by two blank lines (gnuplot's `index`).
+std::string HistogramsAsGnuplotTable(
+    const std::vector<FlatbufferDetachedBuffer<timing::Report>>& reports,
+    const Configuration& config);
+
+// The largest max wakeup latency among the timers, phased loops and
+// watchers of `reports`, with what it belongs to ("ping[123] timer ping").
+struct WorstWakeup {
+  std::string what;
+  double max_us = 0;
+};
+WorstWakeup FindWorstWakeup(
+    const std::vector<FlatbufferDetachedBuffer<timing::Report>>& reports,
+    const Configuration& config);
 
 // Checks that `bytes` hold a well-formed aos.timing.Report: the flatbuffers
 // Verifier, a name, and histograms that decode (known layout, sane buckets).

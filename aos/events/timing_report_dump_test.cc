@@ -2,6 +2,7 @@
 
 #include "aos/configuration.h"
 #include "aos/events/event_loop_bfbs_generated.h"
+#include "aos/events/streamed_report_bfbs_generated.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
@@ -103,6 +104,63 @@ TEST(TimingReportDumpTest, AccumulatesExactlyPerApplication) {
   EXPECT_EQ(histogram->min_ns(), 5397);
   EXPECT_THAT(FormatTimingReport(summary, Config().message()),
               HasSubstr("Window: 2 sec, until 634529.158294370sec"));
+}
+
+TEST(TimingReportDumpTest, AWindowWithoutSamplesDoesNotPoisonTheSum) {
+  const auto empty = Report(
+      R"({ "name": "ping", "pid": 1, "timers": [ { "name": "timing_reports",
+      "count": 1, "handler_time": { "average": nan, "min": nan, "max": nan,
+                                    "standard_deviation": nan } } ] })");
+  const auto full = Report(
+      R"({ "name": "ping", "pid": 1, "timers": [ { "name": "timing_reports",
+      "count": 1, "handler_time": { "average": 2e-05, "min": 2e-05, "max": 2e-05,
+                                    "standard_deviation": 0 } } ] })");
+  TimingReportAccumulator accumulator;
+  ASSERT_TRUE(accumulator.Add({empty.data(), empty.size()}).ok());
+  ASSERT_TRUE(accumulator.Add({full.data(), full.size()}).ok());
+  const timing::Statistic* handler =
+      accumulator.Summaries()[0].message().timers()->Get(0)->handler_time();
+  EXPECT_FLOAT_EQ(handler->average(), 2e-05f);
+  EXPECT_FLOAT_EQ(handler->max(), 2e-05f);
+}
+
+TEST(TimingReportDumpTest, JsonLinesCarryTheReportAndItsPercentiles) {
+  const auto report = Report(kPing);
+  const std::string line = TimingReportToJsonLine(
+      *flatbuffers::GetRoot<timing::Report>(report.data()), Config().message(),
+      true);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_THAT(line, HasSubstr("\"accumulated\": true"));
+  EXPECT_THAT(line, HasSubstr("\"name\": \"ping\", \"pid\": 3885755"));
+  EXPECT_THAT(
+      line,
+      HasSubstr(
+          "{ \"kind\": \"watcher\", \"name\": \"/test\", \"type\": "
+          "\"aos.examples.Pong\", \"wakeup_latency\": { \"p50_ns\": 5439, "
+          "\"p90_ns\": 102438, \"p99_ns\": 102438, \"p999_ns\": 102438, "
+          "\"max_ns\": 102438 } }"));
+  // And it reads back with the same schema.
+  auto parsed = JsonToFlatbuffer(
+      line, *reflection::GetSchema(timing::StreamedReportBinarySchema::data()));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(flatbuffers::GetRoot<timing::StreamedReport>(parsed->data())
+                ->report()
+                ->pid(),
+            3885755);
+}
+
+TEST(TimingReportDumpTest, GnuplotTableAndWorstWakeup) {
+  const auto report = Report(kPing);
+  TimingReportAccumulator accumulator;
+  ASSERT_TRUE(accumulator.Add({report.data(), report.size()}).ok());
+  const auto summaries = accumulator.Summaries();
+  const std::string table =
+      HistogramsAsGnuplotTable(summaries, Config().message());
+  EXPECT_THAT(table, HasSubstr("# ping[3885755] watcher /test wakeup_latency\n"
+                               "5.376 5.504 50\n102.4 104.448 50\n"));
+  const WorstWakeup worst = FindWorstWakeup(summaries, Config().message());
+  EXPECT_EQ(worst.what, "ping[3885755] watcher /test");
+  EXPECT_NEAR(worst.max_us, 102.438, 1e-3);
 }
 
 TEST(TimingReportDumpTest, MalformedReportsAreRefusedAndChangeNothing) {

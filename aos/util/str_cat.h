@@ -8,8 +8,10 @@
 //
 // Why not absl::StrCat: Debian builds abseil with its own absl::string_view
 // (ABSL_OPTION_USE_STD_STRING_VIEW 0), which std::string_view does not
-// convert to. These take anything convertible to std::string_view, chars,
-// integers and floating point (shortest text that reads back exactly).
+// convert to. These take anything convertible to std::string_view, other
+// string views (anything with char data() and size(), absl::string_view
+// included), chars, integers and floating point (shortest text that reads
+// back exactly).
 // They allocate; not for realtime code.
 
 #include <charconv>
@@ -29,6 +31,12 @@ void AppendPiece(std::string* out, const T& piece) {
     out->append(piece ? "true" : "false");
   } else if constexpr (std::is_convertible_v<const T&, std::string_view>) {
     out->append(std::string_view(piece));
+  } else if constexpr (requires {
+                         { piece.data() } -> std::convertible_to<const char*>;
+                         { piece.size() } -> std::convertible_to<size_t>;
+                       }) {
+    // Other string views, e.g. Debian's absl::string_view (Status messages).
+    out->append(piece.data(), piece.size());
   } else if constexpr (std::is_arithmetic_v<T>) {
     char buffer[64];
     const auto result = std::to_chars(buffer, buffer + sizeof(buffer), piece);

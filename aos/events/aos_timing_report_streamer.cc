@@ -1,0 +1,183 @@
+// aos_timing_report_streamer: prints the timing reports on /aos as they
+// arrive, and on Ctrl-C, SIGTERM or after --duration sums them up per
+// application. docs/streamer.md explains every column.
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "absl/strings/str_split.h"
+#include "aos/config_flag.h"
+#include "aos/events/shm_event_loop.h"
+#include "aos/events/timing_report_dump.h"
+#include "aos/init.h"
+#include "aos/util/str_cat.h"
+
+DEFINE_string(config, "",
+              "The configuration; default: pingpong_config.json next to the "
+              "binary, then in the working directory.");
+DEFINE_string(application, "",
+              "Only reports of these applications (exact names, comma "
+              "separated); default: all.");
+DEFINE_int32(pid, 0, "Only reports of this process id (0: any).");
+DEFINE_string(node, "", "Only reports from this node (default: any).");
+DEFINE_bool(stream, true, "Print each report as it arrives.");
+DEFINE_bool(accumulate, true,
+            "On exit, print every application's reports summed up.");
+DEFINE_double(duration, 0,
+              "Stop after this many seconds (0: at Ctrl-C or SIGTERM).");
+DEFINE_string(format, "table",
+              "table (AOS's layout plus percentiles) or json (one "
+              "aos.timing.StreamedReport per line).");
+DEFINE_string(histogram_file, "",
+              "On exit, write the accumulated histograms here as a gnuplot "
+              "table (like Xenomai's latency -g).");
+DEFINE_double(max_wakeup_latency_us, 0,
+              "If any accumulated max wakeup latency exceeds this, say which "
+              "and exit 1 (0: no limit).");
+DEFINE_double(no_match_warning_s, 3,
+              "Warn when no report matched the filters for this long.");
+
+namespace aos {
+namespace {
+
+int Main() {
+  if (FLAGS_format != "table" && FLAGS_format != "json") {
+    std::cerr << "aos_timing_report_streamer: --format=" << FLAGS_format
+              << " is neither table nor json\n";
+    return 2;
+  }
+  if (FLAGS_duration < 0 || FLAGS_max_wakeup_latency_us < 0) {
+    std::cerr << "aos_timing_report_streamer: --duration and "
+                 "--max_wakeup_latency_us must not be negative\n";
+    return 2;
+  }
+  auto config = ReadConfigFlag(FLAGS_config, "pingpong_config.json");
+  if (!config.ok()) {
+    std::cerr << "aos_timing_report_streamer: " << config.status().message()
+              << "\n";
+    return 1;
+  }
+  const Configuration& configuration = config->message();
+  std::set<std::string, std::less<>> applications;
+  for (const std::string& name : std::vector<std::string>(
+           absl::StrSplit(FLAGS_application, ',', absl::SkipEmpty()))) {
+    applications.insert(name);
+  }
+  const bool json = FLAGS_format == "json";
+
+  ShmEventLoop loop(&configuration, "aos_timing_report_streamer");
+  loop.SkipTimingReport();
+  TimingReportAccumulator accumulator;
+  int64_t matched = 0;
+  int64_t malformed = 0;
+  std::set<std::string> warned;
+  std::set<std::string> seen_names;
+  loop.MakeRawWatcher(
+      loop.GetChannel<timing::Report>("/aos"),
+      [&](const Context& context, const void* data) {
+        const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data),
+                                             context.size);
+        if (absl::Status status = ValidateTimingReport(bytes); !status.ok()) {
+          ++malformed;
+          const std::string message(status.message());
+          if (warned.insert(message).second) {
+            LOG(WARNING) << "ignoring a malformed timing report (queue index "
+                         << context.queue_index << "): " << message
+                         << "; further ones like it are only counted";
+          }
+          return;
+        }
+        const timing::Report& report =
+            *flatbuffers::GetRoot<timing::Report>(data);
+        seen_names.insert(report.name()->str());
+        if (!applications.empty() &&
+            !applications.contains(report.name()->string_view())) {
+          return;
+        }
+        if (FLAGS_pid != 0 && report.pid() != FLAGS_pid) return;
+        if (!FLAGS_node.empty() &&
+            (report.node() == nullptr ||
+             report.node()->string_view() != FLAGS_node)) {
+          return;
+        }
+        ++matched;
+        CHECK(accumulator.Add(bytes).ok());
+        if (FLAGS_stream) {
+          std::cout << (json ? TimingReportToJsonLine(report, configuration,
+                                                      false)
+                             : FormatTimingReport(report, configuration))
+                    << (json ? "\n" : "") << std::flush;
+        }
+      });
+
+  if (FLAGS_duration > 0) {
+    TimerHandler* stop = loop.AddTimer([&]() { loop.Exit(); });
+    loop.OnRun([&, stop]() {
+      stop->Schedule(
+          loop.monotonic_now() +
+          std::chrono::nanoseconds(static_cast<int64_t>(FLAGS_duration * 1e9)));
+    });
+  }
+  TimerHandler* no_match = loop.AddTimer([&]() {
+    if (matched > 0) return;
+    LOG(WARNING) << "no timing report matched --application="
+                 << FLAGS_application << " --pid=" << FLAGS_pid
+                 << " --node=" << FLAGS_node << " in "
+                 << FLAGS_no_match_warning_s << " s; reports seen from: "
+                 << (seen_names.empty() ? std::string("nobody")
+                                        : StrJoin(seen_names, ", "));
+  });
+  loop.OnRun([&]() {
+    no_match->Schedule(loop.monotonic_now() +
+                       std::chrono::nanoseconds(static_cast<int64_t>(
+                           FLAGS_no_match_warning_s * 1e9)));
+  });
+  loop.Run();
+
+  const auto summaries = accumulator.Summaries();
+  if (FLAGS_accumulate) {
+    if (!json) std::cout << "\nAccumulated timing reports :\n\n";
+    for (const auto& summary : summaries) {
+      std::cout << (json ? TimingReportToJsonLine(summary.message(),
+                                                  configuration, true)
+                         : FormatTimingReport(summary.message(), configuration))
+                << "\n";
+    }
+  }
+  if (malformed > 0) {
+    LOG(WARNING) << malformed << " malformed timing reports were ignored";
+  }
+  if (!FLAGS_histogram_file.empty()) {
+    std::ofstream out(FLAGS_histogram_file);
+    out << HistogramsAsGnuplotTable(summaries, configuration);
+    if (!out) {
+      std::cerr << "aos_timing_report_streamer: cannot write --histogram_file="
+                << FLAGS_histogram_file << "\n";
+      return 1;
+    }
+  }
+  if (FLAGS_max_wakeup_latency_us > 0) {
+    const WorstWakeup worst = FindWorstWakeup(summaries, configuration);
+    if (worst.max_us > FLAGS_max_wakeup_latency_us) {
+      std::cerr << "FAILED: " << worst.what << " woke up " << worst.max_us
+                << " us late, more than --max_wakeup_latency_us="
+                << FLAGS_max_wakeup_latency_us << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace aos
+
+int main(int argc, char** argv) {
+  aos::InitGoogle(
+      &argc, &argv,
+      "Usage: aos_timing_report_streamer [--application=ping] [--duration=S]\n"
+      "Prints the timing reports on /aos as they arrive and, on Ctrl-C, "
+      "SIGTERM\n"
+      "or after --duration, every application's reports summed up.\n"
+      "See docs/streamer.md.");
+  return aos::Main();
+}

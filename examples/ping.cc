@@ -1,0 +1,112 @@
+// ping: the first half of the reference benchmark. A timer named "ping"
+// sends aos.examples.Ping on /test every --sleep_ms; a watcher on Pong checks
+// each reply and measures the round trip. Its timing reports (on /aos) show
+// how late its timer and watcher run; aos_timing_report_streamer prints them.
+#include <iostream>
+
+#include "aos/config_flag.h"
+#include "aos/events/shm_event_loop.h"
+#include "aos/events/timing_histogram.h"
+#include "aos/events/timing_statistic.h"
+#include "aos/init.h"
+#include "aos/util/cpu_set.h"
+#include "examples/ping_generated.h"
+#include "examples/pong_generated.h"
+
+DEFINE_string(config, "",
+              "The configuration; default: pingpong_config.json next to the "
+              "binary, then in the working directory.");
+DEFINE_int32(sleep_ms, 10, "Milliseconds between pings.");
+DEFINE_int32(sleep_us, 0, "Microseconds between pings; overrides --sleep_ms.");
+DEFINE_bool(phased_loop, false,
+            "Send from a phased loop named \"ping\" instead of a timer.");
+DEFINE_int32(priority, 5, "SCHED_FIFO priority (0 = normal scheduling).");
+DEFINE_string(affinity, "", "CPUs to run on, e.g. 1 or 0,2-3 (default: any).");
+
+namespace aos::examples {
+namespace {
+
+int Main() {
+  auto config = ReadConfigFlag(FLAGS_config, "pingpong_config.json");
+  if (!config.ok()) {
+    std::cerr << "ping: " << config.status().message() << "\n";
+    return 1;
+  }
+  const std::chrono::microseconds period(
+      FLAGS_sleep_us > 0 ? FLAGS_sleep_us : int64_t{FLAGS_sleep_ms} * 1000);
+  if (period.count() <= 0) {
+    std::cerr << "ping: --sleep_ms/--sleep_us must be positive\n";
+    return 1;
+  }
+
+  ShmEventLoop loop(&config->message(), "ping");
+  loop.SetVersionString("ping_version");
+  loop.SetRuntimeRealtimePriority(FLAGS_priority);
+  if (!FLAGS_affinity.empty()) {
+    auto cpus = ParseCpuList(FLAGS_affinity);
+    if (!cpus.ok()) {
+      std::cerr << "ping: --affinity=" << FLAGS_affinity << ": "
+                << cpus.status().message() << "\n";
+      return 1;
+    }
+    loop.SetRuntimeAffinity(*cpus);
+  }
+
+  Sender<Ping> sender = loop.MakeSender<Ping>("/test");
+  int value = 0;
+  auto send = [&]() {
+    auto builder = sender.MakeBuilder();
+    Ping::Builder ping = builder.MakeBuilder<Ping>();
+    ping.add_value(++value);
+    ping.add_send_time(loop.monotonic_now().time_since_epoch().count());
+    const RawSender::Error error = builder.Send(ping.Finish());
+    if (error != RawSender::Error::kOk) {
+      LOG_EVERY_N(WARNING, 100) << "sending ping " << value << ": " << error;
+    }
+  };
+
+  // Round trip: from the ping's send_time to the pong's arrival.
+  timing::RunningStatistic round_trip;
+  timing::LatencyHistogram round_trip_histogram;
+  int64_t mismatches = 0;
+  loop.MakeWatcher("/test", [&](const Pong& pong) {
+    if (pong.value() != value) {
+      ++mismatches;
+      LOG_EVERY_N(WARNING, 100)
+          << "pong " << pong.value() << " answers an old ping (latest " << value
+          << ")";
+    }
+    const int64_t ns = loop.monotonic_now().time_since_epoch().count() -
+                       pong.initial_send_time();
+    round_trip.Add(ns * 1e-9);
+    round_trip_histogram.Record(ns);
+  });
+
+  if (FLAGS_phased_loop) {
+    loop.AddPhasedLoop([&](int) { send(); }, period)->set_name("ping");
+  } else {
+    TimerHandler* timer = loop.AddTimer(send);
+    timer->set_name("ping");
+    loop.OnRun([&]() { timer->Schedule(loop.monotonic_now(), period); });
+  }
+  loop.Run();
+
+  std::cout << "ping: " << value << " pings, " << round_trip.count()
+            << " pongs, " << mismatches << " out of order; round trip avg "
+            << round_trip.average() * 1e6 << " us, p99 "
+            << round_trip_histogram.PercentileNs(99) / 1e3 << " us, max "
+            << round_trip.max() * 1e6 << " us\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace aos::examples
+
+int main(int argc, char** argv) {
+  aos::InitGoogle(
+      &argc, &argv,
+      "Usage: ping [--config=FILE] [--sleep_ms=N] [--priority=N]\n"
+      "Sends /test aos.examples.Ping every --sleep_ms and measures\n"
+      "pong's answers; stop with Ctrl-C or SIGTERM. docs/pingpong.md.");
+  return aos::examples::Main();
+}

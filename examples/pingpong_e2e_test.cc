@@ -1,0 +1,270 @@
+// ping, pong and aos_timing_report_streamer as a user runs them: real
+// processes on a private --shm_base, the streamer's JSON lines read back.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "aos/events/streamed_report_bfbs_generated.h"
+#include "aos/events/streamed_report_generated.h"
+#include "aos/json_to_flatbuffer.h"
+#include "aos/testing/path.h"
+#include "glog/logging.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+extern char** environ;
+
+namespace aos::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A started program, its stdout and stderr going to files.
+class Process {
+ public:
+  Process(const std::string& binary, std::vector<std::string> args,
+          const std::string& output_dir) {
+    static int counter = 0;
+    const std::string stem = output_dir + "/" +
+                             std::filesystem::path(binary).filename().string() +
+                             std::to_string(++counter);
+    stdout_path_ = stem + ".out";
+    stderr_path_ = stem + ".err";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, stdout_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, stderr_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    args.insert(args.begin(), binary);
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    CHECK_EQ(posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(),
+                         environ),
+             0)
+        << binary;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+
+  ~Process() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  // Waits for the exit status; -signal if killed.
+  int Wait() {
+    int status = 0;
+    CHECK_EQ(waitpid(pid_, &status, 0), pid_);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  }
+
+  int Terminate() {
+    kill(pid_, SIGTERM);
+    return Wait();
+  }
+
+  std::string Stdout() const { return Read(stdout_path_); }
+  std::string Stderr() const { return Read(stderr_path_); }
+
+ private:
+  static std::string Read(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream contents;
+    contents << in.rdbuf();
+    return contents.str();
+  }
+
+  pid_t pid_ = -1;
+  std::string stdout_path_;
+  std::string stderr_path_;
+};
+
+class PingPongTest : public ::testing::Test {
+ protected:
+  PingPongTest() {
+    char base[] = "/dev/shm/aos_e2e_XXXXXX";
+    CHECK(mkdtemp(base) != nullptr);
+    shm_base_ = base;
+  }
+  ~PingPongTest() override { std::filesystem::remove_all(shm_base_); }
+
+  std::vector<std::string> Common() const {
+    return {"--config=" + ArtifactPath("examples/pingpong_config.json"),
+            "--shm_base=" + shm_base_};
+  }
+  std::unique_ptr<Process> Start(std::string_view binary,
+                                 std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = Common();
+    args.insert(args.end(), extra.begin(), extra.end());
+    return std::make_unique<Process>(ArtifactPath(binary), args, output_dir_);
+  }
+  std::unique_ptr<Process> StartPingPong() {
+    pong_ = Start("examples/pong");
+    return Start("examples/ping");
+  }
+
+  std::string shm_base_;
+  std::string output_dir_ = TestTempDir();
+  std::unique_ptr<Process> pong_;
+};
+
+// The streamer's JSON lines, parsed with its own schema.
+std::vector<flatbuffers::DetachedBuffer> ParseLines(const std::string& output) {
+  const reflection::Schema& schema =
+      *reflection::GetSchema(timing::StreamedReportBinarySchema::data());
+  std::vector<flatbuffers::DetachedBuffer> lines;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    auto parsed =
+        JsonToFlatbuffer(line, schema, {.source_name = "streamer output"});
+    EXPECT_TRUE(parsed.ok()) << parsed.status().message() << "\n" << line;
+    if (parsed.ok()) lines.push_back(std::move(parsed).value());
+  }
+  return lines;
+}
+
+const timing::Timer* TimerNamed(const timing::Report& report,
+                                std::string_view name) {
+  for (const timing::Timer* timer : *report.timers()) {
+    if (timer->name()->string_view() == name) return timer;
+  }
+  return nullptr;
+}
+
+TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
+  auto ping = StartPingPong();
+  auto streamer =
+      Start("aos/events/aos_timing_report_streamer",
+            {"--duration=3.5", "--format=json", "--application=ping"});
+  ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
+  EXPECT_EQ(ping->Terminate(), 0) << ping->Stderr();
+  EXPECT_EQ(pong_->Terminate(), 0) << pong_->Stderr();
+
+  const auto lines = ParseLines(streamer->Stdout());
+  uint64_t streamed_ping_calls = 0;
+  int reports = 0;
+  const timing::Report* accumulated = nullptr;
+  for (const auto& line : lines) {
+    const auto* streamed =
+        flatbuffers::GetRoot<timing::StreamedReport>(line.data());
+    const timing::Report& report = *streamed->report();
+    ASSERT_EQ(report.name()->str(), "ping");
+    if (streamed->accumulated()) {
+      accumulated = &report;
+      continue;
+    }
+    ++reports;
+    const timing::Timer* timer = TimerNamed(report, "ping");
+    ASSERT_NE(timer, nullptr);
+    ASSERT_NE(TimerNamed(report, "timing_reports"), nullptr);
+    // 10 ms timer, 1 s windows.
+    EXPECT_NEAR(timer->count(), 100, 5);
+    streamed_ping_calls += timer->count();
+    // Ping's /test sender and its Pong watcher: one pong per ping, give or
+    // take one in flight at the window's edge.
+    ASSERT_EQ(report.watchers()->size(), 1u);
+    const timing::Sender* ping_sender = report.senders()->Get(0);
+    EXPECT_NEAR(report.watchers()->Get(0)->count(), ping_sender->count(), 1);
+    EXPECT_EQ(ping_sender->size()->min(), ping_sender->size()->max());
+    EXPECT_GT(streamed->percentiles()->size(), 0u);
+  }
+  EXPECT_GE(reports, 3);
+  ASSERT_NE(accumulated, nullptr) << "no accumulated summary";
+  EXPECT_EQ(TimerNamed(*accumulated, "ping")->count(), streamed_ping_calls);
+  EXPECT_LT(accumulated->monotonic_start_time(),
+            accumulated->monotonic_end_time());
+}
+
+TEST_F(PingPongTest, LatencyGateFailsNamingTheWorstAndPassesAGenerousLimit) {
+  auto ping = StartPingPong();
+  auto strict = Start(
+      "aos/events/aos_timing_report_streamer",
+      {"--duration=1.5", "--stream=false", "--max_wakeup_latency_us=0.001"});
+  EXPECT_EQ(strict->Wait(), 1);
+  EXPECT_THAT(strict->Stderr(), HasSubstr("FAILED: "));
+  EXPECT_THAT(strict->Stderr(),
+              HasSubstr("us late, more than --max_wakeup_latency_us=0.001"));
+  auto generous = Start(
+      "aos/events/aos_timing_report_streamer",
+      {"--duration=1.5", "--stream=false", "--max_wakeup_latency_us=1e9"});
+  EXPECT_EQ(generous->Wait(), 0) << generous->Stderr();
+}
+
+TEST_F(PingPongTest, ApplicationFilterShowsOnlyThatApplication) {
+  auto ping = StartPingPong();
+  auto streamer =
+      Start("aos/events/aos_timing_report_streamer",
+            {"--duration=2.5", "--format=json", "--application=pong"});
+  ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
+  const auto lines = ParseLines(streamer->Stdout());
+  ASSERT_GE(lines.size(), 2u);
+  for (const auto& line : lines) {
+    EXPECT_EQ(flatbuffers::GetRoot<timing::StreamedReport>(line.data())
+                  ->report()
+                  ->name()
+                  ->str(),
+              "pong");
+  }
+}
+
+TEST_F(PingPongTest, MisuseGetsClearMessages) {
+  {
+    auto streamer = std::make_unique<Process>(
+        ArtifactPath("aos/events/aos_timing_report_streamer"),
+        std::vector<std::string>{"--config=/nonexistent/config.json"},
+        output_dir_);
+    EXPECT_EQ(streamer->Wait(), 1);
+    EXPECT_THAT(streamer->Stderr(),
+                HasSubstr("--config: /nonexistent/config.json: no such file"));
+  }
+  {
+    auto streamer =
+        Start("aos/events/aos_timing_report_streamer", {"--format=xml"});
+    EXPECT_EQ(streamer->Wait(), 2);
+    EXPECT_THAT(streamer->Stderr(),
+                HasSubstr("--format=xml is neither table nor json"));
+  }
+  {
+    auto ping = Start("examples/ping", {"--sleep_ms=-3"});
+    EXPECT_EQ(ping->Wait(), 1);
+    EXPECT_THAT(ping->Stderr(),
+                HasSubstr("--sleep_ms/--sleep_us must be positive"));
+  }
+  {
+    auto ping = Start("examples/ping", {"--affinity=zero"});
+    EXPECT_EQ(ping->Wait(), 1);
+    EXPECT_THAT(ping->Stderr(),
+                HasSubstr("--affinity=zero: 'zero' is not a CPU number"));
+  }
+  {
+    auto streamer =
+        Start("aos/events/aos_timing_report_streamer", {"--no_such_flag=1"});
+    EXPECT_NE(streamer->Wait(), 0);
+    EXPECT_THAT(streamer->Stderr(),
+                HasSubstr("unknown command line flag 'no_such_flag'"));
+  }
+  {
+    // Nothing runs: after a while the streamer says nothing matched.
+    auto streamer = Start(
+        "aos/events/aos_timing_report_streamer",
+        {"--application=nobody", "--duration=1.5", "--no_match_warning_s=0.5"});
+    EXPECT_EQ(streamer->Wait(), 0);
+    EXPECT_THAT(streamer->Stderr(),
+                HasSubstr("no timing report matched --application=nobody"));
+  }
+}
+
+}  // namespace
+}  // namespace aos::testing
