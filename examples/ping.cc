@@ -4,34 +4,25 @@
 // how late its timer and watcher run; aos_timing_report_streamer prints them.
 #include <iostream>
 
-#include "aos/config_flag.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/events/timing_histogram.h"
 #include "aos/events/timing_statistic.h"
 #include "aos/init.h"
-#include "aos/util/cpu_set.h"
 #include "examples/ping_generated.h"
+#include "examples/pingpong_flags.h"
 #include "examples/pong_generated.h"
 
-DEFINE_string(config, "",
-              "The configuration; default: pingpong_config.json next to the "
-              "binary, then in the working directory.");
 DEFINE_int32(sleep_ms, 10, "Milliseconds between pings.");
 DEFINE_int32(sleep_us, 0, "Microseconds between pings; overrides --sleep_ms.");
 DEFINE_bool(phased_loop, false,
             "Send from a phased loop named \"ping\" instead of a timer.");
-DEFINE_int32(priority, 5, "SCHED_FIFO priority (0 = normal scheduling).");
-DEFINE_string(affinity, "", "CPUs to run on, e.g. 1 or 0,2-3 (default: any).");
 
 namespace aos::examples {
 namespace {
 
 int Main() {
-  auto config = ReadConfigFlag(FLAGS_config, "pingpong_config.json");
-  if (!config.ok()) {
-    std::cerr << "ping: " << config.status().message() << "\n";
-    return 1;
-  }
+  auto config = ReadPingPongConfig("ping");
+  if (!config.has_value()) return 1;
   const std::chrono::microseconds period(
       FLAGS_sleep_us > 0 ? FLAGS_sleep_us : int64_t{FLAGS_sleep_ms} * 1000);
   if (period.count() <= 0) {
@@ -41,16 +32,7 @@ int Main() {
 
   ShmEventLoop loop(&config->message(), "ping");
   loop.SetVersionString("ping_version");
-  loop.SetRuntimeRealtimePriority(FLAGS_priority);
-  if (!FLAGS_affinity.empty()) {
-    auto cpus = ParseCpuList(FLAGS_affinity);
-    if (!cpus.ok()) {
-      std::cerr << "ping: --affinity=" << FLAGS_affinity << ": "
-                << cpus.status().message() << "\n";
-      return 1;
-    }
-    loop.SetRuntimeAffinity(*cpus);
-  }
+  if (!ApplyRealtimeFlags("ping", &loop)) return 1;
 
   Sender<Ping> sender = loop.MakeSender<Ping>("/test");
   int value = 0;

@@ -3,40 +3,21 @@
 // carrying its value and send time.
 #include <iostream>
 
-#include "aos/config_flag.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
-#include "aos/util/cpu_set.h"
 #include "examples/ping_generated.h"
+#include "examples/pingpong_flags.h"
 #include "examples/pong_generated.h"
-
-DEFINE_string(config, "",
-              "The configuration; default: pingpong_config.json next to the "
-              "binary, then in the working directory.");
-DEFINE_int32(priority, 5, "SCHED_FIFO priority (0 = normal scheduling).");
-DEFINE_string(affinity, "", "CPUs to run on, e.g. 1 or 0,2-3 (default: any).");
 
 namespace aos::examples {
 namespace {
 
 int Main() {
-  auto config = ReadConfigFlag(FLAGS_config, "pingpong_config.json");
-  if (!config.ok()) {
-    std::cerr << "pong: " << config.status().message() << "\n";
-    return 1;
-  }
+  auto config = ReadPingPongConfig("pong");
+  if (!config.has_value()) return 1;
   ShmEventLoop loop(&config->message(), "pong");
   loop.SetVersionString("pong_version");
-  loop.SetRuntimeRealtimePriority(FLAGS_priority);
-  if (!FLAGS_affinity.empty()) {
-    auto cpus = ParseCpuList(FLAGS_affinity);
-    if (!cpus.ok()) {
-      std::cerr << "pong: --affinity=" << FLAGS_affinity << ": "
-                << cpus.status().message() << "\n";
-      return 1;
-    }
-    loop.SetRuntimeAffinity(*cpus);
-  }
+  if (!ApplyRealtimeFlags("pong", &loop)) return 1;
   Sender<Pong> sender = loop.MakeSender<Pong>("/test");
   loop.MakeWatcher("/test", [&](const Ping& ping) {
     auto builder = sender.MakeBuilder();
