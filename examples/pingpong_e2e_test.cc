@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -217,6 +218,37 @@ TEST_F(PingPongTest, ApplicationFilterShowsOnlyThatApplication) {
                   ->str(),
               "pong");
   }
+}
+
+TEST_F(PingPongTest, AosDumpPrintsMessagesAsJson) {
+  auto ping = StartPingPong();
+  auto dump =
+      Start("aos/aos_dump", {"--count=3", "/test", "aos.examples.Ping"});
+  ASSERT_EQ(dump->Wait(), 0) << dump->Stderr();
+  const std::string output = dump->Stdout();
+  EXPECT_EQ(std::count(output.begin(), output.end(), '\n'), 3) << output;
+  EXPECT_THAT(output, HasSubstr(") /test aos.examples.Ping: { \"value\": "));
+  EXPECT_THAT(output, HasSubstr("\"send_time\": "));
+}
+
+TEST_F(PingPongTest, AosDumpNamesWhatItCannotFind) {
+  auto run = [&](std::vector<std::string> args) {
+    auto dump = Start("aos/aos_dump", std::move(args));
+    EXPECT_EQ(dump->Wait(), 1);
+    return dump->Stderr();
+  };
+  EXPECT_THAT(
+      run({"/tset"}),
+      HasSubstr("no channel /tset in the config; no channel has that name"));
+  EXPECT_THAT(run({"/test"}),
+              HasSubstr("several channels are named /test; add the type: "
+                        "/test aos.examples.Ping, /test aos.examples.Pong"));
+  EXPECT_THAT(run({"/test", "aos.examples.Nope"}),
+              HasSubstr("no channel /test of type aos.examples.Nope in the "
+                        "config; named /test: "
+                        "/test aos.examples.Ping, /test aos.examples.Pong; no "
+                        "channel has that "
+                        "type"));
 }
 
 TEST_F(PingPongTest, MisuseGetsClearMessages) {

@@ -1,0 +1,136 @@
+// aos_dump: prints the messages of a channel as JSON, using the schema the
+// configuration embeds (aos_config puts one in every channel).
+#include <iostream>
+#include <set>
+
+#include "aos/config_flag.h"
+#include "aos/events/shm_event_loop.h"
+#include "aos/init.h"
+#include "aos/json_to_flatbuffer.h"
+#include "aos/util/str_cat.h"
+#include "flatbuffers/reflection.h"
+
+DEFINE_string(config, "",
+              "The configuration (built by aos_config, so it holds schemas); "
+              "default: pingpong_config.json next to the binary, then in the "
+              "working directory.");
+DEFINE_bool(fetch, false, "Print the latest message first, if there is one.");
+DEFINE_int64(count, 0, "Stop after printing this many messages (0: never).");
+DEFINE_int32(max_vector_size, 100,
+             "Print longer vectors as \"[ ... N elements ... ]\".");
+
+namespace aos {
+namespace {
+
+// The channels named `name` (and of `type`, if given), or an error listing
+// the channels with that name or that type.
+absl::StatusOr<const Channel*> FindDumpChannel(const Configuration& config,
+                                               std::string_view name,
+                                               std::string_view type) {
+  std::vector<const Channel*> matches;
+  std::vector<std::string> same_name;
+  std::vector<std::string> same_type;
+  if (config.channels() != nullptr) {
+    for (const Channel* channel : *config.channels()) {
+      const bool name_matches = channel->name()->string_view() == name;
+      const bool type_matches = channel->type()->string_view() == type;
+      const std::string described = StrCat(channel->name()->string_view(), " ",
+                                           channel->type()->string_view());
+      if (name_matches) same_name.push_back(described);
+      if (type_matches) same_type.push_back(described);
+      if (name_matches && (type.empty() || type_matches))
+        matches.push_back(channel);
+    }
+  }
+  if (matches.size() == 1) return matches[0];
+  if (matches.size() > 1) {
+    return absl::InvalidArgumentError(
+        StrCat("several channels are named ", name,
+               "; add the type: ", StrJoin(same_name, ", ")));
+  }
+  std::string message =
+      StrCat("no channel ", name, type.empty() ? "" : " of type ", type,
+             " in the config");
+  StrAppend(&message,
+            same_name.empty()
+                ? std::string("; no channel has that name")
+                : StrCat("; named ", name, ": ", StrJoin(same_name, ", ")));
+  if (!type.empty()) {
+    StrAppend(&message,
+              same_type.empty()
+                  ? std::string("; no channel has that type")
+                  : StrCat("; of type ", type, ": ", StrJoin(same_type, ", ")));
+  }
+  return absl::NotFoundError(message);
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2 || argc > 3) {
+    std::cerr << "aos_dump: usage: aos_dump [--config=FILE] CHANNEL [TYPE] "
+                 "(see --help)\n";
+    return 2;
+  }
+  auto config = ReadConfigFlag(FLAGS_config, "pingpong_config.json");
+  if (!config.ok()) {
+    std::cerr << "aos_dump: " << config.status().message() << "\n";
+    return 1;
+  }
+  const std::string_view type = argc == 3 ? argv[2] : "";
+  auto channel = FindDumpChannel(config->message(), argv[1], type);
+  if (!channel.ok()) {
+    std::cerr << "aos_dump: " << channel.status().message() << "\n";
+    return 1;
+  }
+  const reflection::Schema* schema = (*channel)->schema();
+  if (schema == nullptr || schema->root_table() == nullptr) {
+    std::cerr << "aos_dump: the config has no schema for " << argv[1] << " "
+              << (*channel)->type()->string_view()
+              << "; use the config aos_config built (e.g. bazel-bin/examples/"
+                 "pingpong_config.json)\n";
+    return 1;
+  }
+
+  ShmEventLoop loop(&config->message(), "aos_dump");
+  loop.SkipTimingReport();
+  int64_t printed = 0;
+  const FlatbufferToJsonOptions options{
+      .max_vector_size =
+          static_cast<size_t>(std::max(0, FLAGS_max_vector_size))};
+  auto print = [&](const Context& context) {
+    const auto* data = static_cast<const uint8_t*>(context.data);
+    std::cout << context.monotonic_event_time << " ("
+              << context.realtime_event_time << ") "
+              << (*channel)->name()->string_view() << " "
+              << (*channel)->type()->string_view() << ": ";
+    if (!flatbuffers::Verify(*schema, *schema->root_table(), data,
+                             context.size)) {
+      std::cout << "<" << context.size << " bytes that are not a valid "
+                << (*channel)->type()->string_view() << ">\n";
+    } else {
+      std::cout << FlatbufferToJson(data, *schema, options) << "\n";
+    }
+    std::cout << std::flush;
+    if (FLAGS_count > 0 && ++printed >= FLAGS_count) loop.Exit();
+  };
+  auto fetcher = loop.MakeRawFetcher(*channel);
+  loop.MakeRawWatcher(
+      *channel, [&](const Context& context, const void*) { print(context); });
+  if (FLAGS_fetch) {
+    loop.OnRun([&]() {
+      if (fetcher->Fetch()) print(fetcher->context());
+    });
+  }
+  loop.Run();
+  return 0;
+}
+
+}  // namespace
+}  // namespace aos
+
+int main(int argc, char** argv) {
+  aos::InitGoogle(&argc, &argv,
+                  "Usage: aos_dump [--config=FILE] CHANNEL [TYPE]\n"
+                  "Prints every new message on CHANNEL as JSON, with its send\n"
+                  "times, until Ctrl-C (or --count). See docs/aos_dump.md.");
+  return aos::Main(argc, argv);
+}
