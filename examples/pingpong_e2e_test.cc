@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "aos/configuration.h"
+#include "aos/events/shm_event_loop.h"
 #include "aos/events/streamed_report_bfbs_generated.h"
 #include "aos/events/streamed_report_generated.h"
 #include "aos/json_to_flatbuffer.h"
