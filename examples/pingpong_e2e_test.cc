@@ -17,80 +17,17 @@
 #include "aos/events/streamed_report_generated.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/testing/path.h"
+#include "aos/util/subprocess.h"
 #include "glog/logging.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-
-extern char** environ;
 
 namespace aos::testing {
 namespace {
 
 using ::testing::HasSubstr;
 
-// A started program, its stdout and stderr going to files.
-class Process {
- public:
-  Process(const std::string& binary, std::vector<std::string> args,
-          const std::string& output_dir) {
-    static int counter = 0;
-    const std::string stem = output_dir + "/" +
-                             std::filesystem::path(binary).filename().string() +
-                             std::to_string(++counter);
-    stdout_path_ = stem + ".out";
-    stderr_path_ = stem + ".err";
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, stdout_path_.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, stderr_path_.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    args.insert(args.begin(), binary);
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    CHECK_EQ(posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(),
-                         environ),
-             0)
-        << binary;
-    posix_spawn_file_actions_destroy(&actions);
-  }
-
-  ~Process() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-
-  // Waits for the exit status; -signal if killed.
-  int Wait() {
-    int status = 0;
-    CHECK_EQ(waitpid(pid_, &status, 0), pid_);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-  }
-
-  int Terminate() {
-    kill(pid_, SIGTERM);
-    return Wait();
-  }
-
-  std::string Stdout() const { return Read(stdout_path_); }
-  std::string Stderr() const { return Read(stderr_path_); }
-
- private:
-  static std::string Read(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream contents;
-    contents << in.rdbuf();
-    return contents.str();
-  }
-
-  pid_t pid_ = -1;
-  std::string stdout_path_;
-  std::string stderr_path_;
-};
+using Process = ::aos::Subprocess;
 
 class PingPongTest : public ::testing::Test {
  protected:

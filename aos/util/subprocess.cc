@@ -1,0 +1,91 @@
+#include "aos/util/subprocess.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "glog/logging.h"
+
+extern char** environ;
+
+namespace aos {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+}  // namespace
+
+Subprocess::Subprocess(const std::string& binary, std::vector<std::string> args,
+                       const std::string& output_dir) {
+  static std::atomic<int> counter{0};
+  const std::string stem =
+      output_dir + "/" + std::filesystem::path(binary).filename().string() +
+      "." + std::to_string(getpid()) + "." + std::to_string(++counter);
+  stdout_path_ = stem + ".out";
+  stderr_path_ = stem + ".err";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, stdout_path_.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, stderr_path_.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  args.insert(args.begin(), binary);
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  const int error = posix_spawn(&pid_, binary.c_str(), &actions, nullptr,
+                                argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  CHECK_EQ(error, 0) << "cannot start " << binary << ": " << strerror(error);
+}
+
+Subprocess::~Subprocess() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+int Subprocess::Wait() {
+  int status = 0;
+  CHECK_EQ(waitpid(pid_, &status, 0), pid_);
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+int Subprocess::Terminate() {
+  kill(pid_, SIGTERM);
+  return Wait();
+}
+
+std::string Subprocess::Stdout() const { return ReadFile(stdout_path_); }
+std::string Subprocess::Stderr() const { return ReadFile(stderr_path_); }
+
+double Subprocess::CpuSeconds() const {
+  std::istringstream stat(ReadFile("/proc/" + std::to_string(pid_) + "/stat"));
+  std::string field;
+  // Fields 14 and 15 are utime and stime, in clock ticks; the command name
+  // (field 2) has no spaces for our binaries.
+  unsigned long long utime = 0;
+  unsigned long long stime = 0;
+  for (int i = 1; i <= 15 && stat >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) /
+         static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace aos

@@ -1,0 +1,45 @@
+#!/bin/bash
+# How much later than the machine itself does aos wake you up?
+#
+#   tools/bench/latency.sh [--long] [--json=FILE] [--plot=FILE.png]
+#
+# Measures ping's timer against cyclictest, pong's watcher against
+# sigwaittest -f and ptsematest, timing reports on vs off, and scale (1, 10,
+# 100 timers; 1, 4, 16 watcher processes), all in one run at the same
+# priority and interval, runs alternating A/B/A/B. About a minute; --long
+# for 60 s per measurement. Prints a table and writes a JSON file and an
+# OSADL-style plot. docs/benchmarks.md shows a real run. Run from the
+# repository root, as root (or with rtprio allowed) for SCHED_FIFO.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+args=()
+for arg in "$@"; do
+  case "${arg}" in
+    --long) args+=(--long_run) ;;
+    --json=* | --plot=* | --priority=* | --interval_us=*) args+=("${arg}") ;;
+    -h | --help)
+      sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      echo "latency.sh: unknown argument '${arg}' (try --help)" >&2
+      exit 2
+      ;;
+  esac
+done
+
+./tools/aos.sh install
+if ! command -v gnuplot >/dev/null; then
+  echo "latency.sh: installing gnuplot-nox for the plot" >&2
+  if [[ "$(id -u)" == 0 ]]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnuplot-nox >/dev/null
+  else
+    echo "latency.sh: as root run: apt-get install -y gnuplot-nox" >&2
+    exit 1
+  fi
+fi
+./tools/aos.sh bazel build -c opt //tools/bench:latency_bench //tools/bench:scale_app \
+  //examples:ping //examples:pong //aos/events:aos_timing_report_streamer \
+  //aos/events:timing_benchmark //aos/events:timing_report_benchmark
+exec bazel-bin/tools/bench/latency_bench --bin_dir=bazel-bin "${args[@]}"
