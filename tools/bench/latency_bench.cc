@@ -58,7 +58,15 @@ Figures FromHistogram(std::string name,
   Figures f;
   f.name = std::move(name);
   f.count = static_cast<int64_t>(histogram.count());
-  if (f.count == 0) return f;
+  if (f.count == 0) {
+    // The reports dropped their histograms to fit max_size (e.g. 100
+    // timers): the statistics still hold count, average, min and max.
+    f.count = static_cast<int64_t>(statistic.count());
+    f.min_us = statistic.min() * 1e6;
+    f.avg_us = statistic.average() * 1e6;
+    f.max_us = statistic.max() * 1e6;
+    return f;
+  }
   f.min_us = histogram.min_ns() / 1e3;
   f.max_us = histogram.max_ns() / 1e3;
   f.avg_us = statistic.average() * 1e6;
@@ -480,7 +488,7 @@ void WritePlot(const Bench& bench, const Figures& ours,
   write(cyclictest, theirs_path);
   const std::string script_path = bench.work_dir() + "/plot.gp";
   std::ofstream script(script_path);
-  script << "set terminal png size 1100,650\n"
+  script << "set terminal png size 1100,650 noenhanced\n"
          << "set output '" << FLAGS_plot << "'\n"
          << "set title 'Timer wakeup latency: aos ping timer vs cyclictest "
             "(SCHED_FIFO "
@@ -497,10 +505,9 @@ void WritePlot(const Bench& bench, const Figures& ours,
          << "set label 2 sprintf('cyclictest max %.0f us', "
          << cyclictest.max_us << ") at " << cyclictest.max_us
          << ", graph 0.88 right offset -0.5,0 tc rgb 'blue'\n"
-         << "plot '" << ours_path
-         << "' using 1:2 with steps lc rgb 'red' title 'aos ping timer', "
-         << "'" << theirs_path
-         << "' using 1:2 with steps lc rgb 'blue' title 'cyclictest'\n";
+         << "plot '" << theirs_path
+         << "' using 1:2 with impulses lw 3 lc rgb '#6060ff' title 'cyclictest', '"
+         << ours_path << "' using 1:2 with impulses lw 1 lc rgb 'red' title 'aos ping timer'\n";
   script.close();
   const std::string command = "gnuplot " + script_path;
   if (system(command.c_str()) != 0) {
