@@ -367,17 +367,36 @@ std::unique_ptr<TimerHandler> ShmEventLoop::DoMakeTimer(
 }
 
 void ShmEventLoop::HandleSignals() {
-  struct signalfd_siginfo info;
+  // The queues, not the signals, say what is new: deliver before reading the
+  // signalfd, so the handlers do not wait for that syscall (about a third of
+  // the receiving side's work between epoll_wait and the handler).
+  DeliverMessages();
+  // Drain in batches: a short read means nothing else was pending, which
+  // saves the read that would return EAGAIN.
+  constexpr size_t kBatch = 16;
+  struct signalfd_siginfo infos[kBatch];
   bool wakeup = false;
-  while (read(signal_fd_, &info, sizeof(info)) == sizeof(info)) {
-    if (static_cast<int>(info.ssi_signo) == ipc_lib::WakeupSignal()) {
-      wakeup = true;
-    } else {
-      LOG(INFO) << "event loop " << name() << ": "
-                << strsignal(static_cast<int>(info.ssi_signo)) << ", exiting";
-      Exit();
+  while (true) {
+    const ssize_t bytes = read(signal_fd_, infos, sizeof(infos));
+    if (bytes <= 0) {
+      PCHECK(bytes == 0 || errno == EAGAIN) << "read signalfd";
+      break;
     }
+    const size_t count = static_cast<size_t>(bytes) / sizeof(infos[0]);
+    for (size_t i = 0; i < count; ++i) {
+      const int signal = static_cast<int>(infos[i].ssi_signo);
+      if (signal == ipc_lib::WakeupSignal()) {
+        wakeup = true;
+      } else {
+        LOG(INFO) << "event loop " << name() << ": " << strsignal(signal)
+                  << ", exiting";
+        Exit();
+      }
+    }
+    if (count < kBatch) break;
   }
+  // A message sent after the first pass, whose signal was just read, would
+  // otherwise wait for the next wakeup.
   if (wakeup) DeliverMessages();
 }
 
