@@ -251,6 +251,54 @@ TEST_P(AbstractEventLoopTest, TimerCanBeRescheduledAndDisabledInItsHandler) {
   EXPECT_EQ(calls, 4);
 }
 
+// The handler overruns 3.5 periods: the periods that pass meanwhile are
+// missed, and the next call comes at its scheduled time, never before.
+TEST_P(AbstractEventLoopTest, RepeatingTimerMissesThePeriodsItsHandlerOverran) {
+  auto loop = Make("loop");
+  std::vector<monotonic_clock::time_point> times;
+  monotonic_clock::time_point base;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    times.push_back(loop->context().monotonic_event_time);
+    EXPECT_GE(loop->monotonic_now(), times.back()) << "called early";
+    if (times.size() == 2) factory_->Stall(milliseconds(70));
+    if (times.size() == 3) loop->Exit();
+  });
+  loop->OnRun([&]() {
+    base = loop->monotonic_now() + milliseconds(1);
+    timer->Schedule(base, milliseconds(20));
+  });
+  Run();
+  // Calls at 0 and 20 ms; 40, 60 and 80 ms pass during the stall.
+  EXPECT_THAT(times, ElementsAre(base, base + milliseconds(20),
+                                 base + milliseconds(100)));
+  EXPECT_EQ(timer->timing().missed_cycles, 3u);
+}
+
+// Another handler keeps the loop busy: the timer's call comes late, the
+// periods that passed meanwhile are missed, the next call is on time.
+TEST_P(AbstractEventLoopTest, RepeatingTimerMissesThePeriodsTheLoopWasBusy) {
+  auto loop = Make("loop");
+  std::vector<monotonic_clock::time_point> times;
+  monotonic_clock::time_point base;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    times.push_back(loop->context().monotonic_event_time);
+    EXPECT_GE(loop->monotonic_now(), times.back()) << "called early";
+    if (times.size() == 3) loop->Exit();
+  });
+  TimerHandler* hog =
+      loop->AddTimer([&]() { factory_->Stall(milliseconds(75)); });
+  loop->OnRun([&]() {
+    base = loop->monotonic_now() + milliseconds(1);
+    timer->Schedule(base, milliseconds(20));
+    hog->Schedule(base + milliseconds(10));
+  });
+  Run();
+  // The 20 ms call runs at 85 ms; 40, 60 and 80 ms are missed.
+  EXPECT_THAT(times, ElementsAre(base, base + milliseconds(20),
+                                 base + milliseconds(100)));
+  EXPECT_EQ(timer->timing().missed_cycles, 3u);
+}
+
 TEST_P(AbstractEventLoopTest, PhasedLoopRunsOnItsPhase) {
   auto loop = Make("loop");
   std::vector<int> cycles;

@@ -10,6 +10,7 @@
 #include "aos/events/event_loop_param_test.h"
 #include "aos/testing/path.h"
 #include "examples/ping_generated.h"
+#include "examples/pong_generated.h"
 #include "gmock/gmock.h"
 
 namespace aos::testing {
@@ -217,6 +218,42 @@ TEST_F(ShmEventLoopRealtimeTest, DieOnRtFailureAborts) {
   EXPECT_DEATH(RunAsNobodyAskingForRealtime(factory_.configuration()),
                "could not run at SCHED_FIFO priority 5");
   FLAGS_die_on_rt_failure = false;
+}
+
+// The loop runs the watchers before it reads its signalfd. A message sent
+// after a watcher's turn in that pass, whose wakeup signal the following
+// read consumes, must still be delivered without waiting for another signal.
+TEST_F(ShmEventLoopTest, MessageWhoseWakeupWasReadAfterItsTurnIsDelivered) {
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  Sender<Ping> ping_sender = loop.MakeSender<Ping>("/test");
+  Sender<examples::Pong> pong_sender = loop.MakeSender<examples::Pong>("/test");
+  bool got_pong = false;
+  // Made first: its turn comes before the Ping watcher's in each pass.
+  loop.MakeWatcher("/test", [&](const examples::Pong&) {
+    got_pong = true;
+    loop.Exit();
+  });
+  loop.MakeWatcher("/test", [&](const Ping&) {
+    auto builder = pong_sender.MakeBuilder();
+    builder.CheckOk(
+        builder.Send(builder.MakeBuilder<examples::Pong>().Finish()));
+  });
+  // From a timer, so the Ping's wakeup arrives through epoll.
+  TimerHandler* send_ping = loop.AddTimer([&]() {
+    auto builder = ping_sender.MakeBuilder();
+    builder.CheckOk(builder.Send(builder.MakeBuilder<Ping>().Finish()));
+  });
+  TimerHandler* give_up = loop.AddTimer([&]() {
+    ADD_FAILURE() << "the Pong was not delivered within 5 s";
+    loop.Exit();
+  });
+  loop.OnRun([&]() {
+    send_ping->Schedule(loop.monotonic_now() + milliseconds(10));
+    give_up->Schedule(loop.monotonic_now() + std::chrono::seconds(5));
+  });
+  loop.Run();
+  EXPECT_TRUE(got_pong);
 }
 
 TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
