@@ -69,7 +69,10 @@ int Main() {
   } else {
     TimerHandler* timer = loop.AddTimer(send);
     timer->set_name("ping");
-    loop.OnRun([&]() { timer->Schedule(loop.monotonic_now(), period); });
+    // `timer` by value: this block ends before the loop runs.
+    loop.OnRun([&loop, timer, period]() {
+      timer->Schedule(loop.monotonic_now(), period);
+    });
   }
   loop.Run();
 
