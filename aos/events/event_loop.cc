@@ -134,6 +134,35 @@ monotonic_clock::time_point TimerHandler::NextScheduledTime(
   return next;
 }
 
+void TimerHandler::SetSchedule(monotonic_clock::time_point base,
+                               monotonic_clock::duration period) {
+  CHECK_GE(period.count(), 0) << "timer " << name() << ": negative period";
+  base_ = base;
+  period_ = period;
+  enabled_ = true;
+  ++generation_;
+}
+
+void TimerHandler::ClearSchedule() {
+  enabled_ = false;
+  ++generation_;
+}
+
+TimerHandler::DueCall TimerHandler::RunDueCall() {
+  DueCall call;
+  call.event_time = base_;
+  const uint64_t generation = generation_;
+  const bool repeating = period_ > monotonic_clock::duration::zero();
+  if (!repeating) enabled_ = false;
+  call.end = Call(call.event_time);
+  // Rescheduled or disabled by the handler: that wins.
+  if (repeating && generation == generation_) {
+    base_ = NextScheduledTime(call.event_time, period_, call.end);
+    call.next = base_;
+  }
+  return call;
+}
+
 // PhasedLoopHandler.
 
 PhasedLoopHandler::PhasedLoopHandler(EventLoop* event_loop,

@@ -239,6 +239,39 @@ class TimerHandler {
  protected:
   TimerHandler(EventLoop* event_loop, std::function<void()> fn);
 
+  // The schedule is kept here, so every implementation follows the same
+  // rules; implementations only wake the loop at the scheduled time (a
+  // timerfd, a simulated event). They call SetSchedule() from Schedule(),
+  // ClearSchedule() from Disable(), and RunDueCall() once the scheduled time
+  // has come.
+  void SetSchedule(monotonic_clock::time_point base,
+                   monotonic_clock::duration period);
+  void ClearSchedule();
+  bool schedule_enabled() const { return enabled_; }
+  monotonic_clock::time_point scheduled_time() const { return base_; }
+  monotonic_clock::duration period() const { return period_; }
+
+  struct DueCall {
+    // The scheduled time the call served, and when its handler returned.
+    monotonic_clock::time_point event_time;
+    monotonic_clock::time_point end;
+    // When to call next: for a repeating timer whose handler did not
+    // reschedule or disable it, the first scheduled time not yet passed at
+    // `end` (the ones skipped count as missed cycles). nullopt: leave the
+    // waking as the handler left it.
+    std::optional<monotonic_clock::time_point> next;
+  };
+  // Calls the handler for the scheduled time, measuring it, and works out
+  // the next call. A one-shot timer is disabled before its handler runs
+  // (which may schedule it again).
+  DueCall RunDueCall();
+
+  EventLoop* event_loop() { return event_loop_; }
+
+ private:
+  friend class PhasedLoopHandler;
+  friend class TimingReporter;
+
   // Calls the handler for the call scheduled at `event_time`, measuring it.
   // Returns the time the handler returned.
   monotonic_clock::time_point Call(monotonic_clock::time_point event_time);
@@ -249,15 +282,14 @@ class TimerHandler {
       monotonic_clock::time_point event_time, monotonic_clock::duration period,
       monotonic_clock::time_point end);
 
-  EventLoop* event_loop() { return event_loop_; }
-
- private:
-  friend class PhasedLoopHandler;
-  friend class TimingReporter;
-
   EventLoop* const event_loop_;
   std::function<void()> fn_;
   timing::TimerTiming timing_;
+  monotonic_clock::time_point base_ = monotonic_clock::min_time;
+  monotonic_clock::duration period_ = monotonic_clock::duration::zero();
+  bool enabled_ = false;
+  // Bumped by every Schedule and Disable, to see whether a handler did.
+  uint64_t generation_ = 0;
 };
 
 // Calls its handler at every boundary `offset + k * interval` of the

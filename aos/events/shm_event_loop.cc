@@ -55,6 +55,11 @@ sigset_t LoopSignals() {
   return signals;
 }
 
+// The oldest queue index still kept when `next` is the next one to be sent.
+uint64_t OldestKept(uint64_t next, uint64_t queue_size) {
+  return next > queue_size ? next - queue_size : 0;
+}
+
 Context ContextFromMessage(const MessageInfo& info, const void* data) {
   Context context;
   context.monotonic_event_time = info.monotonic_sent_time;
@@ -138,7 +143,7 @@ class ShmFetcher : public RawFetcher {
     uint32_t lost = 0;
     while (true) {
       const uint64_t next = reader_.NextIndex();
-      const uint64_t oldest = next > queue_size_ ? next - queue_size_ : 0;
+      const uint64_t oldest = OldestKept(next, queue_size_);
       uint64_t wanted = has_current_ ? current_ + 1 : oldest;
       if (wanted >= next) return {.fetched = false, .lost = lost};
       if (wanted < oldest) {
@@ -207,7 +212,7 @@ class ShmWatcher : public WatcherState {
     while (true) {
       const uint64_t end = reader_.NextIndex();
       if (next_ >= end) return;
-      const uint64_t oldest = end > queue_size_ ? end - queue_size_ : 0;
+      const uint64_t oldest = OldestKept(end, queue_size_);
       if (next_ < oldest) {
         AddLost(static_cast<uint32_t>(oldest - next_));
         next_ = oldest;
@@ -248,22 +253,17 @@ class ShmTimer : public TimerHandler {
 
   void Schedule(monotonic_clock::time_point base,
                 monotonic_clock::duration period) override {
-    CHECK_GE(period.count(), 0) << "timer " << name() << ": negative period";
-    base_ = base;
-    period_ = period;
-    enabled_ = true;
-    ++generation_;
+    SetSchedule(base, period);
     Arm(base, period);
   }
 
   void Disable() override {
-    enabled_ = false;
-    ++generation_;
+    ClearSchedule();
     struct itimerspec off = {};
     PCHECK(timerfd_settime(fd_, TFD_TIMER_ABSTIME, &off, nullptr) == 0);
   }
 
-  bool IsDisabled() override { return !enabled_; }
+  bool IsDisabled() override { return !schedule_enabled(); }
 
  private:
   // Expires at `when`, then every `period` after it (zero: once).
@@ -289,29 +289,18 @@ class ShmTimer : public TimerHandler {
       PCHECK(errno == EAGAIN) << "read timerfd of timer " << name();
       return;  // Rescheduled after it fired; nothing due.
     }
-    if (!enabled_) return;
-    const monotonic_clock::time_point event_time = base_;
-    const uint64_t generation = generation_;
-    if (period_ == monotonic_clock::duration::zero()) enabled_ = false;
-    const monotonic_clock::time_point end = Call(event_time);
-    // Rescheduled or disabled by the handler: that wins.
-    if (generation != generation_ || !enabled_ ||
-        period_ == monotonic_clock::duration::zero()) {
-      return;
+    if (!schedule_enabled()) return;
+    const DueCall call = RunDueCall();
+    // If the handler ended before event_time + period, so did the read, and
+    // the timerfd is armed for exactly the next call. Otherwise it may be
+    // armed for a time that counts as missed: re-arm.
+    if (call.next.has_value() && call.end >= call.event_time + period()) {
+      Arm(*call.next, period());
     }
-    base_ = NextScheduledTime(event_time, period_, end);
-    // If the handler ended before event_time + period_, so did the read,
-    // and the timerfd is armed for exactly that time, which is base_.
-    // Otherwise it may be armed for a time that counts as missed: re-arm.
-    if (end >= event_time + period_) Arm(base_, period_);
   }
 
   ShmEventLoop* const loop_;
   int fd_ = -1;
-  monotonic_clock::time_point base_;
-  monotonic_clock::duration period_ = monotonic_clock::duration::zero();
-  bool enabled_ = false;
-  uint64_t generation_ = 0;
 
   friend class ShmEventLoop;
 };

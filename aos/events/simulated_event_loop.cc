@@ -332,42 +332,26 @@ class SimulatedTimer : public TimerHandler, public EventScheduler::Event {
 
   void Schedule(monotonic_clock::time_point base,
                 monotonic_clock::duration period) override {
-    CHECK_GE(period.count(), 0) << "timer " << name() << ": negative period";
-    base_ = base;
-    period_ = period;
-    enabled_ = true;
-    ++generation_;
+    SetSchedule(base, period);
     loop_->scheduler()->Schedule(this, loop_->ToSchedulerTime(base));
   }
 
   void Disable() override {
-    enabled_ = false;
-    ++generation_;
+    ClearSchedule();
     loop_->scheduler()->Deschedule(this);
   }
 
-  bool IsDisabled() override { return !enabled_; }
+  bool IsDisabled() override { return !schedule_enabled(); }
 
   void Handle() override {
-    const monotonic_clock::time_point event_time = base_;
-    const uint64_t generation = generation_;
-    if (period_ == monotonic_clock::duration::zero()) enabled_ = false;
-    const monotonic_clock::time_point end = Call(event_time);
-    // Rescheduled or disabled by the handler: that wins.
-    if (generation != generation_ ||
-        period_ == monotonic_clock::duration::zero()) {
-      return;
+    const DueCall call = RunDueCall();
+    if (call.next.has_value()) {
+      loop_->scheduler()->Schedule(this, loop_->ToSchedulerTime(*call.next));
     }
-    base_ = NextScheduledTime(event_time, period_, end);
-    loop_->scheduler()->Schedule(this, loop_->ToSchedulerTime(base_));
   }
 
  private:
   SimulatedEventLoop* const loop_;
-  monotonic_clock::time_point base_;
-  monotonic_clock::duration period_ = monotonic_clock::duration::zero();
-  bool enabled_ = false;
-  uint64_t generation_ = 0;
 };
 
 std::unique_ptr<RawSender> SimulatedEventLoop::DoMakeRawSender(
