@@ -278,40 +278,41 @@ std::span<const uint8_t> TimingReporter::Build(
   fbb_.Clear();
   // Counts of 0 are figures too: write them.
   fbb_.ForceDefaults(true);
-  size_t index = 0;  // Entry number in report order.
-  auto histograms = [&]() { return index++ < plan.first_without_histograms; };
+  // Entry i of the list being built is entry first + i in report order; it
+  // keeps its histograms if that comes before plan.first_without_histograms.
+  size_t first = 0;
+  auto histograms = [&](size_t i) {
+    return first + i < plan.first_without_histograms;
+  };
 
   watcher_offsets_.clear();
   for (size_t i = 0; i < plan.watchers; ++i) {
     watcher_offsets_.push_back(EncodeWatcher(
-        &fbb_, event_loop_->watchers()[i]->timing(), histograms()));
+        &fbb_, event_loop_->watchers()[i]->timing(), histograms(i)));
   }
-  index = event_loop_->watchers().size();
+  first += event_loop_->watchers().size();
   sender_offsets_.clear();
   for (size_t i = 0; i < plan.senders; ++i) {
     sender_offsets_.push_back(
         EncodeSender(&fbb_, event_loop_->senders()[i]->timing()));
-    histograms();
   }
-  index = event_loop_->watchers().size() + event_loop_->senders().size();
+  first += event_loop_->senders().size();
   fetcher_offsets_.clear();
   for (size_t i = 0; i < plan.fetchers; ++i) {
     fetcher_offsets_.push_back(EncodeFetcher(
-        &fbb_, event_loop_->fetchers()[i]->timing(), histograms()));
+        &fbb_, event_loop_->fetchers()[i]->timing(), histograms(i)));
   }
-  index = event_loop_->watchers().size() + event_loop_->senders().size() +
-          event_loop_->fetchers().size();
+  first += event_loop_->fetchers().size();
   timer_offsets_.clear();
   for (size_t i = 0; i < plan.timers; ++i) {
     timer_offsets_.push_back(
-        EncodeTimer(&fbb_, event_loop_->timers()[i]->timing(), histograms()));
+        EncodeTimer(&fbb_, event_loop_->timers()[i]->timing(), histograms(i)));
   }
-  index = event_loop_->watchers().size() + event_loop_->senders().size() +
-          event_loop_->fetchers().size() + event_loop_->timers().size();
+  first += event_loop_->timers().size();
   phased_loop_offsets_.clear();
   for (size_t i = 0; i < plan.phased_loops; ++i) {
     phased_loop_offsets_.push_back(EncodeTimer(
-        &fbb_, event_loop_->phased_loops()[i]->timing(), histograms()));
+        &fbb_, event_loop_->phased_loops()[i]->timing(), histograms(i)));
   }
 
   const auto name = fbb_.CreateString(event_loop_->name());

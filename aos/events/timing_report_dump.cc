@@ -412,23 +412,31 @@ absl::Status ValidateTimingReport(std::span<const uint8_t> bytes) {
   return absl::OkStatus();
 }
 
-void TimingReportAccumulator::AddLatency(const timing::Statistic* statistic,
-                                         const timing::Histogram* histogram,
-                                         uint32_t count, Latency* latency) {
+bool MergeEncodedLatency(const timing::Statistic* statistic,
+                         const timing::Histogram* histogram, uint32_t count,
+                         timing::RunningStatistic* statistic_total,
+                         timing::LatencyHistogram* histogram_total) {
   // A statistic with no samples (NaN) adds nothing, even if the entry's
   // count says calls happened (a handler time is recorded after the report
   // of its call was built).
   if (statistic != nullptr && count > 0 && !std::isnan(statistic->average())) {
-    latency->statistic.Merge(
-        timing::RunningStatistic::Decode(*statistic, count));
+    statistic_total->Merge(timing::RunningStatistic::Decode(*statistic, count));
   }
-  if (histogram != nullptr) {
-    timing::LatencyHistogram decoded;
-    std::string error;
-    // Validated in Add() before anything is merged.
-    CHECK(timing::LatencyHistogram::Decode(*histogram, &decoded, &error))
-        << error;
-    latency->histogram.Merge(decoded);
+  if (histogram == nullptr) return false;
+  timing::LatencyHistogram decoded;
+  std::string error;
+  CHECK(timing::LatencyHistogram::Decode(*histogram, &decoded, &error))
+      << "validate reports (ValidateTimingReport) before merging them: "
+      << error;
+  histogram_total->Merge(decoded);
+  return true;
+}
+
+void TimingReportAccumulator::AddLatency(const timing::Statistic* statistic,
+                                         const timing::Histogram* histogram,
+                                         uint32_t count, Latency* latency) {
+  if (MergeEncodedLatency(statistic, histogram, count, &latency->statistic,
+                          &latency->histogram)) {
     latency->has_histogram = true;
   }
 }

@@ -76,6 +76,16 @@ WorstWakeup FindWorstWakeup(
 // The error names what is wrong.
 absl::Status ValidateTimingReport(std::span<const uint8_t> bytes);
 
+// Adds one encoded latency of a validated report (a Statistic over `count`
+// samples, and its Histogram if present) to running totals: statistics
+// combine (a NaN, sample-less statistic adds nothing), histograms add.
+// Returns whether there was a histogram. Aborts on a histogram that does not
+// decode: validate reports (ValidateTimingReport) first.
+bool MergeEncodedLatency(const timing::Statistic* statistic,
+                         const timing::Histogram* histogram, uint32_t count,
+                         timing::RunningStatistic* statistic_total,
+                         timing::LatencyHistogram* histogram_total);
+
 // Merges reports per application (name + pid) exactly: counts and error
 // counts add, statistics combine (as exactly as the reports' floats allow),
 // histograms add bucket by bucket, and the window spans the first start to

@@ -21,6 +21,7 @@
 #include "aos/events/streamed_report_bfbs_generated.h"
 #include "aos/events/streamed_report_generated.h"
 #include "aos/events/timing_histogram.h"
+#include "aos/events/timing_report_dump.h"
 #include "aos/events/timing_statistic.h"
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
@@ -114,23 +115,6 @@ const timing::Report& ReportOf(const flatbuffers::DetachedBuffer& buffer) {
   return *flatbuffers::GetRoot<timing::StreamedReport>(buffer.data())->report();
 }
 
-// Adds a Statistic + Histogram pair from a report into the running totals.
-void AddLatency(const timing::Statistic* statistic,
-                const timing::Histogram* encoded, uint32_t count,
-                timing::LatencyHistogram* histogram,
-                timing::RunningStatistic* total) {
-  if (encoded != nullptr) {
-    timing::LatencyHistogram decoded;
-    std::string error;
-    CHECK(timing::LatencyHistogram::Decode(*encoded, &decoded, &error))
-        << error;
-    histogram->Merge(decoded);
-  }
-  if (statistic != nullptr && count > 0 && !std::isnan(statistic->average())) {
-    total->Merge(timing::RunningStatistic::Decode(*statistic, count));
-  }
-}
-
 class Bench {
  public:
   Bench() {
@@ -201,13 +185,13 @@ class Bench {
       for (const timing::Timer* t :
            *ReportOf(accumulated.at("ping")).timers()) {
         if (t->name()->string_view() != "ping") continue;
-        AddLatency(t->wakeup_latency(), t->wakeup_latency_histogram(),
-                   t->count(), &run.timer, &run.timer_stat);
+        MergeEncodedLatency(t->wakeup_latency(), t->wakeup_latency_histogram(),
+                            t->count(), &run.timer_stat, &run.timer);
       }
       for (const timing::Watcher* w :
            *ReportOf(accumulated.at("pong")).watchers()) {
-        AddLatency(w->wakeup_latency(), w->wakeup_latency_histogram(),
-                   w->count(), &run.watcher, &run.watcher_stat);
+        MergeEncodedLatency(w->wakeup_latency(), w->wakeup_latency_histogram(),
+                            w->count(), &run.watcher_stat, &run.watcher);
       }
     } else {
       std::this_thread::sleep_for(duration_ + std::chrono::milliseconds(500));
@@ -333,13 +317,15 @@ class Bench {
       if (timers > 0 && name == "scale_timers") {
         for (const timing::Timer* t : *report.timers()) {
           if (t->name()->string_view() == "timing_reports") continue;
-          AddLatency(t->wakeup_latency(), t->wakeup_latency_histogram(),
-                     t->count(), &histogram, &statistic);
+          MergeEncodedLatency(t->wakeup_latency(),
+                              t->wakeup_latency_histogram(), t->count(),
+                              &statistic, &histogram);
         }
       } else if (timers == 0 && name.starts_with("watcher_")) {
         for (const timing::Watcher* w : *report.watchers()) {
-          AddLatency(w->wakeup_latency(), w->wakeup_latency_histogram(),
-                     w->count(), &histogram, &statistic);
+          MergeEncodedLatency(w->wakeup_latency(),
+                              w->wakeup_latency_histogram(), w->count(),
+                              &statistic, &histogram);
         }
       }
     }
