@@ -8,10 +8,13 @@
 #include <thread>
 
 #include "aos/events/event_loop_param_test.h"
+#include "aos/testing/allocation_counter.h"
 #include "aos/testing/path.h"
 #include "examples/ping_generated.h"
 #include "examples/pong_generated.h"
 #include "gmock/gmock.h"
+
+DECLARE_int32(timing_report_ms);
 
 namespace aos::testing {
 namespace {
@@ -254,6 +257,42 @@ TEST_F(ShmEventLoopTest, MessageWhoseWakeupWasReadAfterItsTurnIsDelivered) {
   });
   loop.Run();
   EXPECT_TRUE(got_pong);
+}
+
+// Once running, the real loop allocates nothing either: timers, sends and
+// wakeups to its own watcher, fetches, and timing reports every 100 ms.
+TEST_F(ShmEventLoopTest, NothingAllocatesOnceRunning) {
+  FLAGS_timing_report_ms = 100;
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  Sender<Ping> sender = loop.MakeSender<Ping>("/test");
+  Fetcher<Ping> fetcher = loop.MakeFetcher<Ping>("/test");
+  int watched = 0;
+  loop.MakeWatcher("/test", [&](const Ping&) { ++watched; });
+  int value = 0;
+  TimerHandler* timer = loop.AddTimer([&]() {
+    auto builder = sender.MakeBuilder();
+    Ping::Builder ping = builder.MakeBuilder<Ping>();
+    ping.add_value(++value);
+    builder.CheckOk(builder.Send(ping.Finish()));
+    fetcher.FetchNext();
+  });
+  loop.AddPhasedLoop([](int) {}, std::chrono::milliseconds(7));
+  uint64_t before = 0;
+  uint64_t after = 0;
+  TimerHandler* start = loop.AddTimer([&]() { before = HeapAllocations(); });
+  TimerHandler* stop = loop.AddTimer([&]() {
+    after = HeapAllocations();
+    loop.Exit();
+  });
+  loop.OnRun([&]() {
+    timer->Schedule(loop.monotonic_now(), std::chrono::milliseconds(1));
+    start->Schedule(loop.monotonic_now() + std::chrono::milliseconds(200));
+    stop->Schedule(loop.monotonic_now() + std::chrono::milliseconds(1200));
+  });
+  loop.Run();
+  FLAGS_timing_report_ms = 1000;
+  EXPECT_EQ(after - before, 0u);
+  EXPECT_GT(watched, 900);
 }
 
 TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
