@@ -156,7 +156,8 @@ TimerHandler::DueCall TimerHandler::RunDueCall() {
   if (!repeating) enabled_ = false;
   call.end = Call(call.event_time);
   // Rescheduled or disabled by the handler: that wins.
-  if (repeating && generation == generation_) {
+  call.rescheduled = generation != generation_;
+  if (repeating && !call.rescheduled) {
     base_ = NextScheduledTime(call.event_time, period_, call.end);
     call.next = base_;
   }

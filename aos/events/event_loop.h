@@ -260,6 +260,9 @@ class TimerHandler {
     // `end` (the ones skipped count as missed cycles). nullopt: leave the
     // waking as the handler left it.
     std::optional<monotonic_clock::time_point> next;
+    // The handler called Schedule() or Disable(): the waking is already
+    // set for its new schedule.
+    bool rescheduled = false;
   };
   // Calls the handler for the scheduled time, measuring it, and works out
   // the next call. A one-shot timer is disabled before its handler runs

@@ -14,6 +14,7 @@ namespace {
 using aos::examples::Ping;
 using aos::examples::Pong;
 using std::chrono::milliseconds;
+using std::chrono::seconds;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -251,6 +252,68 @@ TEST_P(AbstractEventLoopTest, TimerCanBeRescheduledAndDisabledInItsHandler) {
   EXPECT_EQ(calls, 4);
 }
 
+// Records a timer call's scheduled time, checking it did not come early.
+void RecordTimerCall(EventLoop* loop,
+                     std::vector<monotonic_clock::time_point>* times) {
+  times->push_back(loop->context().monotonic_event_time);
+  EXPECT_GE(loop->monotonic_now(), times->back()) << "called early";
+}
+
+// A handler that reschedules its own timer for a time already passed is
+// called again at once: the new schedule's waking is not taken for the one
+// just handled.
+TEST_P(AbstractEventLoopTest, TimerRescheduledInItsHandlerForAPassedTimeRuns) {
+  auto loop = Make("loop");
+  int one_shot_calls = 0;
+  int repeating_calls = 0;
+  TimerHandler* one_shot = nullptr;
+  TimerHandler* repeating = nullptr;
+  one_shot = loop->AddTimer([&]() {
+    if (++one_shot_calls < 3) {
+      one_shot->Schedule(loop->monotonic_now() - milliseconds(1));
+    }
+  });
+  repeating = loop->AddTimer([&]() {
+    if (++repeating_calls < 3) {
+      repeating->Schedule(loop->monotonic_now() - milliseconds(1), seconds(10));
+    }
+  });
+  TimerHandler* stop = loop->AddTimer([&]() { loop->Exit(); });
+  loop->OnRun([&]() {
+    one_shot->Schedule(loop->monotonic_now());
+    repeating->Schedule(loop->monotonic_now(), seconds(10));
+    stop->Schedule(loop->monotonic_now() + milliseconds(200));
+  });
+  Run();
+  EXPECT_EQ(one_shot_calls, 3);
+  EXPECT_EQ(repeating_calls, 3);
+}
+
+// A timer that came due while the loop was busy, then was rescheduled by
+// another handler before its own turn, waits for its new time.
+TEST_P(AbstractEventLoopTest, TimerRescheduledAfterItFiredWaitsForItsNewTime) {
+  auto loop = Make("loop");
+  std::vector<monotonic_clock::time_point> times;
+  monotonic_clock::time_point base;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    RecordTimerCall(loop.get(), &times);
+    loop->Exit();
+  });
+  TimerHandler* rescheduler =
+      loop->AddTimer([&]() { timer->Schedule(base + milliseconds(30)); });
+  TimerHandler* hog =
+      loop->AddTimer([&]() { factory_->Stall(milliseconds(10)); });
+  loop->OnRun([&]() {
+    base = loop->monotonic_now() + milliseconds(5);
+    // Both come due during the hog's stall, the rescheduler first.
+    hog->Schedule(base);
+    rescheduler->Schedule(base + milliseconds(1));
+    timer->Schedule(base + milliseconds(2));
+  });
+  Run();
+  EXPECT_THAT(times, ElementsAre(base + milliseconds(30)));
+}
+
 // The handler overruns 3.5 periods: the periods that pass meanwhile are
 // missed, and the next call comes at its scheduled time, never before.
 TEST_P(AbstractEventLoopTest, RepeatingTimerMissesThePeriodsItsHandlerOverran) {
@@ -258,8 +321,7 @@ TEST_P(AbstractEventLoopTest, RepeatingTimerMissesThePeriodsItsHandlerOverran) {
   std::vector<monotonic_clock::time_point> times;
   monotonic_clock::time_point base;
   TimerHandler* timer = loop->AddTimer([&]() {
-    times.push_back(loop->context().monotonic_event_time);
-    EXPECT_GE(loop->monotonic_now(), times.back()) << "called early";
+    RecordTimerCall(loop.get(), &times);
     if (times.size() == 2) factory_->Stall(milliseconds(70));
     if (times.size() == 3) loop->Exit();
   });
@@ -281,8 +343,7 @@ TEST_P(AbstractEventLoopTest, RepeatingTimerMissesThePeriodsTheLoopWasBusy) {
   std::vector<monotonic_clock::time_point> times;
   monotonic_clock::time_point base;
   TimerHandler* timer = loop->AddTimer([&]() {
-    times.push_back(loop->context().monotonic_event_time);
-    EXPECT_GE(loop->monotonic_now(), times.back()) << "called early";
+    RecordTimerCall(loop.get(), &times);
     if (times.size() == 3) loop->Exit();
   });
   TimerHandler* hog =
