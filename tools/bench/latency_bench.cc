@@ -31,7 +31,8 @@
 #include "glog/logging.h"
 
 DEFINE_string(bin_dir, "bazel-bin", "Where the aos binaries were built.");
-DEFINE_bool(long_run, false, "A serious run: 60 s per measurement, not 5.");
+DEFINE_bool(long_run, false,
+            "A serious run: 6 rounds of 20 s per measurement, not 4 of 2.5 s.");
 DEFINE_string(json, "bench_latency.json", "Where to write every figure.");
 DEFINE_string(plot, "bench_latency.png", "Where to write the latency plot.");
 DEFINE_int32(priority, 80, "SCHED_FIFO priority of every measured thread.");
@@ -40,7 +41,13 @@ DEFINE_int32(interval_us, 1000, "Timer / message interval.");
 namespace aos::bench {
 namespace {
 
+using std::chrono::milliseconds;
 using std::chrono::seconds;
+
+// A duration in seconds, for flags and rates.
+double Seconds(std::chrono::duration<double> duration) {
+  return duration.count();
+}
 
 // One latency distribution, in microseconds.
 struct Figures {
@@ -131,9 +138,7 @@ class Bench {
   std::string Binary(std::string_view path) const {
     return StrCat(FLAGS_bin_dir, "/", path);
   }
-  int64_t Loops() const {
-    return duration_.count() * 1000000 / FLAGS_interval_us;
-  }
+  int64_t Loops() const { return duration_.count() * 1000 / FLAGS_interval_us; }
 
   // A private shared memory directory for one run.
   std::string ShmBase() {
@@ -176,7 +181,7 @@ class Bench {
           "aos/events/aos_timing_report_streamer",
           {"--config=" + Binary("examples/pingpong_config.json"),
            "--shm_base=" + base, "--application=ping,pong", "--stream=false",
-           "--format=json", StrCat("--duration=", duration_.count() + 0.5)});
+           "--format=json", StrCat("--duration=", Seconds(duration_) + 0.5)});
       CHECK_EQ(streamer->Wait(), 0) << streamer->Stderr();
       const auto accumulated = AccumulatedReports(streamer->Stdout());
       CHECK(accumulated.contains("ping") && accumulated.contains("pong"))
@@ -247,21 +252,28 @@ class Bench {
     return f;
   }
 
-  // sigwaittest / ptsematest: "Min x, Cur y, Avg z, Max w" (whole us).
+  // sigwaittest / ptsematest. Their summary line prints whole microseconds
+  // ("Avg 5" may be 4.5 or 5.49: 10 % at these latencies), so the figures
+  // come from their --json file, which holds the average to 0.01 us.
   Figures RunRtTool(const std::string& name, std::vector<std::string> args) {
+    const std::string json_path = StrCat(work_dir_, "/", name, ".json");
+    args.push_back("--json=" + json_path);
     auto tool = std::make_unique<Subprocess>("/usr/bin/" + name,
                                              std::move(args), work_dir_);
     CHECK_EQ(tool->Wait(), 0) << name << ": " << tool->Stderr();
+    std::ifstream in(json_path);
+    const std::string json((std::istreambuf_iterator<char>(in)),
+                           std::istreambuf_iterator<char>());
+    // The receiver's figures: {"cpu", "priority", "min", "avg", "max"}.
+    std::smatch match;
+    CHECK(std::regex_search(
+        json, match,
+        std::regex(
+            R"("receiver":\s*\{[^}]*"min":\s*([0-9.]+),\s*"avg":\s*([0-9.]+),\s*"max":\s*([0-9.]+))")))
+        << name << " wrote no receiver figures to " << json_path << ":\n"
+        << json << tool->Stdout();
     Figures f;
     f.name = name;
-    std::smatch match;
-    const std::string out = tool->Stdout();
-    CHECK(std::regex_search(
-        out, match,
-        std::regex(
-            R"(Min\s+(\d+),\s*Cur\s+\d+,\s*Avg\s+(\d+),\s*Max\s+(\d+))")))
-        << name << " printed no summary:\n"
-        << out;
     f.min_us = std::stod(match[1]);
     f.avg_us = std::stod(match[2]);
     f.max_us = std::stod(match[3]);
@@ -299,13 +311,14 @@ class Bench {
                                      StrCat("--sleep_us=", FLAGS_interval_us),
                                      StrCat("--priority=", FLAGS_priority)});
     }
-    const auto scale_duration = std::max(seconds(3), duration_ / 2);
+    const milliseconds scale_duration =
+        std::max<milliseconds>(seconds(3), duration_);
     std::vector<double> cpu_before;
     for (const auto& app : apps) cpu_before.push_back(app->CpuSeconds());
     auto streamer =
         Start("aos/events/aos_timing_report_streamer",
               {config, "--shm_base=" + base, "--stream=false", "--format=json",
-               StrCat("--duration=", scale_duration.count() + 0.5)});
+               StrCat("--duration=", Seconds(scale_duration) + 0.5)});
     CHECK_EQ(streamer->Wait(), 0) << streamer->Stderr();
     double cpu = 0;
     for (size_t i = 0; i < apps.size(); ++i)
@@ -337,7 +350,7 @@ class Bench {
             ? StrCat(timers, " timer", timers > 1 ? "s" : "", " in one loop")
             : StrCat(watchers, " watcher process", watchers > 1 ? "es" : "");
     row.figures = FromHistogram(row.what, histogram, statistic);
-    row.cpu_percent = 100.0 * cpu / static_cast<double>(scale_duration.count());
+    row.cpu_percent = 100.0 * cpu / Seconds(scale_duration);
     return row;
   }
 
@@ -355,7 +368,7 @@ class Bench {
     return std::stod(match[1]) * (match[2] == "us" ? 1000 : 1);
   }
 
-  void SetDuration(seconds duration) { duration_ = duration; }
+  void SetDuration(milliseconds duration) { duration_ = duration; }
   const std::string& work_dir() const { return work_dir_; }
   void CleanShm() {
     for (const std::string& base : shm_bases_)
@@ -366,7 +379,7 @@ class Bench {
   std::optional<FlatbufferDetachedBuffer<Configuration>> config_;
   std::string work_dir_;
   std::vector<std::string> shm_bases_;
-  seconds duration_{5};
+  milliseconds duration_{2500};
 };
 
 std::string ReadLine(const std::string& path, const std::string& prefix) {
@@ -409,6 +422,14 @@ std::string Ratio(double ours, double theirs) {
 
 std::string JsonNumber(double value) {
   return std::isnan(value) ? "null" : StrCat(value);
+}
+
+std::string JsonList(const std::vector<double>& values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) {
+    StrAppend(&text, i == 0 ? "" : ", ", JsonNumber(values[i]));
+  }
+  return text;
 }
 
 std::string FiguresJson(const Figures& f) {
@@ -469,7 +490,11 @@ Figures Merge(std::string name, const std::vector<Figures>& runs) {
     count += std::max<int64_t>(f.count, 1);
   }
   merged.avg_us = weighted / static_cast<double>(count);
-  FillPercentiles(&merged);
+  if (merged.bins.empty() && merged.overflows == 0) {
+    merged.count = count;  // Summaries only (sigwaittest, ptsematest).
+  } else {
+    FillPercentiles(&merged);
+  }
   return merged;
 }
 
@@ -525,7 +550,8 @@ int Main() {
     }
   }
   Bench bench;
-  bench.SetDuration(seconds(FLAGS_long_run ? 60 : 5));
+  const int rounds = FLAGS_long_run ? 6 : 4;
+  bench.SetDuration(FLAGS_long_run ? seconds(20) : milliseconds(2500));
   struct utsname uts;
   uname(&uts);
   const std::string cpu = ReadLine("/proc/cpuinfo", "model name");
@@ -537,16 +563,27 @@ int Main() {
             << clocksource << ", SCHED_FIFO "
             << (fifo ? "granted"
                      : "NOT granted (figures are at normal priority)")
-            << "\nRuns: " << bench.Loops() << " cycles of " << FLAGS_interval_us
-            << " us at priority " << FLAGS_priority << ", A/B/A/B\n\n";
+            << "\nRuns: " << rounds << " rounds of " << bench.Loops()
+            << " cycles of " << FLAGS_interval_us << " us at priority "
+            << FLAGS_priority
+            << ", each round running every measurement in turn\n\n";
 
+  // Every round runs every measurement once, so drift on a shared machine
+  // hits ours and the baselines alike; the figures pool all rounds.
   timing::LatencyHistogram timer_histogram, watcher_histogram;
   timing::RunningStatistic timer_statistic, watcher_statistic;
-  std::vector<Figures> cyclictest;
+  std::vector<Figures> cyclictest, sigwait_runs, ptsem_runs;
   std::vector<double> round_trip_on, round_trip_off;
-  for (int round = 0; round < 2; ++round) {
-    std::cerr << "round " << round + 1
-              << "/2: ping/pong, cyclictest, ping/pong without reports\n";
+  std::vector<double> timer_ratios, watcher_ratios;
+  const std::vector<std::string> rt_args = {StrCat("-p", FLAGS_priority),
+                                            StrCat("-i", FLAGS_interval_us),
+                                            StrCat("-l", bench.Loops()), "-q"};
+  std::vector<std::string> sigwait_args = {"-f"};
+  sigwait_args.insert(sigwait_args.end(), rt_args.begin(), rt_args.end());
+  for (int round = 0; round < rounds; ++round) {
+    std::cerr << "round " << round + 1 << "/" << rounds
+              << ": ping/pong, cyclictest, ping/pong without reports, "
+                 "sigwaittest -f, ptsematest\n";
     Bench::PingPongRun run = bench.RunPingPong(true);
     timer_histogram.Merge(run.timer);
     timer_statistic.Merge(run.timer_stat);
@@ -555,15 +592,17 @@ int Main() {
     round_trip_on.push_back(run.round_trip_avg_us);
     cyclictest.push_back(bench.RunCyclictest());
     round_trip_off.push_back(bench.RunPingPong(false).round_trip_avg_us);
+    sigwait_runs.push_back(bench.RunRtTool("sigwaittest", sigwait_args));
+    ptsem_runs.push_back(bench.RunRtTool("ptsematest", rt_args));
+    Figures this_cyclictest = cyclictest.back();
+    FillPercentiles(&this_cyclictest);
+    timer_ratios.push_back(run.timer_stat.average() * 1e6 /
+                           this_cyclictest.avg_us);
+    watcher_ratios.push_back(run.watcher_stat.average() * 1e6 /
+                             sigwait_runs.back().avg_us);
   }
-  std::cerr << "sigwaittest -f, ptsematest\n";
-  const std::vector<std::string> rt_args = {StrCat("-p", FLAGS_priority),
-                                            StrCat("-i", FLAGS_interval_us),
-                                            StrCat("-l", bench.Loops()), "-q"};
-  std::vector<std::string> sigwait_args = {"-f"};
-  sigwait_args.insert(sigwait_args.end(), rt_args.begin(), rt_args.end());
-  const Figures sigwait = bench.RunRtTool("sigwaittest", sigwait_args);
-  const Figures ptsem = bench.RunRtTool("ptsematest", rt_args);
+  const Figures sigwait = Merge("sigwaittest", sigwait_runs);
+  const Figures ptsem = Merge("ptsematest", ptsem_runs);
   std::cerr << "scale\n";
   std::vector<Bench::ScaleRow> scale;
   for (int timers : {1, 10, 100}) scale.push_back(bench.RunScale(timers, 0));
@@ -604,8 +643,24 @@ int Main() {
   row(watcher, &sigwait);
   row(sigwait, nullptr);
   row(ptsem, nullptr);
-  const double on = (round_trip_on[0] + round_trip_on[1]) / 2;
-  const double off = (round_trip_off[0] + round_trip_off[1]) / 2;
+  auto mean = [](const std::vector<double>& values) {
+    double sum = 0;
+    for (double value : values) sum += value;
+    return sum / static_cast<double>(values.size());
+  };
+  auto ratios = [](const std::vector<double>& values) {
+    std::string text;
+    for (double value : values) {
+      char number[16];
+      snprintf(number, sizeof(number), " %.2f", value);
+      text += number;
+    }
+    return text;
+  };
+  printf("Avg ratio in each round: timer%s; watcher%s\n",
+         ratios(timer_ratios).c_str(), ratios(watcher_ratios).c_str());
+  const double on = mean(round_trip_on);
+  const double off = mean(round_trip_off);
   printf(
       "\nInstrumentation: ping round trip %s us with timing reports, %s us "
       "without: %s\n",
@@ -637,7 +692,11 @@ int Main() {
        << clocksource << "\", \"sched_fifo\": " << (fifo ? "true" : "false")
        << " },\n  \"priority\": " << FLAGS_priority
        << ", \"interval_us\": " << FLAGS_interval_us
+       << ", \"rounds\": " << rounds
        << ", \"cycles_per_run\": " << bench.Loops()
+       << ",\n  \"avg_ratio_per_round\": { \"timer\": ["
+       << JsonList(timer_ratios) << "], \"watcher\": ["
+       << JsonList(watcher_ratios) << "] }"
        << ",\n  \"timer\": { \"aos\": " << FiguresJson(timer)
        << ", \"cyclictest\": " << FiguresJson(cyclic)
        << " },\n  \"cross_process\": { \"aos\": " << FiguresJson(watcher)
