@@ -237,6 +237,10 @@ class ShmWatcher : public WatcherState {
   uint64_t next_ = 0;
 };
 
+// Invariant: while the timer is enabled, its timerfd is armed for exactly
+// scheduled_time(), and every change of the schedule re-arms (or disarms)
+// it at once, which also clears an expiration not yet read. So a readable
+// timerfd means scheduled_time() has come; HandleExpiration() relies on it.
 class ShmTimer : public TimerHandler {
  public:
   ShmTimer(ShmEventLoop* event_loop, std::function<void()> fn)
