@@ -1,0 +1,214 @@
+// Timer wakeup latency of ShmEventLoop beside the kernel mechanisms it could
+// be built on, in one process, at one priority and interval, in rounds that
+// run every row in turn (so drift on a shared machine hits all rows alike):
+//
+// - clock_nanosleep(TIMER_ABSTIME): what cyclictest measures;
+// - a bare periodic timerfd in epoll_wait, clock read as epoll_wait returns;
+// - the same, but the timerfd read before the clock (the order ShmEventLoop
+//   used before it ran handlers first);
+// - epoll_pwait2 with a relative timeout and no timerfd (the alternative);
+// - an aos ShmEventLoop repeating timer (handler start - scheduled time).
+//
+//   bazel run -c opt //aos/events:timer_wakeup_benchmark -- --priority=80
+//
+// Latency is always the monotonic clock read by the woken thread minus the
+// time the wakeup was due. Without realtime permission use --priority=0.
+#include <sched.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "aos/configuration.h"
+#include "aos/events/shm_event_loop.h"
+#include "aos/events/timing_entry.h"
+#include "aos/init.h"
+#include "glog/logging.h"
+
+DEFINE_int32(loops, 250, "Wakeups per row per round.");
+DEFINE_int32(rounds, 20, "Rounds; each runs every row once.");
+DEFINE_int32(interval_us, 1000, "Microseconds between wakeups.");
+DEFINE_int32(priority, 0, "SCHED_FIFO priority (0 = normal scheduling).");
+
+namespace aos {
+namespace {
+
+using std::chrono::nanoseconds;
+
+int64_t NowNs() {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+struct timespec ToTimespec(int64_t ns) {
+  return {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+}
+
+// The first due time of a row: a little after now, on no particular phase.
+int64_t FirstDue() { return NowNs() + 2 * FLAGS_interval_us * 1000LL; }
+
+void ClockNanosleepRow(timing::LatencyRecorder* latency) {
+  const int64_t interval = FLAGS_interval_us * 1000LL;
+  int64_t due = FirstDue();
+  for (int i = 0; i < FLAGS_loops; ++i) {
+    const struct timespec when = ToTimespec(due);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &when, nullptr) ==
+           EINTR) {
+    }
+    const int64_t now = NowNs();
+    latency->Record(nanoseconds(now - due));
+    // Late by more than an interval: skip the wakeups already passed, as
+    // cyclictest does.
+    do {
+      due += interval;
+    } while (due <= now);
+  }
+}
+
+// A periodic timerfd in epoll; `read_first` reads it before the clock.
+void TimerfdRow(bool read_first, timing::LatencyRecorder* latency) {
+  const int64_t interval = FLAGS_interval_us * 1000LL;
+  const int timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+  PCHECK(timer_fd >= 0) << "timerfd_create";
+  const int epoll_fd = epoll_create1(0);
+  PCHECK(epoll_fd >= 0) << "epoll_create1";
+  struct epoll_event event = {};
+  event.events = EPOLLIN;
+  PCHECK(epoll_ctl(epoll_fd, EPOLL_CTL_ADD, timer_fd, &event) == 0);
+  int64_t due = FirstDue();
+  const struct itimerspec spec = {.it_interval = ToTimespec(interval),
+                                  .it_value = ToTimespec(due)};
+  PCHECK(timerfd_settime(timer_fd, TFD_TIMER_ABSTIME, &spec, nullptr) == 0);
+  for (int i = 0; i < FLAGS_loops; ++i) {
+    struct epoll_event ready;
+    if (epoll_wait(epoll_fd, &ready, 1, -1) != 1) continue;
+    uint64_t expirations = 0;
+    int64_t now;
+    if (read_first) {
+      PCHECK(read(timer_fd, &expirations, sizeof(expirations)) > 0);
+      now = NowNs();
+    } else {
+      now = NowNs();
+      PCHECK(read(timer_fd, &expirations, sizeof(expirations)) > 0);
+    }
+    latency->Record(nanoseconds(now - due));
+    // The read consumed every expiration so far: the next wakeup is due
+    // `expirations` intervals later.
+    due += static_cast<int64_t>(expirations) * interval;
+  }
+  close(epoll_fd);
+  close(timer_fd);
+}
+
+// epoll_pwait2 with a timeout until the due time, no timerfd: the other
+// way an epoll loop can wait for its next timer. The timeout is relative,
+// so it is computed from the clock just before the call.
+void EpollTimeoutRow(timing::LatencyRecorder* latency) {
+  const int64_t interval = FLAGS_interval_us * 1000LL;
+  const int epoll_fd = epoll_create1(0);
+  PCHECK(epoll_fd >= 0) << "epoll_create1";
+  int64_t due = FirstDue();
+  for (int i = 0; i < FLAGS_loops; ++i) {
+    int64_t now = NowNs();
+    while (now < due) {
+      const struct timespec timeout = ToTimespec(due - now);
+      struct epoll_event ready;
+      PCHECK(epoll_pwait2(epoll_fd, &ready, 1, &timeout, nullptr) >= 0 ||
+             errno == EINTR);
+      now = NowNs();
+    }
+    latency->Record(nanoseconds(now - due));
+    do {
+      due += interval;
+    } while (due <= now);
+  }
+  close(epoll_fd);
+}
+
+void EventLoopRow(const Configuration* config,
+                  timing::LatencyRecorder* latency) {
+  ShmEventLoop loop(config, "timer_wakeup_benchmark");
+  loop.SkipTimingReport();
+  // The thread already runs at --priority: a loop given a runtime priority
+  // would drop back to normal scheduling when Run() returns.
+  int calls = 0;
+  TimerHandler* timer = loop.AddTimer([&]() {
+    latency->Record(loop.monotonic_now() - loop.context().monotonic_event_time);
+    if (++calls == FLAGS_loops) loop.Exit();
+  });
+  loop.OnRun([&]() {
+    timer->Schedule(monotonic_clock::time_point(nanoseconds(FirstDue())),
+                    std::chrono::microseconds(FLAGS_interval_us));
+  });
+  loop.Run();
+}
+
+void PrintRow(const char* what, const timing::LatencyRecorder& row,
+              const timing::LatencyRecorder& baseline) {
+  const auto& h = row.histogram();
+  const double avg_us = row.statistic().average() * 1e6;
+  const double p50_us = h.PercentileNs(50) / 1e3;
+  printf("%-44s %7.2f %7.2f %7.2f %7.1f %8.1f   %5.2fx %5.2fx\n", what,
+         h.min_ns() / 1e3, avg_us, p50_us, h.PercentileNs(99) / 1e3,
+         h.max_ns() / 1e3, avg_us / (baseline.statistic().average() * 1e6),
+         p50_us / (baseline.histogram().PercentileNs(50) / 1e3));
+}
+
+int Main() {
+  // A loop with timers only needs no channels.
+  auto config = configuration::ReadConfigFromJson(R"({ "channels": [] })");
+  CHECK(config.ok()) << config.status().message();
+  if (FLAGS_priority > 0) {
+    struct sched_param param = {};
+    param.sched_priority = FLAGS_priority;
+    PCHECK(sched_setscheduler(0, SCHED_FIFO, &param) == 0)
+        << "SCHED_FIFO " << FLAGS_priority
+        << " refused: run as root, or with --priority=0";
+    PCHECK(mlockall(MCL_CURRENT | MCL_FUTURE) == 0) << "mlockall";
+  }
+  timing::LatencyRecorder nanosleep_row, read_after_row, read_first_row,
+      timeout_row, loop_row;
+  for (int round = 0; round < FLAGS_rounds; ++round) {
+    fprintf(stderr, "round %d/%d\n", round + 1, FLAGS_rounds);
+    ClockNanosleepRow(&nanosleep_row);
+    TimerfdRow(/*read_first=*/false, &read_after_row);
+    TimerfdRow(/*read_first=*/true, &read_first_row);
+    EpollTimeoutRow(&timeout_row);
+    EventLoopRow(&config->message(), &loop_row);
+  }
+  printf(
+      "%d rounds x %d wakeups every %d us, SCHED_FIFO %d\n"
+      "%-44s %7s %7s %7s %7s %8s   %6s %6s\n",
+      FLAGS_rounds, FLAGS_loops, FLAGS_interval_us, FLAGS_priority,
+      "wakeup latency (us)", "min", "avg", "p50", "p99", "max", "avg/cn",
+      "p50/cn");
+  PrintRow("clock_nanosleep (cyclictest's mechanism)", nanosleep_row,
+           nanosleep_row);
+  PrintRow("timerfd + epoll_wait, clock, then read", read_after_row,
+           nanosleep_row);
+  PrintRow("timerfd + epoll_wait, read, then clock", read_first_row,
+           nanosleep_row);
+  PrintRow("epoll_pwait2 with a timeout, no timerfd", timeout_row,
+           nanosleep_row);
+  PrintRow("aos ShmEventLoop timer", loop_row, nanosleep_row);
+  return 0;
+}
+
+}  // namespace
+}  // namespace aos
+
+int main(int argc, char** argv) {
+  aos::InitGoogle(
+      &argc, &argv,
+      "Usage: timer_wakeup_benchmark [--priority=80] [--loops=N] "
+      "[--rounds=N] [--interval_us=N]\n"
+      "Timer wakeup latency of ShmEventLoop beside clock_nanosleep and a bare "
+      "timerfd + epoll. docs/benchmarks.md.");
+  return aos::Main();
+}
