@@ -78,7 +78,8 @@ int Main() {
 
   std::cout << "ping: " << value << " pings, " << round_trip.count()
             << " pongs, " << mismatches << " out of order; round trip avg "
-            << round_trip.average() * 1e6 << " us, p99 "
+            << round_trip.average() * 1e6 << " us, p50 "
+            << round_trip_histogram.PercentileNs(50) / 1e3 << " us, p99 "
             << round_trip_histogram.PercentileNs(99) / 1e3 << " us, max "
             << round_trip.max() * 1e6 << " us\n";
   return 0;

@@ -159,6 +159,7 @@ class Bench {
     timing::LatencyHistogram timer, watcher;
     timing::RunningStatistic timer_stat, watcher_stat;
     double round_trip_avg_us = NAN;
+    double round_trip_p50_us = NAN;
   };
   PingPongRun RunPingPong(bool reports) {
     const std::string base = ShmBase();
@@ -205,9 +206,12 @@ class Bench {
     CHECK_EQ(pong->Terminate(), 0) << pong->Stderr();
     std::smatch match;
     const std::string out = ping->Stdout();
-    if (std::regex_search(out, match,
-                          std::regex(R"(round trip avg ([0-9.e+-]+) us)"))) {
+    if (std::regex_search(
+            out, match,
+            std::regex(
+                R"(round trip avg ([0-9.e+-]+) us, p50 ([0-9.e+-]+) us)"))) {
       run.round_trip_avg_us = std::stod(match[1]);
+      run.round_trip_p50_us = std::stod(match[2]);
     }
     return run;
   }
@@ -575,6 +579,7 @@ int Main() {
   timing::RunningStatistic timer_statistic, watcher_statistic;
   std::vector<Figures> cyclictest, sigwait_runs, ptsem_runs;
   std::vector<double> round_trip_on, round_trip_off;
+  std::vector<double> round_trip_p50_on, round_trip_p50_off;
   std::vector<double> timer_ratios, watcher_ratios;
   const std::vector<std::string> rt_args = {StrCat("-p", FLAGS_priority),
                                             StrCat("-i", FLAGS_interval_us),
@@ -591,8 +596,11 @@ int Main() {
     watcher_histogram.Merge(run.watcher);
     watcher_statistic.Merge(run.watcher_stat);
     round_trip_on.push_back(run.round_trip_avg_us);
+    round_trip_p50_on.push_back(run.round_trip_p50_us);
     cyclictest.push_back(bench.RunCyclictest());
-    round_trip_off.push_back(bench.RunPingPong(false).round_trip_avg_us);
+    const Bench::PingPongRun unreported = bench.RunPingPong(false);
+    round_trip_off.push_back(unreported.round_trip_avg_us);
+    round_trip_p50_off.push_back(unreported.round_trip_p50_us);
     sigwait_runs.push_back(bench.RunRtTool("sigwaittest", sigwait_args));
     ptsem_runs.push_back(bench.RunRtTool("ptsematest", rt_args));
     Figures this_cyclictest = cyclictest.back();
@@ -662,10 +670,14 @@ int Main() {
          ratios(timer_ratios).c_str(), ratios(watcher_ratios).c_str());
   const double on = mean(round_trip_on);
   const double off = mean(round_trip_off);
+  const double p50_on = mean(round_trip_p50_on);
+  const double p50_off = mean(round_trip_p50_off);
   printf(
-      "\nInstrumentation: ping round trip %s us with timing reports, %s us "
-      "without: %s\n",
-      Num(on).c_str(), Num(off).c_str(), Ratio(on, off).c_str());
+      "\nInstrumentation: ping round trip avg %s us with timing reports, %s us "
+      "without: %s (median %s vs %s us: %s)\n",
+      Num(on).c_str(), Num(off).c_str(), Ratio(on, off).c_str(),
+      Num(p50_on).c_str(), Num(p50_off).c_str(),
+      Ratio(p50_on, p50_off).c_str());
   printf(
       "  recording one sample %s ns (one clock read %s ns); building a "
       "51-entry report %s us\n",
@@ -706,6 +718,8 @@ int Main() {
        << " },\n  \"instrumentation\": { \"round_trip_reports_on_us\": "
        << JsonNumber(on)
        << ", \"round_trip_reports_off_us\": " << JsonNumber(off)
+       << ", \"round_trip_p50_reports_on_us\": " << JsonNumber(p50_on)
+       << ", \"round_trip_p50_reports_off_us\": " << JsonNumber(p50_off)
        << ", \"record_sample_ns\": " << JsonNumber(record_ns)
        << ", \"clock_read_ns\": " << JsonNumber(clock_ns)
        << ", \"build_report_ns\": " << JsonNumber(report_ns)
