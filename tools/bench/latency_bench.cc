@@ -29,6 +29,7 @@
 #include "aos/util/subprocess.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
+#include "tools/bench/bench_figures.h"
 
 DEFINE_string(bin_dir, "bazel-bin", "Where the aos binaries were built.");
 DEFINE_bool(long_run, false,
@@ -37,6 +38,9 @@ DEFINE_string(json, "bench_latency.json", "Where to write every figure.");
 DEFINE_string(plot, "bench_latency.png", "Where to write the latency plot.");
 DEFINE_int32(priority, 80, "SCHED_FIFO priority of every measured thread.");
 DEFINE_int32(interval_us, 1000, "Timer / message interval.");
+DEFINE_string(rt_tests_dir, "/usr/bin",
+              "Where cyclictest, sigwaittest and ptsematest are (Debian's "
+              "rt-tests).");
 
 namespace aos::bench {
 namespace {
@@ -47,53 +51,6 @@ using std::chrono::seconds;
 // A duration in seconds, for flags and rates.
 double Seconds(std::chrono::duration<double> duration) {
   return duration.count();
-}
-
-// One latency distribution, in microseconds.
-struct Figures {
-  std::string name;
-  int64_t count = 0;
-  double min_us = NAN, avg_us = NAN, p50_us = NAN, p99_us = NAN, p999_us = NAN,
-         max_us = NAN;
-  // 1 us bins for the plot: bin -> samples.
-  std::map<int64_t, uint64_t> bins;
-  uint64_t overflows = 0;
-};
-
-Figures FromHistogram(std::string name,
-                      const timing::LatencyHistogram& histogram,
-                      const timing::RunningStatistic& statistic) {
-  Figures f;
-  f.name = std::move(name);
-  f.count = static_cast<int64_t>(histogram.count());
-  if (f.count == 0) {
-    // The reports dropped their histograms to fit max_size (e.g. 100
-    // timers): the statistics still hold count, average, min and max.
-    f.count = static_cast<int64_t>(statistic.count());
-    f.min_us = statistic.min() * 1e6;
-    f.avg_us = statistic.average() * 1e6;
-    f.max_us = statistic.max() * 1e6;
-    return f;
-  }
-  f.min_us = histogram.min_ns() / 1e3;
-  f.max_us = histogram.max_ns() / 1e3;
-  f.avg_us = statistic.average() * 1e6;
-  f.p50_us = histogram.PercentileNs(50) / 1e3;
-  f.p99_us = histogram.PercentileNs(99) / 1e3;
-  f.p999_us = histogram.PercentileNs(99.9) / 1e3;
-  // Rebin to 1 us, spreading a wide bucket evenly over the bins it covers.
-  histogram.ForEachNonEmptyBucket([&](size_t, int64_t lower, int64_t upper,
-                                      uint64_t count) {
-    const int64_t first = lower / 1000;
-    const int64_t last =
-        std::max(first, (std::min(upper, histogram.max_ns() + 1) - 1) / 1000);
-    const uint64_t width = static_cast<uint64_t>(last - first + 1);
-    for (int64_t bin = first; bin <= last; ++bin) {
-      f.bins[bin] +=
-          count / width + (static_cast<uint64_t>(bin - first) < count % width);
-    }
-  });
-  return f;
 }
 
 // The accumulated lines of a streamer's JSON output, by application name.
@@ -120,6 +77,11 @@ std::map<std::string, flatbuffers::DetachedBuffer> AccumulatedReports(
 
 const timing::Report& ReportOf(const flatbuffers::DetachedBuffer& buffer) {
   return *flatbuffers::GetRoot<timing::StreamedReport>(buffer.data())->report();
+}
+
+// Where an rt-tests tool is (--rt_tests_dir).
+std::string RtTool(std::string_view name) {
+  return StrCat(FLAGS_rt_tests_dir, "/", name);
 }
 
 class Bench {
@@ -220,40 +182,17 @@ class Bench {
   Figures RunCyclictest() {
     const int histogram_us = 10000;
     auto cyclictest = std::make_unique<Subprocess>(
-        "/usr/bin/cyclictest",
+        RtTool("cyclictest"),
         std::vector<std::string>{"--mlockall", StrCat("-p", FLAGS_priority),
                                  StrCat("-i", FLAGS_interval_us),
                                  StrCat("-l", Loops()),
                                  StrCat("--histogram=", histogram_us), "-q"},
         work_dir_);
     CHECK_EQ(cyclictest->Wait(), 0) << cyclictest->Stderr();
-    Figures f;
-    f.name = "cyclictest";
-    std::istringstream in(cyclictest->Stdout());
-    std::string line;
-    while (std::getline(in, line)) {
-      long long bin, count;
-      if (sscanf(line.c_str(), "%lld %lld", &bin, &count) == 2 &&
-          line[0] != '#') {
-        if (count > 0) f.bins[bin] += static_cast<uint64_t>(count);
-      }
-      std::smatch match;
-      if (std::regex_search(line, match,
-                            std::regex(R"(# Min Latencies: (\d+))"))) {
-        f.min_us = std::stod(match[1]);
-      } else if (std::regex_search(line, match,
-                                   std::regex(R"(# Avg Latencies: (\d+))"))) {
-        f.avg_us = std::stod(match[1]);
-      } else if (std::regex_search(line, match,
-                                   std::regex(R"(# Max Latencies: (\d+))"))) {
-        f.max_us = std::stod(match[1]);
-      } else if (std::regex_search(
-                     line, match,
-                     std::regex(R"(# Histogram Overflows: (\d+))"))) {
-        f.overflows = std::stoull(match[1]);
-      }
-    }
-    return f;
+    auto figures = ParseCyclictest(cyclictest->Stdout());
+    CHECK(figures.ok()) << figures.status().message() << "\n"
+                        << cyclictest->Stdout();
+    return std::move(figures).value();
   }
 
   // sigwaittest / ptsematest. Their summary line prints whole microseconds
@@ -262,27 +201,17 @@ class Bench {
   Figures RunRtTool(const std::string& name, std::vector<std::string> args) {
     const std::string json_path = StrCat(work_dir_, "/", name, ".json");
     args.push_back("--json=" + json_path);
-    auto tool = std::make_unique<Subprocess>("/usr/bin/" + name,
-                                             std::move(args), work_dir_);
+    auto tool =
+        std::make_unique<Subprocess>(RtTool(name), std::move(args), work_dir_);
     CHECK_EQ(tool->Wait(), 0) << name << ": " << tool->Stderr();
     std::ifstream in(json_path);
     const std::string json((std::istreambuf_iterator<char>(in)),
                            std::istreambuf_iterator<char>());
-    // The receiver's figures: {"cpu", "priority", "min", "avg", "max"}.
-    std::smatch match;
-    CHECK(std::regex_search(
-        json, match,
-        std::regex(
-            R"("receiver":\s*\{[^}]*"min":\s*([0-9.]+),\s*"avg":\s*([0-9.]+),\s*"max":\s*([0-9.]+))")))
-        << name << " wrote no receiver figures to " << json_path << ":\n"
-        << json << tool->Stdout();
-    Figures f;
-    f.name = name;
-    f.min_us = std::stod(match[1]);
-    f.avg_us = std::stod(match[2]);
-    f.max_us = std::stod(match[3]);
-    f.count = Loops();
-    return f;
+    auto figures = ParseRtTestsJson(name, json);
+    CHECK(figures.ok()) << figures.status().message() << " (" << json_path
+                        << "):\n"
+                        << json;
+    return std::move(figures).value();
   }
 
   // N timers in one loop, or N processes watching one channel.
@@ -448,61 +377,6 @@ std::string FiguresJson(const Figures& f) {
                 ", \"histogram_overflows\": ", f.overflows, " }");
 }
 
-// Average and percentiles of a 1 us histogram (cyclictest's). Its classes
-// hold whole microseconds rounded down (3.7 us counts in class 3), so each is
-// read at its middle, as our own histogram reads its buckets; cyclictest's
-// printed average is rounded down to a whole microsecond too.
-void FillPercentiles(Figures* f) {
-  uint64_t total = f->overflows;
-  double sum = 0;
-  uint64_t in_range = 0;
-  for (const auto& [bin, count] : f->bins) {
-    total += count;
-    in_range += count;
-    sum += (static_cast<double>(bin) + 0.5) * static_cast<double>(count);
-  }
-  f->count = static_cast<int64_t>(total);
-  if (in_range > 0 && f->overflows == 0)
-    f->avg_us = sum / static_cast<double>(in_range);
-  auto at = [&](double p) {
-    const uint64_t rank = std::max<uint64_t>(
-        1, static_cast<uint64_t>(std::ceil(p / 100 * total)));
-    uint64_t seen = 0;
-    for (const auto& [bin, count] : f->bins) {
-      seen += count;
-      if (seen >= rank) return static_cast<double>(bin) + 0.5;
-    }
-    return f->max_us;  // In the overflow: only the max is known.
-  };
-  f->p50_us = at(50);
-  f->p99_us = at(99);
-  f->p999_us = at(99.9);
-}
-
-Figures Merge(std::string name, const std::vector<Figures>& runs) {
-  Figures merged;
-  merged.name = std::move(name);
-  double weighted = 0;
-  int64_t count = 0;
-  merged.min_us = INFINITY;
-  merged.max_us = -INFINITY;
-  for (const Figures& f : runs) {
-    for (const auto& [bin, c] : f.bins) merged.bins[bin] += c;
-    merged.overflows += f.overflows;
-    merged.min_us = std::min(merged.min_us, f.min_us);
-    merged.max_us = std::max(merged.max_us, f.max_us);
-    weighted += f.avg_us * static_cast<double>(std::max<int64_t>(f.count, 1));
-    count += std::max<int64_t>(f.count, 1);
-  }
-  merged.avg_us = weighted / static_cast<double>(count);
-  if (merged.bins.empty() && merged.overflows == 0) {
-    merged.count = count;  // Summaries only (sigwaittest, ptsematest).
-  } else {
-    FillPercentiles(&merged);
-  }
-  return merged;
-}
-
 void WritePlot(const Bench& bench, const Figures& ours,
                const Figures& cyclictest) {
   auto write = [&](const Figures& f, const std::string& path) {
@@ -545,14 +419,20 @@ void WritePlot(const Bench& bench, const Figures& ours,
 }
 
 int Main() {
-  for (const char* tool : {"/usr/bin/cyclictest", "/usr/bin/sigwaittest",
-                           "/usr/bin/ptsematest", "/usr/bin/gnuplot"}) {
-    if (access(tool, X_OK) != 0) {
-      std::cerr << "latency_bench: " << tool
-                << " is missing; tools/bench/latency.sh installs rt-tests and "
-                   "gnuplot-nox\n";
-      return 1;
+  // Every missing tool is named at once, with where it comes from.
+  std::vector<std::string> missing;
+  for (std::string_view tool : {"cyclictest", "sigwaittest", "ptsematest"}) {
+    if (access(RtTool(tool).c_str(), X_OK) != 0) {
+      missing.push_back(StrCat(RtTool(tool), " (Debian package rt-tests)"));
     }
+  }
+  if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    missing.push_back("gnuplot (Debian package gnuplot-nox)");
+  }
+  if (!missing.empty()) {
+    std::cerr << "latency_bench: missing " << StrJoin(missing, ", ")
+              << "; tools/bench/latency.sh installs them\n";
+    return 1;
   }
   Bench bench;
   const int rounds = FLAGS_long_run ? 6 : 4;
@@ -603,10 +483,8 @@ int Main() {
     round_trip_p50_off.push_back(unreported.round_trip_p50_us);
     sigwait_runs.push_back(bench.RunRtTool("sigwaittest", sigwait_args));
     ptsem_runs.push_back(bench.RunRtTool("ptsematest", rt_args));
-    Figures this_cyclictest = cyclictest.back();
-    FillPercentiles(&this_cyclictest);
     timer_ratios.push_back(run.timer_stat.average() * 1e6 /
-                           this_cyclictest.avg_us);
+                           cyclictest.back().avg_us);
     watcher_ratios.push_back(run.watcher_stat.average() * 1e6 /
                              sigwait_runs.back().avg_us);
   }
