@@ -56,6 +56,8 @@ DEFINE_int32(priority, 0,
 DEFINE_int32(cpu, -1,
              "Pin every measured process to this CPU (and run the rt-tests "
              "tools with -a CPU); -1 leaves placement to the scheduler.");
+DEFINE_bool(run_timer_driven, true,
+            "Measure the event loop with a timer-driven sender (first row).");
 DEFINE_bool(run_tools, true, "Also run sigwaittest -f and ptsematest.");
 DEFINE_bool(run_floor, true,
             "Also measure the bare tgkill -> signalfd + epoll mechanism.");
@@ -354,8 +356,10 @@ int Main() {
   PCHECK(mkdtemp(base) != nullptr);
   FLAGS_shm_base = base;
 
-  std::vector<Figures> figures = {
-      MeasureAos(&config->message(), Pattern::kTimer)};
+  std::vector<Figures> figures;
+  if (FLAGS_run_timer_driven) {
+    figures.push_back(MeasureAos(&config->message(), Pattern::kTimer));
+  }
   if (FLAGS_run_floor) figures.push_back(MeasureFloor());
   if (FLAGS_run_ping_pong) {
     figures.push_back(MeasureAos(&config->message(), Pattern::kPingPong));
@@ -396,7 +400,7 @@ int Main() {
       snprintf(text, sizeof(text), "%.2fx", f.avg_us / sigwait->avg_us);
       ratio = text;
     }
-    printf("%-48s %8.1f %8.1f %8s %8.1f %12s\n", f.what.c_str(), f.min_us,
+    printf("%-48s %8.2f %8.2f %8s %8.1f %12s\n", f.what.c_str(), f.min_us,
            f.avg_us, p99.c_str(), f.max_us, ratio.c_str());
   }
   printf(
