@@ -7,7 +7,7 @@
 # sigwaittest -f and ptsematest, timing reports on vs off, and scale (1, 10,
 # 100 timers; 1, 4, 16 watcher processes), all in one run at the same
 # priority and interval, in rounds that each run every measurement in turn
-# (A/B/A/B). About 80 s (4 rounds of 2.5 s); --long for 6 rounds of 20 s.
+# (A/B/A/B). About 90 s (4 rounds of 2.5 s); --long for 6 rounds of 20 s.
 # Prints a table and writes a JSON file and an OSADL-style plot.
 # docs/benchmarks.md shows a real run. Run from the repository root, as
 # root (or with rtprio allowed) for SCHED_FIFO.

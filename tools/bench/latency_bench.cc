@@ -236,7 +236,7 @@ class Bench {
         << "shm_wakeup_benchmark printed no ping-pong row:\n"
         << out;
     Figures f;
-    f.name = "aos, driven like sigwaittest";
+    f.name = "aos, sigwaittest-driven";
     f.count = Loops();
     f.min_us = std::stod(match[1]);
     f.avg_us = std::stod(match[2]);
@@ -522,7 +522,7 @@ int Main() {
   const Figures sigwait = Merge("sigwaittest", sigwait_runs);
   const Figures ptsem = Merge("ptsematest", ptsem_runs);
   const Figures like_sigwait =
-      Merge("aos, driven like sigwaittest", like_sigwait_runs);
+      Merge("aos, sigwaittest-driven", like_sigwait_runs);
   std::cerr << "scale\n";
   std::vector<Bench::ScaleRow> scale;
   for (int timers : {1, 10, 100}) scale.push_back(bench.RunScale(timers, 0));
