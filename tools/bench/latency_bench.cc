@@ -427,7 +427,7 @@ void WritePlot(const Bench& bench, const Figures& ours,
       << FLAGS_priority << ", " << FLAGS_interval_us << " us, " << ours.count
       << " + " << cyclictest.count << " samples)'\n"
       << "set xlabel 'latency (us)'\nset ylabel 'samples'\nset logscale y\n"
-      << "set yrange [0.8:*]\nset grid\nset key top center\n"
+      << "set yrange [0.8:*]\nset grid\nset key outside bottom center horizontal\n"
       << "set arrow 1 from " << ours.max_us << ", graph 0 to " << ours.max_us
       << ", graph 1 nohead lc rgb 'red' dt 2\n"
       << "set label 1 sprintf('aos max %.0f us', " << ours.max_us << ") at "
