@@ -2,6 +2,7 @@
 # How much later than the machine itself does aos wake you up?
 #
 #   tools/bench/latency.sh [--long] [--json=FILE] [--plot=FILE.png]
+#                          [--priority=80] [--interval_us=1000]
 #
 # Measures ping's timer against cyclictest, pong's watcher against
 # sigwaittest -f and ptsematest, timing reports on vs off, and scale (1, 10,
@@ -20,7 +21,7 @@ for arg in "$@"; do
     --long) args+=(--long_run) ;;
     --json=* | --plot=* | --priority=* | --interval_us=*) args+=("${arg}") ;;
     -h | --help)
-      sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)

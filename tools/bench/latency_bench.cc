@@ -427,7 +427,8 @@ void WritePlot(const Bench& bench, const Figures& ours,
       << FLAGS_priority << ", " << FLAGS_interval_us << " us, " << ours.count
       << " + " << cyclictest.count << " samples)'\n"
       << "set xlabel 'latency (us)'\nset ylabel 'samples'\nset logscale y\n"
-      << "set yrange [0.8:*]\nset grid\nset key outside bottom center horizontal\n"
+      << "set yrange [0.8:*]\nset grid\nset key outside bottom center "
+         "horizontal\n"
       << "set arrow 1 from " << ours.max_us << ", graph 0 to " << ours.max_us
       << ", graph 1 nohead lc rgb 'red' dt 2\n"
       << "set label 1 sprintf('aos max %.0f us', " << ours.max_us << ") at "
@@ -449,6 +450,17 @@ void WritePlot(const Bench& bench, const Figures& ours,
 }
 
 int Main() {
+  if (FLAGS_priority < 0 || FLAGS_priority > 99) {
+    std::cerr << "latency_bench: --priority=" << FLAGS_priority
+              << " is not a SCHED_FIFO priority: give 1-99 (0 runs "
+                 "everything at normal priority)\n";
+    return 1;
+  }
+  if (FLAGS_interval_us < 100 || FLAGS_interval_us > 1000000) {
+    std::cerr << "latency_bench: --interval_us=" << FLAGS_interval_us
+              << " is out of range: give 100-1000000 microseconds\n";
+    return 1;
+  }
   // Every missing tool is named at once, with where it comes from.
   std::vector<std::string> missing;
   for (std::string_view tool : {"cyclictest", "sigwaittest", "ptsematest"}) {

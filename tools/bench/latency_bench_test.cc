@@ -24,5 +24,23 @@ TEST(LatencyBenchTest, MissingRtTestsAreNamedWithTheirPackage) {
   EXPECT_EQ(bench.Stdout(), "") << "it measured nothing, so prints no table";
 }
 
+TEST(LatencyBenchTest, BadFlagsAreNamedBeforeAnythingRuns) {
+  const std::string dir = testing::TestTempDir();
+  for (const auto& [flag, named] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"--interval_us=0", "--interval_us=0"},
+           {"--interval_us=5000000", "--interval_us=5000000"},
+           {"--priority=120", "--priority=120"},
+           {"--priority=-1", "--priority=-1"}}) {
+    Subprocess bench(testing::ArtifactPath("tools/bench/latency_bench"),
+                     {flag, "--rt_tests_dir=" + dir}, dir);
+    EXPECT_EQ(bench.Wait(), 1) << flag;
+    EXPECT_THAT(bench.Stderr(), HasSubstr(named)) << flag;
+    EXPECT_THAT(bench.Stderr(), ::testing::Not(HasSubstr("missing")))
+        << flag << ": the flag is checked first";
+    EXPECT_EQ(bench.Stdout(), "") << flag;
+  }
+}
+
 }  // namespace
 }  // namespace aos::bench

@@ -1,0 +1,28 @@
+#!/bin/bash
+# tools/bench/latency.sh's own arguments: --help, and a clear refusal of
+# anything else, before it installs or builds anything.
+set -uo pipefail
+script="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/bench/latency.sh"
+tmp="${TEST_TMPDIR}"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+bash "${script}" --help >"${tmp}/out" 2>"${tmp}/err"
+status=$?
+[[ ${status} == 0 ]] || fail "--help exited ${status}"
+grep -q 'tools/bench/latency.sh \[--long\] \[--json=FILE\] \[--plot=FILE.png\]' "${tmp}/out" ||
+  fail "--help does not show the usage: $(cat "${tmp}/out")"
+grep -q 'cyclictest' "${tmp}/out" || fail "--help does not say what it compares with"
+
+bash "${script}" --lnog >"${tmp}/out" 2>"${tmp}/err"
+status=$?
+[[ ${status} == 2 ]] || fail "an unknown argument exited ${status}, want 2"
+grep -q "unknown argument '--lnog'" "${tmp}/err" ||
+  fail "the message does not name the argument: $(cat "${tmp}/err")"
+[[ ! -s "${tmp}/out" ]] || fail "an unknown argument printed to stdout"
+
+if ((failures > 0)); then
+  echo "${failures} failure(s)" >&2
+  exit 1
+fi
+echo "PASS"
