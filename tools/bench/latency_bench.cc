@@ -4,11 +4,13 @@
 // compared with (cyclictest, sigwaittest -f, ptsematest), and runs alternate
 // A/B/A/B so drift hits both. Prints a table, writes a JSON file with every
 // figure and an OSADL-style latency plot (gnuplot).
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -77,6 +79,26 @@ std::map<std::string, flatbuffers::DetachedBuffer> AccumulatedReports(
 
 const timing::Report& ReportOf(const flatbuffers::DetachedBuffer& buffer) {
   return *flatbuffers::GetRoot<timing::StreamedReport>(buffer.data())->report();
+}
+
+// /dev/cpu_dma_latency held at 0 us while the file stays open (the kernel's
+// PM QoS request). cyclictest does this itself during its runs; holding it
+// for the whole bench gives ours and every baseline the same idle states.
+struct CpuDmaLatencyHold {
+  bool held = false;
+  std::string error;
+};
+CpuDmaLatencyHold HoldCpuDmaLatencyAtZero() {
+  CpuDmaLatencyHold hold;
+  const int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+  const int32_t zero = 0;
+  if (fd < 0 || write(fd, &zero, sizeof(zero)) != sizeof(zero)) {
+    hold.error = strerror(errno);
+    if (fd >= 0) close(fd);
+    return hold;
+  }
+  hold.held = true;  // The descriptor stays open until the bench exits.
+  return hold;
 }
 
 // Where an rt-tests tool is (--rt_tests_dir).
@@ -485,11 +507,22 @@ int Main() {
   const std::string clocksource = ReadLine(
       "/sys/devices/system/clocksource/clocksource0/current_clocksource", "");
   const bool fifo = SchedFifoGranted();
+  const std::string cpuidle =
+      ReadLine("/sys/devices/system/cpu/cpuidle/current_driver", "");
+  const CpuDmaLatencyHold dma_latency = HoldCpuDmaLatencyAtZero();
   std::cout << "Machine: " << cpu << ", " << std::thread::hardware_concurrency()
             << " cores, kernel " << uts.release << ", clocksource "
             << clocksource << ", SCHED_FIFO "
             << (fifo ? "granted"
                      : "NOT granted (figures are at normal priority)")
+            << "\nIdle states: cpuidle driver " << cpuidle
+            << ", /dev/cpu_dma_latency "
+            << (dma_latency.held
+                    ? "held at 0 us for every measurement"
+                    : StrCat("NOT held (", dma_latency.error,
+                             "): cyclictest holds it during its own runs "
+                             "only, which favours it where CPUs have deep "
+                             "idle states"))
             << "\nRuns: " << rounds << " rounds of " << bench.Loops()
             << " cycles of " << FLAGS_interval_us << " us at priority "
             << FLAGS_priority
@@ -627,6 +660,9 @@ int Main() {
        << "\", \"cores\": " << std::thread::hardware_concurrency()
        << ", \"kernel\": \"" << uts.release << "\", \"clocksource\": \""
        << clocksource << "\", \"sched_fifo\": " << (fifo ? "true" : "false")
+       << ", \"cpuidle_driver\": \"" << cpuidle
+       << "\", \"cpu_dma_latency_held_at_zero\": "
+       << (dma_latency.held ? "true" : "false")
        << " },\n  \"priority\": " << FLAGS_priority
        << ", \"interval_us\": " << FLAGS_interval_us
        << ", \"rounds\": " << rounds
