@@ -274,10 +274,9 @@ class ShmTimer : public TimerHandler {
   // one that fired and was not handled yet.
   void Arm(monotonic_clock::time_point when) {
     // it_value 0 would disarm: the earliest time is 1 ns.
-    const int64_t ns = std::max<int64_t>(1, when.time_since_epoch().count());
     struct itimerspec spec = {};
-    spec.it_value.tv_sec = ns / 1000000000;
-    spec.it_value.tv_nsec = ns % 1000000000;
+    spec.it_value = ToTimespec(
+        std::max(std::chrono::nanoseconds(1), when.time_since_epoch()));
     PCHECK(timerfd_settime(fd_, TFD_TIMER_ABSTIME, &spec, nullptr) == 0)
         << "timerfd_settime for timer " << name();
   }

@@ -40,30 +40,23 @@ namespace aos {
 namespace {
 
 using std::chrono::nanoseconds;
+using time_point = monotonic_clock::time_point;
 
-int64_t NowNs() {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return now.tv_sec * 1000000000LL + now.tv_nsec;
-}
-
-struct timespec ToTimespec(int64_t ns) {
-  return {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
-}
+nanoseconds Interval() { return std::chrono::microseconds(FLAGS_interval_us); }
 
 // The first due time of a row: a little after now, on no particular phase.
-int64_t FirstDue() { return NowNs() + 2 * FLAGS_interval_us * 1000LL; }
+time_point FirstDue() { return monotonic_clock::now() + 2 * Interval(); }
 
 void ClockNanosleepRow(timing::LatencyRecorder* latency) {
-  const int64_t interval = FLAGS_interval_us * 1000LL;
-  int64_t due = FirstDue();
+  const nanoseconds interval = Interval();
+  time_point due = FirstDue();
   for (int i = 0; i < FLAGS_loops; ++i) {
-    const struct timespec when = ToTimespec(due);
+    const struct timespec when = ToTimespec(due.time_since_epoch());
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &when, nullptr) ==
            EINTR) {
     }
-    const int64_t now = NowNs();
-    latency->Record(nanoseconds(now - due));
+    const time_point now = monotonic_clock::now();
+    latency->Record(now - due);
     // Late by more than an interval: skip the wakeups already passed, as
     // cyclictest does.
     do {
@@ -74,7 +67,7 @@ void ClockNanosleepRow(timing::LatencyRecorder* latency) {
 
 // A periodic timerfd in epoll; `read_first` reads it before the clock.
 void TimerfdRow(bool read_first, timing::LatencyRecorder* latency) {
-  const int64_t interval = FLAGS_interval_us * 1000LL;
+  const nanoseconds interval = Interval();
   const int timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
   PCHECK(timer_fd >= 0) << "timerfd_create";
   const int epoll_fd = epoll_create1(0);
@@ -82,23 +75,24 @@ void TimerfdRow(bool read_first, timing::LatencyRecorder* latency) {
   struct epoll_event event = {};
   event.events = EPOLLIN;
   PCHECK(epoll_ctl(epoll_fd, EPOLL_CTL_ADD, timer_fd, &event) == 0);
-  int64_t due = FirstDue();
-  const struct itimerspec spec = {.it_interval = ToTimespec(interval),
-                                  .it_value = ToTimespec(due)};
+  time_point due = FirstDue();
+  const struct itimerspec spec = {
+      .it_interval = ToTimespec(interval),
+      .it_value = ToTimespec(due.time_since_epoch())};
   PCHECK(timerfd_settime(timer_fd, TFD_TIMER_ABSTIME, &spec, nullptr) == 0);
   for (int i = 0; i < FLAGS_loops; ++i) {
     struct epoll_event ready;
     if (epoll_wait(epoll_fd, &ready, 1, -1) != 1) continue;
     uint64_t expirations = 0;
-    int64_t now;
+    time_point now;
     if (read_first) {
       PCHECK(read(timer_fd, &expirations, sizeof(expirations)) > 0);
-      now = NowNs();
+      now = monotonic_clock::now();
     } else {
-      now = NowNs();
+      now = monotonic_clock::now();
       PCHECK(read(timer_fd, &expirations, sizeof(expirations)) > 0);
     }
-    latency->Record(nanoseconds(now - due));
+    latency->Record(now - due);
     // The read consumed every expiration so far: the next wakeup is due
     // `expirations` intervals later.
     due += static_cast<int64_t>(expirations) * interval;
@@ -111,20 +105,20 @@ void TimerfdRow(bool read_first, timing::LatencyRecorder* latency) {
 // way an epoll loop can wait for its next timer. The timeout is relative,
 // so it is computed from the clock just before the call.
 void EpollTimeoutRow(timing::LatencyRecorder* latency) {
-  const int64_t interval = FLAGS_interval_us * 1000LL;
+  const nanoseconds interval = Interval();
   const int epoll_fd = epoll_create1(0);
   PCHECK(epoll_fd >= 0) << "epoll_create1";
-  int64_t due = FirstDue();
+  time_point due = FirstDue();
   for (int i = 0; i < FLAGS_loops; ++i) {
-    int64_t now = NowNs();
+    time_point now = monotonic_clock::now();
     while (now < due) {
       const struct timespec timeout = ToTimespec(due - now);
       struct epoll_event ready;
       PCHECK(epoll_pwait2(epoll_fd, &ready, 1, &timeout, nullptr) >= 0 ||
              errno == EINTR);
-      now = NowNs();
+      now = monotonic_clock::now();
     }
-    latency->Record(nanoseconds(now - due));
+    latency->Record(now - due);
     do {
       due += interval;
     } while (due <= now);
@@ -143,10 +137,7 @@ void EventLoopRow(const Configuration* config,
     latency->Record(loop.monotonic_now() - loop.context().monotonic_event_time);
     if (++calls == FLAGS_loops) loop.Exit();
   });
-  loop.OnRun([&]() {
-    timer->Schedule(monotonic_clock::time_point(nanoseconds(FirstDue())),
-                    std::chrono::microseconds(FLAGS_interval_us));
-  });
+  loop.OnRun([&]() { timer->Schedule(FirstDue(), Interval()); });
   loop.Run();
 }
 

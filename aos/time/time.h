@@ -12,6 +12,8 @@
 // An event loop's own notion of "now" (EventLoop::monotonic_now()) is what
 // handlers should use: in simulation it is simulated time.
 
+#include <time.h>
+
 #include <chrono>
 #include <cstdint>
 #include <ostream>
@@ -55,6 +57,13 @@ class realtime_clock {
 // Seconds as a double, for statistics.
 constexpr double DurationInSeconds(std::chrono::nanoseconds duration) {
   return static_cast<double>(duration.count()) * 1e-9;
+}
+
+// A non-negative duration (or a time's time_since_epoch()) as the POSIX
+// calls (timerfd_settime, clock_nanosleep, epoll_pwait2) take it.
+constexpr struct timespec ToTimespec(std::chrono::nanoseconds duration) {
+  return {.tv_sec = static_cast<time_t>(duration.count() / 1000000000),
+          .tv_nsec = static_cast<long>(duration.count() % 1000000000)};
 }
 
 // "12345.678901234sec"; min_time prints as "min_time".

@@ -39,5 +39,17 @@ TEST(TimeTest, ClocksMoveAndConvert) {
   EXPECT_DOUBLE_EQ(DurationInSeconds(std::chrono::microseconds(1500)), 0.0015);
 }
 
+TEST(TimeTest, ToTimespecSplitsSecondsAndNanoseconds) {
+  const struct timespec zero = ToTimespec(std::chrono::nanoseconds(0));
+  EXPECT_EQ(zero.tv_sec, 0);
+  EXPECT_EQ(zero.tv_nsec, 0);
+  const struct timespec t = ToTimespec(std::chrono::nanoseconds(1500000001));
+  EXPECT_EQ(t.tv_sec, 1);
+  EXPECT_EQ(t.tv_nsec, 500000001);
+  const struct timespec whole = ToTimespec(std::chrono::seconds(86400));
+  EXPECT_EQ(whole.tv_sec, 86400);
+  EXPECT_EQ(whole.tv_nsec, 0);
+}
+
 }  // namespace
 }  // namespace aos
