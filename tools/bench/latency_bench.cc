@@ -411,11 +411,9 @@ std::string JsonNumber(double value) {
 }
 
 std::string JsonList(const std::vector<double>& values) {
-  std::string text;
-  for (size_t i = 0; i < values.size(); ++i) {
-    StrAppend(&text, i == 0 ? "" : ", ", JsonNumber(values[i]));
-  }
-  return text;
+  std::vector<std::string> numbers;
+  for (double value : values) numbers.push_back(JsonNumber(value));
+  return StrJoin(numbers, ", ");
 }
 
 std::string FiguresJson(const Figures& f) {
