@@ -17,6 +17,7 @@
 #include "aos/events/streamed_report_generated.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/testing/path.h"
+#include "aos/testing/processes.h"
 #include "aos/util/subprocess.h"
 #include "glog/logging.h"
 #include "gmock/gmock.h"
@@ -188,6 +189,55 @@ TEST_F(PingPongTest, AosDumpNamesWhatItCannotFind) {
                         "/test aos.examples.Ping, /test aos.examples.Pong; no "
                         "channel has that "
                         "type"));
+}
+
+// pong runs at SCHED_FIFO 5 by default, so it holds the CPU latency limit
+// (0 us, all CPUs: it is not pinned) while it runs, and says so in its
+// reports.
+TEST_F(PingPongTest, RealtimePongHoldsTheCpuLatencyLimitAndReportsIt) {
+  const bool writable = access("/dev/cpu_dma_latency", W_OK) == 0;
+  auto ping = StartPingPong();
+  auto streamer =
+      Start("aos/events/aos_timing_report_streamer",
+            {"--duration=1.5", "--format=json", "--application=pong"});
+  ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
+  const bool pong_holds_the_file =
+      HasOpenFile(pong_->pid(), "/dev/cpu_dma_latency");
+  EXPECT_EQ(ping->Terminate(), 0);
+  EXPECT_EQ(pong_->Terminate(), 0);
+  const auto lines = ParseLines(streamer->Stdout());
+  ASSERT_GE(lines.size(), 1u);
+  const timing::Report& report =
+      *flatbuffers::GetRoot<timing::StreamedReport>(lines[0].data())->report();
+  if (writable) {
+    EXPECT_TRUE(pong_holds_the_file);
+    EXPECT_EQ(report.cpu_latency_limit_us(), 0);
+    EXPECT_EQ(report.cpu_latency_limit_cpus()->string_view(), "all");
+  } else {
+    std::cerr << "/dev/cpu_dma_latency is not writable here: checking the "
+                 "refusal instead of the hold\n";
+    EXPECT_FALSE(pong_holds_the_file);
+    EXPECT_EQ(report.cpu_latency_limit_us(), -1);
+    EXPECT_THAT(pong_->Stderr(), HasSubstr("cannot open /dev/cpu_dma_latency"));
+  }
+}
+
+TEST_F(PingPongTest, BadCpuLatencyFlagsAreOneLineErrors) {
+  for (const auto& [flag, message] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"--cpu_dma_latency_us=-5",
+            "pong: --cpu_dma_latency_us=-5 is not a wakeup latency: give 0 "
+            "to 1000000 microseconds, or -1 for no limit\n"},
+           {"--cpu_dma_latency_us=1000001",
+            "pong: --cpu_dma_latency_us=1000001 is not a wakeup latency: give "
+            "0 to 1000000 microseconds, or -1 for no limit\n"},
+           {"--cpu_dma_latency_scope=some",
+            "pong: --cpu_dma_latency_scope=some is not a scope: give auto, "
+            "all or cpus\n"}}) {
+    auto pong = Start("examples/pong", {flag});
+    EXPECT_EQ(pong->Wait(), 1) << flag;
+    EXPECT_EQ(pong->Stderr(), message);
+  }
 }
 
 TEST_F(PingPongTest, MisuseGetsClearMessages) {

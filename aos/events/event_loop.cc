@@ -397,6 +397,12 @@ void EventLoop::SetRuntimeAffinity(const cpu_set_t& cpus) {
   affinity_ = cpus;
 }
 
+void EventLoop::set_cpu_latency_limit(int32_t limit_us, std::string_view cpus) {
+  CheckNotRunning("set_cpu_latency_limit");
+  cpu_latency_limit_us_ = limit_us;
+  cpu_latency_limit_cpus_ = cpus;
+}
+
 void EventLoop::StartRunning() {
   CHECK(!is_running_) << "event loop " << name_ << " started twice";
   if (FLAGS_timing_reports && !skip_timing_report_) {

@@ -594,6 +594,15 @@ class EventLoop {
   void SetRuntimeAffinity(const cpu_set_t& cpus);
   const std::optional<cpu_set_t>& runtime_affinity() const { return affinity_; }
 
+  // The limit on CPU wakeup latency (PM QoS) the loop holds while it runs,
+  // in us, and the CPUs it applies to ("all", or a CPU list): shown in its
+  // timing reports. -1 (and "") while it holds none; only ShmEventLoop
+  // holds one (docs/event_loop.md).
+  int32_t cpu_latency_limit_us() const { return cpu_latency_limit_us_; }
+  const std::string& cpu_latency_limit_cpus() const {
+    return cpu_latency_limit_cpus_;
+  }
+
   // The context of the callback being run: the message for a watcher, the
   // scheduled time for a timer.
   const Context& context() const { return context_; }
@@ -636,6 +645,10 @@ class EventLoop {
 
   void set_context(const Context& context) { context_ = context; }
 
+  // Records the CPU latency limit the implementation holds, for reports.
+  // Before StartRunning() (it may allocate).
+  void set_cpu_latency_limit(int32_t limit_us, std::string_view cpus);
+
   // Destroys the timing reporter, watchers, timers and phased loops.
   // Implementations must call it first thing in their destructor, while
   // what those handlers use of the implementation still exists.
@@ -662,6 +675,8 @@ class EventLoop {
   bool skip_timing_report_ = false;
   int priority_ = 0;
   std::optional<cpu_set_t> affinity_;
+  int32_t cpu_latency_limit_us_ = -1;
+  std::string cpu_latency_limit_cpus_;
   Context context_;
 
   std::vector<std::unique_ptr<TimerHandler>> timers_;

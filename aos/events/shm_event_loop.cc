@@ -11,8 +11,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 
 #include "aos/ipc_lib/lockless_queue.h"
+#include "aos/util/cpu_latency_limit.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -23,8 +25,47 @@ DEFINE_string(permissions, "0600",
               "Octal mode of the shared memory files this process creates; "
               "e.g. 0660 to share them with a group.");
 DEFINE_bool(die_on_rt_failure, false,
-            "Abort instead of running at normal priority when the OS refuses "
-            "realtime priority, affinity or memory locking.");
+            "Abort instead of running on when the OS refuses realtime "
+            "priority, affinity, memory locking or the CPU wakeup latency "
+            "limit.");
+DEFINE_int32(cpu_dma_latency_us, 0,
+             "While the loop runs, keep CPUs out of idle states that take "
+             "longer than this to leave (a PM QoS request, as cyclictest "
+             "holds): 0 keeps idle CPUs polling. Held by loops at realtime "
+             "priority; a normal-priority loop holds it only when this flag "
+             "is given. -1: never.");
+DEFINE_string(cpu_dma_latency_scope, "auto",
+              "Which CPUs --cpu_dma_latency_us limits: 'all' "
+              "(/dev/cpu_dma_latency), 'cpus' (only the CPUs the loop may run "
+              "on, through their pm_qos_resume_latency_us), or 'auto' "
+              "('cpus' for a loop pinned to some of the CPUs where the kernel "
+              "offers per-CPU limits, 'all' otherwise).");
+
+namespace {
+
+// Bad values stop the program at flag parsing with one line.
+bool ValidateCpuDmaLatency(const char* flag, int32_t value) {
+  if (value == -1 ||
+      (value >= 0 && value <= aos::CpuLatencyLimit::kMaxLimitUs)) {
+    return true;
+  }
+  std::cerr << gflags::ProgramInvocationShortName() << ": --" << flag << "="
+            << value << " is not a wakeup latency: give 0 to "
+            << aos::CpuLatencyLimit::kMaxLimitUs
+            << " microseconds, or -1 for no limit\n";
+  exit(1);
+}
+DEFINE_validator(cpu_dma_latency_us, &ValidateCpuDmaLatency);
+
+bool ValidateCpuDmaLatencyScope(const char* flag, const std::string& value) {
+  if (value == "auto" || value == "all" || value == "cpus") return true;
+  std::cerr << gflags::ProgramInvocationShortName() << ": --" << flag << "="
+            << value << " is not a scope: give auto, all or cpus\n";
+  exit(1);
+}
+DEFINE_validator(cpu_dma_latency_scope, &ValidateCpuDmaLatencyScope);
+
+}  // namespace
 
 namespace aos {
 namespace {
@@ -444,6 +485,43 @@ void ShmEventLoop::ApplyRealtimeSettings() {
               "/etc/security/limits.conf, or run as root");
     }
   }
+  HoldCpuLatencyLimit();
+}
+
+void ShmEventLoop::HoldCpuLatencyLimit() {
+  const bool asked =
+      !gflags::GetCommandLineFlagInfoOrDie("cpu_dma_latency_us").is_default;
+  if (FLAGS_cpu_dma_latency_us < 0 ||
+      (runtime_realtime_priority() == 0 && !asked)) {
+    return;
+  }
+  // The CPUs the loop may run on, now that its affinity is applied.
+  cpu_set_t loop_cpus;
+  CPU_ZERO(&loop_cpus);
+  PCHECK(sched_getaffinity(0, sizeof(loop_cpus), &loop_cpus) == 0);
+  bool per_cpu = FLAGS_cpu_dma_latency_scope == "cpus";
+  if (FLAGS_cpu_dma_latency_scope == "auto") {
+    per_cpu = runtime_affinity().has_value() &&
+              CPU_COUNT(&loop_cpus) < sysconf(_SC_NPROCESSORS_ONLN) &&
+              CpuLatencyLimit::PerCpuAvailable(loop_cpus);
+  }
+  auto limit =
+      per_cpu
+          ? CpuLatencyLimit::HoldForCpus(FLAGS_cpu_dma_latency_us, loop_cpus)
+          : CpuLatencyLimit::HoldForAllCpus(FLAGS_cpu_dma_latency_us);
+  if (!limit.ok()) {
+    const std::string message =
+        StrCat("event loop ", name(), ": ", limit.status().message(),
+               "; idle CPUs may sleep deeply and every wakeup pays for it");
+    if (FLAGS_die_on_rt_failure) LOG(FATAL) << message;
+    LOG(WARNING) << message
+                 << " (continuing; --cpu_dma_latency_us=-1 stops asking, "
+                    "--die_on_rt_failure aborts)";
+    return;
+  }
+  cpu_latency_limit_ = std::move(limit).value();
+  set_cpu_latency_limit(cpu_latency_limit_->limit_us(),
+                        cpu_latency_limit_->cpus());
 }
 
 void ShmEventLoop::Run() {
@@ -457,6 +535,7 @@ void ShmEventLoop::Run() {
   // Messages may have arrived while OnRun callbacks ran.
   DeliverMessages();
   epoll_.Run();
+  cpu_latency_limit_.reset();
   if (runtime_realtime_priority() > 0) {
     struct sched_param param = {};
     sched_setscheduler(0, SCHED_OTHER, &param);

@@ -16,9 +16,13 @@
 //
 // Realtime: when Run() starts, SetRuntimeRealtimePriority() becomes
 // SCHED_FIFO, SetRuntimeAffinity() pins the thread, and a realtime loop locks
-// its memory (mlockall). If the OS refuses, the loop prints one message
-// saying what to change and runs at normal priority, unless
-// --die_on_rt_failure.
+// its memory (mlockall) and, until Run() returns, holds a PM QoS limit on
+// how long idle CPUs take to wake up (--cpu_dma_latency_us, default 0 us;
+// --cpu_dma_latency_scope says which CPUs; aos/util/cpu_latency_limit.h),
+// as cyclictest does: otherwise every wakeup would include the CPU's exit
+// from a deep idle state. Its timing reports say which limit it held. If the
+// OS refuses any of these, the loop prints one message saying what to change
+// and runs on without it, unless --die_on_rt_failure.
 //
 // Delivery: each watcher gets its channel's messages in order. Across
 // channels, messages that arrive together are delivered channel by channel,
@@ -41,8 +45,12 @@
 DECLARE_string(shm_base);
 DECLARE_string(permissions);
 DECLARE_bool(die_on_rt_failure);
+DECLARE_int32(cpu_dma_latency_us);
+DECLARE_string(cpu_dma_latency_scope);
 
 namespace aos {
+
+class CpuLatencyLimit;
 
 namespace ipc_lib {
 class QueueMemory;
@@ -91,6 +99,8 @@ class ShmEventLoop : public EventLoop {
   friend class ShmWatcher;
 
   void ApplyRealtimeSettings();
+  // Holds --cpu_dma_latency_us, if this loop should (see above).
+  void HoldCpuLatencyLimit();
   void HandleSignals();
   void DeliverMessages();
 
@@ -99,6 +109,8 @@ class ShmEventLoop : public EventLoop {
   std::vector<std::pair<const Channel*, std::unique_ptr<ipc_lib::QueueMemory>>>
       queues_;
   std::vector<class ShmWatcher*> shm_watchers_;
+  // Held from the start of Run() until it returns.
+  std::unique_ptr<CpuLatencyLimit> cpu_latency_limit_;
   bool ran_ = false;
 };
 

@@ -5,11 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include "aos/events/event_loop_param_test.h"
 #include "aos/testing/allocation_counter.h"
 #include "aos/testing/path.h"
+#include "aos/testing/processes.h"
 #include "examples/ping_generated.h"
 #include "examples/pong_generated.h"
 #include "gmock/gmock.h"
@@ -306,6 +309,94 @@ TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
   });
   loop->Run();
   EXPECT_TRUE(ran_on_run);
+}
+
+// Runs `loop` until its first timer call, and returns what it held then.
+struct HeldWhileRunning {
+  bool dma_latency_open = false;
+  int32_t limit_us = -2;
+  std::string cpus;
+};
+HeldWhileRunning RunOnce(ShmEventLoop* loop) {
+  HeldWhileRunning held;
+  TimerHandler* look = loop->AddTimer([&]() {
+    held.dma_latency_open = HasOpenFile(getpid(), "/dev/cpu_dma_latency");
+    held.limit_us = loop->cpu_latency_limit_us();
+    held.cpus = loop->cpu_latency_limit_cpus();
+    loop->Exit();
+  });
+  loop->OnRun([&]() { look->Schedule(loop->monotonic_now()); });
+  loop->Run();
+  return held;
+}
+
+TEST_F(ShmEventLoopTest, HoldsTheCpuLatencyLimitOnlyWhileRunning) {
+  if (access("/dev/cpu_dma_latency", W_OK) != 0) {
+    GTEST_SKIP() << "cannot write /dev/cpu_dma_latency here ("
+                 << strerror(errno) << "): RefusedCpuLatencyLimitWarns "
+                 << "covers this case";
+  }
+  gflags::FlagSaver saver;
+  // Given explicitly, a normal-priority loop holds it too.
+  gflags::SetCommandLineOption("cpu_dma_latency_us", "0");
+  gflags::SetCommandLineOption("cpu_dma_latency_scope", "all");
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  ASSERT_FALSE(HasOpenFile(getpid(), "/dev/cpu_dma_latency"));
+  const HeldWhileRunning held = RunOnce(&loop);
+  EXPECT_TRUE(held.dma_latency_open);
+  EXPECT_EQ(held.limit_us, 0);
+  EXPECT_EQ(held.cpus, "all");
+  // Released when Run() returns: the kernel drops the request with the file.
+  EXPECT_FALSE(HasOpenFile(getpid(), "/dev/cpu_dma_latency"));
+}
+
+TEST_F(ShmEventLoopTest, NormalPriorityLoopsAndMinusOneHoldNothing) {
+  {
+    ShmEventLoop loop(factory_.configuration(), "loop");
+    const HeldWhileRunning held = RunOnce(&loop);
+    EXPECT_FALSE(held.dma_latency_open);
+    EXPECT_EQ(held.limit_us, -1);
+    EXPECT_EQ(held.cpus, "");
+  }
+  gflags::FlagSaver saver;
+  gflags::SetCommandLineOption("cpu_dma_latency_us", "-1");
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SetRuntimeRealtimePriority(1);
+  const HeldWhileRunning held = RunOnce(&loop);
+  EXPECT_FALSE(held.dma_latency_open);
+  EXPECT_EQ(held.limit_us, -1);
+}
+
+// Without permission the loop says so once, naming the file and the fix,
+// and runs on.
+TEST_F(ShmEventLoopTest, RefusedCpuLatencyLimitWarnsAndTheLoopRuns) {
+  // Under /tmp: nobody cannot traverse Bazel's TEST_TMPDIR.
+  char directory[] = "/tmp/aos_cpu_latency_test_XXXXXX";
+  ASSERT_NE(mkdtemp(directory), nullptr);
+  ASSERT_EQ(chmod(directory, 0777), 0);
+  constexpr int kAllowed = 3;
+  const ChildResult child = RunAsNobody([&]() {
+    if (access("/dev/cpu_dma_latency", W_OK) == 0) return kAllowed;
+    FLAGS_shm_base = std::string(directory) + "/shm";
+    gflags::SetCommandLineOption("cpu_dma_latency_us", "0");
+    gflags::SetCommandLineOption("cpu_dma_latency_scope", "all");
+    ShmEventLoop loop(factory_.configuration(), "refused");
+    const HeldWhileRunning held = RunOnce(&loop);
+    return held.limit_us == -1 && !held.dma_latency_open ? 0 : 4;
+  });
+  std::filesystem::remove_all(directory);
+  if (!child.skip_reason.empty()) GTEST_SKIP() << child.skip_reason;
+  if (child.exit_code == kAllowed) {
+    GTEST_SKIP() << "this machine lets nobody write /dev/cpu_dma_latency";
+  }
+  EXPECT_EQ(child.exit_code, 0) << "the loop did not run on:\n" << child.output;
+  EXPECT_THAT(child.output,
+              ::testing::HasSubstr(
+                  "event loop refused: cannot open /dev/cpu_dma_latency "
+                  "to limit CPU wakeup latency: Permission denied; run "
+                  "as root, or have an administrator let this user "
+                  "write it"));
+  EXPECT_THAT(child.output, ::testing::HasSubstr("--cpu_dma_latency_us=-1"));
 }
 
 }  // namespace

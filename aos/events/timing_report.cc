@@ -92,9 +92,10 @@ void TimingReporter::StartWindow() {
 
 size_t TimingReporter::HeaderSizeBound(const EventLoop& event_loop) {
   // The report table itself: strings, scalars, five vectors.
-  return kTableOverhead + 16 * (4 + 2 + 8) + 5 * (4 + 8) + 8 +
+  return kTableOverhead + 18 * (4 + 2 + 8) + 5 * (4 + 8) + 8 +
          StringBound(event_loop.name().size()) +
          StringBound(event_loop.version_string().size()) +
+         StringBound(event_loop.cpu_latency_limit_cpus().size()) +
          StringBound(event_loop.node() == nullptr
                          ? 0
                          : event_loop.node()->name()->size());
@@ -321,6 +322,8 @@ std::span<const uint8_t> TimingReporter::Build(
       event_loop_->node() == nullptr
           ? fbb_.CreateString("")
           : fbb_.CreateString(event_loop_->node()->name()->string_view());
+  const auto cpu_latency_limit_cpus =
+      fbb_.CreateString(event_loop_->cpu_latency_limit_cpus());
   const auto watchers = fbb_.CreateVector(watcher_offsets_);
   const auto senders = fbb_.CreateVector(sender_offsets_);
   const auto fetchers = fbb_.CreateVector(fetcher_offsets_);
@@ -344,6 +347,8 @@ std::span<const uint8_t> TimingReporter::Build(
       realtime_window_start_.time_since_epoch().count());
   report.add_dropped_histograms(plan.dropped_histograms);
   report.add_dropped_entries(plan.dropped_entries);
+  report.add_cpu_latency_limit_us(event_loop_->cpu_latency_limit_us());
+  report.add_cpu_latency_limit_cpus(cpu_latency_limit_cpus);
   fbb_.Finish(report.Finish());
   CHECK_LE(fbb_.GetSize(), max_size_)
       << "timing report larger than its bound; this is a bug in "

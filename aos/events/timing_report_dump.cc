@@ -68,6 +68,18 @@ std::string Percentile(const timing::Histogram* encoded, double percentile) {
   return Number(static_cast<double>(histogram.PercentileNs(percentile)) * 1e-9);
 }
 
+// Which regime the figures come from: CPUs kept out of deep idle states by
+// a PM QoS limit the loop held, or free to sleep.
+std::string CpuLatencyLimitText(const timing::Report& report) {
+  if (report.cpu_latency_limit_us() < 0) return "CPU wakeup limit: none";
+  const std::string_view cpus =
+      report.cpu_latency_limit_cpus() == nullptr
+          ? std::string_view()
+          : report.cpu_latency_limit_cpus()->string_view();
+  return StrCat("CPU wakeup limit: ", report.cpu_latency_limit_us(), " us, ",
+                cpus == "all" ? "all CPUs" : StrCat("CPUs ", cpus));
+}
+
 std::string ChannelName(const Configuration& config, int index) {
   if (config.channels() == nullptr || index < 0 ||
       static_cast<size_t>(index) >= config.channels()->size()) {
@@ -127,7 +139,7 @@ std::string FormatTimingReport(const timing::Report& report,
       << " sec, until "
       << monotonic_clock::time_point(
              std::chrono::nanoseconds(report.monotonic_end_time()))
-      << "\n";
+      << "; " << CpuLatencyLimitText(report) << "\n";
   if (report.watchers() != nullptr && report.watchers()->size() > 0) {
     out << "  Watchers (" << report.watchers()->size() << "):\n";
     Table table({"Channel Name", "Type", "Count", "Wakeup Latency", "p50",
@@ -477,6 +489,12 @@ absl::Status TimingReportAccumulator::Add(std::span<const uint8_t> bytes) {
     app.monotonic_start = report.monotonic_start_time();
     app.realtime_start = report.realtime_start_time();
   }
+  if (report.monotonic_end_time() >= app.monotonic_end) {
+    app.cpu_latency_limit_us = report.cpu_latency_limit_us();
+    app.cpu_latency_limit_cpus = report.cpu_latency_limit_cpus() == nullptr
+                                     ? ""
+                                     : report.cpu_latency_limit_cpus()->str();
+  }
   app.monotonic_end = std::max(app.monotonic_end, report.monotonic_end_time());
   app.send_failures += report.send_failures();
   app.dropped_histograms += report.dropped_histograms();
@@ -632,6 +650,8 @@ TimingReportAccumulator::Summaries() const {
     const auto name = fbb.CreateString(app.name);
     const auto version = fbb.CreateString(app.version);
     const auto node = fbb.CreateString(app.node);
+    const auto cpu_latency_limit_cpus =
+        fbb.CreateString(app.cpu_latency_limit_cpus);
     timing::Report::Builder report(fbb);
     report.add_name(name);
     report.add_pid(app.pid);
@@ -648,6 +668,8 @@ TimingReportAccumulator::Summaries() const {
     report.add_realtime_start_time(app.realtime_start);
     report.add_dropped_histograms(Clamp32(app.dropped_histograms));
     report.add_dropped_entries(Clamp32(app.dropped_entries));
+    report.add_cpu_latency_limit_us(app.cpu_latency_limit_us);
+    report.add_cpu_latency_limit_cpus(cpu_latency_limit_cpus);
     fbb.Finish(report.Finish());
     summaries.emplace_back(fbb.Release());
   }

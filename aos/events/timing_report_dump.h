@@ -141,6 +141,9 @@ class TimingReportAccumulator {
     uint64_t send_failures = 0;
     uint64_t dropped_histograms = 0;
     uint64_t dropped_entries = 0;
+    // As in the latest report.
+    int32_t cpu_latency_limit_us = -1;
+    std::string cpu_latency_limit_cpus;
     // Keyed by channel index (watchers, fetchers, senders) or name (timers),
     // in first-seen order.
     std::vector<std::pair<int, WatcherEntry>> watchers;

@@ -32,9 +32,11 @@ FlatbufferDetachedBuffer<Configuration> Config() {
 
 // One window of ping: 100 timer calls, 100 Pongs watched, 100 Pings sent.
 // 5397 ns falls in bucket 266 of layout 1, 102438 ns in bucket 402.
-std::string PingReport(int64_t start, int64_t end) {
+std::string PingReport(int64_t start, int64_t end,
+                       std::string_view more_fields = "") {
   return StrCat(R"({
-  "name": "ping", "pid": 3885755, "version": "ping_version", "node": "",
+  "name": "ping", "pid": 3885755, "version": "ping_version", "node": "",)",
+                more_fields, R"(
   "monotonic_start_time": )",
                 start, R"(, "monotonic_end_time": )", end, R"(,
   "realtime_start_time": 1740078734089194802,
@@ -65,7 +67,7 @@ TEST(TimingReportDumpTest, FormatsLikeAosWithPercentilesAndMissedCycles) {
       FormatTimingReport(*flatbuffers::GetRoot<timing::Report>(report.data()),
                          config.message()),
       R"(ping[3885755] () version: "ping_version" (634527.158294370sec,2025-02-20_19-12-14.089194802):
-  Window: 1 sec, until 634528.158294370sec
+  Window: 1 sec, until 634528.158294370sec; CPU wakeup limit: none
   Watchers (1):
     Channel Name |              Type | Count |                                       Wakeup Latency |       p50 |         p99 |                                  Handler Time | p50 | p99 | Lost
            /test | aos.examples.Pong |   100 | 3.67391e-05 [5.397e-06, 0.000102438] std 2.65956e-05 | 5.439e-06 | 0.000102438 | 7.9988e-07 [1.28e-07, 1.6e-06] std 3.5626e-07 |   - |   - |    0
@@ -104,6 +106,29 @@ TEST(TimingReportDumpTest, AccumulatesExactlyPerApplication) {
   EXPECT_EQ(histogram->min_ns(), 5397);
   EXPECT_THAT(FormatTimingReport(summary, Config().message()),
               HasSubstr("Window: 2 sec, until 634529.158294370sec"));
+}
+
+// Which CPU latency limit the loop held is said in the header, and the
+// summary keeps the latest one.
+TEST(TimingReportDumpTest, CpuLatencyLimitIsShownAndAccumulated) {
+  const auto all = Report(PingReport(
+      634527158294370, 634528158294370,
+      R"("cpu_latency_limit_us": 0, "cpu_latency_limit_cpus": "all",)"));
+  const auto pinned = Report(PingReport(
+      634528158294370, 634529158294370,
+      R"("cpu_latency_limit_us": 20, "cpu_latency_limit_cpus": "1-2",)"));
+  EXPECT_THAT(
+      FormatTimingReport(*flatbuffers::GetRoot<timing::Report>(all.data()),
+                         Config().message()),
+      HasSubstr("634528.158294370sec; CPU wakeup limit: 0 us, all CPUs\n"));
+  TimingReportAccumulator accumulator;
+  ASSERT_TRUE(accumulator.Add({pinned.data(), pinned.size()}).ok());
+  ASSERT_TRUE(accumulator.Add({all.data(), all.size()}).ok());
+  const auto summaries = accumulator.Summaries();
+  ASSERT_EQ(summaries.size(), 1u);
+  EXPECT_EQ(summaries[0].message().cpu_latency_limit_us(), 20);
+  EXPECT_THAT(FormatTimingReport(summaries[0].message(), Config().message()),
+              HasSubstr("; CPU wakeup limit: 20 us, CPUs 1-2\n"));
 }
 
 TEST(TimingReportDumpTest, AWindowWithoutSamplesDoesNotPoisonTheSum) {
