@@ -8,7 +8,9 @@
 #include "absl/strings/str_split.h"
 #include "aos/config_flag.h"
 #include "aos/events/shm_event_loop.h"
-#include "aos/events/timing_report_dump.h"
+#include "aos/events/timing_report_accumulator.h"
+#include "aos/events/timing_report_codec.h"
+#include "aos/events/timing_report_format.h"
 #include "aos/init.h"
 #include "aos/util/str_cat.h"
 
@@ -77,9 +79,12 @@ int Main() {
       [&](const Context& context, const void* data) {
         const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data),
                                              context.size);
-        if (absl::Status status = ValidateTimingReport(bytes); !status.ok()) {
+        // Validated once, here; everything below reads the decoded report.
+        absl::StatusOr<timing::ReportContents> decoded =
+            timing::DecodeTimingReport(bytes);
+        if (!decoded.ok()) {
           ++malformed;
-          const std::string message(status.message());
+          const std::string message(decoded.status().message());
           if (warned.insert(message).second) {
             LOG(WARNING) << "ignoring a malformed timing report (queue index "
                          << context.queue_index << "): " << message
@@ -87,21 +92,16 @@ int Main() {
           }
           return;
         }
-        const timing::Report& report =
-            *flatbuffers::GetRoot<timing::Report>(data);
-        seen_names.insert(report.name()->str());
-        if (!applications.empty() &&
-            !applications.contains(report.name()->string_view())) {
+        const timing::ReportContents& report = *decoded;
+        const timing::ReportHeader& header = report.header;
+        seen_names.insert(header.name);
+        if (!applications.empty() && !applications.contains(header.name)) {
           return;
         }
-        if (FLAGS_pid != 0 && report.pid() != FLAGS_pid) return;
-        if (!FLAGS_node.empty() &&
-            (report.node() == nullptr ||
-             report.node()->string_view() != FLAGS_node)) {
-          return;
-        }
+        if (FLAGS_pid != 0 && header.pid != FLAGS_pid) return;
+        if (!FLAGS_node.empty() && header.node != FLAGS_node) return;
         ++matched;
-        CHECK(accumulator.Add(bytes).ok());
+        accumulator.Add(report);
         if (FLAGS_stream) {
           std::cout << (json ? TimingReportToJsonLine(report, configuration,
                                                       false)
@@ -138,9 +138,8 @@ int Main() {
   if (FLAGS_accumulate) {
     if (!json) std::cout << "\nAccumulated timing reports :\n\n";
     for (const auto& summary : summaries) {
-      std::cout << (json ? TimingReportToJsonLine(summary.message(),
-                                                  configuration, true)
-                         : FormatTimingReport(summary.message(), configuration))
+      std::cout << (json ? TimingReportToJsonLine(summary, configuration, true)
+                         : FormatTimingReport(summary, configuration))
                 << "\n";
     }
   }

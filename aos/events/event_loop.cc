@@ -29,9 +29,13 @@ RawSender::RawSender(EventLoop* event_loop, const Channel* channel)
     : event_loop_(event_loop), channel_(channel) {
   timing_.channel_index = event_loop->ChannelIndex(channel);
   event_loop->senders_.push_back(this);
+  event_loop->timing_entries_.senders.push_back(&timing_);
 }
 
-RawSender::~RawSender() { std::erase(event_loop_->senders_, this); }
+RawSender::~RawSender() {
+  std::erase(event_loop_->senders_, this);
+  std::erase(event_loop_->timing_entries_.senders, &timing_);
+}
 
 void RawSender::CheckLength(size_t length) {
   if (length > size()) {
@@ -81,9 +85,13 @@ RawFetcher::RawFetcher(EventLoop* event_loop, const Channel* channel)
     : event_loop_(event_loop), channel_(channel) {
   timing_.channel_index = event_loop->ChannelIndex(channel);
   event_loop->fetchers_.push_back(this);
+  event_loop->timing_entries_.fetchers.push_back(&timing_);
 }
 
-RawFetcher::~RawFetcher() { std::erase(event_loop_->fetchers_, this); }
+RawFetcher::~RawFetcher() {
+  std::erase(event_loop_->fetchers_, this);
+  std::erase(event_loop_->timing_entries_.fetchers, &timing_);
+}
 
 bool RawFetcher::Record(FetchResult result) {
   timing_.lost_messages += result.lost;
@@ -240,9 +248,12 @@ WatcherState::WatcherState(EventLoop* event_loop, const Channel* channel,
                            std::function<void(const Context&, const void*)> fn)
     : event_loop_(event_loop), channel_(channel), fn_(std::move(fn)) {
   timing_.channel_index = event_loop->ChannelIndex(channel);
+  event_loop->timing_entries_.watchers.push_back(&timing_);
 }
 
-WatcherState::~WatcherState() = default;
+WatcherState::~WatcherState() {
+  std::erase(event_loop_->timing_entries_.watchers, &timing_);
+}
 
 void WatcherState::Call(const Context& context) {
   event_loop_->set_context(context);
@@ -284,8 +295,10 @@ EventLoop::~EventLoop() {
 
 void EventLoop::DestroyHandlers() {
   timing_reporter_.reset();
+  timing_entries_.phased_loops.clear();
   phased_loops_.clear();
   internal_timers_.clear();
+  timing_entries_.timers.clear();
   timers_.clear();
   watchers_.clear();
 }
@@ -350,6 +363,7 @@ void EventLoop::MakeRawWatcher(
 TimerHandler* EventLoop::AddTimer(std::function<void()> fn) {
   CheckNotRunning("AddTimer");
   timers_.push_back(DoMakeTimer(std::move(fn)));
+  timing_entries_.timers.push_back(&timers_.back()->timing_);
   return timers_.back().get();
 }
 
@@ -364,6 +378,8 @@ PhasedLoopHandler* EventLoop::AddPhasedLoop(std::function<void(int)> fn,
   CheckNotRunning("AddPhasedLoop");
   phased_loops_.push_back(std::unique_ptr<PhasedLoopHandler>(
       new PhasedLoopHandler(this, std::move(fn), interval, offset)));
+  timing_entries_.phased_loops.push_back(
+      &phased_loops_.back()->timer_->timing_);
   return phased_loops_.back().get();
 }
 

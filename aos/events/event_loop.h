@@ -150,7 +150,6 @@ class RawSender {
   uint32_t sent_queue_index_ = Context::kInvalidQueueIndex;
 
  private:
-  friend class TimingReporter;
   void CheckLength(size_t length);
 
   EventLoop* const event_loop_;
@@ -197,7 +196,6 @@ class RawFetcher {
   Context context_;
 
  private:
-  friend class TimingReporter;
   bool Record(FetchResult result);
 
   EventLoop* const event_loop_;
@@ -273,7 +271,7 @@ class TimerHandler {
 
  private:
   friend class PhasedLoopHandler;
-  friend class TimingReporter;
+  friend class EventLoop;
 
   // Calls the handler for the call scheduled at `event_time`, measuring it.
   // Returns the time the handler returned.
@@ -317,7 +315,6 @@ class PhasedLoopHandler {
 
  private:
   friend class EventLoop;
-  friend class TimingReporter;
 
   PhasedLoopHandler(EventLoop* event_loop, std::function<void(int)> fn,
                     monotonic_clock::duration interval,
@@ -358,8 +355,6 @@ class WatcherState {
   void AddLost(uint32_t lost) { timing_.lost_messages += lost; }
 
  private:
-  friend class TimingReporter;
-
   EventLoop* const event_loop_;
   const Channel* const channel_;
   std::function<void(const Context&, const void*)> fn_;
@@ -620,6 +615,11 @@ class EventLoop {
   const std::vector<RawSender*>& senders() const { return senders_; }
   const std::vector<RawFetcher*>& fetchers() const { return fetchers_; }
 
+  // The figures of every timer, phased loop, watcher, fetcher and sender,
+  // for the timing reporter (which resets them after each report) and
+  // tests. Timers added for phased loops are listed as phased loops.
+  timing::LoopTimingEntries* timing_entries() { return &timing_entries_; }
+
   // The process id shown in timing reports.
   virtual int pid() const;
 
@@ -688,6 +688,9 @@ class EventLoop {
   std::vector<RawFetcher*> fetchers_;
   std::vector<std::function<void()>> on_run_;
 
+  // Every timer's, phased loop's, watcher's, fetcher's and sender's
+  // figures, for the reporter.
+  timing::LoopTimingEntries timing_entries_;
   std::unique_ptr<TimingReporter> timing_reporter_;
 };
 

@@ -40,8 +40,8 @@ RunningStatistic RunningStatistic::Decode(const aos::timing::Statistic& encoded,
   const double standard_deviation = encoded.standard_deviation();
   result.count_ = count;
   result.mean_ = encoded.average();
-  result.m2_ = standard_deviation * standard_deviation *
-               static_cast<double>(count - 1);
+  result.m2_ =
+      standard_deviation * standard_deviation * static_cast<double>(count - 1);
   result.min_ = encoded.min();
   result.max_ = encoded.max();
   return result;

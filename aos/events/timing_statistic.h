@@ -87,8 +87,8 @@ class RunningStatistic {
   static constexpr size_t kMaxEncodedSize = 4 * 4 + 4 + (2 + 2 + 4 * 2) + 3;
 
   // Rebuilds a summary from a report's Statistic and the count from its
-  // enclosing table (M2 = standard_deviation^2 * (count - 1)). Only as exact as the
-  // report's floats: about 7 significant digits, and Merge of decoded
+  // enclosing table (M2 = standard_deviation^2 * (count - 1)). Only as exact as
+  // the report's floats: about 7 significant digits, and Merge of decoded
   // summaries inherits that error. count == 0 gives an empty summary,
   // whatever `encoded` says. The fields are taken as they are; a report that
   // says NaN for a non-zero count yields NaN figures. O(1).

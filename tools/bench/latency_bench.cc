@@ -23,7 +23,7 @@
 #include "aos/events/streamed_report_bfbs_generated.h"
 #include "aos/events/streamed_report_generated.h"
 #include "aos/events/timing_histogram.h"
-#include "aos/events/timing_report_dump.h"
+#include "aos/events/timing_report_codec.h"
 #include "aos/events/timing_statistic.h"
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
@@ -59,12 +59,13 @@ double Seconds(std::chrono::duration<double> duration) {
   return duration.count();
 }
 
-// The accumulated lines of a streamer's JSON output, by application name.
-std::map<std::string, flatbuffers::DetachedBuffer> AccumulatedReports(
+// The accumulated lines of a streamer's JSON output, decoded, by
+// application name.
+std::map<std::string, timing::ReportContents> AccumulatedReports(
     const std::string& out) {
   const reflection::Schema& schema =
       *reflection::GetSchema(timing::StreamedReportBinarySchema::data());
-  std::map<std::string, flatbuffers::DetachedBuffer> reports;
+  std::map<std::string, timing::ReportContents> reports;
   std::istringstream in(out);
   std::string line;
   while (std::getline(in, line)) {
@@ -73,16 +74,20 @@ std::map<std::string, flatbuffers::DetachedBuffer> AccumulatedReports(
     CHECK(parsed.ok()) << parsed.status().message();
     const auto* streamed =
         flatbuffers::GetRoot<timing::StreamedReport>(parsed->data());
-    if (streamed->accumulated()) {
-      reports.emplace(streamed->report()->name()->str(),
-                      std::move(parsed).value());
-    }
+    if (!streamed->accumulated()) continue;
+    auto report = timing::DecodeTimingReport(*streamed->report());
+    CHECK(report.ok()) << report.status().message();
+    reports.emplace(report->header.name, std::move(report).value());
   }
   return reports;
 }
 
-const timing::Report& ReportOf(const flatbuffers::DetachedBuffer& buffer) {
-  return *flatbuffers::GetRoot<timing::StreamedReport>(buffer.data())->report();
+// Adds `latency` to running totals.
+void MergeLatency(const timing::LatencyRecorder& latency,
+                  timing::RunningStatistic* statistic,
+                  timing::LatencyHistogram* histogram) {
+  statistic->Merge(latency.statistic());
+  histogram->Merge(latency.histogram());
 }
 
 // Where an rt-tests tool is (--rt_tests_dir).
@@ -168,22 +173,17 @@ class Bench {
       CHECK(accumulated.contains("ping") && accumulated.contains("pong"))
           << "the streamer saw no reports of ping and pong:\n"
           << streamer->Stderr();
-      for (const timing::Timer* t :
-           *ReportOf(accumulated.at("ping")).timers()) {
-        if (t->name()->string_view() != "ping") continue;
-        MergeEncodedLatency(t->wakeup_latency(), t->wakeup_latency_histogram(),
-                            t->count(), &run.timer_stat, &run.timer);
+      for (const timing::TimerTiming& t : accumulated.at("ping").timers) {
+        if (t.name != "ping") continue;
+        MergeLatency(t.wakeup_latency, &run.timer_stat, &run.timer);
       }
-      const timing::Report& pong_report = ReportOf(accumulated.at("pong"));
-      for (const timing::Watcher* w : *pong_report.watchers()) {
-        MergeEncodedLatency(w->wakeup_latency(), w->wakeup_latency_histogram(),
-                            w->count(), &run.watcher_stat, &run.watcher);
+      const timing::ReportContents& pong_report = accumulated.at("pong");
+      for (const timing::WatcherTiming& w : pong_report.watchers) {
+        MergeLatency(w.wakeup_latency, &run.watcher_stat, &run.watcher);
       }
-      run.pong_cpu_latency_limit_us = pong_report.cpu_latency_limit_us();
-      if (pong_report.cpu_latency_limit_cpus() != nullptr) {
-        run.pong_cpu_latency_limit_cpus =
-            pong_report.cpu_latency_limit_cpus()->str();
-      }
+      run.pong_cpu_latency_limit_us = pong_report.header.cpu_latency_limit_us;
+      run.pong_cpu_latency_limit_cpus =
+          pong_report.header.cpu_latency_limit_cpus;
     } else {
       std::this_thread::sleep_for(duration_ + std::chrono::milliseconds(500));
     }
@@ -314,20 +314,15 @@ class Bench {
       cpu += apps[i]->CpuSeconds() - cpu_before[i];
     timing::LatencyHistogram histogram;
     timing::RunningStatistic statistic;
-    for (const auto& [name, buffer] : AccumulatedReports(streamer->Stdout())) {
-      const timing::Report& report = ReportOf(buffer);
+    for (const auto& [name, report] : AccumulatedReports(streamer->Stdout())) {
       if (timers > 0 && name == "scale_timers") {
-        for (const timing::Timer* t : *report.timers()) {
-          if (t->name()->string_view() == "timing_reports") continue;
-          MergeEncodedLatency(t->wakeup_latency(),
-                              t->wakeup_latency_histogram(), t->count(),
-                              &statistic, &histogram);
+        for (const timing::TimerTiming& t : report.timers) {
+          if (t.name == "timing_reports") continue;
+          MergeLatency(t.wakeup_latency, &statistic, &histogram);
         }
       } else if (timers == 0 && name.starts_with("watcher_")) {
-        for (const timing::Watcher* w : *report.watchers()) {
-          MergeEncodedLatency(w->wakeup_latency(),
-                              w->wakeup_latency_histogram(), w->count(),
-                              &statistic, &histogram);
+        for (const timing::WatcherTiming& w : report.watchers) {
+          MergeLatency(w.wakeup_latency, &statistic, &histogram);
         }
       }
     }
