@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
       &argc, &argv,
       "Usage: ping [--config=FILE] [--sleep_ms=N] [--priority=N]\n"
       "Sends /test aos.examples.Ping every --sleep_ms and measures\n"
-      "pong's answers; stop with Ctrl-C or SIGTERM. docs/pingpong.md.");
+      "pong's answers; stop with Ctrl-C or SIGTERM. --config defaults to\n"
+      "pingpong_config.json (examples/pingpong.json). docs/pingpong.md.");
   return aos::examples::Main();
 }

@@ -87,7 +87,7 @@ const timing::Timer* TimerNamed(const timing::Report& report,
 TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
   auto ping = StartPingPong();
   auto streamer =
-      Start("aos/events/aos_timing_report_streamer",
+      Start("aos/tools/aos_timing_report_streamer",
             {"--duration=3.5", "--format=json", "--application=ping"});
   ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
   EXPECT_EQ(ping->Terminate(), 0) << ping->Stderr();
@@ -131,14 +131,14 @@ TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
 TEST_F(PingPongTest, LatencyGateFailsNamingTheWorstAndPassesAGenerousLimit) {
   auto ping = StartPingPong();
   auto strict = Start(
-      "aos/events/aos_timing_report_streamer",
+      "aos/tools/aos_timing_report_streamer",
       {"--duration=1.5", "--stream=false", "--max_wakeup_latency_us=0.001"});
   EXPECT_EQ(strict->Wait(), 1);
   EXPECT_THAT(strict->Stderr(), HasSubstr("FAILED: "));
   EXPECT_THAT(strict->Stderr(),
               HasSubstr("us late, more than --max_wakeup_latency_us=0.001"));
   auto generous = Start(
-      "aos/events/aos_timing_report_streamer",
+      "aos/tools/aos_timing_report_streamer",
       {"--duration=1.5", "--stream=false", "--max_wakeup_latency_us=1e9"});
   EXPECT_EQ(generous->Wait(), 0) << generous->Stderr();
 }
@@ -146,7 +146,7 @@ TEST_F(PingPongTest, LatencyGateFailsNamingTheWorstAndPassesAGenerousLimit) {
 TEST_F(PingPongTest, ApplicationFilterShowsOnlyThatApplication) {
   auto ping = StartPingPong();
   auto streamer =
-      Start("aos/events/aos_timing_report_streamer",
+      Start("aos/tools/aos_timing_report_streamer",
             {"--duration=2.5", "--format=json", "--application=pong"});
   ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
   const auto lines = ParseLines(streamer->Stdout());
@@ -163,7 +163,7 @@ TEST_F(PingPongTest, ApplicationFilterShowsOnlyThatApplication) {
 TEST_F(PingPongTest, AosDumpPrintsMessagesAsJson) {
   auto ping = StartPingPong();
   auto dump =
-      Start("aos/aos_dump", {"--count=3", "/test", "aos.examples.Ping"});
+      Start("aos/tools/aos_dump", {"--count=3", "/test", "aos.examples.Ping"});
   ASSERT_EQ(dump->Wait(), 0) << dump->Stderr();
   const std::string output = dump->Stdout();
   EXPECT_EQ(std::count(output.begin(), output.end(), '\n'), 3) << output;
@@ -173,7 +173,7 @@ TEST_F(PingPongTest, AosDumpPrintsMessagesAsJson) {
 
 TEST_F(PingPongTest, AosDumpNamesWhatItCannotFind) {
   auto run = [&](std::vector<std::string> args) {
-    auto dump = Start("aos/aos_dump", std::move(args));
+    auto dump = Start("aos/tools/aos_dump", std::move(args));
     EXPECT_EQ(dump->Wait(), 1);
     return dump->Stderr();
   };
@@ -198,7 +198,7 @@ TEST_F(PingPongTest, RealtimePongHoldsTheCpuLatencyLimitAndReportsIt) {
   const bool writable = access("/dev/cpu_dma_latency", W_OK) == 0;
   auto ping = StartPingPong();
   auto streamer =
-      Start("aos/events/aos_timing_report_streamer",
+      Start("aos/tools/aos_timing_report_streamer",
             {"--duration=1.5", "--format=json", "--application=pong"});
   ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
   const bool pong_holds_the_file =
@@ -243,7 +243,7 @@ TEST_F(PingPongTest, BadCpuLatencyFlagsAreOneLineErrors) {
 TEST_F(PingPongTest, MisuseGetsClearMessages) {
   {
     auto streamer = std::make_unique<Process>(
-        ArtifactPath("aos/events/aos_timing_report_streamer"),
+        ArtifactPath("aos/tools/aos_timing_report_streamer"),
         std::vector<std::string>{"--config=/nonexistent/config.json"},
         output_dir_);
     EXPECT_EQ(streamer->Wait(), 1);
@@ -252,7 +252,7 @@ TEST_F(PingPongTest, MisuseGetsClearMessages) {
   }
   {
     auto streamer =
-        Start("aos/events/aos_timing_report_streamer", {"--format=xml"});
+        Start("aos/tools/aos_timing_report_streamer", {"--format=xml"});
     EXPECT_EQ(streamer->Wait(), 2);
     EXPECT_THAT(streamer->Stderr(),
                 HasSubstr("--format=xml is neither table nor json"));
@@ -271,7 +271,7 @@ TEST_F(PingPongTest, MisuseGetsClearMessages) {
   }
   {
     auto streamer =
-        Start("aos/events/aos_timing_report_streamer", {"--no_such_flag=1"});
+        Start("aos/tools/aos_timing_report_streamer", {"--no_such_flag=1"});
     EXPECT_NE(streamer->Wait(), 0);
     EXPECT_THAT(streamer->Stderr(),
                 HasSubstr("unknown command line flag 'no_such_flag'"));
@@ -279,7 +279,7 @@ TEST_F(PingPongTest, MisuseGetsClearMessages) {
   {
     // Nothing runs: after a while the streamer says nothing matched.
     auto streamer = Start(
-        "aos/events/aos_timing_report_streamer",
+        "aos/tools/aos_timing_report_streamer",
         {"--application=nobody", "--duration=1.5", "--no_match_warning_s=0.5"});
     EXPECT_EQ(streamer->Wait(), 0);
     EXPECT_THAT(streamer->Stderr(),

@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
       &argc, &argv,
       "Usage: pong [--config=FILE] [--priority=N]\n"
       "Answers every /test aos.examples.Ping with a Pong; stop with\n"
-      "Ctrl-C or SIGTERM. docs/pingpong.md.");
+      "Ctrl-C or SIGTERM. --config defaults to pingpong_config.json\n"
+      "(examples/pingpong.json). docs/pingpong.md.");
   return aos::examples::Main();
 }

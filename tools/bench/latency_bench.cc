@@ -164,7 +164,7 @@ class Bench {
     PingPongRun run;
     if (options.reports) {
       auto streamer = Start(
-          "aos/events/aos_timing_report_streamer",
+          "aos/tools/aos_timing_report_streamer",
           {"--config=" + Binary("examples/pingpong_config.json"),
            "--shm_base=" + base, "--application=ping,pong", "--stream=false",
            "--format=json", StrCat("--duration=", Seconds(duration_) + 0.5)});
@@ -305,7 +305,7 @@ class Bench {
     std::vector<double> cpu_before;
     for (const auto& app : apps) cpu_before.push_back(app->CpuSeconds());
     auto streamer =
-        Start("aos/events/aos_timing_report_streamer",
+        Start("aos/tools/aos_timing_report_streamer",
               {config, "--shm_base=" + base, "--stream=false", "--format=json",
                StrCat("--duration=", Seconds(scale_duration) + 0.5)});
     CHECK_EQ(streamer->Wait(), 0) << streamer->Stderr();

@@ -3,7 +3,7 @@
 # stdout/stderr, and messages that name the culprit.
 set -uo pipefail
 root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
-check="${root}/aos/aos_config_check"
+check="${root}/aos/tools/aos_config_check"
 flattener="${root}/aos/config_flattener"
 tmp="${TEST_TMPDIR}"
 failures=0

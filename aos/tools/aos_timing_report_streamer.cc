@@ -14,9 +14,6 @@
 #include "aos/init.h"
 #include "aos/util/str_cat.h"
 
-DEFINE_string(config, "",
-              "The configuration; default: pingpong_config.json next to the "
-              "binary, then in the working directory.");
 DEFINE_string(application, "",
               "Only reports of these applications (exact names, comma "
               "separated); default: all.");
@@ -53,7 +50,7 @@ int Main() {
                  "--max_wakeup_latency_us must not be negative\n";
     return 2;
   }
-  auto config = ReadConfigFlag(FLAGS_config, "pingpong_config.json");
+  auto config = ReadConfigFlag("aos/aos_config.json");
   if (!config.ok()) {
     std::cerr << "aos_timing_report_streamer: " << config.status().message()
               << "\n";
@@ -177,6 +174,7 @@ int main(int argc, char** argv) {
       "Prints the timing reports on /aos as they arrive and, on Ctrl-C, "
       "SIGTERM\n"
       "or after --duration, every application's reports summed up.\n"
+      "--config defaults to the framework's aos/aos.json (/aos only).\n"
       "See docs/streamer.md.");
   return aos::Main();
 }
