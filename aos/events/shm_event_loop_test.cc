@@ -13,8 +13,8 @@
 #include "aos/testing/allocation_counter.h"
 #include "aos/testing/path.h"
 #include "aos/testing/processes.h"
-#include "examples/ping_generated.h"
-#include "examples/pong_generated.h"
+#include "aos/testing/test_message_generated.h"
+#include "aos/testing/test_reply_generated.h"
 #include "gmock/gmock.h"
 
 DECLARE_int32(timing_report_ms);
@@ -22,7 +22,7 @@ DECLARE_int32(timing_report_ms);
 namespace aos::testing {
 namespace {
 
-using aos::examples::Ping;
+using aos::testing::TestMessage;
 using std::chrono::milliseconds;
 
 // Runs each loop in a thread of its own; when one returns (Exit), all stop.
@@ -88,11 +88,11 @@ TEST_F(ShmEventLoopTest, ChannelFilesLiveUnderShmBaseWithThePermissions) {
   FLAGS_permissions = "0640";
   const mode_t old_umask = umask(0);
   auto loop = factory_.MakeEventLoop("loop");
-  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
   umask(old_umask);
   FLAGS_permissions = "0600";
   const std::string path = ShmEventLoop::ShmPath(sender.channel());
-  EXPECT_EQ(path, FLAGS_shm_base + "/test/aos.examples.Ping.v1");
+  EXPECT_EQ(path, FLAGS_shm_base + "/test/aos.testing.TestMessage.v1");
   struct stat info;
   ASSERT_EQ(stat(path.c_str(), &info), 0) << path;
   EXPECT_EQ(info.st_mode & 0777, 0640u);
@@ -101,7 +101,7 @@ TEST_F(ShmEventLoopTest, ChannelFilesLiveUnderShmBaseWithThePermissions) {
 TEST_F(ShmEventLoopTest, BadPermissionsFlagIsNamed) {
   FLAGS_permissions = "rw-r--r--";
   auto loop = factory_.MakeEventLoop("loop");
-  EXPECT_DEATH(loop->MakeSender<Ping>("/test"),
+  EXPECT_DEATH(loop->MakeSender<TestMessage>("/test"),
                "--permissions=rw-r--r-- is not an octal file mode");
   FLAGS_permissions = "0600";
 }
@@ -119,11 +119,11 @@ TEST_F(ShmEventLoopTest, MessagesCrossProcessesInOrder) {
     if (read(go[0], &byte, 1) != 1) _exit(2);
     ShmEventLoop loop(factory_.configuration(), "child");
     loop.SkipTimingReport();
-    Sender<Ping> sender = loop.MakeSender<Ping>("/test");
+    Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
     int value = 0;
     TimerHandler* timer = loop.AddTimer([&]() {
       auto builder = sender.MakeBuilder();
-      Ping::Builder ping = builder.MakeBuilder<Ping>();
+      TestMessage::Builder ping = builder.MakeBuilder<TestMessage>();
       ping.add_value(++value);
       if (builder.Send(ping.Finish()) != RawSender::Error::kOk) _exit(3);
       if (value == kMessages) loop.Exit();
@@ -136,10 +136,10 @@ TEST_F(ShmEventLoopTest, MessagesCrossProcessesInOrder) {
   }
 
   ShmEventLoop loop(factory_.configuration(), "parent");
-  Fetcher<Ping> fetcher = loop.MakeFetcher<Ping>("/test");
+  Fetcher<TestMessage> fetcher = loop.MakeFetcher<TestMessage>("/test");
   std::vector<int> values;
   std::vector<uint32_t> queue_indices;
-  loop.MakeWatcher("/test", [&](const Ping& ping) {
+  loop.MakeWatcher("/test", [&](const TestMessage& ping) {
     values.push_back(ping.value());
     queue_indices.push_back(loop.context().queue_index);
     EXPECT_LE(loop.context().monotonic_event_time, loop.monotonic_now());
@@ -232,26 +232,27 @@ TEST_F(ShmEventLoopRealtimeTest, DieOnRtFailureAborts) {
 TEST_F(ShmEventLoopTest, MessageWhoseWakeupWasReadAfterItsTurnIsDelivered) {
   ShmEventLoop loop(factory_.configuration(), "loop");
   loop.SkipTimingReport();
-  Sender<Ping> ping_sender = loop.MakeSender<Ping>("/test");
-  Sender<examples::Pong> pong_sender = loop.MakeSender<examples::Pong>("/test");
+  Sender<TestMessage> ping_sender = loop.MakeSender<TestMessage>("/test");
+  Sender<testing::TestReply> pong_sender =
+      loop.MakeSender<testing::TestReply>("/test");
   bool got_pong = false;
-  // Made first: its turn comes before the Ping watcher's in each pass.
-  loop.MakeWatcher("/test", [&](const examples::Pong&) {
+  // Made first: its turn comes before the TestMessage watcher's in each pass.
+  loop.MakeWatcher("/test", [&](const testing::TestReply&) {
     got_pong = true;
     loop.Exit();
   });
-  loop.MakeWatcher("/test", [&](const Ping&) {
+  loop.MakeWatcher("/test", [&](const TestMessage&) {
     auto builder = pong_sender.MakeBuilder();
     builder.CheckOk(
-        builder.Send(builder.MakeBuilder<examples::Pong>().Finish()));
+        builder.Send(builder.MakeBuilder<testing::TestReply>().Finish()));
   });
-  // From a timer, so the Ping's wakeup arrives through epoll.
+  // From a timer, so the TestMessage's wakeup arrives through epoll.
   TimerHandler* send_ping = loop.AddTimer([&]() {
     auto builder = ping_sender.MakeBuilder();
-    builder.CheckOk(builder.Send(builder.MakeBuilder<Ping>().Finish()));
+    builder.CheckOk(builder.Send(builder.MakeBuilder<TestMessage>().Finish()));
   });
   TimerHandler* give_up = loop.AddTimer([&]() {
-    ADD_FAILURE() << "the Pong was not delivered within 5 s";
+    ADD_FAILURE() << "the TestReply was not delivered within 5 s";
     loop.Exit();
   });
   loop.OnRun([&]() {
@@ -267,14 +268,14 @@ TEST_F(ShmEventLoopTest, MessageWhoseWakeupWasReadAfterItsTurnIsDelivered) {
 TEST_F(ShmEventLoopTest, NothingAllocatesOnceRunning) {
   FLAGS_timing_report_ms = 100;
   ShmEventLoop loop(factory_.configuration(), "loop");
-  Sender<Ping> sender = loop.MakeSender<Ping>("/test");
-  Fetcher<Ping> fetcher = loop.MakeFetcher<Ping>("/test");
+  Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = loop.MakeFetcher<TestMessage>("/test");
   int watched = 0;
-  loop.MakeWatcher("/test", [&](const Ping&) { ++watched; });
+  loop.MakeWatcher("/test", [&](const TestMessage&) { ++watched; });
   int value = 0;
   TimerHandler* timer = loop.AddTimer([&]() {
     auto builder = sender.MakeBuilder();
-    Ping::Builder ping = builder.MakeBuilder<Ping>();
+    TestMessage::Builder ping = builder.MakeBuilder<TestMessage>();
     ping.add_value(++value);
     builder.CheckOk(builder.Send(ping.Finish()));
     fetcher.FetchNext();
