@@ -4,22 +4,25 @@
 // The event loop: one thread that reacts to timers, phased loops and new
 // messages, and measures every callback it runs.
 //
+// clang-format off
 //   std::unique_ptr<aos::EventLoop> loop = factory.MakeEventLoop("ping");
 //   aos::Sender<aos::examples::Ping> sender =
 //       loop->MakeSender<aos::examples::Ping>("/test");
-//   loop->MakeWatcher("/test", [&](const aos::examples::Pong &pong) {
+//   loop->MakeWatcher("/test", [&](const aos::examples::Pong& pong) {
 //     LOG(INFO) << "pong " << pong.value();
 //   });
-//   aos::TimerHandler *timer = loop->AddTimer([&]() {
+//   aos::TimerHandler* timer = loop->AddTimer([&]() {
 //     auto builder = sender.MakeBuilder();
 //     aos::examples::Ping::Builder ping =
-//     builder.MakeBuilder<aos::examples::Ping>(); ping.add_value(++count);
+//         builder.MakeBuilder<aos::examples::Ping>();
+//     ping.add_value(++count);
 //     builder.CheckOk(builder.Send(ping.Finish()));
 //   });
 //   timer->set_name("ping");
 //   loop->OnRun([&]() {
 //     timer->Schedule(loop->monotonic_now(), std::chrono::milliseconds(10));
 //   });
+// clang-format on
 //
 // Life cycle: an event loop is set up (senders, fetchers, watchers, timers,
 // phased loops, OnRun callbacks) and then run; in simulation by
@@ -94,14 +97,14 @@ struct Context {
 class RawSender {
  public:
   // Why a send failed. Values match aos.timing.SendError (+1).
-  enum class Error {
-    kOk,
-    // More than frequency * channel_storage_duration messages were sent
-    // within one channel_storage_duration; the message was not sent.
-    kMessagesSentTooFast,
-    // Something wrote outside the message buffer (past max_size); the
-    // message was not sent.
-    kInvalidRedzone,
+  enum class [[nodiscard]] Error{
+      kOk,
+      // More than frequency * channel_storage_duration messages were sent
+      // within one channel_storage_duration; the message was not sent.
+      kMessagesSentTooFast,
+      // Something wrote outside the message buffer (past max_size); the
+      // message was not sent.
+      kInvalidRedzone,
   };
 
   virtual ~RawSender();

@@ -93,11 +93,12 @@ TEST_P(AbstractEventLoopTest, FetchNextAfterFetchContinuesFromThere) {
   auto loop = Make("sender");
   Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
   Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
-  for (int i = 1; i <= 3; ++i) SendPing(&sender, i);
+  for (int i = 1; i <= 3; ++i)
+    EXPECT_EQ(SendPing(&sender, i), RawSender::Error::kOk);
   ASSERT_TRUE(fetcher.Fetch());
   EXPECT_EQ(fetcher->value(), 3);
   EXPECT_FALSE(fetcher.FetchNext());
-  SendPing(&sender, 4);
+  EXPECT_EQ(SendPing(&sender, 4), RawSender::Error::kOk);
   ASSERT_TRUE(fetcher.FetchNext());
   EXPECT_EQ(fetcher->value(), 4);
 }
@@ -135,7 +136,8 @@ TEST_P(AbstractEventLoopTest, WatcherGetsOnlyMessagesSentOnceRunning) {
     seen.push_back(ping.value());
     loop->Exit();
   });
-  loop->OnRun([&]() { SendPing(&sender, 2); });
+  loop->OnRun(
+      [&]() { EXPECT_EQ(SendPing(&sender, 2), RawSender::Error::kOk); });
   Run();
   EXPECT_THAT(seen, ElementsAre(2));
 }
@@ -154,7 +156,7 @@ TEST_P(AbstractEventLoopTest, NoArgAndRawWatchers) {
                          loop->Exit();
                        });
   loop->OnRun([&]() {
-    SendPing(&sender, 1);
+    EXPECT_EQ(SendPing(&sender, 1), RawSender::Error::kOk);
     auto builder = pong_sender.MakeBuilder();
     builder.CheckOk(builder.Send(builder.MakeBuilder<TestReply>().Finish()));
   });
@@ -171,7 +173,8 @@ TEST_P(AbstractEventLoopTest, ContextDescribesTheMessage) {
     seen = loop->context();
     loop->Exit();
   });
-  loop->OnRun([&]() { SendPing(&sender, 7); });
+  loop->OnRun(
+      [&]() { EXPECT_EQ(SendPing(&sender, 7), RawSender::Error::kOk); });
   Run();
   RawSender* raw = sender.raw();
   EXPECT_EQ(seen.monotonic_event_time, raw->monotonic_sent_time());
@@ -532,7 +535,7 @@ TEST_P(AbstractEventLoopDeathTest, OversizeMessagesAbortNamingTheChannel) {
   Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
   std::vector<uint8_t> big(65);
   EXPECT_DEATH(
-      sender.Send(big.data(), big.size()),
+      (void)sender.Send(big.data(), big.size()),
       "a 65 byte message on /test \\(type aos.testing.TestMessage\\) is "
       "larger than its max_size 64");
   EXPECT_DEATH(
@@ -584,7 +587,7 @@ TEST_P(AbstractEventLoopTest, TimingReportDescribesTheLoop) {
   loop->MakeWatcher("/test", [&](const TestReply&) {});
   int sent = 0;
   TimerHandler* timer = loop->AddTimer([&]() {
-    SendPing(&sender, ++sent);
+    EXPECT_EQ(SendPing(&sender, ++sent), RawSender::Error::kOk);
     fetcher.Fetch();
   });
   timer->set_name("ping");
