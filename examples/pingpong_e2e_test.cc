@@ -86,9 +86,8 @@ const timing::Timer* TimerNamed(const timing::Report& report,
 
 TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
   auto ping = StartPingPong();
-  auto streamer =
-      Start("aos/tools/aos_timing_report_streamer",
-            {"--duration=3.5", "--format=json", "--application=ping"});
+  auto streamer = Start("aos/tools/aos_timing_report_streamer",
+                        {"--count=3", "--format=json", "--application=ping"});
   ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
   EXPECT_EQ(ping->Terminate(), 0) << ping->Stderr();
   EXPECT_EQ(pong_->Terminate(), 0) << pong_->Stderr();
@@ -110,8 +109,13 @@ TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
     const timing::Timer* timer = TimerNamed(report, "ping");
     ASSERT_NE(timer, nullptr);
     ASSERT_NE(TimerNamed(report, "timing_reports"), nullptr);
-    // 10 ms timer, 1 s windows.
-    EXPECT_NEAR(timer->count(), 100, 5);
+    // A 10 ms timer: every scheduled time in the window got a call or was
+    // counted missed, give or take one at each edge of the window, however
+    // fast or slow this machine is.
+    const double periods =
+        (report.monotonic_end_time() - report.monotonic_start_time()) / 1e7;
+    EXPECT_NEAR(timer->count() + timer->missed_cycles(), periods, 2)
+        << "count " << timer->count() << ", missed " << timer->missed_cycles();
     streamed_ping_calls += timer->count();
     // Ping's /test sender and its Pong watcher: one pong per ping, give or
     // take one in flight at the window's edge.
@@ -121,7 +125,7 @@ TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
     EXPECT_EQ(ping_sender->size()->min(), ping_sender->size()->max());
     EXPECT_GT(streamed->percentiles()->size(), 0u);
   }
-  EXPECT_GE(reports, 3);
+  EXPECT_EQ(reports, 3);
   ASSERT_NE(accumulated, nullptr) << "no accumulated summary";
   EXPECT_EQ(TimerNamed(*accumulated, "ping")->count(), streamed_ping_calls);
   EXPECT_LT(accumulated->monotonic_start_time(),
@@ -130,27 +134,26 @@ TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
 
 TEST_F(PingPongTest, LatencyGateFailsNamingTheWorstAndPassesAGenerousLimit) {
   auto ping = StartPingPong();
-  auto strict = Start(
-      "aos/tools/aos_timing_report_streamer",
-      {"--duration=1.5", "--stream=false", "--max_wakeup_latency_us=0.001"});
+  auto strict =
+      Start("aos/tools/aos_timing_report_streamer",
+            {"--count=1", "--stream=false", "--max_wakeup_latency_us=0.001"});
   EXPECT_EQ(strict->Wait(), 1);
   EXPECT_THAT(strict->Stderr(), HasSubstr("FAILED: "));
   EXPECT_THAT(strict->Stderr(),
               HasSubstr("us late, more than --max_wakeup_latency_us=0.001"));
-  auto generous = Start(
-      "aos/tools/aos_timing_report_streamer",
-      {"--duration=1.5", "--stream=false", "--max_wakeup_latency_us=1e9"});
+  auto generous =
+      Start("aos/tools/aos_timing_report_streamer",
+            {"--count=1", "--stream=false", "--max_wakeup_latency_us=1e9"});
   EXPECT_EQ(generous->Wait(), 0) << generous->Stderr();
 }
 
 TEST_F(PingPongTest, ApplicationFilterShowsOnlyThatApplication) {
   auto ping = StartPingPong();
-  auto streamer =
-      Start("aos/tools/aos_timing_report_streamer",
-            {"--duration=2.5", "--format=json", "--application=pong"});
+  auto streamer = Start("aos/tools/aos_timing_report_streamer",
+                        {"--count=2", "--format=json", "--application=pong"});
   ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
   const auto lines = ParseLines(streamer->Stdout());
-  ASSERT_GE(lines.size(), 2u);
+  ASSERT_EQ(lines.size(), 3u);  // Two reports and the summary.
   for (const auto& line : lines) {
     EXPECT_EQ(flatbuffers::GetRoot<timing::StreamedReport>(line.data())
                   ->report()
@@ -197,9 +200,8 @@ TEST_F(PingPongTest, AosDumpNamesWhatItCannotFind) {
 TEST_F(PingPongTest, RealtimePongHoldsTheCpuLatencyLimitAndReportsIt) {
   const bool writable = access("/dev/cpu_dma_latency", W_OK) == 0;
   auto ping = StartPingPong();
-  auto streamer =
-      Start("aos/tools/aos_timing_report_streamer",
-            {"--duration=1.5", "--format=json", "--application=pong"});
+  auto streamer = Start("aos/tools/aos_timing_report_streamer",
+                        {"--count=1", "--format=json", "--application=pong"});
   ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
   const bool pong_holds_the_file =
       HasOpenFile(pong_->pid(), "/dev/cpu_dma_latency");

@@ -518,8 +518,10 @@ class EventLoop {
   }
 
   // Calls `watcher(const T&)` for every message sent on `channel_name` after
-  // the loop starts running, once each, in order. The message type T is
-  // taken from the callable's argument. Before Run() only.
+  // the loop starts running, once each, in order. Across channels, a loop
+  // delivers waiting messages in the order they were sent (ties: the
+  // watcher made first), in simulation and in production alike. The
+  // message type T is taken from the callable's argument. Before Run() only.
   template <typename Watch>
   void MakeWatcher(std::string_view channel_name, Watch&& watcher) {
     using T = typename event_loop_internal::WatcherArgument<Watch>::type;

@@ -142,6 +142,38 @@ TEST_P(AbstractEventLoopTest, WatcherGetsOnlyMessagesSentOnceRunning) {
   EXPECT_THAT(seen, ElementsAre(2));
 }
 
+// Messages of several channels waiting together are delivered in the order
+// they were sent, not channel by channel (and not in the order the watchers
+// were made), as AOS does: every implementation agrees.
+TEST_P(AbstractEventLoopTest, WatchersOfSeveralChannelsGetMessagesInSendOrder) {
+  auto loop = Make("loop");
+  Sender<TestMessage> message_sender = loop->MakeSender<TestMessage>("/test");
+  Sender<TestReply> reply_sender = loop->MakeSender<TestReply>("/test");
+  std::vector<std::string> seen;
+  // The TestReply watcher is made first.
+  loop->MakeWatcher("/test", [&](const TestReply& reply) {
+    seen.push_back("reply " + std::to_string(reply.value()));
+  });
+  loop->MakeWatcher("/test", [&](const TestMessage& message) {
+    seen.push_back("message " + std::to_string(message.value()));
+    if (message.value() == 2) loop->Exit();
+  });
+  auto send_reply = [&](int value) {
+    auto builder = reply_sender.MakeBuilder();
+    TestReply::Builder reply = builder.MakeBuilder<TestReply>();
+    reply.add_value(value);
+    builder.CheckOk(builder.Send(reply.Finish()));
+  };
+  // All sent before the loop delivers anything.
+  loop->OnRun([&]() {
+    EXPECT_EQ(SendPing(&message_sender, 1), RawSender::Error::kOk);
+    send_reply(1);
+    EXPECT_EQ(SendPing(&message_sender, 2), RawSender::Error::kOk);
+  });
+  Run();
+  EXPECT_THAT(seen, ElementsAre("message 1", "reply 1", "message 2"));
+}
+
 TEST_P(AbstractEventLoopTest, NoArgAndRawWatchers) {
   auto loop = Make("loop");
   Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");

@@ -248,24 +248,37 @@ class ShmWatcher : public WatcherState {
     next_ = reader_.NextIndex();
   }
 
-  // Delivers every message that arrived since the last call.
-  void Deliver() {
-    while (true) {
+  // Whether a message is waiting to be delivered: the one read earlier, or
+  // the next one in the queue, read now into the buffer (counting messages
+  // lost on the way). Never allocates.
+  bool Peek() {
+    while (!pending_) {
       const uint64_t end = reader_.NextIndex();
-      if (next_ >= end) return;
+      if (next_ >= end) return false;
       const uint64_t oldest = OldestKept(end, queue_size_);
       if (next_ < oldest) {
         AddLost(static_cast<uint32_t>(oldest - next_));
         next_ = oldest;
       }
-      MessageInfo info;
-      if (reader_.Read(next_, &info, buffer_.data()) !=
+      if (reader_.Read(next_, &pending_info_, buffer_.data()) !=
           ipc_lib::QueueReader::Result::kGood) {
         continue;  // Overwritten meanwhile: counted as lost next time round.
       }
       ++next_;
-      Call(ContextFromMessage(info, buffer_.data()));
+      pending_ = true;
     }
+    return true;
+  }
+
+  // When the peeked message was sent.
+  monotonic_clock::time_point pending_sent_time() const {
+    return pending_info_.monotonic_sent_time;
+  }
+
+  // Calls the handler on the peeked message.
+  void DeliverPending() {
+    pending_ = false;
+    Call(ContextFromMessage(pending_info_, buffer_.data()));
   }
 
  private:
@@ -276,6 +289,9 @@ class ShmWatcher : public WatcherState {
   std::vector<uint8_t> buffer_;
   std::unique_ptr<ipc_lib::QueueWatcher> registration_;
   uint64_t next_ = 0;
+  // A message read into buffer_ and not delivered yet.
+  bool pending_ = false;
+  MessageInfo pending_info_;
 };
 
 // Invariant: while the timer is enabled, its timerfd is armed for exactly
@@ -454,7 +470,21 @@ void ShmEventLoop::HandleSignals() {
 }
 
 void ShmEventLoop::DeliverMessages() {
-  for (ShmWatcher* watcher : shm_watchers_) watcher->Deliver();
+  // In the order they were sent, across channels (ties: the watcher made
+  // first), as AOS does: each round looks at every watcher again, so a
+  // message a handler sends is ordered among the rest.
+  while (true) {
+    ShmWatcher* earliest = nullptr;
+    for (ShmWatcher* watcher : shm_watchers_) {
+      if (watcher->Peek() &&
+          (earliest == nullptr ||
+           watcher->pending_sent_time() < earliest->pending_sent_time())) {
+        earliest = watcher;
+      }
+    }
+    if (earliest == nullptr) return;
+    earliest->DeliverPending();
+  }
 }
 
 void ShmEventLoop::ApplyRealtimeSettings() {

@@ -24,9 +24,10 @@
 // OS refuses any of these, the loop prints one message saying what to change
 // and runs on without it, unless --die_on_rt_failure.
 //
-// Delivery: each watcher gets its channel's messages in order. Across
-// channels, messages that arrive together are delivered channel by channel,
-// in the order the watchers were made.
+// Delivery: messages are delivered in the order they were sent
+// (monotonic_sent_time), across channels too, as in simulation and AOS;
+// messages sent at the same nanosecond go in the order the watchers were
+// made.
 //
 // Signals: the constructor blocks SIGINT, SIGTERM and the wakeup signal in
 // the calling thread (threads it starts later inherit that), so they arrive

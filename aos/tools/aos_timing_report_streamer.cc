@@ -22,6 +22,9 @@ DEFINE_string(node, "", "Only reports from this node (default: any).");
 DEFINE_bool(stream, true, "Print each report as it arrives.");
 DEFINE_bool(accumulate, true,
             "On exit, print every application's reports summed up.");
+DEFINE_int32(count, 0,
+             "Stop after this many reports matched the filters (0: no "
+             "limit).");
 DEFINE_double(duration, 0,
               "Stop after this many seconds (0: at Ctrl-C or SIGTERM).");
 DEFINE_string(format, "table",
@@ -45,8 +48,9 @@ int Main() {
               << " is neither table nor json\n";
     return 2;
   }
-  if (FLAGS_duration < 0 || FLAGS_max_wakeup_latency_us < 0) {
-    std::cerr << "aos_timing_report_streamer: --duration and "
+  if (FLAGS_duration < 0 || FLAGS_max_wakeup_latency_us < 0 ||
+      FLAGS_count < 0) {
+    std::cerr << "aos_timing_report_streamer: --count, --duration and "
                  "--max_wakeup_latency_us must not be negative\n";
     return 2;
   }
@@ -105,6 +109,7 @@ int Main() {
                              : FormatTimingReport(report, configuration))
                     << (json ? "\n" : "") << std::flush;
         }
+        if (FLAGS_count > 0 && matched >= FLAGS_count) loop.Exit();
       });
 
   if (FLAGS_duration > 0) {
