@@ -57,6 +57,7 @@
 
 #include "aos/configuration.h"
 #include "aos/configuration_generated.h"
+#include "aos/events/allocation_guard.h"
 #include "aos/events/timing_entry.h"
 #include "aos/time/time.h"
 #include "flatbuffers/flatbuffers.h"
@@ -288,6 +289,9 @@ class TimerHandler {
 
   EventLoop* const event_loop_;
   std::function<void()> fn_;
+  // How an allocation guard names it: "timer", or "phased loop" for the
+  // timer behind one.
+  std::string_view callback_kind_ = "timer";
   timing::TimerTiming timing_;
   monotonic_clock::time_point base_ = monotonic_clock::min_time;
   monotonic_clock::duration period_ = monotonic_clock::duration::zero();
@@ -628,6 +632,10 @@ class EventLoop {
   // The process id shown in timing reports.
   virtual int pid() const;
 
+  // Allocations inside callbacks that a --die_on_malloc=false guard
+  // counted instead of aborting (see GuardCallbacksAgainstAllocation).
+  uint64_t realtime_allocations() const { return realtime_allocations_; }
+
  protected:
   EventLoop(std::string_view name, const Configuration* configuration,
             const Node* node);
@@ -654,6 +662,11 @@ class EventLoop {
   // Before StartRunning() (it may allocate).
   void set_cpu_latency_limit(int32_t limit_us, std::string_view cpus);
 
+  // From StartRunning() on, runs every timer, phased loop and watcher
+  // callback under an allocation guard with `policy` (allocation_guard.h).
+  // Before StartRunning().
+  void GuardCallbacksAgainstAllocation(AllocationPolicy policy);
+
   // Destroys the timing reporter, watchers, timers and phased loops.
   // Implementations must call it first thing in their destructor, while
   // what those handlers use of the implementation still exists.
@@ -672,6 +685,15 @@ class EventLoop {
   void CheckNotRunning(std::string_view what) const;
   TimerHandler* AddInternalTimer(std::function<void()> fn);
 
+  // Runs `fn`, a callback of `kind` named `name` (`type` for watchers),
+  // under the allocation guard if there is one.
+  template <typename F>
+  void RunCallback(std::string_view kind, std::string_view name,
+                   std::string_view type, F&& fn);
+  // After a counted callback allocated: counts it and warns once per
+  // callback.
+  void NoteAllocations(const GuardedCallback& callback);
+
   const std::string name_;
   const Configuration* const configuration_;
   const Node* const node_;
@@ -682,6 +704,10 @@ class EventLoop {
   std::optional<cpu_set_t> affinity_;
   int32_t cpu_latency_limit_us_ = -1;
   std::string cpu_latency_limit_cpus_;
+  std::optional<AllocationPolicy> allocation_policy_;
+  uint64_t realtime_allocations_ = 0;
+  // Callbacks already warned about (counted mode only).
+  std::vector<std::string> allocation_warned_;
   Context context_;
 
   std::vector<std::unique_ptr<TimerHandler>> timers_;
@@ -698,6 +724,25 @@ class EventLoop {
   timing::LoopTimingEntries timing_entries_;
   std::unique_ptr<TimingReporter> timing_reporter_;
 };
+
+template <typename F>
+void EventLoop::RunCallback(std::string_view kind, std::string_view name,
+                            std::string_view type, F&& fn) {
+  if (!allocation_policy_.has_value()) {
+    fn();
+    return;
+  }
+  GuardedCallback callback = {.loop = name_,
+                              .kind = kind,
+                              .name = name,
+                              .type = type,
+                              .policy = *allocation_policy_};
+  {
+    ScopedAllocationGuard guard(&callback);
+    fn();
+  }
+  if (callback.allocations > 0) NoteAllocations(callback);
+}
 
 // Sender<T>::Builder.
 

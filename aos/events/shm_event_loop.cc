@@ -28,6 +28,11 @@ DEFINE_bool(die_on_rt_failure, false,
             "Abort instead of running on when the OS refuses realtime "
             "priority, affinity, memory locking or the CPU wakeup latency "
             "limit.");
+DEFINE_bool(die_on_malloc, true,
+            "In a loop at realtime priority, abort with a message naming "
+            "the callback when a timer, phased loop or watcher callback "
+            "allocates heap memory; false: warn once per callback and count "
+            "them.");
 DEFINE_int32(cpu_dma_latency_us, 0,
              "While the loop runs, keep CPUs out of idle states that take "
              "longer than this to leave (a PM QoS request, as cyclictest "
@@ -558,6 +563,11 @@ void ShmEventLoop::Run() {
   CHECK(!ran_) << "event loop " << name() << ": Run() called twice";
   ran_ = true;
   ApplyRealtimeSettings();
+  if (runtime_realtime_priority() > 0) {
+    GuardCallbacksAgainstAllocation(FLAGS_die_on_malloc
+                                        ? AllocationPolicy::kAbort
+                                        : AllocationPolicy::kCount);
+  }
   for (ShmWatcher* watcher : shm_watchers_) {
     watcher->Start(runtime_realtime_priority());
   }

@@ -267,10 +267,12 @@ TEST_F(ShmEventLoopTest, MessageWhoseWakeupWasReadAfterItsTurnIsDelivered) {
 }
 
 // Once running, the real loop allocates nothing either: timers, sends and
-// wakeups to its own watcher, fetches, and timing reports every 100 ms.
+// wakeups to its own watcher, fetches, and timing reports every 100 ms. At
+// realtime priority, so the allocation guard watches every callback too.
 TEST_F(ShmEventLoopTest, NothingAllocatesOnceRunning) {
   FLAGS_timing_report_ms = 100;
   ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SetRuntimeRealtimePriority(1);
   Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
   Fetcher<TestMessage> fetcher = loop.MakeFetcher<TestMessage>("/test");
   int watched = 0;
@@ -369,6 +371,8 @@ TEST_F(ShmEventLoopTest, NormalPriorityLoopsAndMinusOneHoldNothing) {
   }
   gflags::FlagSaver saver;
   gflags::SetCommandLineOption("cpu_dma_latency_us", "-1");
+  // RunOnce's look at /proc allocates; at realtime priority, count it.
+  FLAGS_die_on_malloc = false;
   ShmEventLoop loop(factory_.configuration(), "loop");
   loop.SetRuntimeRealtimePriority(1);
   const HeldWhileRunning held = RunOnce(&loop);
@@ -406,6 +410,103 @@ TEST_F(ShmEventLoopTest, RefusedCpuLatencyLimitWarnsAndTheLoopRuns) {
                   "as root, or have an administrator let this user "
                   "write it"));
   EXPECT_THAT(child.output, ::testing::HasSubstr("--cpu_dma_latency_us=-1"));
+}
+
+// One heap allocation the compiler cannot elide.
+[[gnu::noinline]] void AllocateOnce() {
+  static void* volatile kept;
+  kept = malloc(24);
+  free(kept);
+}
+
+class AllocationGuardTest : public ShmEventLoopTest {
+ protected:
+  void SetUp() override {
+    if (!AllocationGuardAvailable()) {
+      GTEST_SKIP() << "a sanitizer build owns malloc: the allocation guard "
+                      "cannot see allocations here";
+    }
+  }
+};
+
+TEST_F(AllocationGuardTest, RealtimeTimerThatAllocatesAbortsNamingIt) {
+  EXPECT_DEATH(
+      {
+        ShmEventLoop loop(factory_.configuration(), "loop");
+        loop.SkipTimingReport();
+        loop.SetRuntimeRealtimePriority(1);
+        TimerHandler* timer = loop.AddTimer([]() { AllocateOnce(); });
+        timer->set_name("alloc");
+        loop.OnRun([&]() { timer->Schedule(loop.monotonic_now()); });
+        loop.Run();
+      },
+      "event loop loop: timer \"alloc\" allocated 24 bytes while running at "
+      "realtime priority; allocate during setup instead \\(or run with "
+      "--die_on_malloc=false to only count it\\)");
+}
+
+TEST_F(AllocationGuardTest, RealtimeWatcherThatAllocatesAbortsNamingIt) {
+  EXPECT_DEATH(
+      {
+        ShmEventLoop loop(factory_.configuration(), "loop");
+        loop.SkipTimingReport();
+        loop.SetRuntimeRealtimePriority(1);
+        Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+        loop.MakeWatcher("/test", [](const TestMessage&) { AllocateOnce(); });
+        loop.OnRun([&]() {
+          auto builder = sender.MakeBuilder();
+          builder.CheckOk(
+              builder.Send(builder.MakeBuilder<TestMessage>().Finish()));
+        });
+        loop.Run();
+      },
+      "event loop loop: watcher \"/test\" \\(aos.testing.TestMessage\\) "
+      "allocated 24 bytes");
+}
+
+TEST_F(AllocationGuardTest, CountedAllocationsWarnOnceAndTheLoopRunsOn) {
+  gflags::FlagSaver saver;
+  FLAGS_die_on_malloc = false;
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  loop.SetRuntimeRealtimePriority(1);
+  int calls = 0;
+  TimerHandler* timer = loop.AddTimer([&]() {
+    AllocateOnce();
+    AllocateOnce();
+    if (++calls == 3) loop.Exit();
+  });
+  timer->set_name("alloc");
+  loop.OnRun([&]() {
+    timer->Schedule(loop.monotonic_now(), std::chrono::milliseconds(1));
+  });
+  loop.Run();
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(loop.realtime_allocations(), 6u);
+}
+
+// Setup (OnRun) and loops at normal priority may allocate.
+TEST_F(AllocationGuardTest, OnRunAndNormalPriorityLoopsMayAllocate) {
+  {
+    ShmEventLoop loop(factory_.configuration(), "realtime");
+    loop.SkipTimingReport();
+    loop.SetRuntimeRealtimePriority(1);
+    loop.OnRun([&]() {
+      AllocateOnce();
+      loop.Exit();
+    });
+    loop.Run();
+    EXPECT_EQ(loop.realtime_allocations(), 0u);
+  }
+  ShmEventLoop loop(factory_.configuration(), "normal");
+  loop.SkipTimingReport();
+  TimerHandler* timer = loop.AddTimer([&]() {
+    AllocateOnce();
+    loop.Exit();
+  });
+  loop.OnRun([&]() { timer->Schedule(loop.monotonic_now()); });
+  loop.Run();
+  EXPECT_EQ(loop.realtime_allocations(), 0u);
 }
 
 }  // namespace
