@@ -59,8 +59,13 @@ absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfigFromJson(
 const reflection::Schema& ConfigurationSchema();
 
 // Prints a configuration as JSON (one field per line when multi_line).
+// Strict JSON prints the NaN defaults of embedded schemas (a timing
+// report's statistics) as null, which read back as 0: a config to run with
+// is written with strict_json = false (flatbuffers' dialect, exact), as
+// aos_config does.
 std::string ConfigurationToJson(const Configuration& config,
-                                bool multi_line = true);
+                                bool multi_line = true,
+                                bool strict_json = true);
 
 }  // namespace aos::configuration
 
