@@ -274,8 +274,8 @@ bool PendingIn(const QueueMemory& memory, uint32_t slot) {
 
 bool OwnedBy(const QueueMemory& memory, uint32_t slot, pid_t pid) {
   const internal::QueueView view(memory.base(), memory.layout());
-  return view.sender(slot).owner.load(std::memory_order_acquire) ==
-         internal::SlotOwner(pid);
+  return internal::OwnerExtra(view.sender(slot).owner.load(
+             std::memory_order_acquire)) == static_cast<uint32_t>(pid);
 }
 
 TEST_F(LocklessQueueDeathTest, SigkillCampaign) {

@@ -107,7 +107,7 @@ TEST_F(LocklessQueueTest, LayoutToString) {
   layout.channel_storage_duration_ns = 2000000000;
   EXPECT_EQ(layout.ToString(),
             "max_size 64, queue 2000, senders 10, watchers 10, readers 10, "
-            "storage 2000000000 ns, layout version 1");
+            "storage 2000000000 ns, layout version 2");
 }
 
 TEST_F(LocklessQueueTest, HashDiffersWhenAnyFieldDiffers) {
@@ -713,6 +713,7 @@ TEST_F(LocklessQueueTest, ReadsRacingOverwritesAreNeverTorn) {
         ++too_old;
         break;
       case QueueReader::Result::kNothingNewYet:
+      case QueueReader::Result::kCorrupt:
         ADD_FAILURE() << "index " << next - 2 << " of " << next;
         break;
     }
@@ -781,8 +782,8 @@ TEST_F(LocklessQueueTest, ChildProcessSendsParentReadsAll) {
 
 TEST_F(LocklessQueueTest, WakeupOrderIsPriorityThenSlot) {
   internal::WatcherTarget targets[] = {
-      {0, 1, 10, 5},  {1, 1, 11, 50}, {2, 1, 12, 5},
-      {3, 1, 13, 99}, {4, 1, 14, 0},
+      {0, 1, 10, 5, 0},  {1, 1, 11, 50, 0}, {2, 1, 12, 5, 0},
+      {3, 1, 13, 99, 0}, {4, 1, 14, 0, 0},
   };
   internal::OrderWatchersByPriority(targets, 5);
   std::vector<uint32_t> order;
