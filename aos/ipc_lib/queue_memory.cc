@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 
 #include "absl/status/status.h"
@@ -44,8 +46,9 @@ using internal::QueueView;
 using internal::RoundUp;
 using internal::StoredLayout;
 
-// How long an opener waits for the creator to size and initialise the file.
-constexpr std::chrono::milliseconds kInitialisationTimeout{1000};
+// How long an opener waits for the creator to size and initialise the file
+// (1 s; shorter only in fuzzing, where damaged markers are the common case).
+std::atomic<int64_t> initialisation_timeout_ms{1000};
 
 StoredLayout Store(const QueueLayout& layout) {
   StoredLayout stored;
@@ -319,7 +322,9 @@ absl::StatusOr<GuardedMapping> OpenExistingQueue(int fd,
   const std::string path(context.path);
   const size_t header_size = sizeof(QueueHeader);
   const auto deadline =
-      std::chrono::steady_clock::now() + kInitialisationTimeout;
+      std::chrono::steady_clock::now() +
+      std::chrono::milliseconds(
+          initialisation_timeout_ms.load(std::memory_order_relaxed));
   // The header alone, read-only, while we wait and check.
   struct HeaderMapping {
     void* base = nullptr;
@@ -372,7 +377,7 @@ absl::StatusOr<GuardedMapping> OpenExistingQueue(int fd,
     if (late) {
       return context.NotAQueue(aos::StrCat(
           "was never completely initialised (waited ",
-          kInitialisationTimeout.count(),
+          initialisation_timeout_ms.load(std::memory_order_relaxed),
           " ms; its creator probably died), or it is not an aos queue"));
     }
     SleepBriefly();
@@ -415,6 +420,10 @@ absl::StatusOr<GuardedMapping> OpenExistingQueue(int fd,
 }  // namespace
 
 namespace internal {
+
+void SetInitialisationTimeoutForTesting(std::chrono::milliseconds timeout) {
+  initialisation_timeout_ms.store(timeout.count(), std::memory_order_relaxed);
+}
 
 std::string LayoutToString(const QueueLayout& layout, uint32_t version) {
   return aos::StrCat(
