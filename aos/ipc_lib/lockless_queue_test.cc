@@ -917,8 +917,14 @@ TEST_F(LocklessQueueTest, SendReadAndWakeupNeverAllocate) {
   pthread_sigmask(SIG_BLOCK, &set, &old_set);
   auto watcher = QueueWatcher::Make(memory.get(), getpid(), gettid(), 1);
   ASSERT_TRUE(watcher.ok());
+  // A registration whose thread is gone: the first Wakeup below evicts it.
+  std::thread([&memory] {
+    auto gone = QueueWatcher::Make(memory.get(), getpid(), gettid(), 2);
+    ASSERT_TRUE(gone.ok());
+    (void)gone->release();
+  }).join();
   std::vector<char> buffer(64);
-  int good_reads = 0, wakeups = 0;
+  int good_reads = 0, wakeups = 0, too_old = 0;
   const uint64_t before = aos::testing::HeapAllocations();
   for (uint32_t i = 0; i < 100; ++i) {
     WriteTestMessage(sender->Data(), sender->size(), 1, i, 40);
@@ -931,12 +937,15 @@ TEST_F(LocklessQueueTest, SendReadAndWakeupNeverAllocate) {
                     QueueReader::Result::kGood;
       good_reads += reader.Read(1 << 20, &info, buffer.data()) ==
                     QueueReader::Result::kGood;
+      too_old += reader.Read(sent.queue_index - 8, &info, buffer.data()) ==
+                 QueueReader::Result::kTooOld;
       wakeups += wake_upper.Wakeup();
     }
   }
   const uint64_t allocations = aos::testing::HeapAllocations() - before;
   EXPECT_EQ(allocations, 0u);
   EXPECT_EQ(good_reads, 100);
+  EXPECT_EQ(too_old, 92);
   EXPECT_EQ(wakeups, 100);
   const struct timespec zero = {0, 0};
   while (sigtimedwait(&set, nullptr, &zero) > 0) {
