@@ -128,8 +128,12 @@ start_cpu="$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)"
 # CPU time of the finished children (clock ticks), as the kernel counted it.
 end_cpu="$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)"
 ticks="$(getconf CLK_TCK)"
-grep -E "^#[0-9]+.*(DONE|pulse|NEW)" "${WORK}/fuzz.log" | tail -3 || true
-grep -E "stat::|ERROR|SUMMARY" "${WORK}/fuzz.log" || true
+# With --jobs, each job logs to fuzz-<n>.log in the work directory.
+for job_log in "${WORK}"/fuzz.log "${WORK}"/fuzz-*.log; do
+  [[ -f "${job_log}" ]] || continue
+  grep -E "^#[0-9]+.*DONE" "${job_log}" | tail -1 || true
+  grep -E "stat::number_of_executed_units|ERROR|SUMMARY" "${job_log}" || true
+done
 awk -v t="$((end_cpu - start_cpu))" -v hz="${ticks}" \
   'BEGIN { printf "queue_fuzz: %.1f CPU-minutes used\n", t / hz / 60 }' >&2
 if ls "${WORK}"/crash-* "${WORK}"/timeout-* "${WORK}"/leak-* >/dev/null 2>&1; then
