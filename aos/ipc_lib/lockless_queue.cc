@@ -190,6 +190,13 @@ absl::Status NoSlot(const QueueMemory& memory, std::string_view kind,
                       : ""));
 }
 
+// A sent time from a message header (nanoseconds of `Clock`).
+template <typename Clock>
+typename Clock::time_point LoadTime(const std::atomic<int64_t>& field) {
+  return typename Clock::time_point(
+      typename Clock::duration(field.load(std::memory_order_relaxed)));
+}
+
 // What to do about a damaged file, at the end of every message about one.
 std::string DeleteAdvice(const QueueMemory& memory) {
   return aos::StrCat("Stop every process using ", memory.path(),
@@ -438,17 +445,13 @@ QueueReader::Result QueueReader::Read(uint64_t index, MessageInfo* info,
   const uint32_t size = header.size.load(std::memory_order_relaxed);
   MessageInfo result;
   result.monotonic_sent_time =
-      monotonic_clock::time_point(monotonic_clock::duration(
-          header.monotonic_sent_time.load(std::memory_order_relaxed)));
+      LoadTime<monotonic_clock>(header.monotonic_sent_time);
   result.realtime_sent_time =
-      realtime_clock::time_point(realtime_clock::duration(
-          header.realtime_sent_time.load(std::memory_order_relaxed)));
+      LoadTime<realtime_clock>(header.realtime_sent_time);
   result.monotonic_remote_time =
-      monotonic_clock::time_point(monotonic_clock::duration(
-          header.monotonic_remote_time.load(std::memory_order_relaxed)));
+      LoadTime<monotonic_clock>(header.monotonic_remote_time);
   result.realtime_remote_time =
-      realtime_clock::time_point(realtime_clock::duration(
-          header.realtime_remote_time.load(std::memory_order_relaxed)));
+      LoadTime<realtime_clock>(header.realtime_remote_time);
   result.remote_queue_index =
       header.remote_queue_index.load(std::memory_order_relaxed);
   result.queue_index = static_cast<uint32_t>(index);

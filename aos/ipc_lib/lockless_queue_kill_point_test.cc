@@ -353,11 +353,12 @@ std::vector<Scenario> Scenarios() {
        .name = "wakeup, evicting a thread that is gone",
        .layout = Layout(4, 2, 2),
        .child = [](QueueMemory* memory) -> std::function<void()> {
-         std::thread([memory] {
+         const pid_t gone = testing::RunOnThreadThatIsThenGone([memory] {
            auto watcher = QueueWatcher::Make(memory, getpid(), gettid(), 1);
            if (!watcher.ok()) _exit(2);
            (void)watcher->release();
-         }).join();
+         });
+         if (gone < 0) _exit(3);
          return [memory] { QueueWakeUpper(memory).Wakeup(); };
        }});
   scenarios.push_back({.operation = "read",

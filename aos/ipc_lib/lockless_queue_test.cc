@@ -871,11 +871,13 @@ TEST_F(LocklessQueueTest, WakeupReleasesSlotsOfGoneThreads) {
   auto memory = Open(dir_ + "/q", SmallLayout());
   // A thread of this process registers and exits without unregistering.
   std::unique_ptr<QueueWatcher> stale;
-  std::thread([&] {
-    auto watcher = QueueWatcher::Make(memory.get(), getpid(), gettid(), 5);
-    ASSERT_TRUE(watcher.ok());
-    stale = std::move(watcher).value();
-  }).join();
+  ASSERT_GT(testing::RunOnThreadThatIsThenGone([&] {
+              auto watcher =
+                  QueueWatcher::Make(memory.get(), getpid(), gettid(), 5);
+              ASSERT_TRUE(watcher.ok());
+              stale = std::move(watcher).value();
+            }),
+            0);
   // A child process does the same.
   const pid_t child = fork();
   ASSERT_GE(child, 0);
@@ -918,11 +920,13 @@ TEST_F(LocklessQueueTest, SendReadAndWakeupNeverAllocate) {
   auto watcher = QueueWatcher::Make(memory.get(), getpid(), gettid(), 1);
   ASSERT_TRUE(watcher.ok());
   // A registration whose thread is gone: the first Wakeup below evicts it.
-  std::thread([&memory] {
-    auto gone = QueueWatcher::Make(memory.get(), getpid(), gettid(), 2);
-    ASSERT_TRUE(gone.ok());
-    (void)gone->release();
-  }).join();
+  ASSERT_GT(testing::RunOnThreadThatIsThenGone([&memory] {
+              auto gone =
+                  QueueWatcher::Make(memory.get(), getpid(), gettid(), 2);
+              ASSERT_TRUE(gone.ok());
+              (void)gone->release();
+            }),
+            0);
   std::vector<char> buffer(64);
   int good_reads = 0, wakeups = 0, too_old = 0;
   const uint64_t before = aos::testing::HeapAllocations();

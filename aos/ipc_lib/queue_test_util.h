@@ -13,11 +13,16 @@
 //   std::string error = CheckTestMessage(buffer, info.size, &decoded);
 //   std::string problems = ValidateQueue(*memory);   // a quiet queue
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "aos/ipc_lib/lockless_queue.h"
@@ -108,6 +113,24 @@ inline std::string CheckTestMessage(const void* data, size_t size,
   }
   if (decoded != nullptr) *decoded = header;
   return "";
+}
+
+// Runs `body` on a thread of its own and waits until the kernel no longer
+// knows that thread (a joined thread's task may still take signals for a
+// moment after join returns). Returns its tid, or -1 if it was still there
+// after 10 s. For tests that need a registration whose thread is gone.
+template <typename Body>
+pid_t RunOnThreadThatIsThenGone(Body body) {
+  pid_t tid = 0;
+  std::thread([&] {
+    tid = gettid();
+    body();
+  }).join();
+  for (int i = 0; i < 10000; ++i) {
+    if (tgkill(getpid(), tid, 0) != 0 && errno == ESRCH) return tid;
+    usleep(1000);
+  }
+  return -1;
 }
 
 // Writes and sends a test message through `sender`. Lengths vary up to
