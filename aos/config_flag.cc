@@ -5,12 +5,17 @@
 
 #include "aos/util/str_cat.h"
 
+DEFINE_string(config, "",
+              "The configuration: a JSON file (imports are read relative to "
+              "it), flattened or not. Default: the program's own (see its "
+              "--help).");
+
 namespace aos {
 
 absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfigFlag(
-    std::string_view flag_value, std::string_view default_file) {
-  if (!flag_value.empty()) {
-    auto config = configuration::ReadConfig(flag_value);
+    std::string_view default_config) {
+  if (!FLAGS_config.empty()) {
+    auto config = configuration::ReadConfig(FLAGS_config);
     if (!config.ok()) {
       return absl::Status(config.status().code(),
                           StrCat("--config: ", config.status().message()));
@@ -19,20 +24,27 @@ absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfigFlag(
   }
   namespace fs = std::filesystem;
   std::error_code error;
-  const fs::path executable = fs::read_symlink("/proc/self/exe", error);
+  const fs::path file_name = fs::path(default_config).filename();
   std::vector<fs::path> candidates;
-  if (!error) candidates.push_back(executable.parent_path() / default_file);
-  candidates.push_back(fs::current_path(error) / default_file);
+  const fs::path executable = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    candidates.push_back(fs::path(executable.string() + ".runfiles") / "aos" /
+                         default_config);
+    candidates.push_back(executable.parent_path() / file_name);
+  }
+  candidates.push_back(fs::current_path(error) / file_name);
   for (const fs::path& candidate : candidates) {
-    if (fs::exists(candidate))
+    if (fs::exists(candidate, error)) {
       return configuration::ReadConfig(candidate.string());
+    }
   }
   std::vector<std::string> tried;
-  for (const fs::path& candidate : candidates)
+  for (const fs::path& candidate : candidates) {
     tried.push_back(candidate.string());
-  return absl::NotFoundError(StrCat("no --config given and no ", default_file,
-                                    " found (looked at ", StrJoin(tried, ", "),
-                                    "); pass --config=PATH"));
+  }
+  return absl::NotFoundError(StrCat(
+      "no --config given and no ", file_name.string(), " found (looked at ",
+      StrJoin(tried, ", "), "); pass --config=PATH"));
 }
 
 }  // namespace aos

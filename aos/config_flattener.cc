@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "aos/config_flag.h"
 #include "aos/configuration.h"
 #include "aos/init.h"
 #include "gflags/gflags.h"
 
-DEFINE_string(config, "", "The configuration (JSON) to flatten.");
 DEFINE_string(out_json, "", "Where to write the flattened config as JSON.");
 DEFINE_string(out_bfbs, "",
               "Where to write the flattened config as a binary "

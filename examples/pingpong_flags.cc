@@ -6,9 +6,6 @@
 #include "aos/util/cpu_set.h"
 #include "gflags/gflags.h"
 
-DEFINE_string(config, "",
-              "The configuration; default: pingpong_config.json next to the "
-              "binary, then in the working directory.");
 DEFINE_int32(priority, 5, "SCHED_FIFO priority (0 = normal scheduling).");
 DEFINE_string(affinity, "", "CPUs to run on, e.g. 1 or 0,2-3 (default: any).");
 
@@ -16,7 +13,7 @@ namespace aos::examples {
 
 std::optional<FlatbufferDetachedBuffer<Configuration>> ReadPingPongConfig(
     std::string_view program) {
-  auto config = ReadConfigFlag(FLAGS_config, "pingpong_config.json");
+  auto config = ReadConfigFlag("examples/pingpong_config.json");
   if (!config.ok()) {
     std::cerr << program << ": " << config.status().message() << "\n";
     return std::nullopt;

@@ -140,7 +140,7 @@ run_tests() {
 # shared memory file is cleaned up. Extra arguments go to the streamer.
 run_main_job() {
   bazel_cmd build //examples:ping //examples:pong \
-    //aos/events:aos_timing_report_streamer
+    //aos/tools:aos_timing_report_streamer
   local base config status=0
   base="$(mktemp -d /dev/shm/aos_pingpong.XXXXXX)"
   config="bazel-bin/examples/pingpong_config.json"
@@ -162,7 +162,7 @@ run_main_job() {
   bazel-bin/examples/ping --config="${config}" --shm_base="${base}" &
   pids+=($!)
   log "streaming ping's timing reports; Ctrl-C to stop early"
-  bazel-bin/aos/events/aos_timing_report_streamer --config="${config}" \
+  bazel-bin/aos/tools/aos_timing_report_streamer --config="${config}" \
     --shm_base="${base}" --application=ping --duration=10 "$@" || status=$?
   cleanup
   trap - EXIT INT TERM

@@ -6,6 +6,7 @@
 
 #include "aos/configuration.h"
 #include "aos/events/timing_report.h"
+#include "aos/util/str_cat.h"
 #include "gflags/gflags.h"
 
 DEFINE_bool(timing_reports, true,
@@ -29,9 +30,13 @@ RawSender::RawSender(EventLoop* event_loop, const Channel* channel)
     : event_loop_(event_loop), channel_(channel) {
   timing_.channel_index = event_loop->ChannelIndex(channel);
   event_loop->senders_.push_back(this);
+  event_loop->timing_entries_.senders.push_back(&timing_);
 }
 
-RawSender::~RawSender() { std::erase(event_loop_->senders_, this); }
+RawSender::~RawSender() {
+  std::erase(event_loop_->senders_, this);
+  std::erase(event_loop_->timing_entries_.senders, &timing_);
+}
 
 void RawSender::CheckLength(size_t length) {
   if (length > size()) {
@@ -81,9 +86,13 @@ RawFetcher::RawFetcher(EventLoop* event_loop, const Channel* channel)
     : event_loop_(event_loop), channel_(channel) {
   timing_.channel_index = event_loop->ChannelIndex(channel);
   event_loop->fetchers_.push_back(this);
+  event_loop->timing_entries_.fetchers.push_back(&timing_);
 }
 
-RawFetcher::~RawFetcher() { std::erase(event_loop_->fetchers_, this); }
+RawFetcher::~RawFetcher() {
+  std::erase(event_loop_->fetchers_, this);
+  std::erase(event_loop_->timing_entries_.fetchers, &timing_);
+}
 
 bool RawFetcher::Record(FetchResult result) {
   timing_.lost_messages += result.lost;
@@ -114,7 +123,7 @@ monotonic_clock::time_point TimerHandler::Call(
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - event_time);
-  fn_();
+  event_loop_->RunCallback(callback_kind_, timing_.name, {}, fn_);
   const monotonic_clock::time_point end = event_loop_->monotonic_now();
   timing_.handler_time.Record(end - start);
   return end;
@@ -173,6 +182,7 @@ PhasedLoopHandler::PhasedLoopHandler(EventLoop* event_loop,
     : event_loop_(event_loop), fn_(std::move(fn)) {
   // The timer first: messages below name the phased loop through it.
   timer_ = event_loop->AddInternalTimer([this]() { HandleTimer(); });
+  timer_->callback_kind_ = "phased loop";
   set_interval_and_offset(interval, offset);
 }
 
@@ -240,16 +250,21 @@ WatcherState::WatcherState(EventLoop* event_loop, const Channel* channel,
                            std::function<void(const Context&, const void*)> fn)
     : event_loop_(event_loop), channel_(channel), fn_(std::move(fn)) {
   timing_.channel_index = event_loop->ChannelIndex(channel);
+  event_loop->timing_entries_.watchers.push_back(&timing_);
 }
 
-WatcherState::~WatcherState() = default;
+WatcherState::~WatcherState() {
+  std::erase(event_loop_->timing_entries_.watchers, &timing_);
+}
 
 void WatcherState::Call(const Context& context) {
   event_loop_->set_context(context);
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - context.monotonic_event_time);
-  fn_(context, context.data);
+  event_loop_->RunCallback("watcher", channel_->name()->string_view(),
+                           channel_->type()->string_view(),
+                           [&]() { fn_(context, context.data); });
   timing_.handler_time.Record(event_loop_->monotonic_now() - start);
 }
 
@@ -284,8 +299,10 @@ EventLoop::~EventLoop() {
 
 void EventLoop::DestroyHandlers() {
   timing_reporter_.reset();
+  timing_entries_.phased_loops.clear();
   phased_loops_.clear();
   internal_timers_.clear();
+  timing_entries_.timers.clear();
   timers_.clear();
   watchers_.clear();
 }
@@ -350,6 +367,7 @@ void EventLoop::MakeRawWatcher(
 TimerHandler* EventLoop::AddTimer(std::function<void()> fn) {
   CheckNotRunning("AddTimer");
   timers_.push_back(DoMakeTimer(std::move(fn)));
+  timing_entries_.timers.push_back(&timers_.back()->timing_);
   return timers_.back().get();
 }
 
@@ -364,6 +382,8 @@ PhasedLoopHandler* EventLoop::AddPhasedLoop(std::function<void(int)> fn,
   CheckNotRunning("AddPhasedLoop");
   phased_loops_.push_back(std::unique_ptr<PhasedLoopHandler>(
       new PhasedLoopHandler(this, std::move(fn), interval, offset)));
+  timing_entries_.phased_loops.push_back(
+      &phased_loops_.back()->timer_->timing_);
   return phased_loops_.back().get();
 }
 
@@ -395,6 +415,33 @@ void EventLoop::SetRuntimeAffinity(const cpu_set_t& cpus) {
   CHECK_GT(CPU_COUNT(&cpus), 0)
       << "event loop " << name_ << ": affinity names no CPU";
   affinity_ = cpus;
+}
+
+void EventLoop::GuardCallbacksAgainstAllocation(AllocationPolicy policy) {
+  CheckNotRunning("GuardCallbacksAgainstAllocation");
+  allocation_policy_ = policy;
+}
+
+void EventLoop::NoteAllocations(const GuardedCallback& callback) {
+  realtime_allocations_ += callback.allocations;
+  std::string what = StrCat(callback.kind, " \"", callback.name, "\"");
+  if (!callback.type.empty()) StrAppend(&what, " (", callback.type, ")");
+  if (std::find(allocation_warned_.begin(), allocation_warned_.end(), what) !=
+      allocation_warned_.end()) {
+    return;
+  }
+  LOG(WARNING) << "event loop " << name_ << ": " << what << " allocated "
+               << callback.allocations
+               << " times in one call while running at realtime priority "
+                  "(counted, not aborted: --die_on_malloc=false); further "
+                  "allocations of it are only counted";
+  allocation_warned_.push_back(std::move(what));
+}
+
+void EventLoop::set_cpu_latency_limit(int32_t limit_us, std::string_view cpus) {
+  CheckNotRunning("set_cpu_latency_limit");
+  cpu_latency_limit_us_ = limit_us;
+  cpu_latency_limit_cpus_ = cpus;
 }
 
 void EventLoop::StartRunning() {

@@ -4,22 +4,25 @@
 // The event loop: one thread that reacts to timers, phased loops and new
 // messages, and measures every callback it runs.
 //
+// clang-format off
 //   std::unique_ptr<aos::EventLoop> loop = factory.MakeEventLoop("ping");
 //   aos::Sender<aos::examples::Ping> sender =
 //       loop->MakeSender<aos::examples::Ping>("/test");
-//   loop->MakeWatcher("/test", [&](const aos::examples::Pong &pong) {
+//   loop->MakeWatcher("/test", [&](const aos::examples::Pong& pong) {
 //     LOG(INFO) << "pong " << pong.value();
 //   });
-//   aos::TimerHandler *timer = loop->AddTimer([&]() {
+//   aos::TimerHandler* timer = loop->AddTimer([&]() {
 //     auto builder = sender.MakeBuilder();
 //     aos::examples::Ping::Builder ping =
-//     builder.MakeBuilder<aos::examples::Ping>(); ping.add_value(++count);
+//         builder.MakeBuilder<aos::examples::Ping>();
+//     ping.add_value(++count);
 //     builder.CheckOk(builder.Send(ping.Finish()));
 //   });
 //   timer->set_name("ping");
 //   loop->OnRun([&]() {
 //     timer->Schedule(loop->monotonic_now(), std::chrono::milliseconds(10));
 //   });
+// clang-format on
 //
 // Life cycle: an event loop is set up (senders, fetchers, watchers, timers,
 // phased loops, OnRun callbacks) and then run; in simulation by
@@ -54,6 +57,7 @@
 
 #include "aos/configuration.h"
 #include "aos/configuration_generated.h"
+#include "aos/events/allocation_guard.h"
 #include "aos/events/timing_entry.h"
 #include "aos/time/time.h"
 #include "flatbuffers/flatbuffers.h"
@@ -94,14 +98,14 @@ struct Context {
 class RawSender {
  public:
   // Why a send failed. Values match aos.timing.SendError (+1).
-  enum class Error {
-    kOk,
-    // More than frequency * channel_storage_duration messages were sent
-    // within one channel_storage_duration; the message was not sent.
-    kMessagesSentTooFast,
-    // Something wrote outside the message buffer (past max_size); the
-    // message was not sent.
-    kInvalidRedzone,
+  enum class [[nodiscard]] Error{
+      kOk,
+      // More than frequency * channel_storage_duration messages were sent
+      // within one channel_storage_duration; the message was not sent.
+      kMessagesSentTooFast,
+      // Something wrote outside the message buffer (past max_size); the
+      // message was not sent.
+      kInvalidRedzone,
   };
 
   virtual ~RawSender();
@@ -150,7 +154,6 @@ class RawSender {
   uint32_t sent_queue_index_ = Context::kInvalidQueueIndex;
 
  private:
-  friend class TimingReporter;
   void CheckLength(size_t length);
 
   EventLoop* const event_loop_;
@@ -197,7 +200,6 @@ class RawFetcher {
   Context context_;
 
  private:
-  friend class TimingReporter;
   bool Record(FetchResult result);
 
   EventLoop* const event_loop_;
@@ -273,7 +275,7 @@ class TimerHandler {
 
  private:
   friend class PhasedLoopHandler;
-  friend class TimingReporter;
+  friend class EventLoop;
 
   // Calls the handler for the call scheduled at `event_time`, measuring it.
   // Returns the time the handler returned.
@@ -287,6 +289,9 @@ class TimerHandler {
 
   EventLoop* const event_loop_;
   std::function<void()> fn_;
+  // How an allocation guard names it: "timer", or "phased loop" for the
+  // timer behind one.
+  std::string_view callback_kind_ = "timer";
   timing::TimerTiming timing_;
   monotonic_clock::time_point base_ = monotonic_clock::min_time;
   monotonic_clock::duration period_ = monotonic_clock::duration::zero();
@@ -317,7 +322,6 @@ class PhasedLoopHandler {
 
  private:
   friend class EventLoop;
-  friend class TimingReporter;
 
   PhasedLoopHandler(EventLoop* event_loop, std::function<void(int)> fn,
                     monotonic_clock::duration interval,
@@ -358,8 +362,6 @@ class WatcherState {
   void AddLost(uint32_t lost) { timing_.lost_messages += lost; }
 
  private:
-  friend class TimingReporter;
-
   EventLoop* const event_loop_;
   const Channel* const channel_;
   std::function<void(const Context&, const void*)> fn_;
@@ -520,8 +522,10 @@ class EventLoop {
   }
 
   // Calls `watcher(const T&)` for every message sent on `channel_name` after
-  // the loop starts running, once each, in order. The message type T is
-  // taken from the callable's argument. Before Run() only.
+  // the loop starts running, once each, in order. Across channels, a loop
+  // delivers waiting messages in the order they were sent (ties: the
+  // watcher made first), in simulation and in production alike. The
+  // message type T is taken from the callable's argument. Before Run() only.
   template <typename Watch>
   void MakeWatcher(std::string_view channel_name, Watch&& watcher) {
     using T = typename event_loop_internal::WatcherArgument<Watch>::type;
@@ -594,6 +598,15 @@ class EventLoop {
   void SetRuntimeAffinity(const cpu_set_t& cpus);
   const std::optional<cpu_set_t>& runtime_affinity() const { return affinity_; }
 
+  // The limit on CPU wakeup latency (PM QoS) the loop holds while it runs,
+  // in us, and the CPUs it applies to ("all", or a CPU list): shown in its
+  // timing reports. -1 (and "") while it holds none; only ShmEventLoop
+  // holds one (docs/event_loop.md).
+  int32_t cpu_latency_limit_us() const { return cpu_latency_limit_us_; }
+  const std::string& cpu_latency_limit_cpus() const {
+    return cpu_latency_limit_cpus_;
+  }
+
   // The context of the callback being run: the message for a watcher, the
   // scheduled time for a timer.
   const Context& context() const { return context_; }
@@ -611,8 +624,17 @@ class EventLoop {
   const std::vector<RawSender*>& senders() const { return senders_; }
   const std::vector<RawFetcher*>& fetchers() const { return fetchers_; }
 
+  // The figures of every timer, phased loop, watcher, fetcher and sender,
+  // for the timing reporter (which resets them after each report) and
+  // tests. Timers added for phased loops are listed as phased loops.
+  timing::LoopTimingEntries* timing_entries() { return &timing_entries_; }
+
   // The process id shown in timing reports.
   virtual int pid() const;
+
+  // Allocations inside callbacks that a --die_on_malloc=false guard
+  // counted instead of aborting (see GuardCallbacksAgainstAllocation).
+  uint64_t realtime_allocations() const { return realtime_allocations_; }
 
  protected:
   EventLoop(std::string_view name, const Configuration* configuration,
@@ -636,6 +658,15 @@ class EventLoop {
 
   void set_context(const Context& context) { context_ = context; }
 
+  // Records the CPU latency limit the implementation holds, for reports.
+  // Before StartRunning() (it may allocate).
+  void set_cpu_latency_limit(int32_t limit_us, std::string_view cpus);
+
+  // From StartRunning() on, runs every timer, phased loop and watcher
+  // callback under an allocation guard with `policy` (allocation_guard.h).
+  // Before StartRunning().
+  void GuardCallbacksAgainstAllocation(AllocationPolicy policy);
+
   // Destroys the timing reporter, watchers, timers and phased loops.
   // Implementations must call it first thing in their destructor, while
   // what those handlers use of the implementation still exists.
@@ -654,6 +685,15 @@ class EventLoop {
   void CheckNotRunning(std::string_view what) const;
   TimerHandler* AddInternalTimer(std::function<void()> fn);
 
+  // Runs `fn`, a callback of `kind` named `name` (`type` for watchers),
+  // under the allocation guard if there is one.
+  template <typename F>
+  void RunCallback(std::string_view kind, std::string_view name,
+                   std::string_view type, F&& fn);
+  // After a counted callback allocated: counts it and warns once per
+  // callback.
+  void NoteAllocations(const GuardedCallback& callback);
+
   const std::string name_;
   const Configuration* const configuration_;
   const Node* const node_;
@@ -662,6 +702,12 @@ class EventLoop {
   bool skip_timing_report_ = false;
   int priority_ = 0;
   std::optional<cpu_set_t> affinity_;
+  int32_t cpu_latency_limit_us_ = -1;
+  std::string cpu_latency_limit_cpus_;
+  std::optional<AllocationPolicy> allocation_policy_;
+  uint64_t realtime_allocations_ = 0;
+  // Callbacks already warned about (counted mode only).
+  std::vector<std::string> allocation_warned_;
   Context context_;
 
   std::vector<std::unique_ptr<TimerHandler>> timers_;
@@ -673,8 +719,30 @@ class EventLoop {
   std::vector<RawFetcher*> fetchers_;
   std::vector<std::function<void()>> on_run_;
 
+  // Every timer's, phased loop's, watcher's, fetcher's and sender's
+  // figures, for the reporter.
+  timing::LoopTimingEntries timing_entries_;
   std::unique_ptr<TimingReporter> timing_reporter_;
 };
+
+template <typename F>
+void EventLoop::RunCallback(std::string_view kind, std::string_view name,
+                            std::string_view type, F&& fn) {
+  if (!allocation_policy_.has_value()) {
+    fn();
+    return;
+  }
+  GuardedCallback callback = {.loop = name_,
+                              .kind = kind,
+                              .name = name,
+                              .type = type,
+                              .policy = *allocation_policy_};
+  {
+    ScopedAllocationGuard guard(&callback);
+    fn();
+  }
+  if (callback.allocations > 0) NoteAllocations(callback);
+}
 
 // Sender<T>::Builder.
 

@@ -11,8 +11,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 
 #include "aos/ipc_lib/lockless_queue.h"
+#include "aos/util/cpu_latency_limit.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -23,8 +25,52 @@ DEFINE_string(permissions, "0600",
               "Octal mode of the shared memory files this process creates; "
               "e.g. 0660 to share them with a group.");
 DEFINE_bool(die_on_rt_failure, false,
-            "Abort instead of running at normal priority when the OS refuses "
-            "realtime priority, affinity or memory locking.");
+            "Abort instead of running on when the OS refuses realtime "
+            "priority, affinity, memory locking or the CPU wakeup latency "
+            "limit.");
+DEFINE_bool(die_on_malloc, true,
+            "In a loop at realtime priority, abort with a message naming "
+            "the callback when a timer, phased loop or watcher callback "
+            "allocates heap memory; false: warn once per callback and count "
+            "them.");
+DEFINE_int32(cpu_dma_latency_us, 0,
+             "While the loop runs, keep CPUs out of idle states that take "
+             "longer than this to leave (a PM QoS request, as cyclictest "
+             "holds): 0 keeps idle CPUs polling. Held by loops at realtime "
+             "priority; a normal-priority loop holds it only when this flag "
+             "is given. -1: never.");
+DEFINE_string(cpu_dma_latency_scope, "auto",
+              "Which CPUs --cpu_dma_latency_us limits: 'all' "
+              "(/dev/cpu_dma_latency), 'cpus' (only the CPUs the loop may run "
+              "on, through their pm_qos_resume_latency_us), or 'auto' "
+              "('cpus' for a loop pinned to some of the CPUs where the kernel "
+              "offers per-CPU limits, 'all' otherwise).");
+
+namespace {
+
+// Bad values stop the program at flag parsing with one line.
+bool ValidateCpuDmaLatency(const char* flag, int32_t value) {
+  if (value == -1 ||
+      (value >= 0 && value <= aos::CpuLatencyLimit::kMaxLimitUs)) {
+    return true;
+  }
+  std::cerr << gflags::ProgramInvocationShortName() << ": --" << flag << "="
+            << value << " is not a wakeup latency: give 0 to "
+            << aos::CpuLatencyLimit::kMaxLimitUs
+            << " microseconds, or -1 for no limit\n";
+  exit(1);
+}
+DEFINE_validator(cpu_dma_latency_us, &ValidateCpuDmaLatency);
+
+bool ValidateCpuDmaLatencyScope(const char* flag, const std::string& value) {
+  if (value == "auto" || value == "all" || value == "cpus") return true;
+  std::cerr << gflags::ProgramInvocationShortName() << ": --" << flag << "="
+            << value << " is not a scope: give auto, all or cpus\n";
+  exit(1);
+}
+DEFINE_validator(cpu_dma_latency_scope, &ValidateCpuDmaLatencyScope);
+
+}  // namespace
 
 namespace aos {
 namespace {
@@ -224,19 +270,20 @@ class ShmWatcher : public WatcherState {
     next_ = reader_.NextIndex();
   }
 
-  // Delivers every message that arrived since the last call.
-  void Deliver() {
-    while (true) {
+  // Whether a message is waiting to be delivered: the one read earlier, or
+  // the next one in the queue, read now into the buffer (counting messages
+  // lost on the way). Never allocates.
+  bool Peek() {
+    while (!pending_) {
       const uint64_t end = reader_.NextIndex();
-      if (next_ >= end) return;
+      if (next_ >= end) return false;
       const uint64_t oldest = OldestKept(end, queue_size_);
       if (next_ < oldest) {
         AddLost(static_cast<uint32_t>(oldest - next_));
         next_ = oldest;
       }
-      MessageInfo info;
       const ipc_lib::QueueReader::Result result =
-          reader_.Read(next_, &info, buffer_.data());
+          reader_.Read(next_, &pending_info_, buffer_.data());
       if (result == ipc_lib::QueueReader::Result::kCorrupt) {
         AddLost(1);  // Damaged (logged by the reader): skipped.
         ++next_;
@@ -246,8 +293,20 @@ class ShmWatcher : public WatcherState {
         continue;  // Overwritten meanwhile: counted as lost next time round.
       }
       ++next_;
-      Call(ContextFromMessage(info, buffer_.data()));
+      pending_ = true;
     }
+    return true;
+  }
+
+  // When the peeked message was sent.
+  monotonic_clock::time_point pending_sent_time() const {
+    return pending_info_.monotonic_sent_time;
+  }
+
+  // Calls the handler on the peeked message.
+  void DeliverPending() {
+    pending_ = false;
+    Call(ContextFromMessage(pending_info_, buffer_.data()));
   }
 
  private:
@@ -258,6 +317,9 @@ class ShmWatcher : public WatcherState {
   std::vector<uint8_t> buffer_;
   std::unique_ptr<ipc_lib::QueueWatcher> registration_;
   uint64_t next_ = 0;
+  // A message read into buffer_ and not delivered yet.
+  bool pending_ = false;
+  MessageInfo pending_info_;
 };
 
 // Invariant: while the timer is enabled, its timerfd is armed for exactly
@@ -436,7 +498,21 @@ void ShmEventLoop::HandleSignals() {
 }
 
 void ShmEventLoop::DeliverMessages() {
-  for (ShmWatcher* watcher : shm_watchers_) watcher->Deliver();
+  // In the order they were sent, across channels (ties: the watcher made
+  // first), as AOS does: each round looks at every watcher again, so a
+  // message a handler sends is ordered among the rest.
+  while (true) {
+    ShmWatcher* earliest = nullptr;
+    for (ShmWatcher* watcher : shm_watchers_) {
+      if (watcher->Peek() &&
+          (earliest == nullptr ||
+           watcher->pending_sent_time() < earliest->pending_sent_time())) {
+        earliest = watcher;
+      }
+    }
+    if (earliest == nullptr) return;
+    earliest->DeliverPending();
+  }
 }
 
 void ShmEventLoop::ApplyRealtimeSettings() {
@@ -467,12 +543,54 @@ void ShmEventLoop::ApplyRealtimeSettings() {
               "/etc/security/limits.conf, or run as root");
     }
   }
+  HoldCpuLatencyLimit();
+}
+
+void ShmEventLoop::HoldCpuLatencyLimit() {
+  const bool asked =
+      !gflags::GetCommandLineFlagInfoOrDie("cpu_dma_latency_us").is_default;
+  if (FLAGS_cpu_dma_latency_us < 0 ||
+      (runtime_realtime_priority() == 0 && !asked)) {
+    return;
+  }
+  // The CPUs the loop may run on, now that its affinity is applied.
+  cpu_set_t loop_cpus;
+  CPU_ZERO(&loop_cpus);
+  PCHECK(sched_getaffinity(0, sizeof(loop_cpus), &loop_cpus) == 0);
+  bool per_cpu = FLAGS_cpu_dma_latency_scope == "cpus";
+  if (FLAGS_cpu_dma_latency_scope == "auto") {
+    per_cpu = runtime_affinity().has_value() &&
+              CPU_COUNT(&loop_cpus) < sysconf(_SC_NPROCESSORS_ONLN) &&
+              CpuLatencyLimit::PerCpuAvailable(loop_cpus);
+  }
+  auto limit =
+      per_cpu
+          ? CpuLatencyLimit::HoldForCpus(FLAGS_cpu_dma_latency_us, loop_cpus)
+          : CpuLatencyLimit::HoldForAllCpus(FLAGS_cpu_dma_latency_us);
+  if (!limit.ok()) {
+    const std::string message =
+        StrCat("event loop ", name(), ": ", limit.status().message(),
+               "; idle CPUs may sleep deeply and every wakeup pays for it");
+    if (FLAGS_die_on_rt_failure) LOG(FATAL) << message;
+    LOG(WARNING) << message
+                 << " (continuing; --cpu_dma_latency_us=-1 stops asking, "
+                    "--die_on_rt_failure aborts)";
+    return;
+  }
+  cpu_latency_limit_ = std::move(limit).value();
+  set_cpu_latency_limit(cpu_latency_limit_->limit_us(),
+                        cpu_latency_limit_->cpus());
 }
 
 void ShmEventLoop::Run() {
   CHECK(!ran_) << "event loop " << name() << ": Run() called twice";
   ran_ = true;
   ApplyRealtimeSettings();
+  if (runtime_realtime_priority() > 0) {
+    GuardCallbacksAgainstAllocation(FLAGS_die_on_malloc
+                                        ? AllocationPolicy::kAbort
+                                        : AllocationPolicy::kCount);
+  }
   for (ShmWatcher* watcher : shm_watchers_) {
     watcher->Start(runtime_realtime_priority());
   }
@@ -480,6 +598,7 @@ void ShmEventLoop::Run() {
   // Messages may have arrived while OnRun callbacks ran.
   DeliverMessages();
   epoll_.Run();
+  cpu_latency_limit_.reset();
   if (runtime_realtime_priority() > 0) {
     struct sched_param param = {};
     sched_setscheduler(0, SCHED_OTHER, &param);

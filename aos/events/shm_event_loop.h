@@ -16,13 +16,21 @@
 //
 // Realtime: when Run() starts, SetRuntimeRealtimePriority() becomes
 // SCHED_FIFO, SetRuntimeAffinity() pins the thread, and a realtime loop locks
-// its memory (mlockall). If the OS refuses, the loop prints one message
-// saying what to change and runs at normal priority, unless
-// --die_on_rt_failure.
+// its memory (mlockall) and, until Run() returns, holds a PM QoS limit on
+// how long idle CPUs take to wake up (--cpu_dma_latency_us, default 0 us;
+// --cpu_dma_latency_scope says which CPUs; aos/util/cpu_latency_limit.h),
+// as cyclictest does: otherwise every wakeup would include the CPU's exit
+// from a deep idle state. Its timing reports say which limit it held. If the
+// OS refuses any of these, the loop prints one message saying what to change
+// and runs on without it, unless --die_on_rt_failure. A realtime loop also
+// forbids heap allocation inside its timer, phased loop and watcher
+// callbacks: one that allocates aborts with a message naming the callback
+// (--die_on_malloc; false only counts them, realtime_allocations()).
 //
-// Delivery: each watcher gets its channel's messages in order. Across
-// channels, messages that arrive together are delivered channel by channel,
-// in the order the watchers were made.
+// Delivery: messages are delivered in the order they were sent
+// (monotonic_sent_time), across channels too, as in simulation and AOS;
+// messages sent at the same nanosecond go in the order the watchers were
+// made.
 //
 // Signals: the constructor blocks SIGINT, SIGTERM and the wakeup signal in
 // the calling thread (threads it starts later inherit that), so they arrive
@@ -41,8 +49,14 @@
 DECLARE_string(shm_base);
 DECLARE_string(permissions);
 DECLARE_bool(die_on_rt_failure);
+DECLARE_bool(die_on_malloc);
+DECLARE_bool(die_on_malloc);
+DECLARE_int32(cpu_dma_latency_us);
+DECLARE_string(cpu_dma_latency_scope);
 
 namespace aos {
+
+class CpuLatencyLimit;
 
 namespace ipc_lib {
 class QueueMemory;
@@ -91,6 +105,8 @@ class ShmEventLoop : public EventLoop {
   friend class ShmWatcher;
 
   void ApplyRealtimeSettings();
+  // Holds --cpu_dma_latency_us, if this loop should (see above).
+  void HoldCpuLatencyLimit();
   void HandleSignals();
   void DeliverMessages();
 
@@ -99,6 +115,8 @@ class ShmEventLoop : public EventLoop {
   std::vector<std::pair<const Channel*, std::unique_ptr<ipc_lib::QueueMemory>>>
       queues_;
   std::vector<class ShmWatcher*> shm_watchers_;
+  // Held from the start of Run() until it returns.
+  std::unique_ptr<CpuLatencyLimit> cpu_latency_limit_;
   bool ran_ = false;
 };
 

@@ -1,18 +1,27 @@
 #ifndef AOS_EVENTS_TIMING_ENTRY_H_
 #define AOS_EVENTS_TIMING_ENTRY_H_
 
-// What an event loop measures about each of its timers, phased loops,
-// watchers, fetchers and senders during one report window. The exact meaning
-// of every figure is in docs/timing_reports.md.
+// What is measured about each timer, phased loop, watcher, fetcher and
+// sender: the one entry model of timing reports. An event loop records into
+// these during one report window; the accumulator of a tool merges many
+// windows of the same entry into one. The exact meaning of every figure is
+// in docs/timing_reports.md.
 //
-// Recording never allocates and costs a statistic update plus a histogram
-// increment (see //aos/events:timing_benchmark). Everything is reset after
-// each report.
+//   timing::TimerTiming timing;
+//   timing.wakeup_latency.Record(start - scheduled);   // realtime-safe
+//   ...
+//   summary.Merge(timing);   // a tool adding up windows
+//   timing.Reset();          // the loop starting the next window
+//
+// Recording, merging and resetting never allocate and cost a statistic
+// update plus a histogram increment (see //tools/bench:timing_benchmark).
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "aos/events/event_loop_generated.h"
 #include "aos/events/timing_histogram.h"
@@ -22,7 +31,9 @@
 namespace aos::timing {
 
 // A latency or duration: the AOS-shaped statistic (seconds) and the
-// histogram (nanoseconds) of the same samples.
+// histogram (nanoseconds) of the same samples. After a merge of windows
+// whose reports left the histogram out (to fit max_size), the histogram
+// holds fewer samples than the statistic.
 class LatencyRecorder {
  public:
   // Records one sample. Negative samples count as 0 in the histogram (and
@@ -32,6 +43,12 @@ class LatencyRecorder {
     histogram_.Record(sample.count());
   }
 
+  // Adds every sample of `other`: statistics combine, histograms add.
+  void Merge(const LatencyRecorder& other) noexcept {
+    statistic_.Merge(other.statistic_);
+    histogram_.Merge(other.histogram_);
+  }
+
   void Reset() noexcept {
     statistic_.Reset();
     histogram_.Reset();
@@ -39,6 +56,10 @@ class LatencyRecorder {
 
   const RunningStatistic& statistic() const { return statistic_; }
   const LatencyHistogram& histogram() const { return histogram_; }
+
+  // For decoding a report: the figures as it carried them.
+  RunningStatistic* mutable_statistic() { return &statistic_; }
+  LatencyHistogram* mutable_histogram() { return &histogram_; }
 
  private:
   RunningStatistic statistic_;
@@ -51,13 +72,13 @@ struct TimerTiming {
   // allocate).
   std::string name;
   // Handler calls.
-  uint32_t count = 0;
+  uint64_t count = 0;
   // Handler start - the time the call was scheduled for.
   LatencyRecorder wakeup_latency;
   // Handler end - handler start.
   LatencyRecorder handler_time;
   // Scheduled times that got no call because the loop was late.
-  uint32_t missed_cycles = 0;
+  uint64_t missed_cycles = 0;
 
   void Reset() noexcept {
     count = 0;
@@ -65,18 +86,24 @@ struct TimerTiming {
     handler_time.Reset();
     missed_cycles = 0;
   }
+  void Merge(const TimerTiming& other) noexcept {
+    count += other.count;
+    wakeup_latency.Merge(other.wakeup_latency);
+    handler_time.Merge(other.handler_time);
+    missed_cycles += other.missed_cycles;
+  }
 };
 
 // A watcher.
 struct WatcherTiming {
   // The channel's index in the configuration.
   int channel_index = -1;
-  uint32_t count = 0;
+  uint64_t count = 0;
   // Handler start - the message's monotonic_sent_time.
   LatencyRecorder wakeup_latency;
   LatencyRecorder handler_time;
   // Messages overwritten before the watcher got to them.
-  uint32_t lost_messages = 0;
+  uint64_t lost_messages = 0;
 
   void Reset() noexcept {
     count = 0;
@@ -84,22 +111,33 @@ struct WatcherTiming {
     handler_time.Reset();
     lost_messages = 0;
   }
+  void Merge(const WatcherTiming& other) noexcept {
+    count += other.count;
+    wakeup_latency.Merge(other.wakeup_latency);
+    handler_time.Merge(other.handler_time);
+    lost_messages += other.lost_messages;
+  }
 };
 
 // A fetcher.
 struct FetcherTiming {
   int channel_index = -1;
   // Successful fetches (ones that returned a new message).
-  uint32_t count = 0;
+  uint64_t count = 0;
   // Fetch time - the message's monotonic_sent_time.
   LatencyRecorder latency;
   // Messages skipped because the fetcher fell behind the queue.
-  uint32_t lost_messages = 0;
+  uint64_t lost_messages = 0;
 
   void Reset() noexcept {
     count = 0;
     latency.Reset();
     lost_messages = 0;
+  }
+  void Merge(const FetcherTiming& other) noexcept {
+    count += other.count;
+    latency.Merge(other.latency);
+    lost_messages += other.lost_messages;
   }
 };
 
@@ -111,16 +149,44 @@ inline constexpr size_t kSendErrorCount =
 struct SenderTiming {
   int channel_index = -1;
   // Messages sent.
-  uint32_t count = 0;
+  uint64_t count = 0;
   // Sizes of the messages sent, in bytes.
   RunningStatistic size;
   // Failed sends, indexed by aos::timing::SendError.
-  std::array<uint32_t, kSendErrorCount> error_counts = {};
+  std::array<uint64_t, kSendErrorCount> error_counts = {};
 
   void Reset() noexcept {
     count = 0;
     size.Reset();
     error_counts.fill(0);
+  }
+  void Merge(const SenderTiming& other) noexcept {
+    count += other.count;
+    size.Merge(other.size);
+    for (size_t i = 0; i < kSendErrorCount; ++i) {
+      error_counts[i] += other.error_counts[i];
+    }
+  }
+};
+
+// Every entry one event loop measures, by kind, in the order they were
+// made: what each of its reports covers. The loop's handlers add (and
+// remove) their own entries; the reporter reads them and starts each window
+// with ResetWindow(). The entries belong to the handlers.
+struct LoopTimingEntries {
+  std::vector<WatcherTiming*> watchers;
+  std::vector<SenderTiming*> senders;
+  std::vector<FetcherTiming*> fetchers;
+  std::vector<TimerTiming*> timers;
+  std::vector<TimerTiming*> phased_loops;
+
+  // Every figure back to zero: the next window starts. Never allocates.
+  void ResetWindow() noexcept {
+    for (WatcherTiming* entry : watchers) entry->Reset();
+    for (SenderTiming* entry : senders) entry->Reset();
+    for (FetcherTiming* entry : fetchers) entry->Reset();
+    for (TimerTiming* entry : timers) entry->Reset();
+    for (TimerTiming* entry : phased_loops) entry->Reset();
   }
 };
 

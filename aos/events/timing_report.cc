@@ -1,54 +1,23 @@
 #include "aos/events/timing_report.h"
 
 #include <algorithm>
+#include <array>
 
 namespace aos {
 namespace {
 
-using flatbuffers::Offset;
-
-// Upper bounds, in bytes, of what each piece adds to a report: table data,
-// its vtable (never shared, to be safe), the offset pointing at it, and
-// alignment padding.
-constexpr size_t kStatisticBound = 4 + 16 + 4 + 2 * 4 + 4 + 8;
-constexpr size_t kTableOverhead = 4 + 4 + 8;  // soffset, vtable header, pad
-constexpr size_t kStringOverhead = 4 + 1 + 3 + 4;
-
-size_t StringBound(size_t length) { return length + kStringOverhead; }
-
-size_t HistogramBound(const timing::LatencyHistogram& histogram) {
-  return histogram.EncodedSizeBound() + 4 + 8;
-}
-
-size_t TimerBound(const timing::TimerTiming& timing, bool histograms) {
-  size_t bound = kTableOverhead + 7 * (4 + 2 + 8) +
-                 StringBound(timing.name.size()) + 2 * kStatisticBound;
-  if (histograms) {
-    bound += HistogramBound(timing.wakeup_latency.histogram()) +
-             HistogramBound(timing.handler_time.histogram());
+// The report's strings, from the loop's settings.
+timing::ReportHeader HeaderOf(const EventLoop& event_loop) {
+  timing::ReportHeader header;
+  header.name = event_loop.name();
+  header.pid = event_loop.pid();
+  header.version = event_loop.version_string();
+  if (event_loop.node() != nullptr) {
+    header.node = event_loop.node()->name()->str();
   }
-  return bound;
-}
-
-size_t WatcherBound(const timing::WatcherTiming& timing, bool histograms) {
-  size_t bound = kTableOverhead + 7 * (4 + 2 + 8) + 2 * kStatisticBound;
-  if (histograms) {
-    bound += HistogramBound(timing.wakeup_latency.histogram()) +
-             HistogramBound(timing.handler_time.histogram());
-  }
-  return bound;
-}
-
-size_t FetcherBound(const timing::FetcherTiming& timing, bool histograms) {
-  size_t bound = kTableOverhead + 5 * (4 + 2 + 8) + kStatisticBound;
-  if (histograms) bound += HistogramBound(timing.latency.histogram());
-  return bound;
-}
-
-size_t SenderBound() {
-  constexpr size_t kErrorCountBound = kTableOverhead + 2 * (4 + 2 + 8) + 4;
-  return kTableOverhead + 4 * (4 + 2 + 8) + kStatisticBound + 4 + 8 +
-         timing::kSendErrorCount * kErrorCountBound;
+  header.cpu_latency_limit_us = event_loop.cpu_latency_limit_us();
+  header.cpu_latency_limit_cpus = event_loop.cpu_latency_limit_cpus();
+  return header;
 }
 
 }  // namespace
@@ -62,25 +31,25 @@ size_t TimingReporter::ScratchSize(size_t max_size) {
 uint8_t* TimingReporter::FixedAllocator::allocate(size_t size) {
   CHECK_LE(size, buffer_.size())
       << "timing report scratch buffer too small; this is a bug in the size "
-         "bounds of aos/events/timing_report.cc";
+         "bounds of aos/events/timing_report_codec.cc";
   return buffer_.data();
 }
 
 TimingReporter::TimingReporter(EventLoop* event_loop,
                                std::unique_ptr<RawSender> sender)
     : event_loop_(event_loop),
+      entries_(event_loop->timing_entries()),
       sender_(std::move(sender)),
       max_size_(sender_->size()),
-      // The report is at most max_size_; flatbuffers also keeps its vtable
-      // scratch in the same buffer.
       allocator_(ScratchSize(max_size_)),
-      fbb_(ScratchSize(max_size_), &allocator_, false) {
-  watcher_offsets_.reserve(event_loop->watchers().size());
+      fbb_(ScratchSize(max_size_), &allocator_, false),
+      header_(HeaderOf(*event_loop)) {
   // This reporter's own sender is already among the senders.
-  sender_offsets_.reserve(event_loop->senders().size());
-  fetcher_offsets_.reserve(event_loop->fetchers().size());
-  timer_offsets_.reserve(event_loop->timers().size());
-  phased_loop_offsets_.reserve(event_loop->phased_loops().size());
+  watcher_offsets_.reserve(entries_->watchers.size());
+  sender_offsets_.reserve(entries_->senders.size());
+  fetcher_offsets_.reserve(entries_->fetchers.size());
+  timer_offsets_.reserve(entries_->timers.size());
+  phased_loop_offsets_.reserve(entries_->phased_loops.size());
 }
 
 TimingReporter::~TimingReporter() = default;
@@ -91,13 +60,7 @@ void TimingReporter::StartWindow() {
 }
 
 size_t TimingReporter::HeaderSizeBound(const EventLoop& event_loop) {
-  // The report table itself: strings, scalars, five vectors.
-  return kTableOverhead + 16 * (4 + 2 + 8) + 5 * (4 + 8) + 8 +
-         StringBound(event_loop.name().size()) +
-         StringBound(event_loop.version_string().size()) +
-         StringBound(event_loop.node() == nullptr
-                         ? 0
-                         : event_loop.node()->name()->size());
+  return timing::ReportHeaderSizeBound(HeaderOf(event_loop));
 }
 
 TimingReporter::Plan TimingReporter::MakePlan() const {
@@ -107,35 +70,36 @@ TimingReporter::Plan TimingReporter::MakePlan() const {
     size_t without_histograms;
     int histograms;
   };
-  std::array<size_t, 5> counts = {
-      event_loop_->watchers().size(), event_loop_->senders().size(),
-      event_loop_->fetchers().size(), event_loop_->timers().size(),
-      event_loop_->phased_loops().size()};
+  const timing::LoopTimingEntries& all = *entries_;
+  const std::array<size_t, 5> counts = {all.watchers.size(), all.senders.size(),
+                                        all.fetchers.size(), all.timers.size(),
+                                        all.phased_loops.size()};
   const size_t total =
       counts[0] + counts[1] + counts[2] + counts[3] + counts[4];
   auto entry = [&](size_t i) -> Entry {
     if (i < counts[0]) {
-      const auto& timing = event_loop_->watchers()[i]->timing();
-      return {WatcherBound(timing, true), WatcherBound(timing, false), 2};
+      const timing::WatcherTiming& timing = *all.watchers[i];
+      return {timing::WatcherSizeBound(timing, true),
+              timing::WatcherSizeBound(timing, false), 2};
     }
     i -= counts[0];
-    if (i < counts[1]) return {SenderBound(), SenderBound(), 0};
+    if (i < counts[1]) {
+      return {timing::SenderSizeBound(), timing::SenderSizeBound(), 0};
+    }
     i -= counts[1];
     if (i < counts[2]) {
-      const auto& timing = event_loop_->fetchers()[i]->timing();
-      return {FetcherBound(timing, true), FetcherBound(timing, false), 1};
+      const timing::FetcherTiming& timing = *all.fetchers[i];
+      return {timing::FetcherSizeBound(timing, true),
+              timing::FetcherSizeBound(timing, false), 1};
     }
     i -= counts[2];
-    if (i < counts[3]) {
-      const auto& timing = event_loop_->timers()[i]->timing();
-      return {TimerBound(timing, true), TimerBound(timing, false), 2};
-    }
-    i -= counts[3];
-    const auto& timing = event_loop_->phased_loops()[i]->timing();
-    return {TimerBound(timing, true), TimerBound(timing, false), 2};
+    const timing::TimerTiming& timing =
+        i < counts[3] ? *all.timers[i] : *all.phased_loops[i - counts[3]];
+    return {timing::TimerSizeBound(timing, true),
+            timing::TimerSizeBound(timing, false), 2};
   };
 
-  size_t with_all = HeaderSizeBound(*event_loop_);
+  size_t with_all = timing::ReportHeaderSizeBound(header_);
   for (size_t i = 0; i < total; ++i) with_all += 4 + entry(i).with_histograms;
 
   Plan plan;
@@ -176,105 +140,10 @@ TimingReporter::Plan TimingReporter::MakePlan() const {
   return plan;
 }
 
-namespace {
-
-// A wakeup latency and a handler time, encoded; histograms only if asked.
-struct EncodedLatencies {
-  Offset<timing::Statistic> wakeup;
-  Offset<timing::Statistic> handler;
-  Offset<timing::Histogram> wakeup_histogram;
-  Offset<timing::Histogram> handler_histogram;
-};
-
-EncodedLatencies EncodeLatencies(flatbuffers::FlatBufferBuilder* fbb,
-                                 const timing::LatencyRecorder& wakeup,
-                                 const timing::LatencyRecorder& handler,
-                                 bool histograms) {
-  EncodedLatencies encoded;
-  encoded.wakeup = wakeup.statistic().Encode(fbb);
-  encoded.handler = handler.statistic().Encode(fbb);
-  if (histograms) {
-    encoded.wakeup_histogram = wakeup.histogram().Encode(fbb);
-    encoded.handler_histogram = handler.histogram().Encode(fbb);
-  }
-  return encoded;
-}
-
-// Adds the latencies to a Timer or Watcher builder.
-template <typename Builder>
-void AddLatencies(Builder* builder, const EncodedLatencies& encoded) {
-  builder->add_wakeup_latency(encoded.wakeup);
-  builder->add_handler_time(encoded.handler);
-  if (!encoded.wakeup_histogram.IsNull()) {
-    builder->add_wakeup_latency_histogram(encoded.wakeup_histogram);
-    builder->add_handler_time_histogram(encoded.handler_histogram);
-  }
-}
-
-Offset<timing::Timer> EncodeTimer(flatbuffers::FlatBufferBuilder* fbb,
-                                  const timing::TimerTiming& t,
-                                  bool histograms) {
-  const auto name = fbb->CreateString(t.name);
-  const EncodedLatencies latencies =
-      EncodeLatencies(fbb, t.wakeup_latency, t.handler_time, histograms);
-  timing::Timer::Builder builder(*fbb);
-  builder.add_name(name);
-  builder.add_count(t.count);
-  AddLatencies(&builder, latencies);
-  builder.add_missed_cycles(t.missed_cycles);
-  return builder.Finish();
-}
-
-Offset<timing::Watcher> EncodeWatcher(flatbuffers::FlatBufferBuilder* fbb,
-                                      const timing::WatcherTiming& t,
-                                      bool histograms) {
-  const EncodedLatencies latencies =
-      EncodeLatencies(fbb, t.wakeup_latency, t.handler_time, histograms);
-  timing::Watcher::Builder builder(*fbb);
-  builder.add_channel_index(t.channel_index);
-  builder.add_count(t.count);
-  AddLatencies(&builder, latencies);
-  builder.add_lost_messages(t.lost_messages);
-  return builder.Finish();
-}
-
-Offset<timing::Fetcher> EncodeFetcher(flatbuffers::FlatBufferBuilder* fbb,
-                                      const timing::FetcherTiming& t,
-                                      bool histograms) {
-  const auto latency = t.latency.statistic().Encode(fbb);
-  Offset<timing::Histogram> latency_histogram;
-  if (histograms) latency_histogram = t.latency.histogram().Encode(fbb);
-  timing::Fetcher::Builder builder(*fbb);
-  builder.add_channel_index(t.channel_index);
-  builder.add_count(t.count);
-  builder.add_latency(latency);
-  if (histograms) builder.add_latency_histogram(latency_histogram);
-  builder.add_lost_messages(t.lost_messages);
-  return builder.Finish();
-}
-
-Offset<timing::Sender> EncodeSender(flatbuffers::FlatBufferBuilder* fbb,
-                                    const timing::SenderTiming& t) {
-  const auto size = t.size.Encode(fbb);
-  std::array<Offset<timing::SendErrorCount>, timing::kSendErrorCount> errors;
-  for (size_t i = 0; i < errors.size(); ++i) {
-    errors[i] = timing::CreateSendErrorCount(
-        *fbb, static_cast<timing::SendError>(i), t.error_counts[i]);
-  }
-  const auto error_counts = fbb->CreateVector(errors.data(), errors.size());
-  timing::Sender::Builder builder(*fbb);
-  builder.add_channel_index(t.channel_index);
-  builder.add_count(t.count);
-  builder.add_size(size);
-  builder.add_error_counts(error_counts);
-  return builder.Finish();
-}
-
-}  // namespace
-
 std::span<const uint8_t> TimingReporter::Build(
     monotonic_clock::time_point end) {
   const Plan plan = MakePlan();
+  const timing::LoopTimingEntries& all = *entries_;
   fbb_.Clear();
   // Counts of 0 are figures too: write them.
   fbb_.ForceDefaults(true);
@@ -287,78 +156,49 @@ std::span<const uint8_t> TimingReporter::Build(
 
   watcher_offsets_.clear();
   for (size_t i = 0; i < plan.watchers; ++i) {
-    watcher_offsets_.push_back(EncodeWatcher(
-        &fbb_, event_loop_->watchers()[i]->timing(), histograms(i)));
+    watcher_offsets_.push_back(
+        timing::EncodeWatcher(&fbb_, *all.watchers[i], histograms(i)));
   }
-  first += event_loop_->watchers().size();
+  first += all.watchers.size();
   sender_offsets_.clear();
   for (size_t i = 0; i < plan.senders; ++i) {
-    sender_offsets_.push_back(
-        EncodeSender(&fbb_, event_loop_->senders()[i]->timing()));
+    sender_offsets_.push_back(timing::EncodeSender(&fbb_, *all.senders[i]));
   }
-  first += event_loop_->senders().size();
+  first += all.senders.size();
   fetcher_offsets_.clear();
   for (size_t i = 0; i < plan.fetchers; ++i) {
-    fetcher_offsets_.push_back(EncodeFetcher(
-        &fbb_, event_loop_->fetchers()[i]->timing(), histograms(i)));
+    fetcher_offsets_.push_back(
+        timing::EncodeFetcher(&fbb_, *all.fetchers[i], histograms(i)));
   }
-  first += event_loop_->fetchers().size();
+  first += all.fetchers.size();
   timer_offsets_.clear();
   for (size_t i = 0; i < plan.timers; ++i) {
     timer_offsets_.push_back(
-        EncodeTimer(&fbb_, event_loop_->timers()[i]->timing(), histograms(i)));
+        timing::EncodeTimer(&fbb_, *all.timers[i], histograms(i)));
   }
-  first += event_loop_->timers().size();
+  first += all.timers.size();
   phased_loop_offsets_.clear();
   for (size_t i = 0; i < plan.phased_loops; ++i) {
-    phased_loop_offsets_.push_back(EncodeTimer(
-        &fbb_, event_loop_->phased_loops()[i]->timing(), histograms(i)));
+    phased_loop_offsets_.push_back(
+        timing::EncodeTimer(&fbb_, *all.phased_loops[i], histograms(i)));
   }
 
-  const auto name = fbb_.CreateString(event_loop_->name());
-  const auto version = fbb_.CreateString(event_loop_->version_string());
-  const auto node =
-      event_loop_->node() == nullptr
-          ? fbb_.CreateString("")
-          : fbb_.CreateString(event_loop_->node()->name()->string_view());
-  const auto watchers = fbb_.CreateVector(watcher_offsets_);
-  const auto senders = fbb_.CreateVector(sender_offsets_);
-  const auto fetchers = fbb_.CreateVector(fetcher_offsets_);
-  const auto timers = fbb_.CreateVector(timer_offsets_);
-  const auto phased_loops = fbb_.CreateVector(phased_loop_offsets_);
-
-  timing::Report::Builder report(fbb_);
-  report.add_name(name);
-  report.add_pid(event_loop_->pid());
-  report.add_version(version);
-  report.add_node(node);
-  report.add_watchers(watchers);
-  report.add_senders(senders);
-  report.add_fetchers(fetchers);
-  report.add_timers(timers);
-  report.add_phased_loops(phased_loops);
-  report.add_send_failures(send_failures_);
-  report.add_monotonic_start_time(window_start_.time_since_epoch().count());
-  report.add_monotonic_end_time(end.time_since_epoch().count());
-  report.add_realtime_start_time(
-      realtime_window_start_.time_since_epoch().count());
-  report.add_dropped_histograms(plan.dropped_histograms);
-  report.add_dropped_entries(plan.dropped_entries);
-  fbb_.Finish(report.Finish());
+  timing::EncodedEntries encoded;
+  encoded.watchers = fbb_.CreateVector(watcher_offsets_);
+  encoded.senders = fbb_.CreateVector(sender_offsets_);
+  encoded.fetchers = fbb_.CreateVector(fetcher_offsets_);
+  encoded.timers = fbb_.CreateVector(timer_offsets_);
+  encoded.phased_loops = fbb_.CreateVector(phased_loop_offsets_);
+  header_.monotonic_start_ns = window_start_.time_since_epoch().count();
+  header_.monotonic_end_ns = end.time_since_epoch().count();
+  header_.realtime_start_ns = realtime_window_start_.time_since_epoch().count();
+  header_.dropped_histograms = plan.dropped_histograms;
+  header_.dropped_entries = plan.dropped_entries;
+  fbb_.Finish(timing::EncodeReport(&fbb_, header_, encoded));
   CHECK_LE(fbb_.GetSize(), max_size_)
       << "timing report larger than its bound; this is a bug in "
-         "aos/events/timing_report.cc";
+         "aos/events/timing_report_codec.cc";
   return {fbb_.GetBufferPointer(), fbb_.GetSize()};
-}
-
-void TimingReporter::ResetAll() {
-  for (const auto& watcher : event_loop_->watchers()) watcher->timing_.Reset();
-  for (RawSender* sender : event_loop_->senders()) sender->timing_.Reset();
-  for (RawFetcher* fetcher : event_loop_->fetchers()) fetcher->timing_.Reset();
-  for (const auto& timer : event_loop_->timers()) timer->timing_.Reset();
-  for (const auto& phased_loop : event_loop_->phased_loops()) {
-    phased_loop->timer_->timing_.Reset();
-  }
 }
 
 void TimingReporter::Publish() {
@@ -366,12 +206,12 @@ void TimingReporter::Publish() {
   const realtime_clock::time_point realtime_end = event_loop_->realtime_now();
   const std::span<const uint8_t> report = Build(end);
   // Reset before sending, so this report's own send is counted in the next.
-  ResetAll();
+  entries_->ResetWindow();
   const RawSender::Error error = sender_->Send(report.data(), report.size());
   if (error == RawSender::Error::kOk) {
-    send_failures_ = 0;
+    header_.send_failures = 0;
   } else {
-    ++send_failures_;
+    ++header_.send_failures;
   }
   window_start_ = end;
   realtime_window_start_ = realtime_end;

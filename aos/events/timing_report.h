@@ -8,11 +8,14 @@
 // report. After sending, every figure is reset.
 //
 // Fitting max_size: before building, the reporter bounds the encoded size of
-// each entry from above. If everything would not fit the channel's max_size,
-// it leaves out histograms (last entries first), then whole entries (last
-// first), and counts both in the report (dropped_histograms,
-// dropped_entries). The bounds are upper bounds, so the report it builds
-// always fits; it never crashes for size.
+// each entry from above (timing_report_codec.h). If everything would not fit
+// the channel's max_size, it leaves out histograms (last entries first),
+// then whole entries (last first), and counts both in the report
+// (dropped_histograms, dropped_entries). The bounds are upper bounds, so the
+// report it builds always fits; it never crashes for size.
+//
+// It sees the loop only through its public API: clocks, name, settings and
+// timing_entries(). It knows nothing of the handlers that own the entries.
 //
 // Memory: the builder works in a buffer allocated at construction (before
 // the loop runs); Publish() never allocates.
@@ -23,19 +26,22 @@
 #include <vector>
 
 #include "aos/events/event_loop.h"
+#include "aos/events/timing_entry.h"
+#include "aos/events/timing_report_codec.h"
 #include "flatbuffers/flatbuffers.h"
 
 namespace aos {
 
 class TimingReporter {
  public:
-  // `sender` sends on the loop's /aos aos.timing.Report channel.
+  // Reports the entries of `event_loop` (which gets no new entry once this
+  // exists); `sender` sends on the loop's /aos aos.timing.Report channel.
   TimingReporter(EventLoop* event_loop, std::unique_ptr<RawSender> sender);
   ~TimingReporter();
 
   // The most bytes a report of `event_loop` with no entries takes (name,
-  // version, node and the table). A channel smaller than this cannot carry
-  // the loop's reports at all.
+  // version, node, CPU list and the table). A channel smaller than this
+  // cannot carry the loop's reports at all.
   static size_t HeaderSizeBound(const EventLoop& event_loop);
 
   // Starts the first window now.
@@ -75,8 +81,6 @@ class TimingReporter {
   Plan MakePlan() const;
   static size_t ScratchSize(size_t max_size);
 
-  void ResetAll();
-
   // Offsets of the entries being built; reserved at construction so
   // building never allocates (no entry can be added once the loop runs).
   std::vector<flatbuffers::Offset<timing::Watcher>> watcher_offsets_;
@@ -86,14 +90,15 @@ class TimingReporter {
   std::vector<flatbuffers::Offset<timing::Timer>> phased_loop_offsets_;
 
   EventLoop* const event_loop_;
+  timing::LoopTimingEntries* const entries_;
   std::unique_ptr<RawSender> sender_;
   const size_t max_size_;
   FixedAllocator allocator_;
   flatbuffers::FlatBufferBuilder fbb_;
-  monotonic_clock::time_point window_start_ = monotonic_clock::min_time;
+  // The strings are filled at construction; Build() updates the rest.
+  timing::ReportHeader header_;
   realtime_clock::time_point realtime_window_start_ = realtime_clock::min_time;
-  // Reports that could not be sent, reported in the next one.
-  uint32_t send_failures_ = 0;
+  monotonic_clock::time_point window_start_ = monotonic_clock::min_time;
 };
 
 }  // namespace aos

@@ -41,7 +41,7 @@ RunningStatistic RunningStatistic::Decode(const aos::timing::Statistic& encoded,
   result.count_ = count;
   result.mean_ = encoded.average();
   result.m2_ =
-      standard_deviation * standard_deviation * static_cast<double>(count);
+      standard_deviation * standard_deviation * static_cast<double>(count - 1);
   result.min_ = encoded.min();
   result.max_ = encoded.max();
   return result;

@@ -1,8 +1,9 @@
 #ifndef AOS_EVENTS_TIMING_STATISTIC_H_
 #define AOS_EVENTS_TIMING_STATISTIC_H_
 
-// A running summary of samples in AOS's shape: average, min, max and
-// population standard deviation, as written in aos.timing.Statistic.
+// A running summary of samples in AOS's shape: average, min, max and sample
+// standard deviation (over n - 1, as AOS computes it), as written in
+// aos.timing.Statistic.
 //
 //   aos::timing::RunningStatistic handler_time;
 //   handler_time.Add(std::chrono::duration<double>(end - start).count());
@@ -59,14 +60,16 @@ class RunningStatistic {
   // Samples added (or merged in) since construction or Reset().
   uint64_t count() const noexcept { return count_; }
 
-  // Mean, extremes and population standard deviation sqrt(M2 / count) of the
-  // samples; NaN, each of them, when count() is 0.
+  // Mean, extremes and sample standard deviation sqrt(M2 / (count - 1)) of
+  // the samples (AOS's; 0 for one sample); NaN, each of them, when count()
+  // is 0.
   double average() const noexcept { return count_ == 0 ? kNaN : mean_; }
   double min() const noexcept { return count_ == 0 ? kNaN : min_; }
   double max() const noexcept { return count_ == 0 ? kNaN : max_; }
   double standard_deviation() const noexcept {
     if (count_ == 0) return kNaN;
-    return std::sqrt(std::max(m2_, 0.0) / static_cast<double>(count_));
+    if (count_ == 1) return 0.0;
+    return std::sqrt(std::max(m2_, 0.0) / static_cast<double>(count_ - 1));
   }
 
   // Writes the four figures, as float, into `fbb` as an
@@ -84,8 +87,8 @@ class RunningStatistic {
   static constexpr size_t kMaxEncodedSize = 4 * 4 + 4 + (2 + 2 + 4 * 2) + 3;
 
   // Rebuilds a summary from a report's Statistic and the count from its
-  // enclosing table (M2 = standard_deviation^2 * count). Only as exact as the
-  // report's floats: about 7 significant digits, and Merge of decoded
+  // enclosing table (M2 = standard_deviation^2 * (count - 1)). Only as exact as
+  // the report's floats: about 7 significant digits, and Merge of decoded
   // summaries inherits that error. count == 0 gives an empty summary,
   // whatever `encoded` says. The fields are taken as they are; a report that
   // says NaN for a non-zero count yields NaN figures. O(1).

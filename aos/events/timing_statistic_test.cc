@@ -36,7 +36,10 @@ TwoPass Exact(const std::vector<double>& samples) {
   const double average = sum / samples.size();
   double squares = 0;
   for (double x : samples) squares += (x - average) * (x - average);
-  return TwoPass{average, min, max, std::sqrt(squares / samples.size())};
+  // The sample standard deviation, as AOS reports it.
+  const double n = static_cast<double>(samples.size());
+  return TwoPass{average, min, max,
+                 samples.size() == 1 ? 0.0 : std::sqrt(squares / (n - 1))};
 }
 
 // Relative closeness, with `scale` standing in for a zero expectation.
@@ -96,11 +99,17 @@ TEST(RunningStatisticTest, OneSample) {
   EXPECT_EQ(statistic.standard_deviation(), 0.0);
 }
 
-TEST(RunningStatisticTest, KnownPopulationStandardDeviation) {
-  // Mean 5, squared deviations 9+1+1+1+0+0+4+16 = 32, population sd 2.
+// The sample standard deviation sqrt(M2 / (n - 1)), as AOS's
+// TimingStatistic computes it, so AOS users read the same figure; not the
+// population one sqrt(M2 / n).
+TEST(RunningStatisticTest, KnownSampleStandardDeviation) {
+  // Mean 5, squared deviations 9+1+1+1+0+0+4+16 = 32 over 8 samples:
+  // sample sd sqrt(32 / 7), population sd 2.
   const RunningStatistic statistic = StatisticOf({2, 4, 4, 4, 5, 5, 7, 9});
   EXPECT_DOUBLE_EQ(statistic.average(), 5.0);
-  EXPECT_DOUBLE_EQ(statistic.standard_deviation(), 2.0);
+  EXPECT_DOUBLE_EQ(statistic.standard_deviation(), std::sqrt(32.0 / 7.0));
+  // Two samples 1 and 3: sample sd sqrt(2), population sd 1.
+  EXPECT_DOUBLE_EQ(StatisticOf({1, 3}).standard_deviation(), std::sqrt(2.0));
 }
 
 TEST(RunningStatisticTest, MatchesTwoPassOnRandomData) {

@@ -44,4 +44,22 @@ absl::StatusOr<cpu_set_t> ParseCpuList(std::string_view list) {
   return cpus;
 }
 
+std::string FormatCpuList(const cpu_set_t& cpus) {
+  std::string list;
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE) {
+    if (!CPU_ISSET(cpu, &cpus)) {
+      ++cpu;
+      continue;
+    }
+    int last = cpu;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &cpus)) ++last;
+    if (!list.empty()) list += ',';
+    StrAppend(&list, cpu);
+    if (last > cpu) StrAppend(&list, "-", last);
+    cpu = last + 1;
+  }
+  return list;
+}
+
 }  // namespace aos

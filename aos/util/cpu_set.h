@@ -5,6 +5,7 @@
 
 #include <sched.h>
 
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -14,6 +15,10 @@ namespace aos {
 // The CPUs of `list` ("0,2-3"). Errors name the part that is not a CPU
 // number or range.
 absl::StatusOr<cpu_set_t> ParseCpuList(std::string_view list);
+
+// `cpus` as the shortest such list ("0,2-3"); "" when empty. Reads back
+// through ParseCpuList.
+std::string FormatCpuList(const cpu_set_t& cpus);
 
 }  // namespace aos
 

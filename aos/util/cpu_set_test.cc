@@ -22,5 +22,16 @@ TEST(CpuSetTest, BadPartsAreNamed) {
   EXPECT_EQ(ParseCpuList("").status().message(), "empty CPU list");
 }
 
+TEST(CpuSetTest, FormatsTheShortestListThatReadsBack) {
+  for (std::string_view list : {"0", "1", "0,2-3", "0-1", "0,5,7-9,1023"}) {
+    auto cpus = ParseCpuList(list);
+    ASSERT_TRUE(cpus.ok()) << list;
+    EXPECT_EQ(FormatCpuList(*cpus), list);
+  }
+  cpu_set_t none;
+  CPU_ZERO(&none);
+  EXPECT_EQ(FormatCpuList(none), "");
+}
+
 }  // namespace
 }  // namespace aos

@@ -23,10 +23,11 @@
 #include "aos/events/streamed_report_bfbs_generated.h"
 #include "aos/events/streamed_report_generated.h"
 #include "aos/events/timing_histogram.h"
-#include "aos/events/timing_report_dump.h"
+#include "aos/events/timing_report_codec.h"
 #include "aos/events/timing_statistic.h"
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
+#include "aos/util/cpu_latency_limit.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 #include "gflags/gflags.h"
@@ -40,6 +41,9 @@ DEFINE_string(json, "bench_latency.json", "Where to write every figure.");
 DEFINE_string(plot, "bench_latency.png", "Where to write the latency plot.");
 DEFINE_int32(priority, 80, "SCHED_FIFO priority of every measured thread.");
 DEFINE_int32(interval_us, 1000, "Timer / message interval.");
+DEFINE_bool(main_job_only, false,
+            "Only the main job with and without the CPU wakeup limit (no "
+            "JSON, no plot).");
 DEFINE_string(rt_tests_dir, "/usr/bin",
               "Where cyclictest, sigwaittest and ptsematest are (Debian's "
               "rt-tests).");
@@ -55,12 +59,13 @@ double Seconds(std::chrono::duration<double> duration) {
   return duration.count();
 }
 
-// The accumulated lines of a streamer's JSON output, by application name.
-std::map<std::string, flatbuffers::DetachedBuffer> AccumulatedReports(
+// The accumulated lines of a streamer's JSON output, decoded, by
+// application name.
+std::map<std::string, timing::ReportContents> AccumulatedReports(
     const std::string& out) {
   const reflection::Schema& schema =
       *reflection::GetSchema(timing::StreamedReportBinarySchema::data());
-  std::map<std::string, flatbuffers::DetachedBuffer> reports;
+  std::map<std::string, timing::ReportContents> reports;
   std::istringstream in(out);
   std::string line;
   while (std::getline(in, line)) {
@@ -69,36 +74,20 @@ std::map<std::string, flatbuffers::DetachedBuffer> AccumulatedReports(
     CHECK(parsed.ok()) << parsed.status().message();
     const auto* streamed =
         flatbuffers::GetRoot<timing::StreamedReport>(parsed->data());
-    if (streamed->accumulated()) {
-      reports.emplace(streamed->report()->name()->str(),
-                      std::move(parsed).value());
-    }
+    if (!streamed->accumulated()) continue;
+    auto report = timing::DecodeTimingReport(*streamed->report());
+    CHECK(report.ok()) << report.status().message();
+    reports.emplace(report->header.name, std::move(report).value());
   }
   return reports;
 }
 
-const timing::Report& ReportOf(const flatbuffers::DetachedBuffer& buffer) {
-  return *flatbuffers::GetRoot<timing::StreamedReport>(buffer.data())->report();
-}
-
-// /dev/cpu_dma_latency held at 0 us while the file stays open (the kernel's
-// PM QoS request). cyclictest does this itself during its runs; holding it
-// for the whole bench gives ours and every baseline the same idle states.
-struct CpuDmaLatencyHold {
-  bool held = false;
-  std::string error;
-};
-CpuDmaLatencyHold HoldCpuDmaLatencyAtZero() {
-  CpuDmaLatencyHold hold;
-  const int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
-  const int32_t zero = 0;
-  if (fd < 0 || write(fd, &zero, sizeof(zero)) != sizeof(zero)) {
-    hold.error = strerror(errno);
-    if (fd >= 0) close(fd);
-    return hold;
-  }
-  hold.held = true;  // The descriptor stays open until the bench exits.
-  return hold;
+// Adds `latency` to running totals.
+void MergeLatency(const timing::LatencyRecorder& latency,
+                  timing::RunningStatistic* statistic,
+                  timing::LatencyHistogram* histogram) {
+  statistic->Merge(latency.statistic());
+  histogram->Merge(latency.histogram());
 }
 
 // Where an rt-tests tool is (--rt_tests_dir).
@@ -139,31 +128,43 @@ class Bench {
   }
 
   // ping + pong (+ the streamer): ping's timer, pong's watcher, round trip.
+  struct PingPongOptions {
+    bool reports = true;
+    int priority = FLAGS_priority;
+    int interval_us = FLAGS_interval_us;
+    // Extra flags of ping and of pong.
+    std::vector<std::string> ping_args;
+    std::vector<std::string> pong_args;
+  };
   struct PingPongRun {
     timing::LatencyHistogram timer, watcher;
     timing::RunningStatistic timer_stat, watcher_stat;
     double round_trip_avg_us = NAN;
     double round_trip_p50_us = NAN;
+    // The CPU latency limit pong's reports say it held.
+    int32_t pong_cpu_latency_limit_us = -1;
+    std::string pong_cpu_latency_limit_cpus;
   };
-  PingPongRun RunPingPong(bool reports) {
+  PingPongRun RunPingPong(const PingPongOptions& options) {
     const std::string base = ShmBase();
     const std::vector<std::string> common = {
         "--config=" + Binary("examples/pingpong_config.json"),
-        "--shm_base=" + base, StrCat("--priority=", FLAGS_priority),
-        StrCat("--timing_reports=", reports)};
-    auto with = [&](std::vector<std::string> extra) {
+        "--shm_base=" + base, StrCat("--priority=", options.priority),
+        StrCat("--timing_reports=", options.reports)};
+    auto with = [&](const std::vector<std::string>& extra) {
       std::vector<std::string> args = common;
       args.insert(args.end(), extra.begin(), extra.end());
       return args;
     };
-    auto pong = Start("examples/pong", common);
+    auto pong = Start("examples/pong", with(options.pong_args));
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    auto ping = Start("examples/ping",
-                      with({StrCat("--sleep_us=", FLAGS_interval_us)}));
+    std::vector<std::string> ping_args = options.ping_args;
+    ping_args.push_back(StrCat("--sleep_us=", options.interval_us));
+    auto ping = Start("examples/ping", with(ping_args));
     PingPongRun run;
-    if (reports) {
+    if (options.reports) {
       auto streamer = Start(
-          "aos/events/aos_timing_report_streamer",
+          "aos/tools/aos_timing_report_streamer",
           {"--config=" + Binary("examples/pingpong_config.json"),
            "--shm_base=" + base, "--application=ping,pong", "--stream=false",
            "--format=json", StrCat("--duration=", Seconds(duration_) + 0.5)});
@@ -172,17 +173,17 @@ class Bench {
       CHECK(accumulated.contains("ping") && accumulated.contains("pong"))
           << "the streamer saw no reports of ping and pong:\n"
           << streamer->Stderr();
-      for (const timing::Timer* t :
-           *ReportOf(accumulated.at("ping")).timers()) {
-        if (t->name()->string_view() != "ping") continue;
-        MergeEncodedLatency(t->wakeup_latency(), t->wakeup_latency_histogram(),
-                            t->count(), &run.timer_stat, &run.timer);
+      for (const timing::TimerTiming& t : accumulated.at("ping").timers) {
+        if (t.name != "ping") continue;
+        MergeLatency(t.wakeup_latency, &run.timer_stat, &run.timer);
       }
-      for (const timing::Watcher* w :
-           *ReportOf(accumulated.at("pong")).watchers()) {
-        MergeEncodedLatency(w->wakeup_latency(), w->wakeup_latency_histogram(),
-                            w->count(), &run.watcher_stat, &run.watcher);
+      const timing::ReportContents& pong_report = accumulated.at("pong");
+      for (const timing::WatcherTiming& w : pong_report.watchers) {
+        MergeLatency(w.wakeup_latency, &run.watcher_stat, &run.watcher);
       }
+      run.pong_cpu_latency_limit_us = pong_report.header.cpu_latency_limit_us;
+      run.pong_cpu_latency_limit_cpus =
+          pong_report.header.cpu_latency_limit_cpus;
     } else {
       std::this_thread::sleep_for(duration_ + std::chrono::milliseconds(500));
     }
@@ -200,15 +201,17 @@ class Bench {
     return run;
   }
 
-  // cyclictest's histogram (1 us bins) and summary lines.
-  Figures RunCyclictest() {
+  // cyclictest's histogram (1 us bins) and summary lines, at --priority and
+  // --interval_us unless given.
+  Figures RunCyclictest(int priority = FLAGS_priority,
+                        int interval_us = FLAGS_interval_us) {
     const int histogram_us = 10000;
     auto cyclictest = std::make_unique<Subprocess>(
         RtTool("cyclictest"),
-        std::vector<std::string>{"--mlockall", StrCat("-p", FLAGS_priority),
-                                 StrCat("-i", FLAGS_interval_us),
-                                 StrCat("-l", Loops()),
-                                 StrCat("--histogram=", histogram_us), "-q"},
+        std::vector<std::string>{
+            "--mlockall", StrCat("-p", priority), StrCat("-i", interval_us),
+            StrCat("-l", duration_.count() * 1000 / interval_us),
+            StrCat("--histogram=", histogram_us), "-q"},
         work_dir_);
     CHECK_EQ(cyclictest->Wait(), 0) << cyclictest->Stderr();
     auto figures = ParseCyclictest(cyclictest->Stdout());
@@ -302,7 +305,7 @@ class Bench {
     std::vector<double> cpu_before;
     for (const auto& app : apps) cpu_before.push_back(app->CpuSeconds());
     auto streamer =
-        Start("aos/events/aos_timing_report_streamer",
+        Start("aos/tools/aos_timing_report_streamer",
               {config, "--shm_base=" + base, "--stream=false", "--format=json",
                StrCat("--duration=", Seconds(scale_duration) + 0.5)});
     CHECK_EQ(streamer->Wait(), 0) << streamer->Stderr();
@@ -311,20 +314,15 @@ class Bench {
       cpu += apps[i]->CpuSeconds() - cpu_before[i];
     timing::LatencyHistogram histogram;
     timing::RunningStatistic statistic;
-    for (const auto& [name, buffer] : AccumulatedReports(streamer->Stdout())) {
-      const timing::Report& report = ReportOf(buffer);
+    for (const auto& [name, report] : AccumulatedReports(streamer->Stdout())) {
       if (timers > 0 && name == "scale_timers") {
-        for (const timing::Timer* t : *report.timers()) {
-          if (t->name()->string_view() == "timing_reports") continue;
-          MergeEncodedLatency(t->wakeup_latency(),
-                              t->wakeup_latency_histogram(), t->count(),
-                              &statistic, &histogram);
+        for (const timing::TimerTiming& t : report.timers) {
+          if (t.name == "timing_reports") continue;
+          MergeLatency(t.wakeup_latency, &statistic, &histogram);
         }
       } else if (timers == 0 && name.starts_with("watcher_")) {
-        for (const timing::Watcher* w : *report.watchers()) {
-          MergeEncodedLatency(w->wakeup_latency(),
-                              w->wakeup_latency_histogram(), w->count(),
-                              &statistic, &histogram);
+        for (const timing::WatcherTiming& w : report.watchers) {
+          MergeLatency(w.wakeup_latency, &statistic, &histogram);
         }
       }
     }
@@ -355,6 +353,7 @@ class Bench {
   }
 
   void SetDuration(milliseconds duration) { duration_ = duration; }
+  milliseconds duration() const { return duration_; }
   const std::string& work_dir() const { return work_dir_; }
   void CleanShm() {
     for (const std::string& base : shm_bases_)
@@ -469,6 +468,156 @@ void WritePlot(const Bench& bench, const Figures& ours,
   }
 }
 
+// The main job as `tools/aos.sh run` starts it (ping and pong at 100 Hz,
+// SCHED_FIFO 5) with and without the CPU latency limit the loops hold, at
+// normal priority, and pinned with the limit on all CPUs or only their own,
+// beside cyclictest at the same rate and priority, in rounds. Run before the
+// bench takes its own hold, so "without" is without.
+struct MainJobRow {
+  std::string name;
+  Bench::PingPongOptions options;
+  timing::LatencyHistogram timer, watcher;
+  timing::RunningStatistic timer_stat, watcher_stat;
+  // What pong's reports said it held.
+  std::string held = "?";
+
+  Figures Timer() const { return FromHistogram(name, timer, timer_stat); }
+  Figures Watcher() const { return FromHistogram(name, watcher, watcher_stat); }
+};
+
+struct MainJob {
+  std::vector<MainJobRow> rows;
+  Figures cyclictest;
+  int rounds = 0;
+  std::chrono::milliseconds duration{0};
+};
+
+MainJob RunMainJob(Bench* bench) {
+  constexpr int kPriority = 5;
+  constexpr int kIntervalUs = 10000;
+  auto row = [&](std::string name, int priority, std::vector<std::string> flags,
+                 std::vector<std::string> ping_only = {},
+                 std::vector<std::string> pong_only = {}) {
+    MainJobRow r;
+    r.name = std::move(name);
+    r.options.priority = priority;
+    r.options.interval_us = kIntervalUs;
+    r.options.ping_args = flags;
+    r.options.ping_args.insert(r.options.ping_args.end(), ping_only.begin(),
+                               ping_only.end());
+    r.options.pong_args = flags;
+    r.options.pong_args.insert(r.options.pong_args.end(), pong_only.begin(),
+                               pong_only.end());
+    return r;
+  };
+  MainJob job;
+  job.rounds = FLAGS_long_run ? 4 : 3;
+  job.duration = FLAGS_long_run ? seconds(20) : seconds(5);
+  job.rows.push_back(row("FIFO 5, limit held", kPriority, {}));
+  job.rows.push_back(
+      row("FIFO 5, no limit", kPriority, {"--cpu_dma_latency_us=-1"}));
+  job.rows.push_back(row("normal priority", 0, {}));
+  if (std::thread::hardware_concurrency() >= 2) {
+    job.rows.push_back(row("FIFO 5 pinned, all CPUs", kPriority,
+                           {"--cpu_dma_latency_scope=all"}, {"--affinity=0"},
+                           {"--affinity=1"}));
+    job.rows.push_back(row("FIFO 5 pinned, per CPU", kPriority,
+                           {"--cpu_dma_latency_scope=cpus"}, {"--affinity=0"},
+                           {"--affinity=1"}));
+    job.rows.push_back(row("FIFO 5 pinned, no limit", kPriority,
+                           {"--cpu_dma_latency_us=-1"}, {"--affinity=0"},
+                           {"--affinity=1"}));
+  }
+  const std::chrono::milliseconds saved = bench->duration();
+  bench->SetDuration(job.duration);
+  std::vector<Figures> cyclictest;
+  for (int round = 0; round < job.rounds; ++round) {
+    std::cerr << "main job round " << round + 1 << "/" << job.rounds
+              << ": ping/pong with and without the CPU latency limit, "
+                 "cyclictest -p5 -i10000\n";
+    for (MainJobRow& r : job.rows) {
+      const Bench::PingPongRun run = bench->RunPingPong(r.options);
+      r.timer.Merge(run.timer);
+      r.timer_stat.Merge(run.timer_stat);
+      r.watcher.Merge(run.watcher);
+      r.watcher_stat.Merge(run.watcher_stat);
+      r.held =
+          run.pong_cpu_latency_limit_us < 0
+              ? "none"
+              : StrCat(run.pong_cpu_latency_limit_us, " us, ",
+                       run.pong_cpu_latency_limit_cpus == "all"
+                           ? "all CPUs"
+                           : StrCat("CPU ", run.pong_cpu_latency_limit_cpus));
+    }
+    cyclictest.push_back(bench->RunCyclictest(kPriority, kIntervalUs));
+  }
+  bench->SetDuration(saved);
+  job.cyclictest = Merge("cyclictest -p5 -i10000", cyclictest);
+  return job;
+}
+
+// Lower is better: how many times lower `ours` is than `other`.
+std::string TimesLower(double ours, double other) { return Ratio(other, ours); }
+
+void PrintMainJob(const MainJob& job, const std::string& cpuidle) {
+  printf(
+      "Main job: ping + pong at 100 Hz, %d rounds of %lld s per row\n"
+      "Wakeup latency (us)         pong watcher: %6s %6s %6s   ping timer: "
+      "%6s %6s %6s   pong held\n",
+      job.rounds, static_cast<long long>(job.duration.count() / 1000), "p50",
+      "p99", "max", "p50", "p99", "max");
+  for (const MainJobRow& r : job.rows) {
+    const Figures watcher = r.Watcher();
+    const Figures timer = r.Timer();
+    printf("  %-25s %20s %6s %6s   %11s %6s %6s   %s\n", r.name.c_str(),
+           Num(watcher.p50_us).c_str(), Num(watcher.p99_us).c_str(),
+           Num(watcher.max_us).c_str(), Num(timer.p50_us).c_str(),
+           Num(timer.p99_us).c_str(), Num(timer.max_us).c_str(),
+           r.held.c_str());
+  }
+  const Figures& c = job.cyclictest;
+  printf("  %-25s %20s %6s %6s   %11s %6s %6s   0 us, all CPUs\n",
+         c.name.c_str(), "", "", "", Num(c.p50_us).c_str(),
+         Num(c.p99_us).c_str(), Num(c.max_us).c_str());
+  const Figures held = job.rows[0].Watcher();
+  const Figures free = job.rows[1].Watcher();
+  const Figures normal = job.rows[2].Watcher();
+  const Figures held_timer = job.rows[0].Timer();
+  const Figures free_timer = job.rows[1].Timer();
+  const Figures normal_timer = job.rows[2].Timer();
+  const bool haltpoll = cpuidle == "haltpoll";
+  printf(
+      "Limit held vs none (FIFO 5): pong watcher p50 %s lower, ping timer "
+      "p50 %s lower; goal >= 3x for the watcher where the cpuidle driver is "
+      "haltpoll: %s\n",
+      TimesLower(held.p50_us, free.p50_us).c_str(),
+      TimesLower(held_timer.p50_us, free_timer.p50_us).c_str(),
+      !haltpoll ? StrCat("no goal (driver ", cpuidle, ")").c_str()
+      : free.p50_us >= 3 * held.p50_us ? "met"
+                                       : "MISSED");
+  printf(
+      "FIFO 5 with the limit vs normal priority: p50 watcher %s, timer %s of "
+      "it; goal: never slower: %s\n",
+      Ratio(held.p50_us, normal.p50_us).c_str(),
+      Ratio(held_timer.p50_us, normal_timer.p50_us).c_str(),
+      held.p50_us <= normal.p50_us && held_timer.p50_us <= normal_timer.p50_us
+          ? "met"
+          : "MISSED");
+}
+
+std::string MainJobJson(const MainJob& job) {
+  std::vector<std::string> rows;
+  for (const MainJobRow& r : job.rows) {
+    rows.push_back(StrCat("{ \"name\": \"", r.name, "\", \"held\": \"", r.held,
+                          "\", \"pong_watcher\": ", FiguresJson(r.Watcher()),
+                          ", \"ping_timer\": ", FiguresJson(r.Timer()), " }"));
+  }
+  return StrCat("{ \"rounds\": ", job.rounds,
+                ", \"seconds_per_run\": ", job.duration.count() / 1000,
+                ", \"rows\": [\n    ", StrJoin(rows, ",\n    "),
+                "\n  ], \"cyclictest\": ", FiguresJson(job.cyclictest), " }");
+}
+
 int Main() {
   if (FLAGS_priority < 0 || FLAGS_priority > 99) {
     std::cerr << "latency_bench: --priority=" << FLAGS_priority
@@ -507,17 +656,31 @@ int Main() {
   const bool fifo = SchedFifoGranted();
   const std::string cpuidle =
       ReadLine("/sys/devices/system/cpu/cpuidle/current_driver", "");
-  const CpuDmaLatencyHold dma_latency = HoldCpuDmaLatencyAtZero();
+  const std::string governor =
+      ReadLine("/sys/devices/system/cpu/cpuidle/current_governor", "");
   std::cout << "Machine: " << cpu << ", " << std::thread::hardware_concurrency()
             << " cores, kernel " << uts.release << ", clocksource "
             << clocksource << ", SCHED_FIFO "
             << (fifo ? "granted"
                      : "NOT granted (figures are at normal priority)")
-            << "\nIdle states: cpuidle driver " << cpuidle
-            << ", /dev/cpu_dma_latency "
-            << (dma_latency.held
+            << "\nIdle states: cpuidle driver " << cpuidle << ", governor "
+            << governor << "\n\n"
+            << std::flush;
+
+  const MainJob main_job = RunMainJob(&bench);
+  PrintMainJob(main_job, cpuidle);
+  if (FLAGS_main_job_only) {
+    bench.CleanShm();
+    return 0;
+  }
+
+  // From here on, every measurement runs with the limit held, ours and the
+  // baselines alike (cyclictest holds it itself, the others do not).
+  auto dma_latency = CpuLatencyLimit::HoldForAllCpus(0);
+  std::cout << "\nThe rest: /dev/cpu_dma_latency "
+            << (dma_latency.ok()
                     ? "held at 0 us for every measurement"
-                    : StrCat("NOT held (", dma_latency.error,
+                    : StrCat("NOT held (", dma_latency.status().message(),
                              "): cyclictest holds it during its own runs "
                              "only, which favours it where CPUs have deep "
                              "idle states"))
@@ -543,7 +706,7 @@ int Main() {
     std::cerr << "round " << round + 1 << "/" << rounds
               << ": ping/pong, cyclictest, ping/pong without reports, "
                  "sigwaittest -f, ptsematest, aos driven like sigwaittest\n";
-    Bench::PingPongRun run = bench.RunPingPong(true);
+    Bench::PingPongRun run = bench.RunPingPong({});
     timer_histogram.Merge(run.timer);
     timer_statistic.Merge(run.timer_stat);
     watcher_histogram.Merge(run.watcher);
@@ -551,7 +714,9 @@ int Main() {
     round_trip_on.push_back(run.round_trip_avg_us);
     round_trip_p50_on.push_back(run.round_trip_p50_us);
     cyclictest.push_back(bench.RunCyclictest());
-    const Bench::PingPongRun unreported = bench.RunPingPong(false);
+    Bench::PingPongOptions without_reports;
+    without_reports.reports = false;
+    const Bench::PingPongRun unreported = bench.RunPingPong(without_reports);
     round_trip_off.push_back(unreported.round_trip_avg_us);
     round_trip_p50_off.push_back(unreported.round_trip_p50_us);
     sigwait_runs.push_back(bench.RunRtTool("sigwaittest", sigwait_args));
@@ -659,8 +824,9 @@ int Main() {
        << ", \"kernel\": \"" << uts.release << "\", \"clocksource\": \""
        << clocksource << "\", \"sched_fifo\": " << (fifo ? "true" : "false")
        << ", \"cpuidle_driver\": \"" << cpuidle
+       << "\", \"cpuidle_governor\": \"" << governor
        << "\", \"cpu_dma_latency_held_at_zero\": "
-       << (dma_latency.held ? "true" : "false")
+       << (dma_latency.ok() ? "true" : "false")
        << " },\n  \"priority\": " << FLAGS_priority
        << ", \"interval_us\": " << FLAGS_interval_us
        << ", \"rounds\": " << rounds
@@ -674,7 +840,8 @@ int Main() {
        << ", \"sigwaittest_f\": " << FiguresJson(sigwait)
        << ", \"ptsematest\": " << FiguresJson(ptsem)
        << ", \"aos_driven_like_sigwaittest\": " << FiguresJson(like_sigwait)
-       << " },\n  \"instrumentation\": { \"round_trip_reports_on_us\": "
+       << " },\n  \"main_job\": " << MainJobJson(main_job)
+       << ",\n  \"instrumentation\": { \"round_trip_reports_on_us\": "
        << JsonNumber(on)
        << ", \"round_trip_reports_off_us\": " << JsonNumber(off)
        << ", \"round_trip_p50_reports_on_us\": " << JsonNumber(p50_on)

@@ -10,7 +10,7 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 bash "${script}" --help >"${tmp}/out" 2>"${tmp}/err"
 status=$?
 [[ ${status} == 0 ]] || fail "--help exited ${status}"
-grep -q 'tools/bench/latency.sh \[--long\] \[--json=FILE\] \[--plot=FILE.png\]' "${tmp}/out" ||
+grep -q 'tools/bench/latency.sh \[--long\] \[--main_job_only\] \[--json=FILE\]' "${tmp}/out" ||
   fail "--help does not show the usage: $(cat "${tmp}/out")"
 grep -q 'cyclictest' "${tmp}/out" || fail "--help does not say what it compares with"
 

@@ -8,7 +8,6 @@
 #include "aos/util/str_cat.h"
 #include "examples/ping_generated.h"
 
-DEFINE_string(config, "", "The configuration (pingpong_config.json).");
 DEFINE_string(name, "scale_app", "The application name in timing reports.");
 DEFINE_int32(timers, 0, "Timers to run.");
 DEFINE_int32(interval_us, 1000, "Period of each timer.");
@@ -19,8 +18,11 @@ int main(int argc, char** argv) {
   aos::InitGoogle(&argc, &argv,
                   "Usage: scale_app [--timers=N] [--watch] [--name=NAME]\n"
                   "Load for tools/bench/latency.sh's scale runs.");
-  auto config = aos::ReadConfigFlag(FLAGS_config, "pingpong_config.json");
-  CHECK(config.ok()) << config.status().message();
+  auto config = aos::ReadConfigFlag("examples/pingpong_config.json");
+  if (!config.ok()) {
+    std::cerr << "scale_app: " << config.status().message() << "\n";
+    return 1;
+  }
   aos::ShmEventLoop loop(&config->message(), FLAGS_name);
   loop.SetRuntimeRealtimePriority(FLAGS_priority);
   const std::chrono::microseconds interval(FLAGS_interval_us);

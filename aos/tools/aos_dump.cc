@@ -10,10 +10,6 @@
 #include "aos/util/str_cat.h"
 #include "flatbuffers/reflection.h"
 
-DEFINE_string(config, "",
-              "The configuration (built by aos_config, so it holds schemas); "
-              "default: pingpong_config.json next to the binary, then in the "
-              "working directory.");
 DEFINE_bool(fetch, false, "Print the latest message first, if there is one.");
 DEFINE_int64(count, 0, "Stop after printing this many messages (0: never).");
 DEFINE_int32(max_vector_size, 100,
@@ -70,7 +66,7 @@ int Main(int argc, char** argv) {
                  "(see --help)\n";
     return 2;
   }
-  auto config = ReadConfigFlag(FLAGS_config, "pingpong_config.json");
+  auto config = ReadConfigFlag("aos/aos_config.json");
   if (!config.ok()) {
     std::cerr << "aos_dump: " << config.status().message() << "\n";
     return 1;
@@ -128,9 +124,11 @@ int Main(int argc, char** argv) {
 }  // namespace aos
 
 int main(int argc, char** argv) {
-  aos::InitGoogle(&argc, &argv,
-                  "Usage: aos_dump [--config=FILE] CHANNEL [TYPE]\n"
-                  "Prints every new message on CHANNEL as JSON, with its send\n"
-                  "times, until Ctrl-C (or --count). See docs/aos_dump.md.");
+  aos::InitGoogle(
+      &argc, &argv,
+      "Usage: aos_dump [--config=FILE] CHANNEL [TYPE]\n"
+      "Prints every new message on CHANNEL as JSON, with its send\n"
+      "times, until Ctrl-C (or --count). --config defaults to the\n"
+      "framework's aos/aos.json (/aos only). See docs/aos_dump.md.");
   return aos::Main(argc, argv);
 }

@@ -8,13 +8,12 @@
 #include "absl/strings/str_split.h"
 #include "aos/config_flag.h"
 #include "aos/events/shm_event_loop.h"
-#include "aos/events/timing_report_dump.h"
+#include "aos/events/timing_report_accumulator.h"
+#include "aos/events/timing_report_codec.h"
+#include "aos/events/timing_report_format.h"
 #include "aos/init.h"
 #include "aos/util/str_cat.h"
 
-DEFINE_string(config, "",
-              "The configuration; default: pingpong_config.json next to the "
-              "binary, then in the working directory.");
 DEFINE_string(application, "",
               "Only reports of these applications (exact names, comma "
               "separated); default: all.");
@@ -23,6 +22,9 @@ DEFINE_string(node, "", "Only reports from this node (default: any).");
 DEFINE_bool(stream, true, "Print each report as it arrives.");
 DEFINE_bool(accumulate, true,
             "On exit, print every application's reports summed up.");
+DEFINE_int32(count, 0,
+             "Stop after this many reports matched the filters (0: no "
+             "limit).");
 DEFINE_double(duration, 0,
               "Stop after this many seconds (0: at Ctrl-C or SIGTERM).");
 DEFINE_string(format, "table",
@@ -46,12 +48,13 @@ int Main() {
               << " is neither table nor json\n";
     return 2;
   }
-  if (FLAGS_duration < 0 || FLAGS_max_wakeup_latency_us < 0) {
-    std::cerr << "aos_timing_report_streamer: --duration and "
+  if (FLAGS_duration < 0 || FLAGS_max_wakeup_latency_us < 0 ||
+      FLAGS_count < 0) {
+    std::cerr << "aos_timing_report_streamer: --count, --duration and "
                  "--max_wakeup_latency_us must not be negative\n";
     return 2;
   }
-  auto config = ReadConfigFlag(FLAGS_config, "pingpong_config.json");
+  auto config = ReadConfigFlag("aos/aos_config.json");
   if (!config.ok()) {
     std::cerr << "aos_timing_report_streamer: " << config.status().message()
               << "\n";
@@ -77,9 +80,12 @@ int Main() {
       [&](const Context& context, const void* data) {
         const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data),
                                              context.size);
-        if (absl::Status status = ValidateTimingReport(bytes); !status.ok()) {
+        // Validated once, here; everything below reads the decoded report.
+        absl::StatusOr<timing::ReportContents> decoded =
+            timing::DecodeTimingReport(bytes);
+        if (!decoded.ok()) {
           ++malformed;
-          const std::string message(status.message());
+          const std::string message(decoded.status().message());
           if (warned.insert(message).second) {
             LOG(WARNING) << "ignoring a malformed timing report (queue index "
                          << context.queue_index << "): " << message
@@ -87,27 +93,23 @@ int Main() {
           }
           return;
         }
-        const timing::Report& report =
-            *flatbuffers::GetRoot<timing::Report>(data);
-        seen_names.insert(report.name()->str());
-        if (!applications.empty() &&
-            !applications.contains(report.name()->string_view())) {
+        const timing::ReportContents& report = *decoded;
+        const timing::ReportHeader& header = report.header;
+        seen_names.insert(header.name);
+        if (!applications.empty() && !applications.contains(header.name)) {
           return;
         }
-        if (FLAGS_pid != 0 && report.pid() != FLAGS_pid) return;
-        if (!FLAGS_node.empty() &&
-            (report.node() == nullptr ||
-             report.node()->string_view() != FLAGS_node)) {
-          return;
-        }
+        if (FLAGS_pid != 0 && header.pid != FLAGS_pid) return;
+        if (!FLAGS_node.empty() && header.node != FLAGS_node) return;
         ++matched;
-        CHECK(accumulator.Add(bytes).ok());
+        accumulator.Add(report);
         if (FLAGS_stream) {
           std::cout << (json ? TimingReportToJsonLine(report, configuration,
                                                       false)
                              : FormatTimingReport(report, configuration))
                     << (json ? "\n" : "") << std::flush;
         }
+        if (FLAGS_count > 0 && matched >= FLAGS_count) loop.Exit();
       });
 
   if (FLAGS_duration > 0) {
@@ -138,9 +140,8 @@ int Main() {
   if (FLAGS_accumulate) {
     if (!json) std::cout << "\nAccumulated timing reports :\n\n";
     for (const auto& summary : summaries) {
-      std::cout << (json ? TimingReportToJsonLine(summary.message(),
-                                                  configuration, true)
-                         : FormatTimingReport(summary.message(), configuration))
+      std::cout << (json ? TimingReportToJsonLine(summary, configuration, true)
+                         : FormatTimingReport(summary, configuration))
                 << "\n";
     }
   }
@@ -178,6 +179,7 @@ int main(int argc, char** argv) {
       "Prints the timing reports on /aos as they arrive and, on Ctrl-C, "
       "SIGTERM\n"
       "or after --duration, every application's reports summed up.\n"
+      "--config defaults to the framework's aos/aos.json (/aos only).\n"
       "See docs/streamer.md.");
   return aos::Main();
 }

@@ -3,13 +3,11 @@
 #include <iostream>
 
 #include "absl/strings/str_split.h"
+#include "aos/config_flag.h"
 #include "aos/configuration.h"
 #include "aos/init.h"
 #include "gflags/gflags.h"
 
-DEFINE_string(
-    config, "",
-    "The configuration to check (JSON, or a .bfbs written by aos_config).");
 DEFINE_string(
     schemas, "",
     "Comma-separated binary schemas (.bfbs); when given, every "

@@ -1,0 +1,105 @@
+#include "aos/events/timing_report_codec.h"
+
+#include "aos/events/timing_report_test_data.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace aos::timing {
+namespace {
+
+using ::aos::testing::kPingEnd;
+using ::aos::testing::kPingStart;
+using ::aos::testing::PingReport;
+using ::aos::testing::ReportFromJson;
+using ::testing::HasSubstr;
+
+TEST(TimingReportCodecTest, DecodesEveryFigure) {
+  const auto bytes = ReportFromJson(
+      PingReport(kPingStart, kPingEnd,
+                 R"("cpu_latency_limit_us": 0, "cpu_latency_limit_cpus": "all",
+         "send_failures": 3, "dropped_histograms": 4, "dropped_entries": 5,)"));
+  auto report = DecodeTimingReport({bytes.data(), bytes.size()});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  const ReportHeader& header = report->header;
+  EXPECT_EQ(header.name, "ping");
+  EXPECT_EQ(header.pid, 3885755);
+  EXPECT_EQ(header.version, "ping_version");
+  EXPECT_EQ(header.monotonic_start_ns, kPingStart);
+  EXPECT_EQ(header.monotonic_end_ns, kPingEnd);
+  EXPECT_EQ(header.realtime_start_ns, 1740078734089194802);
+  EXPECT_EQ(header.send_failures, 3u);
+  EXPECT_EQ(header.dropped_histograms, 4u);
+  EXPECT_EQ(header.dropped_entries, 5u);
+  EXPECT_EQ(header.cpu_latency_limit_us, 0);
+  EXPECT_EQ(header.cpu_latency_limit_cpus, "all");
+  ASSERT_EQ(report->watchers.size(), 1u);
+  const WatcherTiming& watcher = report->watchers[0];
+  EXPECT_EQ(watcher.channel_index, 2);
+  EXPECT_EQ(watcher.count, 100u);
+  EXPECT_EQ(watcher.wakeup_latency.statistic().count(), 100u);
+  EXPECT_FLOAT_EQ(watcher.wakeup_latency.statistic().standard_deviation(),
+                  2.65956e-05f);
+  EXPECT_EQ(watcher.wakeup_latency.histogram().count(), 100u);
+  EXPECT_EQ(watcher.handler_time.histogram().count(), 0u);  // Not carried.
+  ASSERT_EQ(report->senders.size(), 1u);
+  EXPECT_EQ(report->senders[0].size.average(), 32);
+  ASSERT_EQ(report->timers.size(), 1u);
+  EXPECT_EQ(report->timers[0].name, "ping");
+  EXPECT_EQ(report->timers[0].missed_cycles, 2u);
+  EXPECT_TRUE(report->fetchers.empty());
+  EXPECT_TRUE(report->phased_loops.empty());
+}
+
+TEST(TimingReportCodecTest, EncodingAndDecodingRoundTrip) {
+  const auto bytes = ReportFromJson(PingReport(kPingStart, kPingEnd));
+  auto first = DecodeTimingReport({bytes.data(), bytes.size()});
+  ASSERT_TRUE(first.ok());
+  const flatbuffers::DetachedBuffer encoded = EncodeReportContents(*first);
+  auto second = DecodeTimingReport({encoded.data(), encoded.size()});
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  const Report& a = *flatbuffers::GetRoot<Report>(bytes.data());
+  const Report& b = *flatbuffers::GetRoot<Report>(encoded.data());
+  // The statistics survive bit for bit, through double and back to float.
+  EXPECT_EQ(a.watchers()->Get(0)->wakeup_latency()->standard_deviation(),
+            b.watchers()->Get(0)->wakeup_latency()->standard_deviation());
+  EXPECT_EQ(a.timers()->Get(0)->handler_time()->average(),
+            b.timers()->Get(0)->handler_time()->average());
+  EXPECT_EQ(second->watchers[0].wakeup_latency.histogram(),
+            first->watchers[0].wakeup_latency.histogram());
+  EXPECT_EQ(b.senders()->Get(0)->error_counts()->size(), kSendErrorCount);
+}
+
+TEST(TimingReportCodecTest, MalformedReportsAreRefusedNamingWhatIsWrong) {
+  const auto good = ReportFromJson(PingReport(kPingStart, kPingEnd));
+  std::vector<uint8_t> truncated(good.data(), good.data() + good.size() / 2);
+  EXPECT_THAT(std::string(DecodeTimingReport(truncated).status().message()),
+              HasSubstr("not a valid aos.timing.Report"));
+
+  std::string bad_histogram = PingReport(kPingStart, kPingEnd);
+  bad_histogram.replace(bad_histogram.find("\"index\": 402"), 12,
+                        "\"index\": 4000");
+  const auto bad = ReportFromJson(bad_histogram);
+  EXPECT_THAT(
+      std::string(
+          DecodeTimingReport({bad.data(), bad.size()}).status().message()),
+      HasSubstr("timing report of ping: watcher of channel 2: histogram "));
+
+  const auto nameless = ReportFromJson(R"({ "pid": 1 })");
+  EXPECT_EQ(
+      DecodeTimingReport({nameless.data(), nameless.size()}).status().message(),
+      "timing report without a name");
+}
+
+TEST(TimingReportCodecTest, UnknownSendErrorsAreIgnored) {
+  const auto bytes = ReportFromJson(R"({ "name": "x", "senders": [
+      { "channel_index": 0, "count": 1,
+        "error_counts": [ { "error": "INVALID_REDZONE", "count": 2 },
+                          { "error": 9, "count": 5 } ] } ] })");
+  auto report = DecodeTimingReport({bytes.data(), bytes.size()});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->senders[0].error_counts[1], 2u);
+  EXPECT_EQ(report->senders[0].error_counts[0], 0u);
+}
+
+}  // namespace
+}  // namespace aos::timing

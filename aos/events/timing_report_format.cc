@@ -1,0 +1,332 @@
+#include "aos/events/timing_report_format.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "aos/events/streamed_report_bfbs_generated.h"
+#include "aos/events/streamed_report_generated.h"
+#include "aos/json_to_flatbuffer.h"
+#include "aos/time/time.h"
+#include "aos/util/str_cat.h"
+
+namespace aos {
+namespace {
+
+using timing::LatencyHistogram;
+using timing::LatencyRecorder;
+using timing::ReportContents;
+using timing::RunningStatistic;
+
+// A table whose columns are right-aligned to their widest cell.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) {
+    rows_.push_back(std::move(header));
+  }
+  void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+
+  void Print(std::ostream* out) const {
+    std::vector<size_t> widths(rows_[0].size(), 0);
+    for (const auto& row : rows_) {
+      for (size_t i = 0; i < row.size(); ++i)
+        widths[i] = std::max(widths[i], row[i].size());
+    }
+    for (const auto& row : rows_) {
+      *out << "   ";
+      for (size_t i = 0; i < row.size(); ++i) {
+        *out << (i == 0 ? " " : " | ")
+             << std::string(widths[i] - row[i].size(), ' ') << row[i];
+      }
+      *out << "\n";
+    }
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// A double as AOS prints it (iostream defaults: 6 significant digits).
+std::string Number(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+// Rounded to float first, as the report carries it.
+std::string FormatStatistic(const RunningStatistic& statistic) {
+  auto f = [](double value) { return Number(static_cast<float>(value)); };
+  return StrCat(f(statistic.average()), " [", f(statistic.min()), ", ",
+                f(statistic.max()), "] std ",
+                f(statistic.standard_deviation()));
+}
+
+// p-th percentile in seconds; "-" without samples in the histogram.
+std::string Percentile(const LatencyHistogram& histogram, double percentile) {
+  if (histogram.count() == 0) return "-";
+  return Number(static_cast<double>(histogram.PercentileNs(percentile)) * 1e-9);
+}
+
+// Which regime the figures come from: CPUs kept out of deep idle states by
+// a PM QoS limit the loop held, or free to sleep.
+std::string CpuLatencyLimitText(const timing::ReportHeader& header) {
+  if (header.cpu_latency_limit_us < 0) return "CPU wakeup limit: none";
+  return StrCat("CPU wakeup limit: ", header.cpu_latency_limit_us, " us, ",
+                header.cpu_latency_limit_cpus == "all"
+                    ? std::string("all CPUs")
+                    : StrCat("CPUs ", header.cpu_latency_limit_cpus));
+}
+
+const Channel* ChannelAt(const Configuration& config, int index) {
+  if (config.channels() == nullptr || index < 0 ||
+      static_cast<size_t>(index) >= config.channels()->size()) {
+    return nullptr;
+  }
+  return config.channels()->Get(index);
+}
+
+std::string ChannelName(const Configuration& config, int index) {
+  const Channel* channel = ChannelAt(config, index);
+  return channel == nullptr ? StrCat("<channel ", index, "?>")
+                            : channel->name()->str();
+}
+
+std::string ChannelType(const Configuration& config, int index) {
+  const Channel* channel = ChannelAt(config, index);
+  return channel == nullptr ? "?" : channel->type()->str();
+}
+
+void PrintTimers(std::string_view title,
+                 const std::vector<timing::TimerTiming>& timers,
+                 std::ostream* out) {
+  if (timers.empty()) return;
+  *out << "  " << title << " (" << timers.size() << "):\n";
+  Table table({"Name", "Count", "Wakeup Latency", "p50", "p99", "Handler Time",
+               "p50", "p99", "Missed"});
+  for (const timing::TimerTiming& timer : timers) {
+    const LatencyRecorder& wakeup = timer.wakeup_latency;
+    const LatencyRecorder& handler = timer.handler_time;
+    table.AddRow(
+        {timer.name, StrCat(timer.count), FormatStatistic(wakeup.statistic()),
+         Percentile(wakeup.histogram(), 50), Percentile(wakeup.histogram(), 99),
+         FormatStatistic(handler.statistic()),
+         Percentile(handler.histogram(), 50),
+         Percentile(handler.histogram(), 99), StrCat(timer.missed_cycles)});
+  }
+  table.Print(out);
+}
+
+std::string ReportOwner(const ReportContents& report) {
+  return StrCat(report.header.name, "[", report.header.pid, "]");
+}
+
+// Calls fn(kind, name, type, wakeup, handler) for every timer, phased loop
+// and watcher, and fn(kind, name, type, latency, nullptr) for every fetcher.
+template <typename F>
+void ForEachLatencyEntry(const ReportContents& report,
+                         const Configuration& config, F&& fn) {
+  for (const timing::WatcherTiming& w : report.watchers) {
+    fn("watcher", ChannelName(config, w.channel_index),
+       ChannelType(config, w.channel_index), &w.wakeup_latency,
+       &w.handler_time);
+  }
+  for (const timing::FetcherTiming& f : report.fetchers) {
+    fn("fetcher", ChannelName(config, f.channel_index),
+       ChannelType(config, f.channel_index), &f.latency,
+       static_cast<const LatencyRecorder*>(nullptr));
+  }
+  for (const auto& [kind, timers] :
+       {std::pair{"timer", &report.timers},
+        std::pair{"phased_loop", &report.phased_loops}}) {
+    for (const timing::TimerTiming& t : *timers) {
+      fn(kind, t.name, std::string(), &t.wakeup_latency, &t.handler_time);
+    }
+  }
+}
+
+flatbuffers::Offset<timing::Percentiles> EncodePercentiles(
+    flatbuffers::FlatBufferBuilder* fbb, const LatencyRecorder* latency) {
+  if (latency == nullptr || latency->histogram().count() == 0) return {};
+  const LatencyHistogram& histogram = latency->histogram();
+  return timing::CreatePercentiles(
+      *fbb, histogram.PercentileNs(50), histogram.PercentileNs(90),
+      histogram.PercentileNs(99), histogram.PercentileNs(99.9),
+      histogram.max_ns());
+}
+
+}  // namespace
+
+std::string FormatTimingReport(const ReportContents& report,
+                               const Configuration& config) {
+  const timing::ReportHeader& header = report.header;
+  std::ostringstream out;
+  out << header.name << "[" << header.pid << "] (" << header.node
+      << ") version: \"" << header.version << "\" ("
+      << monotonic_clock::time_point(
+             std::chrono::nanoseconds(header.monotonic_start_ns))
+      << ","
+      << realtime_clock::time_point(
+             std::chrono::nanoseconds(header.realtime_start_ns))
+      << "):\n  Window: "
+      << DurationInSeconds(std::chrono::nanoseconds(header.monotonic_end_ns -
+                                                    header.monotonic_start_ns))
+      << " sec, until "
+      << monotonic_clock::time_point(
+             std::chrono::nanoseconds(header.monotonic_end_ns))
+      << "; " << CpuLatencyLimitText(header) << "\n";
+  if (!report.watchers.empty()) {
+    out << "  Watchers (" << report.watchers.size() << "):\n";
+    Table table({"Channel Name", "Type", "Count", "Wakeup Latency", "p50",
+                 "p99", "Handler Time", "p50", "p99", "Lost"});
+    for (const timing::WatcherTiming& watcher : report.watchers) {
+      const LatencyRecorder& wakeup = watcher.wakeup_latency;
+      const LatencyRecorder& handler = watcher.handler_time;
+      table.AddRow({ChannelName(config, watcher.channel_index),
+                    ChannelType(config, watcher.channel_index),
+                    StrCat(watcher.count), FormatStatistic(wakeup.statistic()),
+                    Percentile(wakeup.histogram(), 50),
+                    Percentile(wakeup.histogram(), 99),
+                    FormatStatistic(handler.statistic()),
+                    Percentile(handler.histogram(), 50),
+                    Percentile(handler.histogram(), 99),
+                    StrCat(watcher.lost_messages)});
+    }
+    table.Print(&out);
+  }
+  if (!report.senders.empty()) {
+    out << "  Senders (" << report.senders.size() << "):\n";
+    Table table({"Channel Name", "Type", "Count", "Size", "Errors"});
+    for (const timing::SenderTiming& sender : report.senders) {
+      std::vector<std::string> errors;
+      for (uint64_t count : sender.error_counts)
+        errors.push_back(StrCat(count));
+      table.AddRow({ChannelName(config, sender.channel_index),
+                    ChannelType(config, sender.channel_index),
+                    StrCat(sender.count), FormatStatistic(sender.size),
+                    StrJoin(errors, ", ")});
+    }
+    table.Print(&out);
+  }
+  if (!report.fetchers.empty()) {
+    out << "  Fetchers (" << report.fetchers.size() << "):\n";
+    Table table(
+        {"Channel Name", "Type", "Count", "Latency", "p50", "p99", "Lost"});
+    for (const timing::FetcherTiming& fetcher : report.fetchers) {
+      const LatencyRecorder& latency = fetcher.latency;
+      table.AddRow({ChannelName(config, fetcher.channel_index),
+                    ChannelType(config, fetcher.channel_index),
+                    StrCat(fetcher.count), FormatStatistic(latency.statistic()),
+                    Percentile(latency.histogram(), 50),
+                    Percentile(latency.histogram(), 99),
+                    StrCat(fetcher.lost_messages)});
+    }
+    table.Print(&out);
+  }
+  PrintTimers("Timers", report.timers, &out);
+  PrintTimers("Phased loops", report.phased_loops, &out);
+  if (header.dropped_histograms > 0 || header.dropped_entries > 0 ||
+      header.send_failures > 0) {
+    out << "  Dropped to fit: " << header.dropped_histograms << " histograms, "
+        << header.dropped_entries
+        << " entries; reports not sent: " << header.send_failures << "\n";
+  }
+  return out.str();
+}
+
+std::string TimingReportToJsonLine(const ReportContents& report,
+                                   const Configuration& config,
+                                   bool accumulated) {
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.ForceDefaults(true);
+  const auto encoded = timing::EncodeReportContents(&fbb, report);
+  std::vector<flatbuffers::Offset<timing::EntryPercentiles>> entries;
+  ForEachLatencyEntry(report, config,
+                      [&](std::string_view kind, const std::string& name,
+                          const std::string& type, const LatencyRecorder* first,
+                          const LatencyRecorder* handler) {
+                        // A fetcher's one latency goes in `latency`.
+                        const bool fetcher = handler == nullptr;
+                        const auto wakeup_p =
+                            EncodePercentiles(&fbb, fetcher ? nullptr : first);
+                        const auto handler_p = EncodePercentiles(&fbb, handler);
+                        const auto latency_p =
+                            EncodePercentiles(&fbb, fetcher ? first : nullptr);
+                        const auto kind_offset = fbb.CreateString(kind);
+                        const auto name_offset = fbb.CreateString(name);
+                        const auto type_offset =
+                            type.empty()
+                                ? flatbuffers::Offset<flatbuffers::String>()
+                                : fbb.CreateString(type);
+                        timing::EntryPercentiles::Builder builder(fbb);
+                        builder.add_kind(kind_offset);
+                        builder.add_name(name_offset);
+                        if (!type.empty()) builder.add_type(type_offset);
+                        if (!wakeup_p.IsNull())
+                          builder.add_wakeup_latency(wakeup_p);
+                        if (!handler_p.IsNull())
+                          builder.add_handler_time(handler_p);
+                        if (!latency_p.IsNull()) builder.add_latency(latency_p);
+                        entries.push_back(builder.Finish());
+                      });
+  const auto entry_vector = fbb.CreateVector(entries);
+  timing::StreamedReport::Builder streamed(fbb);
+  streamed.add_accumulated(accumulated);
+  streamed.add_report(encoded);
+  streamed.add_percentiles(entry_vector);
+  fbb.Finish(streamed.Finish());
+  return FlatbufferToJson(
+      fbb.GetBufferPointer(),
+      *reflection::GetSchema(timing::StreamedReportBinarySchema::data()));
+}
+
+std::string HistogramsAsGnuplotTable(const std::vector<ReportContents>& reports,
+                                     const Configuration& config) {
+  std::string out =
+      "# aos timing histograms: one block per histogram (gnuplot: index N);\n"
+      "# columns: bucket lower bound (us), upper bound (us), samples\n";
+  bool first = true;
+  for (const ReportContents& report : reports) {
+    ForEachLatencyEntry(
+        report, config,
+        [&](std::string_view kind, const std::string& name, const std::string&,
+            const LatencyRecorder* latency, const LatencyRecorder* handler) {
+          const bool fetcher = handler == nullptr;
+          for (const auto& [figure, recorder] :
+               {std::pair{fetcher ? "latency" : "wakeup_latency", latency},
+                std::pair{"handler_time", handler}}) {
+            if (recorder == nullptr || recorder->histogram().count() == 0) {
+              continue;
+            }
+            if (!first) out += "\n\n";
+            first = false;
+            StrAppend(&out, "# ", ReportOwner(report), " ", kind, " ", name,
+                      " ", figure, "\n");
+            recorder->histogram().ForEachNonEmptyBucket(
+                [&](size_t, int64_t lower, int64_t upper, uint64_t count) {
+                  StrAppend(&out, Number(lower / 1e3), " ", Number(upper / 1e3),
+                            " ", count, "\n");
+                });
+          }
+        });
+  }
+  return out;
+}
+
+WorstWakeup FindWorstWakeup(const std::vector<ReportContents>& reports,
+                            const Configuration& config) {
+  WorstWakeup worst;
+  for (const ReportContents& report : reports) {
+    ForEachLatencyEntry(
+        report, config,
+        [&](std::string_view kind, const std::string& name, const std::string&,
+            const LatencyRecorder* wakeup, const LatencyRecorder* handler) {
+          if (handler == nullptr) return;  // A fetcher has no wakeup.
+          const double max_us = wakeup->statistic().max() * 1e6;
+          if (!(max_us > worst.max_us)) return;
+          worst.max_us = max_us;
+          worst.what = StrCat(ReportOwner(report), " ", kind, " ", name);
+        });
+  }
+  return worst;
+}
+
+}  // namespace aos

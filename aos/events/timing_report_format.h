@@ -1,0 +1,64 @@
+#ifndef AOS_EVENTS_TIMING_REPORT_FORMAT_H_
+#define AOS_EVENTS_TIMING_REPORT_FORMAT_H_
+
+// Timing reports as people and tools read them: the table AOS's
+// aos_timing_report_streamer prints (plus percentiles, missed cycles and
+// lost messages), one JSON line per report, a gnuplot table of the
+// histograms, and the worst wakeup. All take decoded reports
+// (timing_report_codec.h), so a report is validated once, when received.
+//
+//   std::cout << FormatTimingReport(report, config);
+//
+// Not for realtime code: it allocates freely.
+
+#include <string>
+#include <vector>
+
+#include "aos/configuration_generated.h"
+#include "aos/events/timing_report_codec.h"
+
+namespace aos {
+
+// The report as a table in AOS's format, with the window on its own line:
+//
+//   ping[3885755] () version: "ping_version" (12.000000000sec,2026-...):
+//     Window: 1 sec, until 13.000000000sec; CPU wakeup limit: none
+//     Watchers (1):
+//       Channel Name | Type | Count | Wakeup Latency | p50 | p99 | ...
+//
+// Statistics print as "average [min, max] std deviation" in seconds (sizes
+// in bytes); p50 and p99 come from the histograms ("-" when the report
+// dropped them). Channels are named through `config` (a bad channel_index
+// prints as "<channel N?>"). Sections with no entries are left out. Columns
+// are right-aligned.
+std::string FormatTimingReport(const timing::ReportContents& report,
+                               const Configuration& config);
+
+// The report as one line of JSON: an aos.timing.StreamedReport
+// (aos/events/streamed_report.fbs) holding it, `accumulated`, and the p50,
+// p90, p99, p99.9 and max of every histogram it has, entries named through
+// `config`.
+std::string TimingReportToJsonLine(const timing::ReportContents& report,
+                                   const Configuration& config,
+                                   bool accumulated);
+
+// Every histogram of the reports as a gnuplot-readable table, like Xenomai's
+// `latency -g`: one block per histogram ("# ping[123] timer ping
+// wakeup_latency"), lines "lower_us upper_us count" for non-empty buckets,
+// blocks separated by two blank lines (gnuplot's `index`).
+std::string HistogramsAsGnuplotTable(
+    const std::vector<timing::ReportContents>& reports,
+    const Configuration& config);
+
+// The largest max wakeup latency among the timers, phased loops and
+// watchers of `reports`, with what it belongs to ("ping[123] timer ping").
+struct WorstWakeup {
+  std::string what;
+  double max_us = 0;
+};
+WorstWakeup FindWorstWakeup(const std::vector<timing::ReportContents>& reports,
+                            const Configuration& config);
+
+}  // namespace aos
+
+#endif  // AOS_EVENTS_TIMING_REPORT_FORMAT_H_
