@@ -104,6 +104,7 @@ readonly BINARY="${binary}"
 
 readonly WORK="$(dirname "${BINARY}")"
 mkdir -p "${WORK}/corpus"
+rm -f "${WORK}"/fuzz*.log  # An earlier run's, with --binary.
 cp "${CORPUS}"/* "${WORK}/corpus/"
 # libFuzzer's -max_total_time is wall time per process; each process uses
 # one CPU.
@@ -121,9 +122,12 @@ else
   log "unshare --pid is not allowed here; running in this pid namespace"
 fi
 log "fuzzing for ${cpu_minutes} CPU-minutes (${jobs} x ${seconds} s); work directory ${WORK}"
+# Queue files live in memory, in a directory of this run's, removed after.
+shm_dir="$(mktemp -d /dev/shm/aos_queue_fuzz.XXXXXX)"
+trap 'rm -rf "${shm_dir}"' EXIT
 status=0
 start_cpu="$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)"
-(cd "${WORK}" && AOS_QUEUE_FUZZ_DIR=/dev/shm "${namespace[@]}" "${run[@]}") \
+(cd "${WORK}" && AOS_QUEUE_FUZZ_DIR="${shm_dir}" "${namespace[@]}" "${run[@]}") \
   >"${WORK}/fuzz.log" 2>&1 || status=$?
 # CPU time of the finished children (clock ticks), as the kernel counted it.
 end_cpu="$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)"
