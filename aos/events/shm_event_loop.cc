@@ -150,6 +150,7 @@ class ShmSender : public RawSender {
       case ipc_lib::QueueSender::Result::kMessagesSentTooFast:
         return Error::kMessagesSentTooFast;
       case ipc_lib::QueueSender::Result::kInvalidRedzone:
+      case ipc_lib::QueueSender::Result::kCorrupt:  // Logged by the queue.
         return Error::kInvalidRedzone;
     }
     monotonic_sent_time_ = sent.monotonic_sent_time;
@@ -180,7 +181,13 @@ class ShmFetcher : public RawFetcher {
       if (next == 0) return {};
       const uint64_t latest = next - 1;
       if (has_current_ && current_ == latest) return {};
-      if (Take(latest)) return {.fetched = true, .lost = 0};
+      const ipc_lib::QueueReader::Result result = Take(latest);
+      if (result == ipc_lib::QueueReader::Result::kGood) {
+        return {.fetched = true, .lost = 0};
+      }
+      if (result == ipc_lib::QueueReader::Result::kCorrupt) {
+        return {.fetched = false, .lost = 1};
+      }
       // Overwritten while copying: the channel moved on; try the newest.
     }
   }
@@ -199,21 +206,31 @@ class ShmFetcher : public RawFetcher {
         current_ = oldest - 1;
         has_current_ = oldest > 0;
       }
-      if (Take(wanted)) return {.fetched = true, .lost = lost};
+      const ipc_lib::QueueReader::Result result = Take(wanted);
+      if (result == ipc_lib::QueueReader::Result::kGood) {
+        return {.fetched = true, .lost = lost};
+      }
+      lost += result == ipc_lib::QueueReader::Result::kCorrupt;
     }
   }
 
  private:
-  bool Take(uint64_t index) {
+  // A damaged message (kCorrupt, logged by the reader) is skipped: it
+  // becomes current without changing context_, to be counted as lost.
+  ipc_lib::QueueReader::Result Take(uint64_t index) {
     MessageInfo info;
-    if (reader_.Read(index, &info, buffer_.data()) !=
-        ipc_lib::QueueReader::Result::kGood) {
-      return false;
+    const ipc_lib::QueueReader::Result result =
+        reader_.Read(index, &info, buffer_.data());
+    if (result != ipc_lib::QueueReader::Result::kGood &&
+        result != ipc_lib::QueueReader::Result::kCorrupt) {
+      return result;
     }
     current_ = index;
     has_current_ = true;
-    context_ = ContextFromMessage(info, buffer_.data());
-    return true;
+    if (result == ipc_lib::QueueReader::Result::kGood) {
+      context_ = ContextFromMessage(info, buffer_.data());
+    }
+    return result;
   }
 
   ipc_lib::QueueReader reader_;
@@ -265,8 +282,14 @@ class ShmWatcher : public WatcherState {
         AddLost(static_cast<uint32_t>(oldest - next_));
         next_ = oldest;
       }
-      if (reader_.Read(next_, &pending_info_, buffer_.data()) !=
-          ipc_lib::QueueReader::Result::kGood) {
+      const ipc_lib::QueueReader::Result result =
+          reader_.Read(next_, &pending_info_, buffer_.data());
+      if (result == ipc_lib::QueueReader::Result::kCorrupt) {
+        AddLost(1);  // Damaged (logged by the reader): skipped.
+        ++next_;
+        continue;
+      }
+      if (result != ipc_lib::QueueReader::Result::kGood) {
         continue;  // Overwritten meanwhile: counted as lost next time round.
       }
       ++next_;
