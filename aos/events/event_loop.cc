@@ -7,6 +7,7 @@
 #include "aos/configuration.h"
 #include "aos/events/timing_report.h"
 #include "aos/util/str_cat.h"
+#include "aos/util/user_error.h"
 #include "gflags/gflags.h"
 
 DEFINE_bool(timing_reports, true,
@@ -324,9 +325,10 @@ const Channel* EventLoop::FindChannel(std::string_view channel_name,
   const Channel* channel = configuration::GetChannel(
       *configuration_, channel_name, type, name_, node_, &why_not, access);
   if (channel == nullptr) {
-    LOG(FATAL) << why_not << "\n"
-               << configuration::DescribeClosestChannels(*configuration_,
-                                                         channel_name, type);
+    // The config is the user's: one line, not a stack trace.
+    ExitForUserError(StrCat(why_not, "\n",
+                            configuration::DescribeClosestChannels(
+                                *configuration_, channel_name, type)));
   }
   return channel;
 }

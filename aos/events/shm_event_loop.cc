@@ -16,6 +16,7 @@
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/util/cpu_latency_limit.h"
 #include "aos/util/str_cat.h"
+#include "aos/util/user_error.h"
 #include "glog/logging.h"
 
 DEFINE_string(shm_base, "/dev/shm/aos",
@@ -85,8 +86,8 @@ mode_t ParsePermissions() {
   char* end = nullptr;
   const long mode = strtol(text.c_str(), &end, 8);
   if (text.empty() || *end != '\0' || mode < 0 || mode > 0777) {
-    LOG(FATAL) << "--permissions=" << text
-               << " is not an octal file mode like 0600 or 0660";
+    ExitForUserError(StrCat("--permissions=", text,
+                            " is not an octal file mode like 0600 or 0660"));
   }
   return static_cast<mode_t>(mode);
 }
@@ -128,10 +129,10 @@ class ShmSender : public RawSender {
       : RawSender(event_loop, channel), wake_upper_(memory) {
     auto sender = ipc_lib::QueueSender::Make(memory);
     if (!sender.ok()) {
-      LOG(FATAL) << "event loop " << event_loop->name() << ": sender on "
-                 << channel->name()->string_view() << " ("
-                 << channel->type()->string_view()
-                 << "): " << sender.status().message();
+      ExitForUserError(StrCat("event loop ", event_loop->name(), ": sender on ",
+                              channel->name()->string_view(), " (",
+                              channel->type()->string_view(),
+                              "): ", sender.status().message()));
     }
     sender_ = std::move(sender).value();
   }
@@ -261,10 +262,10 @@ class ShmWatcher : public WatcherState {
     auto registration =
         ipc_lib::QueueWatcher::Make(memory_, getpid(), GetTid(), priority);
     if (!registration.ok()) {
-      LOG(FATAL) << "event loop " << loop_->name() << ": watcher on "
-                 << channel()->name()->string_view() << " ("
-                 << channel()->type()->string_view()
-                 << "): " << registration.status().message();
+      ExitForUserError(StrCat("event loop ", loop_->name(), ": watcher on ",
+                              channel()->name()->string_view(), " (",
+                              channel()->type()->string_view(),
+                              "): ", registration.status().message()));
     }
     registration_ = std::move(registration).value();
     next_ = reader_.NextIndex();
@@ -435,7 +436,14 @@ ipc_lib::QueueMemory* ShmEventLoop::GetQueueMemory(const Channel* channel) {
       ipc_lib::QueueLayout::ForChannel(*configuration(), *channel),
       ParsePermissions(), description);
   if (!memory.ok()) {
-    LOG(FATAL) << "event loop " << name() << ": " << memory.status().message();
+    std::string message =
+        StrCat("event loop ", name(), ": ", memory.status().message());
+    if (absl::IsPermissionDenied(memory.status())) {
+      StrAppend(&message,
+                "; if another user's program made it, run every program of "
+                "this system with --permissions=0660 and a shared group");
+    }
+    ExitForUserError(message);
   }
   queues_.emplace_back(channel, std::move(memory).value());
   return queues_.back().second.get();
@@ -519,7 +527,9 @@ void ShmEventLoop::ApplyRealtimeSettings() {
   auto refused = [&](std::string_view what, std::string_view fix) {
     const std::string message = StrCat("event loop ", name(), ": ", what, ": ",
                                        strerror(errno), "; ", fix);
-    if (FLAGS_die_on_rt_failure) LOG(FATAL) << message;
+    if (FLAGS_die_on_rt_failure) {
+      ExitForUserError(StrCat(message, " (--die_on_rt_failure)"));
+    }
     LOG(WARNING) << message
                  << " (continuing without it; --die_on_rt_failure aborts)";
   };
@@ -571,7 +581,9 @@ void ShmEventLoop::HoldCpuLatencyLimit() {
     const std::string message =
         StrCat("event loop ", name(), ": ", limit.status().message(),
                "; idle CPUs may sleep deeply and every wakeup pays for it");
-    if (FLAGS_die_on_rt_failure) LOG(FATAL) << message;
+    if (FLAGS_die_on_rt_failure) {
+      ExitForUserError(StrCat(message, " (--die_on_rt_failure)"));
+    }
     LOG(WARNING) << message
                  << " (continuing; --cpu_dma_latency_us=-1 stops asking, "
                     "--die_on_rt_failure aborts)";

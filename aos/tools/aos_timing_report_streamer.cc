@@ -1,6 +1,7 @@
 // aos_timing_report_streamer: prints the timing reports on /aos as they
 // arrive, and on Ctrl-C, SIGTERM or after --duration sums them up per
 // application. docs/streamer.md explains every column.
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -28,8 +29,10 @@ DEFINE_int32(count, 0,
 DEFINE_double(duration, 0,
               "Stop after this many seconds (0: at Ctrl-C or SIGTERM).");
 DEFINE_string(format, "table",
-              "table (AOS's layout plus percentiles) or json (one "
-              "aos.timing.StreamedReport per line).");
+              "table (one row per callback, in --units), aos (AOS's "
+              "streamer layout, seconds, plus percentiles), or json (one "
+              "aos.timing.StreamedReport per line, strict JSON).");
+DEFINE_string(units, "us", "Time unit of --format=table: ns, us or ms.");
 DEFINE_string(histogram_file, "",
               "On exit, write the accumulated histograms here as a gnuplot "
               "table (like Xenomai's latency -g).");
@@ -42,18 +45,47 @@ DEFINE_double(no_match_warning_s, 3,
 namespace aos {
 namespace {
 
-int Main() {
-  if (FLAGS_format != "table" && FLAGS_format != "json") {
-    std::cerr << "aos_timing_report_streamer: --format=" << FLAGS_format
-              << " is neither table nor json\n";
-    return 2;
+constexpr std::string_view kProgram = "aos_timing_report_streamer";
+
+// One line naming the culprit; the caller exits 1.
+int Misuse(std::string_view what) {
+  std::cerr << kProgram << ": " << what << "\n";
+  return 1;
+}
+
+int Main(int argc, char** argv) {
+  if (argc > 1) {
+    return Misuse(StrCat("unexpected argument '", argv[1],
+                         "'; every option is a --flag (see --help)"));
   }
-  if (FLAGS_duration < 0 || FLAGS_max_wakeup_latency_us < 0 ||
-      FLAGS_count < 0) {
-    std::cerr << "aos_timing_report_streamer: --count, --duration and "
-                 "--max_wakeup_latency_us must not be negative\n";
-    return 2;
+  if (FLAGS_format != "table" && FLAGS_format != "aos" &&
+      FLAGS_format != "json") {
+    return Misuse(
+        StrCat("--format=", FLAGS_format, " is not one of table, aos, json"));
   }
+  TimeUnit unit;
+  if (!ParseTimeUnit(FLAGS_units, &unit)) {
+    return Misuse(StrCat("--units=", FLAGS_units, " is not one of ns, us, ms"));
+  }
+  for (const auto& [flag, value] :
+       {std::pair{"--count", static_cast<double>(FLAGS_count)},
+        std::pair{"--duration", FLAGS_duration},
+        std::pair{"--max_wakeup_latency_us", FLAGS_max_wakeup_latency_us},
+        std::pair{"--no_match_warning_s", FLAGS_no_match_warning_s}}) {
+    if (value < 0 || std::isnan(value)) {
+      return Misuse(StrCat(flag, "=", value, " is negative: give 0 or more"));
+    }
+  }
+  auto format = [&](const timing::ReportContents& report,
+                    const Configuration& configuration, bool accumulated) {
+    if (FLAGS_format == "json") {
+      return TimingReportToJsonLine(report, configuration, accumulated) + "\n";
+    }
+    if (FLAGS_format == "aos") {
+      return FormatTimingReportAos(report, configuration);
+    }
+    return FormatTimingTable(report, configuration, unit);
+  };
   auto config = ReadConfigFlag("aos/aos_config.json");
   if (!config.ok()) {
     std::cerr << "aos_timing_report_streamer: " << config.status().message()
@@ -66,7 +98,6 @@ int Main() {
            absl::StrSplit(FLAGS_application, ',', absl::SkipEmpty()))) {
     applications.insert(name);
   }
-  const bool json = FLAGS_format == "json";
 
   ShmEventLoop loop(&configuration, "aos_timing_report_streamer");
   loop.SkipTimingReport();
@@ -104,10 +135,7 @@ int Main() {
         ++matched;
         accumulator.Add(report);
         if (FLAGS_stream) {
-          std::cout << (json ? TimingReportToJsonLine(report, configuration,
-                                                      false)
-                             : FormatTimingReport(report, configuration))
-                    << (json ? "\n" : "") << std::flush;
+          std::cout << format(report, configuration, false) << std::flush;
         }
         if (FLAGS_count > 0 && matched >= FLAGS_count) loop.Exit();
       });
@@ -138,11 +166,14 @@ int Main() {
 
   const auto summaries = accumulator.Summaries();
   if (FLAGS_accumulate) {
-    if (!json) std::cout << "\nAccumulated timing reports :\n\n";
+    if (FLAGS_format == "aos") {
+      std::cout << "\nAccumulated timing reports :\n\n";
+    } else if (FLAGS_format == "table") {
+      std::cout << "\nSummary: every report of each application added up\n\n";
+    }
     for (const auto& summary : summaries) {
-      std::cout << (json ? TimingReportToJsonLine(summary, configuration, true)
-                         : FormatTimingReport(summary, configuration))
-                << "\n";
+      std::cout << format(summary, configuration, true)
+                << (FLAGS_format == "json" ? "" : "\n");
     }
   }
   if (malformed > 0) {
@@ -181,5 +212,5 @@ int main(int argc, char** argv) {
       "or after --duration, every application's reports summed up.\n"
       "--config defaults to the framework's aos/aos.json (/aos only).\n"
       "See docs/streamer.md.");
-  return aos::Main();
+  return aos::Main(argc, argv);
 }
