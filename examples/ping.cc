@@ -2,42 +2,80 @@
 // sends aos.examples.Ping on /test every --sleep_ms; a watcher on Pong checks
 // each reply and measures the round trip. Its timing reports (on /aos) show
 // how late its timer and watcher run; aos_timing_report_streamer prints them.
+#include <cmath>
 #include <iostream>
 
 #include "aos/events/shm_event_loop.h"
 #include "aos/events/timing_histogram.h"
 #include "aos/events/timing_statistic.h"
 #include "aos/init.h"
+#include "aos/util/str_cat.h"
+#include "aos/util/user_error.h"
 #include "examples/ping_generated.h"
 #include "examples/pingpong_flags.h"
 #include "examples/pong_generated.h"
 
 DEFINE_int32(sleep_ms, 10, "Milliseconds between pings.");
 DEFINE_int32(sleep_us, 0, "Microseconds between pings; overrides --sleep_ms.");
+DEFINE_int64(count, 0,
+             "Send this many pings, then exit with the summary once the last "
+             "one is answered (or a second later); 0: until Ctrl-C.");
+DEFINE_double(duration, 0,
+              "Exit with the summary after this many seconds; 0: until "
+              "Ctrl-C.");
 DEFINE_bool(phased_loop, false,
             "Send from a phased loop named \"ping\" instead of a timer.");
 
 namespace aos::examples {
 namespace {
 
+// Refuses a rate the channel's queue cannot hold: senders would fail with
+// kMessagesSentTooFast on every message past frequency * storage duration.
+void CheckRate(const Channel& channel, std::chrono::microseconds period,
+               std::string_view flag) {
+  const double per_second = 1e6 / static_cast<double>(period.count());
+  if (per_second <= channel.frequency()) return;
+  ExitForUserError(StrCat(
+      flag, " sends ", per_second, " messages a second on ",
+      channel.name()->string_view(), " ", channel.type()->string_view(),
+      ", more than its \"frequency\" ", channel.frequency(),
+      " in the config: raise that field (examples/pingpong.json) or sleep "
+      "longer"));
+}
+
 int Main() {
-  auto config = ReadPingPongConfig("ping");
-  if (!config.has_value()) return 1;
+  for (const auto& [flag, value] :
+       {std::pair{"--sleep_us", static_cast<double>(FLAGS_sleep_us)},
+        std::pair{"--count", static_cast<double>(FLAGS_count)},
+        std::pair{"--duration", FLAGS_duration}}) {
+    if (value < 0 || std::isnan(value)) {
+      ExitForUserError(
+          StrCat(flag, "=", value, " is negative: give 0 or more"));
+    }
+  }
+  if (FLAGS_sleep_us == 0 && FLAGS_sleep_ms <= 0) {
+    ExitForUserError(
+        StrCat("--sleep_ms=", FLAGS_sleep_ms,
+               " is not a period: give 1 or more (or --sleep_us)"));
+  }
   const std::chrono::microseconds period(
       FLAGS_sleep_us > 0 ? FLAGS_sleep_us : int64_t{FLAGS_sleep_ms} * 1000);
-  if (period.count() <= 0) {
-    std::cerr << "ping: --sleep_ms/--sleep_us must be positive\n";
-    return 1;
-  }
+  const std::string_view period_flag =
+      FLAGS_sleep_us > 0 ? "--sleep_us" : "--sleep_ms";
+  auto config = ReadPingPongConfig();
 
-  ShmEventLoop loop(&config->message(), "ping");
+  ShmEventLoop loop(&config.message(), "ping");
   loop.SetVersionString("ping_version");
-  if (!ApplyRealtimeFlags("ping", &loop)) return 1;
+  ApplyRealtimeFlags(&loop);
+  CheckRate(*loop.GetChannel<Ping>("/test"), period, period_flag);
+  CheckRate(*loop.GetChannel<Pong>("/test"), period, period_flag);
 
   Sender<Ping> sender = loop.MakeSender<Ping>("/test");
   int value = 0;
   int64_t send_errors = 0;
+  TimerHandler* give_up = loop.AddTimer([&]() { loop.Exit(); });
   auto send = [&]() {
+    if (FLAGS_count > 0 && value >= FLAGS_count) return;
     auto builder = sender.MakeBuilder();
     Ping::Builder ping = builder.MakeBuilder<Ping>();
     ping.add_value(++value);
@@ -45,6 +83,10 @@ int Main() {
     // Counted, not logged: logging allocates, and a realtime handler must
     // not (--die_on_malloc). The timing reports count them too.
     if (builder.Send(ping.Finish()) != RawSender::Error::kOk) ++send_errors;
+    // The last one: wait a second at most for its answer.
+    if (value == FLAGS_count) {
+      give_up->Schedule(loop.monotonic_now() + std::chrono::seconds(1));
+    }
   };
 
   // Round trip: from the ping's send_time to the pong's arrival.
@@ -57,6 +99,7 @@ int Main() {
                        pong.initial_send_time();
     round_trip.Add(ns * 1e-9);
     round_trip_histogram.Record(ns);
+    if (FLAGS_count > 0 && pong.value() == FLAGS_count) loop.Exit();
   });
 
   if (FLAGS_phased_loop) {
@@ -67,6 +110,13 @@ int Main() {
     // `timer` by value: this block ends before the loop runs.
     loop.OnRun([&loop, timer, period]() {
       timer->Schedule(loop.monotonic_now(), period);
+    });
+  }
+  if (FLAGS_duration > 0) {
+    loop.OnRun([&]() {
+      give_up->Schedule(
+          loop.monotonic_now() +
+          std::chrono::nanoseconds(static_cast<int64_t>(FLAGS_duration * 1e9)));
     });
   }
   loop.Run();
@@ -86,9 +136,12 @@ int Main() {
 int main(int argc, char** argv) {
   aos::InitGoogle(
       &argc, &argv,
-      "Usage: ping [--config=FILE] [--sleep_ms=N] [--priority=N]\n"
+      "Usage: ping [--config=FILE] [--sleep_ms=N] [--count=N] "
+      "[--duration=S] [--priority=N]\n"
       "Sends /test aos.examples.Ping every --sleep_ms and measures\n"
-      "pong's answers; stop with Ctrl-C or SIGTERM. --config defaults to\n"
+      "pong's answers; stops after --count pings, --duration, Ctrl-C or\n"
+      "SIGTERM, and prints a summary. --config defaults to\n"
       "pingpong_config.json (examples/pingpong.json). docs/pingpong.md.");
+  aos::RefuseArguments(argc, argv);
   return aos::examples::Main();
 }

@@ -412,6 +412,41 @@ TEST_F(ShmEventLoopTest, RefusedCpuLatencyLimitWarnsAndTheLoopRuns) {
   EXPECT_THAT(child.output, ::testing::HasSubstr("--cpu_dma_latency_us=-1"));
 }
 
+// A queue file another user made with 0600: one line naming the file, the
+// mode and the way out (--permissions=0660), exit 1.
+TEST_F(ShmEventLoopTest, AnotherUsersQueueFileIsOneLineWithTheFix) {
+  char directory[] = "/tmp/aos_owned_test_XXXXXX";
+  ASSERT_NE(mkdtemp(directory), nullptr);
+  ASSERT_EQ(chmod(directory, 0777), 0);
+  FLAGS_shm_base = std::string(directory) + "/shm";
+  {
+    ShmEventLoop loop(factory_.configuration(), "owner");
+    Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+  }
+  ASSERT_EQ(chmod(FLAGS_shm_base.c_str(), 0777), 0);
+  ASSERT_EQ(chmod((FLAGS_shm_base + "/test").c_str(), 0777), 0);
+  const ChildResult child = RunAsNobody([&]() {
+    ShmEventLoop loop(factory_.configuration(), "intruder");
+    Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+    return 0;
+  });
+  std::filesystem::remove_all(directory);
+  if (!child.skip_reason.empty()) GTEST_SKIP() << child.skip_reason;
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "not root: the file is this user's own, so nothing is "
+                    "refused";
+  }
+  EXPECT_EQ(child.exit_code, 1) << child.output;
+  EXPECT_EQ(std::count(child.output.begin(), child.output.end(), '\n'), 1)
+      << child.output;
+  EXPECT_THAT(
+      child.output,
+      ::testing::AllOf(::testing::HasSubstr("event loop intruder: "),
+                       ::testing::HasSubstr("/test/aos.testing.TestMessage.v"),
+                       ::testing::HasSubstr("Permission denied"),
+                       ::testing::HasSubstr("--permissions=0660")));
+}
+
 // One heap allocation the compiler cannot elide.
 [[gnu::noinline]] void AllocateOnce() {
   static void* volatile kept;

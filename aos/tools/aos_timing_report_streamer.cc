@@ -1,7 +1,12 @@
 // aos_timing_report_streamer: prints the timing reports on /aos as they
 // arrive, and on Ctrl-C, SIGTERM or after --duration sums them up per
 // application. docs/streamer.md explains every column.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -86,12 +91,19 @@ int Main(int argc, char** argv) {
     }
     return FormatTimingTable(report, configuration, unit);
   };
-  auto config = ReadConfigFlag("aos/aos_config.json");
-  if (!config.ok()) {
-    std::cerr << "aos_timing_report_streamer: " << config.status().message()
-              << "\n";
-    return 1;
+  // Output files are checked now, not after a long run.
+  for (const auto& [flag, path] :
+       {std::pair{"--histogram_file", FLAGS_histogram_file}}) {
+    if (path.empty()) continue;
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0) {
+      return Misuse(
+          StrCat("cannot write ", flag, "=", path, ": ", strerror(errno)));
+    }
+    close(fd);
   }
+  auto config = ReadConfigFlag("aos/aos_config.json");
+  if (!config.ok()) return Misuse(StrCat(config.status().message()));
   const Configuration& configuration = config->message();
   std::set<std::string, std::less<>> applications;
   for (const std::string& name : std::vector<std::string>(
@@ -189,6 +201,12 @@ int Main(int argc, char** argv) {
     }
   }
   if (FLAGS_max_wakeup_latency_us > 0) {
+    if (summaries.empty()) {
+      std::cerr << kProgram
+                << ": --max_wakeup_latency_us: no timing report matched the "
+                   "filters, so nothing was checked (exit 2)\n";
+      return 2;
+    }
     const WorstWakeup worst = FindWorstWakeup(summaries, configuration);
     if (worst.max_us > FLAGS_max_wakeup_latency_us) {
       std::cerr << "FAILED: " << worst.what << " woke up " << worst.max_us

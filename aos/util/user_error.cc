@@ -25,4 +25,10 @@ void ExitForUserError(std::string_view message) {
   exit(1);
 }
 
+void RefuseArguments(int argc, char** argv) {
+  if (argc <= 1) return;
+  ExitForUserError(std::string("unexpected argument '") + argv[1] +
+                   "'; every option is a --flag (see --help)");
+}
+
 }  // namespace aos

@@ -17,6 +17,10 @@ namespace aos {
 // `message` become "; ", or a space after a colon) and exits with status 1.
 [[noreturn]] void ExitForUserError(std::string_view message);
 
+// For programs that take only flags: ends the program as above if any
+// argument is left after flag parsing (argv[1] on).
+void RefuseArguments(int argc, char** argv);
+
 }  // namespace aos
 
 #endif  // AOS_UTIL_USER_ERROR_H_
