@@ -27,6 +27,10 @@ readonly PACKAGES=(
   libgmock-dev
   libbenchmark-dev
   rt-tests
+  # The streamer's --plot.
+  gnuplot-nox
+  # Tests parse our JSON with a strict parser.
+  python3
 )
 
 log() { echo "aos: $*" >&2; }
