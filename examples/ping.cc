@@ -74,6 +74,7 @@ int Main() {
   int value = 0;
   int64_t send_errors = 0;
   TimerHandler* give_up = loop.AddTimer([&]() { loop.Exit(); });
+  give_up->set_name("stop");
   auto send = [&]() {
     if (FLAGS_count > 0 && value >= FLAGS_count) return;
     auto builder = sender.MakeBuilder();

@@ -234,6 +234,13 @@ std::vector<std::string> CallbackRow(std::string name, uint64_t count,
 
 }  // namespace
 
+std::string DescribeChannel(const Configuration& config, int index) {
+  const Channel* channel = ChannelAt(config, index);
+  return channel == nullptr ? StrCat("<channel ", index, "?>")
+                            : StrCat(channel->name()->string_view(), " ",
+                                     channel->type()->string_view());
+}
+
 std::string_view TimeUnitName(TimeUnit unit) {
   switch (unit) {
     case TimeUnit::kNanoseconds:

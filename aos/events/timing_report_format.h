@@ -22,6 +22,10 @@ namespace aos {
 // The unit a table for people prints times in.
 enum class TimeUnit { kNanoseconds, kMicroseconds, kMilliseconds };
 
+// A channel as people name it: "/test aos.examples.Ping", from its index in
+// `config` ("<channel 17?>" for an index the config does not have).
+std::string DescribeChannel(const Configuration& config, int index);
+
 // "ns", "us", "ms".
 std::string_view TimeUnitName(TimeUnit unit);
 // Parses "ns", "us" or "ms"; false for anything else.

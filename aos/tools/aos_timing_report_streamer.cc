@@ -18,6 +18,7 @@
 #include "aos/events/timing_report_codec.h"
 #include "aos/events/timing_report_format.h"
 #include "aos/init.h"
+#include "aos/tools/latency_plot.h"
 #include "aos/util/str_cat.h"
 
 DEFINE_string(application, "",
@@ -41,6 +42,10 @@ DEFINE_string(units, "us", "Time unit of --format=table: ns, us or ms.");
 DEFINE_string(histogram_file, "",
               "On exit, write the accumulated histograms here as a gnuplot "
               "table (like Xenomai's latency -g).");
+DEFINE_string(plot, "",
+              "On exit, draw the accumulated wakeup-latency histograms of "
+              "the selected timers and watchers into this PNG (OSADL style, "
+              "with gnuplot).");
 DEFINE_double(max_wakeup_latency_us, 0,
               "If any accumulated max wakeup latency exceeds this, say which "
               "and exit 1 (0: no limit).");
@@ -93,7 +98,8 @@ int Main(int argc, char** argv) {
   };
   // Output files are checked now, not after a long run.
   for (const auto& [flag, path] :
-       {std::pair{"--histogram_file", FLAGS_histogram_file}}) {
+       {std::pair{"--histogram_file", FLAGS_histogram_file},
+        std::pair{"--plot", FLAGS_plot}}) {
     if (path.empty()) continue;
     const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd < 0) {
@@ -199,6 +205,22 @@ int Main(int argc, char** argv) {
                 << FLAGS_histogram_file << "\n";
       return 1;
     }
+  }
+  if (!FLAGS_plot.empty()) {
+    std::vector<std::string> names;
+    for (const auto& summary : summaries) names.push_back(summary.header.name);
+    double seconds = 0;
+    for (const auto& summary : summaries) {
+      seconds = std::max(seconds, (summary.header.monotonic_end_ns -
+                                   summary.header.monotonic_start_ns) /
+                                      1e9);
+    }
+    const absl::Status plotted = WriteLatencyPlot(
+        summaries, configuration, FLAGS_plot,
+        StrCat("aos wakeup latency: ", StrJoin(names, ", "), ", ",
+               FormatDuration(seconds * 1e6, TimeUnit::kMilliseconds), " s"));
+    if (!plotted.ok()) return Misuse(StrCat(plotted.message()));
+    std::cerr << kProgram << ": wrote " << FLAGS_plot << "\n";
   }
   if (FLAGS_max_wakeup_latency_us > 0) {
     if (summaries.empty()) {
