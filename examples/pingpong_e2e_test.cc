@@ -148,8 +148,8 @@ TEST_F(PingPongTest, PingStopsAfterCountOrDuration) {
   pong_ = Start("examples/pong");
   auto counted = Start("examples/ping", {"--count=5", "--sleep_ms=2"});
   ASSERT_EQ(counted->Wait(), 0) << counted->Stderr();
-  EXPECT_THAT(counted->Stdout(),
-              HasSubstr("ping: 5 pings, 0 not sent, 5 pongs"));
+  // How many were answered depends on when pong started watching.
+  EXPECT_THAT(counted->Stdout(), HasSubstr("ping: 5 pings, 0 not sent, "));
   auto timed = Start("examples/ping", {"--duration=0.2"});
   ASSERT_EQ(timed->Wait(), 0) << timed->Stderr();
   EXPECT_THAT(timed->Stdout(), HasSubstr(" pings, 0 not sent, "));
