@@ -1,8 +1,12 @@
 // ping, pong and aos_timing_report_streamer as a user runs them: real
 // processes on a private --shm_base, the streamer's JSON lines read back.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "aos/configuration.h"
 #include "aos/events/shm_event_loop.h"
@@ -18,6 +23,7 @@
 #include "aos/json_to_flatbuffer.h"
 #include "aos/testing/path.h"
 #include "aos/testing/processes.h"
+#include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 #include "glog/logging.h"
 #include "gmock/gmock.h"
@@ -153,6 +159,45 @@ TEST_F(PingPongTest, PingStopsAfterCountOrDuration) {
   auto timed = Start("examples/ping", {"--duration=0.2"});
   ASSERT_EQ(timed->Wait(), 0) << timed->Stderr();
   EXPECT_THAT(timed->Stdout(), HasSubstr(" pings, 0 not sent, "));
+}
+
+// A free TCP port on 127.0.0.1 (the kernel's choice).
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  CHECK_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  socklen_t length = sizeof(address);
+  CHECK_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+// Grafana's way in: /metrics over HTTP while the streamer runs.
+TEST_F(PingPongTest, StreamerServesPrometheusMetrics) {
+  auto ping = StartPingPong();
+  const int port = FreePort();
+  auto streamer =
+      Start("aos/tools/aos_timing_report_streamer",
+            {"--duration=4", "--stream=false", "--accumulate=false",
+             "--metrics_address=127.0.0.1", StrCat("--metrics_port=", port)});
+  httplib::Client client("127.0.0.1", port);
+  const std::string wanted =
+      "aos_wakeup_latency_seconds_count{node=\"\",application=\"ping\","
+      "kind=\"timer\",name=\"ping\"}";
+  std::string body;
+  // Until ping's first report has arrived; bounded only against a hang.
+  for (int i = 0; i < 200 && body.find(wanted) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (auto response = client.Get("/metrics")) body = response->body;
+  }
+  EXPECT_THAT(body, HasSubstr(wanted));
+  EXPECT_THAT(body, HasSubstr("# TYPE aos_missed_cycles_total counter"));
+  EXPECT_EQ(streamer->Wait(), 0) << streamer->Stderr();
+  EXPECT_THAT(streamer->Stderr(),
+              HasSubstr(StrCat("serving metrics on http://127.0.0.1:", port,
+                               "/metrics")));
 }
 
 TEST_F(PingPongTest, LatencyGateFailsNamingTheWorstAndPassesAGenerousLimit) {

@@ -27,8 +27,11 @@ readonly PACKAGES=(
   libgmock-dev
   libbenchmark-dev
   rt-tests
-  # The streamer's --plot.
+  # The streamer's --plot and --metrics_port.
   gnuplot-nox
+  libcpp-httplib-dev
+  # promtool checks the metrics in a test.
+  prometheus
   # Tests parse our JSON with a strict parser.
   python3
 )

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_split.h"
@@ -19,6 +20,7 @@
 #include "aos/events/timing_report_format.h"
 #include "aos/init.h"
 #include "aos/tools/latency_plot.h"
+#include "aos/tools/metrics_exporter.h"
 #include "aos/util/str_cat.h"
 
 DEFINE_string(application, "",
@@ -46,6 +48,12 @@ DEFINE_string(plot, "",
               "On exit, draw the accumulated wakeup-latency histograms of "
               "the selected timers and watchers into this PNG (OSADL style, "
               "with gnuplot).");
+DEFINE_int32(metrics_port, 0,
+             "Serve Prometheus metrics of the accumulated reports on "
+             "http://--metrics_address:PORT/metrics (0: off).");
+DEFINE_string(metrics_address, "0.0.0.0",
+              "Address --metrics_port listens on (127.0.0.1: this machine "
+              "only).");
 DEFINE_double(max_wakeup_latency_us, 0,
               "If any accumulated max wakeup latency exceeds this, say which "
               "and exit 1 (0: no limit).");
@@ -110,6 +118,22 @@ int Main(int argc, char** argv) {
   }
   auto config = ReadConfigFlag("aos/aos_config.json");
   if (!config.ok()) return Misuse(StrCat(config.status().message()));
+  if (FLAGS_metrics_port < 0 || FLAGS_metrics_port > 65535) {
+    return Misuse(StrCat("--metrics_port=", FLAGS_metrics_port,
+                         " is not a TCP port: give 1-65535 (0: off)"));
+  }
+  std::optional<MetricsServer> metrics;
+  if (FLAGS_metrics_port > 0) {
+    metrics.emplace();
+    if (absl::Status status =
+            metrics->Start(FLAGS_metrics_address, FLAGS_metrics_port);
+        !status.ok()) {
+      return Misuse(StrCat(status.message()));
+    }
+    std::cerr << kProgram << ": serving metrics on http://"
+              << FLAGS_metrics_address << ":" << metrics->port()
+              << "/metrics\n";
+  }
   const Configuration& configuration = config->message();
   std::set<std::string, std::less<>> applications;
   for (const std::string& name : std::vector<std::string>(
@@ -152,6 +176,10 @@ int Main(int argc, char** argv) {
         if (!FLAGS_node.empty() && header.node != FLAGS_node) return;
         ++matched;
         accumulator.Add(report);
+        if (metrics.has_value()) {
+          metrics->Publish(
+              RenderMetrics(accumulator.Summaries(), configuration));
+        }
         if (FLAGS_stream) {
           std::cout << format(report, configuration, false) << std::flush;
         }
