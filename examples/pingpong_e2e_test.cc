@@ -161,6 +161,26 @@ TEST_F(PingPongTest, PingStopsAfterCountOrDuration) {
   EXPECT_THAT(timed->Stdout(), HasSubstr(" pings, 0 not sent, "));
 }
 
+// --top redraws one screen per report (ANSI clear, then the callbacks of
+// every application), and ends with the summary.
+TEST_F(PingPongTest, TopRedrawsAScreenPerReportAndEndsWithTheSummary) {
+  auto ping = StartPingPong();
+  auto streamer = Start("aos/tools/aos_timing_report_streamer",
+                        {"--top", "--count=3", "--max_wakeup_latency_us=1e9"});
+  ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
+  const std::string out = streamer->Stdout();
+  size_t screens = 0;
+  for (size_t at = out.find("\x1b[H\x1b[2J"); at != std::string::npos;
+       at = out.find("\x1b[H\x1b[2J", at + 1)) {
+    ++screens;
+  }
+  EXPECT_EQ(screens, 3u);
+  EXPECT_THAT(out, HasSubstr("slowest p99 first"));
+  EXPECT_THAT(out, HasSubstr("every callback within it"));
+  EXPECT_THAT(out, HasSubstr("timer timing_reports"));
+  EXPECT_THAT(out, HasSubstr("Summary: every report of each application"));
+}
+
 // A free TCP port on 127.0.0.1 (the kernel's choice).
 int FreePort() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -21,6 +22,7 @@
 #include "aos/init.h"
 #include "aos/tools/latency_plot.h"
 #include "aos/tools/metrics_exporter.h"
+#include "aos/tools/top_view.h"
 #include "aos/util/str_cat.h"
 
 DEFINE_string(application, "",
@@ -48,6 +50,12 @@ DEFINE_string(plot, "",
               "On exit, draw the accumulated wakeup-latency histograms of "
               "the selected timers and watchers into this PNG (OSADL style, "
               "with gnuplot).");
+DEFINE_bool(top, false,
+            "Instead of streaming reports, redraw one screen per report, like "
+            "top: every callback's latest window, slowest p99 first, with a "
+            "mark where --max_wakeup_latency_us fails (ANSI; works over "
+            "ssh). Ctrl-C ends it with the summary.");
+DEFINE_int32(top_rows, 40, "The most callback rows --top shows.");
 DEFINE_int32(metrics_port, 0,
              "Serve Prometheus metrics of the accumulated reports on "
              "http://--metrics_address:PORT/metrics (0: off).");
@@ -87,6 +95,7 @@ int Main(int argc, char** argv) {
   }
   for (const auto& [flag, value] :
        {std::pair{"--count", static_cast<double>(FLAGS_count)},
+        std::pair{"--top_rows", static_cast<double>(FLAGS_top_rows)},
         std::pair{"--duration", FLAGS_duration},
         std::pair{"--max_wakeup_latency_us", FLAGS_max_wakeup_latency_us},
         std::pair{"--no_match_warning_s", FLAGS_no_match_warning_s}}) {
@@ -144,6 +153,8 @@ int Main(int argc, char** argv) {
   ShmEventLoop loop(&configuration, "aos_timing_report_streamer");
   loop.SkipTimingReport();
   TimingReportAccumulator accumulator;
+  // --top: the latest window of each application.
+  std::map<std::pair<std::string, int>, timing::ReportContents> latest;
   int64_t matched = 0;
   int64_t malformed = 0;
   std::set<std::string> warned;
@@ -180,7 +191,18 @@ int Main(int argc, char** argv) {
           metrics->Publish(
               RenderMetrics(accumulator.Summaries(), configuration));
         }
-        if (FLAGS_stream) {
+        if (FLAGS_top) {
+          latest[{header.name, header.pid}] = report;
+          std::vector<timing::ReportContents> windows;
+          for (const auto& [key, window] : latest) windows.push_back(window);
+          std::cout << kClearScreen
+                    << RenderTop(windows, configuration,
+                                 {.unit = unit,
+                                  .gate_us = FLAGS_max_wakeup_latency_us,
+                                  .max_rows = static_cast<size_t>(
+                                      std::max(0, FLAGS_top_rows))})
+                    << std::flush;
+        } else if (FLAGS_stream) {
           std::cout << format(report, configuration, false) << std::flush;
         }
         if (FLAGS_count > 0 && matched >= FLAGS_count) loop.Exit();
