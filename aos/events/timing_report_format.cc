@@ -271,8 +271,11 @@ std::string FormatDuration(double value_ns, TimeUnit unit) {
                                                          : 1e6;
   const double value = value_ns / scale;
   if (value == 0) return "0";
-  const int exponent =
-      static_cast<int>(std::floor(std::log10(std::abs(value))));
+  int exponent = static_cast<int>(std::floor(std::log10(std::abs(value))));
+  // 0.99996 rounds to 1.00, not 1.000: the digits follow the rounded value.
+  const double last_digit = std::pow(10.0, exponent - 2);
+  const double rounded = std::round(value / last_digit) * last_digit;
+  exponent = static_cast<int>(std::floor(std::log10(std::abs(rounded))));
   const int decimals = std::clamp(2 - exponent, 0, 9);
   char text[64];
   snprintf(text, sizeof(text), "%.*f", decimals, value);
@@ -491,8 +494,9 @@ std::string HistogramsAsGnuplotTable(const std::vector<ReportContents>& reports,
   for (const ReportContents& report : reports) {
     ForEachLatencyEntry(
         report, config,
-        [&](std::string_view kind, const std::string& name, const std::string&,
-            const LatencyRecorder* latency, const LatencyRecorder* handler) {
+        [&](std::string_view kind, const std::string& name,
+            const std::string& type, const LatencyRecorder* latency,
+            const LatencyRecorder* handler) {
           const bool fetcher = handler == nullptr;
           for (const auto& [figure, recorder] :
                {std::pair{fetcher ? "latency" : "wakeup_latency", latency},
@@ -503,7 +507,7 @@ std::string HistogramsAsGnuplotTable(const std::vector<ReportContents>& reports,
             if (!first) out += "\n\n";
             first = false;
             StrAppend(&out, "# ", ReportOwner(report), " ", kind, " ", name,
-                      " ", figure, "\n");
+                      type.empty() ? "" : " ", type, " ", figure, "\n");
             recorder->histogram().ForEachNonEmptyBucket(
                 [&](size_t, int64_t lower, int64_t upper, uint64_t count) {
                   StrAppend(&out, Number(lower / 1e3), " ", Number(upper / 1e3),

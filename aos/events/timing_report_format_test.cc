@@ -43,6 +43,8 @@ TEST(TimingReportFormatTest, DurationsHaveThreeSignificantDigits) {
   EXPECT_EQ(FormatDuration(5397, TimeUnit::kNanoseconds), "5397");
   EXPECT_EQ(FormatDuration(5397, TimeUnit::kMilliseconds), "0.00540");
   EXPECT_EQ(FormatDuration(0, TimeUnit::kMicroseconds), "0");
+  EXPECT_EQ(FormatDuration(999.96, TimeUnit::kMicroseconds), "1.00");
+  EXPECT_EQ(FormatDuration(99960, TimeUnit::kMicroseconds), "100");
   EXPECT_EQ(FormatDuration(-2500, TimeUnit::kMicroseconds), "-2.50");
   EXPECT_EQ(FormatDuration(NAN, TimeUnit::kMicroseconds), "-");
   TimeUnit unit;
@@ -129,7 +131,8 @@ TEST(TimingReportFormatTest, GnuplotTableAndWorstWakeup) {
       DecodedFromJson(PingReport(kPingStart, kPingEnd))};
   const Configuration& config = PingPongChannels().message();
   EXPECT_THAT(HistogramsAsGnuplotTable(reports, config),
-              HasSubstr("# ping[3885755] watcher /test wakeup_latency\n"
+              HasSubstr("# ping[3885755] watcher /test aos.examples.Pong "
+                        "wakeup_latency\n"
                         "5.376 5.504 50\n102.4 104.448 50\n"));
   const WorstWakeup worst = FindWorstWakeup(reports, config);
   EXPECT_EQ(worst.what, "ping[3885755] watcher /test");

@@ -111,7 +111,7 @@ int Main(int argc, char** argv) {
     if (FLAGS_format == "aos") {
       return FormatTimingReportAos(report, configuration);
     }
-    return FormatTimingTable(report, configuration, unit);
+    return FormatTimingTable(report, configuration, unit) + "\n";
   };
   // Output files are checked now, not after a long run.
   for (const auto& [flag, path] :
@@ -237,11 +237,11 @@ int Main(int argc, char** argv) {
     if (FLAGS_format == "aos") {
       std::cout << "\nAccumulated timing reports :\n\n";
     } else if (FLAGS_format == "table") {
-      std::cout << "\nSummary: every report of each application added up\n\n";
+      std::cout << "Summary: every report of each application added up\n\n";
     }
     for (const auto& summary : summaries) {
       std::cout << format(summary, configuration, true)
-                << (FLAGS_format == "json" ? "" : "\n");
+                << (FLAGS_format == "aos" ? "\n" : "");
     }
   }
   if (malformed > 0) {
