@@ -7,7 +7,6 @@
 #include <sys/types.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -70,13 +69,6 @@ inline void MaybeCrash(CrashPoint point) {
 // judged as Make() would repair them. Returns "" or a description of what is
 // wrong. Allocates.
 std::string CheckQueueInvariants(const QueueMemory& memory);
-
-// How long QueueMemory::Open waits for a file's creator to finish (1 s).
-// For fuzzing, where files with damaged markers are the common case.
-void SetInitialisationTimeoutForTesting(std::chrono::milliseconds timeout);
-
-// "max_size 64, ..., layout version `version`".
-std::string LayoutToString(const QueueLayout& layout, uint32_t version);
 
 }  // namespace aos::ipc_lib::internal
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "aos/ipc_lib/lockless_queue_internal.h"
+#include "aos/ipc_lib/queue_memory_internal.h"
 #include "glog/logging.h"
 
 namespace aos::ipc_lib::testing {

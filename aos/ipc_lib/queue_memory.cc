@@ -1,6 +1,8 @@
 // QueueLayout and QueueMemory: sizing a channel's queue, and creating,
 // validating and mapping its file. Nothing here is on the realtime path.
 
+#include "aos/ipc_lib/queue_memory.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -17,8 +19,8 @@
 #include "absl/status/status.h"
 #include "aos/configuration.h"
 #include "aos/ipc_lib/lockless_queue.h"
-#include "aos/ipc_lib/lockless_queue_internal.h"
 #include "aos/ipc_lib/process_robust_list.h"
+#include "aos/ipc_lib/queue_memory_internal.h"
 #include "aos/ipc_lib/shared_memory_layout.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
@@ -71,6 +73,15 @@ QueueLayout Load(const StoredLayout& stored) {
   layout.num_readers = stored.num_readers;
   layout.channel_storage_duration_ns = stored.channel_storage_duration_ns;
   return layout;
+}
+
+// "max_size 64, ..., layout version `version`".
+std::string LayoutToString(const QueueLayout& layout, uint32_t version) {
+  return aos::StrCat(
+      "max_size ", layout.message_data_size, ", queue ", layout.queue_size,
+      ", senders ", layout.num_senders, ", watchers ", layout.num_watchers,
+      ", readers ", layout.num_readers, ", storage ",
+      layout.channel_storage_duration_ns, " ns, layout version ", version);
 }
 
 std::string ErrnoText(int error) {
@@ -395,7 +406,7 @@ absl::StatusOr<GuardedMapping> OpenExistingQueue(int fd,
     return absl::FailedPreconditionError(aos::StrCat(
         context.Prefix(), "shared memory file ", path,
         " was made for another queue layout.\n  file has:      ",
-        internal::LayoutToString(file_layout, file_version),
+        LayoutToString(file_layout, file_version),
         "\n  program wants: ", layout.ToString(), "\nStop every process using ",
         context.channel, ", then delete ", path));
   }
@@ -423,14 +434,6 @@ namespace internal {
 
 void SetInitialisationTimeoutForTesting(std::chrono::milliseconds timeout) {
   initialisation_timeout_ms.store(timeout.count(), std::memory_order_relaxed);
-}
-
-std::string LayoutToString(const QueueLayout& layout, uint32_t version) {
-  return aos::StrCat(
-      "max_size ", layout.message_data_size, ", queue ", layout.queue_size,
-      ", senders ", layout.num_senders, ", watchers ", layout.num_watchers,
-      ", readers ", layout.num_readers, ", storage ",
-      layout.channel_storage_duration_ns, " ns, layout version ", version);
 }
 
 }  // namespace internal
@@ -482,7 +485,7 @@ uint64_t QueueLayout::Hash() const {
 }
 
 std::string QueueLayout::ToString() const {
-  return internal::LayoutToString(*this, kLayoutVersion);
+  return LayoutToString(*this, kLayoutVersion);
 }
 
 absl::StatusOr<std::unique_ptr<QueueMemory>> QueueMemory::Open(

@@ -20,8 +20,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "aos/ipc_lib/lockless_queue.h"
 #include "aos/ipc_lib/process_robust_list.h"
+#include "aos/ipc_lib/queue_memory.h"
 
 namespace aos::ipc_lib::internal {
 
