@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "aos/ipc_lib/internal_only.h"
 #include "aos/ipc_lib/lockless_queue.h"
 
 namespace aos::ipc_lib::internal {

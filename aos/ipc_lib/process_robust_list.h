@@ -41,6 +41,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "aos/ipc_lib/internal_only.h"
 
 namespace aos::ipc_lib::internal {
 

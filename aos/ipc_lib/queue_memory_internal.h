@@ -5,6 +5,8 @@
 
 #include <chrono>
 
+#include "aos/ipc_lib/internal_only.h"
+
 namespace aos::ipc_lib::internal {
 
 // How long QueueMemory::Open waits for a file's creator to finish (1 s).

@@ -33,6 +33,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "aos/ipc_lib/internal_only.h"
 #include "aos/ipc_lib/process_robust_list.h"
 
 namespace aos::ipc_lib::internal {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "aos/ipc_lib/internal_only.h"
 #include "aos/ipc_lib/process_robust_list.h"
 #include "aos/ipc_lib/queue_memory.h"
 
