@@ -87,7 +87,10 @@ class QueueSender {
   void* Data();
   size_t size() const;
 
-  enum class Result {
+  // Anything but kGood means nothing was sent, so no caller may ignore it.
+  // (clang-format 14 mangles an enum with an attribute.)
+  // clang-format off
+  enum class [[nodiscard]] Result {
     kGood,
     kMessagesSentTooFast,
     kInvalidRedzone,
@@ -95,6 +98,7 @@ class QueueSender {
     // sender's own); nothing is sent. Logged once per sender.
     kCorrupt,
   };
+  // clang-format on
 
   // Publishes the last `length` (<= size()) bytes of Data() as the next
   // message. The send time is read from the clocks inside, so sent times
@@ -136,7 +140,10 @@ class QueueReader {
   // sent (the oldest NextIndex() - queue_size of them are gone).
   uint64_t NextIndex() const;
 
-  enum class Result {
+  // Anything but kGood means `data` holds no message (perhaps part of one)
+  // and *info is unchanged, so no caller may ignore it.
+  // clang-format off
+  enum class [[nodiscard]] Result {
     kGood,
     // Not sent yet.
     kNothingNewYet,
@@ -148,6 +155,7 @@ class QueueReader {
     // count it as lost; reading it again gives the same answer.
     kCorrupt,
   };
+  // clang-format on
 
   // Copies message `index` into `data` (at least message_data_size bytes;
   // the message goes to its start) and describes it in `*info`. Never

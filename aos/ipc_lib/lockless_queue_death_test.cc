@@ -81,7 +81,10 @@ class LocklessQueueDeathTest : public ::testing::Test {
       internal::SetCrashPointForTesting(point);
       auto sender = QueueSender::Make(memory);
       if (!sender.ok()) _exit(1);
-      SendTest(sender->get(), 9, 0);
+      // Killed inside; a send that returns means the point never came.
+      if (SendTest(sender->get(), 9, 0) != QueueSender::Result::kGood) {
+        _exit(2);
+      }
     };
   }
 

@@ -86,7 +86,10 @@ void KillChildAt(QueueMemory* memory, CrashPoint point) {
       auto watcher = QueueWatcher::Make(memory, getpid(), gettid(), 3);
     } else {
       auto sender = QueueSender::Make(memory);
-      if (sender.ok()) SendTest(sender->get(), kDeadWriter, 0);
+      if (sender.ok() && SendTest(sender->get(), kDeadWriter, 0) !=
+                             QueueSender::Result::kGood) {
+        _exit(2);
+      }
     }
     _exit(1);
   }
@@ -236,8 +239,12 @@ std::vector<Scenario> Scenarios() {
                               length);
     return [sender, length] {
       MessageInfo sent;
-      sender->Send(length, monotonic_clock::min_time, realtime_clock::min_time,
-                   kNoRemoteQueueIndex, &sent);
+      // Run to the end, it publishes (CheckAfter checks the message).
+      if (sender->Send(length, monotonic_clock::min_time,
+                       realtime_clock::min_time, kNoRemoteQueueIndex,
+                       &sent) != QueueSender::Result::kGood) {
+        _exit(4);
+      }
     };
   };
   // Claims are kept (leaked) to the end: releasing is its own scenario.
@@ -255,14 +262,15 @@ std::vector<Scenario> Scenarios() {
       if (watcher.ok()) (void)watcher->release();
     };
   };
-  const auto read = [](uint64_t index) {
-    return [index](QueueMemory* memory) -> std::function<void()> {
+  // Run to the end, a read of `index` gives `expected`.
+  const auto read = [](uint64_t index, QueueReader::Result expected) {
+    return [index, expected](QueueMemory* memory) -> std::function<void()> {
       auto reader = std::make_shared<QueueReader>(memory);
       auto buffer = std::make_shared<std::vector<char>>(
           memory->layout().message_data_size);
-      return [reader, buffer, index] {
+      return [reader, buffer, index, expected] {
         MessageInfo info;
-        reader->Read(index, &info, buffer->data());
+        if (reader->Read(index, &info, buffer->data()) != expected) _exit(5);
       };
     };
   };
@@ -366,14 +374,14 @@ std::vector<Scenario> Scenarios() {
                        .layout = Layout(4, 2, 2),
                        .unit = StepUnit::kInstructions,
                        .setup = [](Fixture& f) { f.SendLive(6); },
-                       .child = read(4),
+                       .child = read(4, QueueReader::Result::kGood),
                        .min_steps = 40});
   scenarios.push_back({.operation = "read",
                        .name = "read of a message already overwritten",
                        .layout = Layout(4, 2, 2),
                        .unit = StepUnit::kInstructions,
                        .setup = [](Fixture& f) { f.SendLive(6); },
-                       .child = read(1),
+                       .child = read(1, QueueReader::Result::kTooOld),
                        .min_steps = 10});
   return scenarios;
 }

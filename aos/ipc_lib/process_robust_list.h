@@ -73,8 +73,8 @@ absl::StatusOr<uint32_t> RobustListId();
 // in this process. The word must be followed, kRobustEntryOffset bytes
 // later, by its link word, and both must stay mapped until it is released.
 // Takes a process-local mutex; never waits for other processes.
-bool ClaimListed(std::atomic<uint64_t>* word, uint64_t& expected,
-                 uint64_t desired);
+[[nodiscard]] bool ClaimListed(std::atomic<uint64_t>* word, uint64_t& expected,
+                               uint64_t desired);
 
 // If `*word` holds `owner` (what ClaimListed stored, or a later change of the
 // high half), frees it (0), and stops listing it unless it still holds our id
