@@ -61,7 +61,6 @@ class LocklessQueueDeathTest : public ::testing::Test {
     layout_.queue_size = 4;
     layout_.num_senders = 2;
     layout_.num_watchers = 2;
-    layout_.num_readers = 2;
     layout_.channel_storage_duration_ns = 0;
     auto memory = QueueMemory::Open(dir_ + "/queue", layout_, 0600, kChannel);
     CHECK(memory.ok()) << memory.status();
@@ -241,7 +240,6 @@ TEST_F(LocklessQueueDeathTest, SigkillCampaign) {
   layout.queue_size = 64;
   layout.num_senders = 2;
   layout.num_watchers = 1;
-  layout.num_readers = 1;
   layout.channel_storage_duration_ns = 0;
   auto opened = QueueMemory::Open(dir_ + "/campaign", layout, 0600, kChannel);
   ASSERT_TRUE(opened.ok()) << opened.status();

@@ -55,7 +55,6 @@ QueueLayout Layout(uint32_t queue_size, uint32_t senders, uint32_t watchers) {
   layout.queue_size = queue_size;
   layout.num_senders = senders;
   layout.num_watchers = watchers;
-  layout.num_readers = 1;
   layout.channel_storage_duration_ns = 0;
   return layout;
 }

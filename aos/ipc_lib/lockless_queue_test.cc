@@ -45,7 +45,6 @@ QueueLayout SmallLayout() {
   layout.queue_size = 8;
   layout.num_senders = 3;
   layout.num_watchers = 3;
-  layout.num_readers = 3;
   layout.channel_storage_duration_ns = 0;
   return layout;
 }
@@ -103,22 +102,20 @@ TEST_F(LocklessQueueTest, LayoutToString) {
   layout.queue_size = 2000;
   layout.num_senders = 10;
   layout.num_watchers = 10;
-  layout.num_readers = 10;
   layout.channel_storage_duration_ns = 2000000000;
   EXPECT_EQ(layout.ToString(),
-            "max_size 64, queue 2000, senders 10, watchers 10, readers 10, "
+            "max_size 64, queue 2000, senders 10, watchers 10, "
             "storage 2000000000 ns, layout version 2");
 }
 
 TEST_F(LocklessQueueTest, HashDiffersWhenAnyFieldDiffers) {
   const QueueLayout base = SmallLayout();
-  std::vector<QueueLayout> layouts(7, base);
+  std::vector<QueueLayout> layouts(6, base);
   layouts[1].message_data_size += 8;
   layouts[2].queue_size += 1;
   layouts[3].num_senders += 1;
   layouts[4].num_watchers += 1;
-  layouts[5].num_readers += 1;
-  layouts[6].channel_storage_duration_ns += 1;
+  layouts[5].channel_storage_duration_ns += 1;
   std::set<uint64_t> hashes;
   for (const QueueLayout& layout : layouts) hashes.insert(layout.Hash());
   EXPECT_EQ(hashes.size(), layouts.size());
@@ -153,6 +150,8 @@ TEST_F(LocklessQueueTest, ForChannel) {
     "channels": [
       { "name": "/a", "type": "T", "max_size": 128, "frequency": 100,
         "num_senders": 4, "num_watchers": 5, "num_readers": 6 },
+      { "name": "/a2", "type": "T", "max_size": 128, "frequency": 100,
+        "num_senders": 4, "num_watchers": 5, "num_readers": 60 },
       { "name": "/b", "type": "T", "max_size": 64, "frequency": 3,
         "channel_storage_duration": 500000000 },
       { "name": "/c", "type": "T", "frequency": 1,
@@ -169,8 +168,9 @@ TEST_F(LocklessQueueTest, ForChannel) {
   EXPECT_EQ(a.queue_size, 200u);
   EXPECT_EQ(a.num_senders, 4u);
   EXPECT_EQ(a.num_watchers, 5u);
-  EXPECT_EQ(a.num_readers, 6u);
   EXPECT_EQ(a.channel_storage_duration_ns, 2000000000);
+  // Readers take no slot: num_readers changes nothing.
+  EXPECT_EQ(QueueLayout::ForChannel(c, *channel("/a2")), a);
   // ceil(3 * 0.5) = 2.
   const QueueLayout b = QueueLayout::ForChannel(c, *channel("/b"));
   EXPECT_EQ(b.queue_size, 2u);
@@ -580,7 +580,6 @@ TEST_F(LocklessQueueTest, ConcurrentSendersAndFollowingReader) {
   layout.queue_size = 1024;
   layout.num_senders = kSenders;
   layout.num_watchers = 1;
-  layout.num_readers = 1;
   layout.channel_storage_duration_ns = 0;
   auto memory = Open(dir_ + "/q", layout);
   std::atomic<uint32_t> senders_done{0};
@@ -673,7 +672,6 @@ TEST_F(LocklessQueueTest, ReadsRacingOverwritesAreNeverTorn) {
   layout.queue_size = 2;
   layout.num_senders = 2;
   layout.num_watchers = 1;
-  layout.num_readers = 1;
   layout.channel_storage_duration_ns = 0;
   auto memory = Open(dir_ + "/q", layout);
   std::atomic<bool> stop{false};

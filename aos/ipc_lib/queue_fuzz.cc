@@ -112,7 +112,6 @@ QueueLayout FuzzLayout() {
   layout.queue_size = 4;
   layout.num_senders = 3;
   layout.num_watchers = 2;
-  layout.num_readers = 1;
   layout.channel_storage_duration_ns = 0;
   return layout;
 }

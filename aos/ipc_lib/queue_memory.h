@@ -44,10 +44,13 @@ struct QueueLayout {
   uint32_t queue_size = 0;
   uint32_t num_senders = 0;
   uint32_t num_watchers = 0;
-  uint32_t num_readers = 0;
   // For kMessagesSentTooFast: at most queue_size messages inside this.
   int64_t channel_storage_duration_ns = 0;
 
+  // The channel's max_size, num_senders, num_watchers and storage duration
+  // (configuration::ChannelStorageDurationNs), and queue_size from its
+  // frequency. Its num_readers is not used: readers take no slot, so any
+  // number may read.
   static QueueLayout ForChannel(const Configuration& config,
                                 const Channel& channel);
 
@@ -55,8 +58,8 @@ struct QueueLayout {
   size_t MemorySize() const;
   // A hash of every field and kLayoutVersion, recorded in the file.
   uint64_t Hash() const;
-  // "max_size 64, queue 2000, senders 10, watchers 10, readers 10, storage
-  // 2000000000 ns, layout version 2"
+  // "max_size 64, queue 2000, senders 10, watchers 10, storage 2000000000
+  // ns, layout version 2"
   std::string ToString() const;
 
   bool operator==(const QueueLayout&) const = default;

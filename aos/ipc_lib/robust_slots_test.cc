@@ -255,7 +255,6 @@ TEST(RobustSlotsTest, SlotsOfADeadProcessAreReclaimedAfterItsPidIsReused) {
   layout.queue_size = 4;
   layout.num_senders = 1;
   layout.num_watchers = 1;
-  layout.num_readers = 1;
   auto memory = QueueMemory::Open(aos::testing::TestTempDir() + "/reuse",
                                   layout, 0600, "/test pid reuse");
   ASSERT_TRUE(memory.ok()) << memory.status();
