@@ -1,21 +1,40 @@
 #ifndef AOS_IPC_LIB_LOCKLESS_QUEUE_H_
 #define AOS_IPC_LIB_LOCKLESS_QUEUE_H_
 
-// One channel's message queue in shared memory, shared by processes.
+// One channel's message queue in shared memory, shared by processes: any
+// number of readers, up to num_senders senders, and up to num_watchers
+// watching threads, which senders signal after each message. The memory is
+// a QueueMemory (queue_memory.h).
 //
-//   QueueLayout layout = QueueLayout::ForChannel(config, *channel);
-//   auto memory = QueueMemory::Open("/dev/shm/aos/test/aos.examples.Ping.v1",
-//                                   layout, 0600, "/test aos.examples.Ping");
-//   auto sender = QueueSender::Make(memory->get());      // claims a slot
-//   ... build the message in the last n bytes of sender->Data() ...
+// clang-format off
+//   QueueMemory* memory = ...;  // QueueMemory::Open(path, layout, ...)
+//
+//   // Sending: claim a sender slot once, then for each message of n bytes:
+//   std::unique_ptr<QueueSender> sender =
+//       std::move(QueueSender::Make(memory)).value();  // or report the error
+//   ... write the message into the last n bytes of sender->Data() ...
 //   MessageInfo sent;
-//   sender->Send(n, monotonic_clock::min_time, realtime_clock::min_time,
-//                kNoRemoteQueueIndex, &sent);
-//   QueueWakeUpper(memory->get()).Wakeup();               // signal watchers
+//   if (sender->Send(n, monotonic_clock::min_time, realtime_clock::min_time,
+//                    kNoRemoteQueueIndex, &sent) ==
+//       QueueSender::Result::kGood) {
+//     QueueWakeUpper(memory).Wakeup();  // signal the watchers
+//   }                                   // else nothing was sent: say why
 //
-//   QueueReader reader(memory->get());
-//   reader.Read(index, &info, buffer);                   // copy out, never
-//   torn
+//   // Reading needs no slot. A read copies a whole message out, or says
+//   // why it cannot; it never returns a torn one.
+//   QueueReader reader(memory);
+//   std::vector<char> buffer(memory->layout().message_data_size);
+//   MessageInfo info;
+//   switch (reader.Read(index, &info, buffer.data())) {
+//     case QueueReader::Result::kGood:          // info.size bytes in buffer
+//     case QueueReader::Result::kNothingNewYet: // wait for a wakeup
+//     case QueueReader::Result::kTooOld:        // overwritten: lost
+//     case QueueReader::Result::kCorrupt:       // damaged: lost, skip it
+//   }
+//
+//   // Watching: the thread that waits for WakeupSignal() registers.
+//   auto watcher = QueueWatcher::Make(memory, getpid(), gettid(), priority);
+// clang-format on
 //
 // Guarantees (docs/ipc.md explains how they are kept):
 // - Senders never wait for readers or for each other; readers never block

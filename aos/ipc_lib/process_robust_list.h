@@ -3,13 +3,16 @@
 
 // Words in shared memory that the kernel marks when this process dies.
 //
+// clang-format off
 //   const uint32_t id = *RobustListId();
 //   uint64_t expected = 0;
-//   ClaimListed(&slot.owner, expected, OwnerWord(id, extra));
-//   ...                     // if this process dies now, however it dies, the
+//   if (ClaimListed(&slot.owner, expected, OwnerWord(id, extra))) {
+//     ...                   // if this process dies now, however it dies, the
 //                           // kernel turns the low half of slot.owner into
 //                           // kOwnerDied before its pid can be reused
-//   ReleaseListed(&slot.owner, OwnerWord(id, extra));
+//     ReleaseListed(&slot.owner, OwnerWord(id, extra));
+//   }
+// clang-format on
 //
 // Linux keeps, per thread, one "robust futex list" (set_robust_list(2)): when
 // the thread exits, for any reason, the kernel walks the list and, in every

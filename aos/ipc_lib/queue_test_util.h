@@ -5,13 +5,15 @@
 // sequence number and carries a checksum of all of it, so a reader can tell
 // a whole message from a torn or misplaced one.
 //
+// clang-format off
 //   const size_t length = TestMessageLength(sequence, sender->size());
 //   WriteTestMessage(sender->Data(), sender->size(), writer, sequence, length);
-//   sender->Send(length, ...);
+//   ASSERT_EQ(sender->Send(length, ...), QueueSender::Result::kGood);
 //   ...
-//   reader.Read(index, &info, buffer);
+//   ASSERT_EQ(reader.Read(index, &info, buffer), QueueReader::Result::kGood);
 //   std::string error = CheckTestMessage(buffer, info.size, &decoded);
 //   std::string problems = ValidateQueue(*memory);   // a quiet queue
+// clang-format on
 
 #include <signal.h>
 #include <unistd.h>

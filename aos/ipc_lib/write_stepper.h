@@ -6,6 +6,7 @@
 // For tests that prove an operation on shared memory survives its process
 // dying at any point.
 //
+// clang-format off
 //   for (int64_t k = 0;; ++k) {
 //     ... fresh shared memory ...
 //     StepOutcome outcome = RunStepped(base, size, StepUnit::kStores, k,
@@ -14,6 +15,7 @@
 //     ... check the memory ...
 //     if (!outcome.killed) break;   // k was past its last store
 //   }
+// clang-format on
 //
 // How: the child write-protects the range, so each store into it faults. The
 // fault handler counts the store, and either kills the process (making the
