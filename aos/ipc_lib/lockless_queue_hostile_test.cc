@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "aos/ipc_lib/bounded_wait.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/ipc_lib/lockless_queue_internal.h"
 #include "aos/ipc_lib/queue_test_util.h"
@@ -134,8 +135,9 @@ TEST_F(HostileMemoryTest, DamagedSenderSlotIsRefusedByName) {
 }
 
 TEST_F(HostileMemoryTest, DamagedWatcherSlotsSignalNobody) {
-  // A child that would die of the wakeup signal (its default action).
-  const pid_t child = fork();
+  // A child that would die of the wakeup signal (its default action). It
+  // waits to be killed: by us, or with us if this test fails first.
+  const pid_t child = testing::ForkTestChild();
   ASSERT_GE(child, 0);
   if (child == 0) {
     while (true) pause();
@@ -169,7 +171,7 @@ TEST_F(HostileMemoryTest, DamagedWatcherSlotsSignalNobody) {
   int status;
   EXPECT_EQ(waitpid(child, &status, WNOHANG), 0) << "the child was signalled";
   kill(child, SIGKILL);
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_EQ(testing::WaitForChild(child, &status), "");
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   slot.owner.store(0);
   watcher->reset();

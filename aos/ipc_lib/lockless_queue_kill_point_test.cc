@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "aos/ipc_lib/bounded_wait.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/ipc_lib/lockless_queue_internal.h"
 #include "aos/ipc_lib/process_robust_list.h"
@@ -77,7 +78,7 @@ struct Fixture {
 // A child that dies at `point` while sending (writer kDeadWriter) or, with
 // kWatcherAfterClaim, while registering a watcher.
 void KillChildAt(QueueMemory* memory, CrashPoint point) {
-  const pid_t child = fork();
+  const pid_t child = testing::ForkTestChild();
   CHECK_GE(child, 0);
   if (child == 0) {
     internal::SetCrashPointForTesting(point);
@@ -93,7 +94,7 @@ void KillChildAt(QueueMemory* memory, CrashPoint point) {
     _exit(1);
   }
   int status;
-  CHECK_EQ(waitpid(child, &status, 0), child);
+  CHECK_EQ(testing::WaitForChild(child, &status), "");
   CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
       << "the child meant to die at crash point " << static_cast<int>(point)
       << " did not (status " << status << ")";

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "aos/ipc_lib/bounded_wait.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/ipc_lib/lockless_queue_internal.h"
 #include "aos/util/str_cat.h"
@@ -120,7 +121,7 @@ inline std::string CheckTestMessage(const void* data, size_t size,
 // Runs `body` on a thread of its own and waits until the kernel no longer
 // knows that thread (a joined thread's task may still take signals for a
 // moment after join returns). Returns its tid, or -1 if it was still there
-// after 10 s. For tests that need a registration whose thread is gone.
+// after kHangLimit. For tests that need a registration whose thread is gone.
 template <typename Body>
 pid_t RunOnThreadThatIsThenGone(Body body) {
   pid_t tid = 0;
@@ -128,9 +129,8 @@ pid_t RunOnThreadThatIsThenGone(Body body) {
     tid = gettid();
     body();
   }).join();
-  for (int i = 0; i < 10000; ++i) {
+  for (const HangGuard guard; !guard.Expired(); usleep(1000)) {
     if (tgkill(getpid(), tid, 0) != 0 && errno == ESRCH) return tid;
-    usleep(1000);
   }
   return -1;
 }

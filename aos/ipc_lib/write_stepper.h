@@ -67,7 +67,8 @@ using SteppedSetup = std::function<std::function<void()>()>;
 // Forks; the child runs `setup`, write-protects the pages covering
 // [begin, begin + size), runs the operation stepped by `unit`, and is killed
 // once `kill_at` steps are done (kill_at < 0: never). The parent waits for
-// it. Returns what happened.
+// it, at most kHangLimit (bounded_wait.h: then it is killed, and that is an
+// error); the child dies with the parent. Returns what happened.
 StepOutcome RunStepped(void* begin, size_t size, StepUnit unit, int64_t kill_at,
                        const SteppedSetup& setup);
 
