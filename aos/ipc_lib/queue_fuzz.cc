@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "aos/ipc_lib/lockless_queue_internal.h"
+#include "aos/ipc_lib/queue_memory_internal.h"
 #include "glog/logging.h"
 
 namespace aos::ipc_lib::testing {
@@ -112,7 +112,6 @@ QueueLayout FuzzLayout() {
   layout.queue_size = 4;
   layout.num_senders = 3;
   layout.num_watchers = 2;
-  layout.num_readers = 1;
   layout.channel_storage_duration_ns = 0;
   return layout;
 }
