@@ -60,6 +60,7 @@
 #include "aos/events/allocation_guard.h"
 #include "aos/events/timing_entry.h"
 #include "aos/time/time.h"
+#include "aos/util/uuid.h"
 #include "flatbuffers/flatbuffers.h"
 #include "glog/logging.h"
 
@@ -84,6 +85,10 @@ struct Context {
   uint32_t queue_index = kInvalidQueueIndex;
   // queue_index on the node the message was first sent on.
   uint32_t remote_queue_index = kInvalidQueueIndex;
+  // The boot of the node the message was first sent on (this node's for a
+  // local message): a forwarded message from a rebooted node carries a new
+  // one. All zeros for timers.
+  UUID source_boot_uuid;
   // Size in bytes of the message at `data` (0 for timers).
   size_t size = 0;
   // The message (a finished flatbuffer), valid until the handler returns (or
@@ -631,6 +636,10 @@ class EventLoop {
 
   // The process id shown in timing reports.
   virtual int pid() const;
+
+  // The boot of the node this loop runs on: every message it sends carries
+  // it (Context::source_boot_uuid).
+  virtual UUID boot_uuid() const = 0;
 
   // Allocations inside callbacks that a --die_on_malloc=false guard
   // counted instead of aborting (see GuardCallbacksAgainstAllocation).

@@ -107,8 +107,12 @@ uint64_t OldestKept(uint64_t next, uint64_t queue_size) {
   return next > queue_size ? next - queue_size : 0;
 }
 
-Context ContextFromMessage(const MessageInfo& info, const void* data) {
+// The boot UUID is this machine's: forwarded messages (which would carry
+// the source node's) are not in shared memory yet.
+Context ContextFromMessage(const MessageInfo& info, const void* data,
+                           const UUID& boot_uuid) {
   Context context;
+  context.source_boot_uuid = boot_uuid;
   context.monotonic_event_time = info.monotonic_sent_time;
   context.realtime_event_time = info.realtime_sent_time;
   context.monotonic_remote_time = info.monotonic_remote_time;
@@ -229,7 +233,8 @@ class ShmFetcher : public RawFetcher {
     current_ = index;
     has_current_ = true;
     if (result == ipc_lib::QueueReader::Result::kGood) {
-      context_ = ContextFromMessage(info, buffer_.data());
+      context_ =
+          ContextFromMessage(info, buffer_.data(), event_loop()->boot_uuid());
     }
     return result;
   }
@@ -307,7 +312,7 @@ class ShmWatcher : public WatcherState {
   // Calls the handler on the peeked message.
   void DeliverPending() {
     pending_ = false;
-    Call(ContextFromMessage(pending_info_, buffer_.data()));
+    Call(ContextFromMessage(pending_info_, buffer_.data(), loop_->boot_uuid()));
   }
 
  private:
