@@ -41,16 +41,10 @@ class SimulatedChannel {
   }
 
   // What a sent message says about where it came from: for a local send,
-  // nothing (the remote fields copy the local ones, and the boot is this
-  // node's); for a message forwarded from another node, its times, queue
-  // index and boot there.
-  struct Origin {
-    monotonic_clock::time_point monotonic_remote_time =
-        monotonic_clock::min_time;
-    realtime_clock::time_point realtime_remote_time = realtime_clock::min_time;
-    uint32_t remote_queue_index = Context::kInvalidQueueIndex;
-    UUID source_boot_uuid;
-  };
+  // min times and kInvalidQueueIndex (the remote fields copy the local ones)
+  // and this node's boot; for a message forwarded from another node, its
+  // times, queue index and boot there.
+  using Origin = RemoteOrigin;
 
   // Stores a message sent at `monotonic_now`/`realtime_now` (node time),
   // wakes the watchers, and tells the send hook. kMessagesSentTooFast when

@@ -89,7 +89,7 @@ class SimulatedSender : public RawSender {
   size_t size() override { return simulated_channel_->channel()->max_size(); }
 
  protected:
-  Error DoSend(size_t length) override {
+  Error DoSend(size_t length, const RemoteOrigin* remote) override {
     if (!RedzonesIntact()) {
       std::fill(buffer_.begin(), buffer_.begin() + kRedzone, kRedzonePattern);
       std::fill(buffer_.end() - kRedzone, buffer_.end(), kRedzonePattern);
@@ -98,8 +98,12 @@ class SimulatedSender : public RawSender {
     const monotonic_clock::time_point monotonic_now = loop_->monotonic_now();
     const realtime_clock::time_point realtime_now = loop_->realtime_now();
     uint32_t queue_index;
-    SimulatedChannel::Origin origin;
-    origin.source_boot_uuid = loop_->boot_uuid();
+    RemoteOrigin origin;
+    if (remote != nullptr) {
+      origin = *remote;
+    } else {
+      origin.source_boot_uuid = loop_->boot_uuid();
+    }
     const Error error = simulated_channel_->Send(
         static_cast<const uint8_t*>(data()) + size() - length, length,
         monotonic_now, realtime_now, origin, &queue_index);

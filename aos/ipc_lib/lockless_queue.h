@@ -14,8 +14,7 @@
 //       std::move(QueueSender::Make(memory)).value();  // or report the error
 //   ... write the message into the last n bytes of sender->Data() ...
 //   MessageInfo sent;
-//   if (sender->Send(n, monotonic_clock::min_time, realtime_clock::min_time,
-//                    kNoRemoteQueueIndex, &sent) ==
+//   if (sender->Send(n, MessageOrigin(), &sent) ==
 //       QueueSender::Result::kGood) {
 //     QueueWakeUpper(memory).Wakeup();  // signal the watchers
 //   }                                   // else nothing was sent: say why
@@ -68,6 +67,7 @@
 #include "absl/status/statusor.h"
 #include "aos/ipc_lib/queue_memory.h"
 #include "aos/time/time.h"
+#include "aos/util/uuid.h"
 
 namespace aos::ipc_lib {
 
@@ -83,10 +83,23 @@ struct MessageInfo {
   monotonic_clock::time_point monotonic_remote_time = monotonic_clock::min_time;
   realtime_clock::time_point realtime_remote_time = realtime_clock::min_time;
   uint32_t remote_queue_index = kNoRemoteQueueIndex;
+  // The boot of the node it was first sent on, as its sender gave it.
+  UUID source_boot_uuid;
   // Low 32 bits of the message's queue index.
   uint32_t queue_index = 0xffffffff;
   // Bytes of message data.
   uint32_t size = 0;
+};
+
+// Where a message was first sent. The default is a local message: the
+// remote fields then copy the local ones when it is sent. The message bridge
+// fills them for a message forwarded from another node.
+struct MessageOrigin {
+  monotonic_clock::time_point monotonic_remote_time = monotonic_clock::min_time;
+  realtime_clock::time_point realtime_remote_time = realtime_clock::min_time;
+  uint32_t remote_queue_index = kNoRemoteQueueIndex;
+  // Stored as given (a local sender gives its own boot).
+  UUID source_boot_uuid;
 };
 
 // Sends on one queue. Holds one of the layout's sender slots while alive.
@@ -120,19 +133,15 @@ class QueueSender {
   // clang-format on
 
   // Publishes the last `length` (<= size()) bytes of Data() as the next
-  // message. The send time is read from the clocks inside, so sent times
-  // never go backwards along queue indices. Pass min_time and
-  // kNoRemoteQueueIndex for a local message (the remote fields then copy
-  // the local ones). kMessagesSentTooFast: the message queue_size messages
-  // ago was sent less than channel_storage_duration ago; nothing is sent.
-  // kInvalidRedzone: something wrote outside Data(); nothing is sent (the
-  // redzones are restored). On kGood, `*sent` describes the message.
-  // Lock-free and wait-free for this sender except for retries when other
-  // senders publish concurrently; never allocates (except the one log line
-  // of a first kCorrupt); never blocks.
-  Result Send(size_t length, monotonic_clock::time_point monotonic_remote_time,
-              realtime_clock::time_point realtime_remote_time,
-              uint32_t remote_queue_index, MessageInfo* sent);
+  // message from `origin`. The send time is read from the clocks inside, so
+  // sent times never go backwards along queue indices. kMessagesSentTooFast:
+  // the message queue_size messages ago was sent less than
+  // channel_storage_duration ago; nothing is sent. kInvalidRedzone: something
+  // wrote outside Data(); nothing is sent (the redzones are restored). On
+  // kGood, `*sent` describes the message. Lock-free and wait-free for this
+  // sender except for retries when other senders publish concurrently; never
+  // allocates (except the one log line of a first kCorrupt); never blocks.
+  Result Send(size_t length, const MessageOrigin& origin, MessageInfo* sent);
 
  private:
   QueueSender(QueueMemory* memory, uint32_t slot, uint64_t owner,

@@ -87,8 +87,7 @@ class LocklessQueueTest : public ::testing::Test {
     const size_t length = TestMessageLength(sequence, sender->size());
     WriteTestMessage(sender->Data(), sender->size(), writer, sequence, length);
     MessageInfo ignored;
-    return sender->Send(length, monotonic_clock::min_time,
-                        realtime_clock::min_time, kNoRemoteQueueIndex,
+    return sender->Send(length, MessageOrigin(),
                         sent != nullptr ? sent : &ignored);
   }
 
@@ -106,7 +105,7 @@ TEST_F(LocklessQueueTest, LayoutToString) {
   layout.channel_storage_duration_ns = 2000000000;
   EXPECT_EQ(layout.ToString(),
             "max_size 64, queue 2000, senders 10, watchers 10, "
-            "storage 2000000000 ns, layout version 2");
+            "storage 2000000000 ns, layout version 3");
 }
 
 TEST_F(LocklessQueueTest, HashDiffersWhenAnyFieldDiffers) {
@@ -447,12 +446,17 @@ TEST_F(LocklessQueueTest, RemoteFieldsAndEmptyAndFullMessages) {
       std::chrono::nanoseconds(12345));
   const realtime_clock::time_point realtime_remote(
       std::chrono::nanoseconds(67890));
+  MessageOrigin origin;
+  origin.monotonic_remote_time = monotonic_remote;
+  origin.realtime_remote_time = realtime_remote;
+  origin.remote_queue_index = 99;
+  origin.source_boot_uuid =
+      UUID::Parse("01234567-89ab-cdef-0123-456789abcdef").value();
   MessageInfo sent;
-  ASSERT_EQ(sender->Send(0, monotonic_remote, realtime_remote, 99, &sent),
-            QueueSender::Result::kGood);
+  ASSERT_EQ(sender->Send(0, origin, &sent), QueueSender::Result::kGood);
+  EXPECT_EQ(sent.source_boot_uuid, origin.source_boot_uuid);
   std::memset(sender->Data(), 0xab, sender->size());
-  ASSERT_EQ(sender->Send(sender->size(), monotonic_clock::min_time,
-                         realtime_clock::min_time, kNoRemoteQueueIndex, &sent),
+  ASSERT_EQ(sender->Send(sender->size(), MessageOrigin(), &sent),
             QueueSender::Result::kGood);
   std::vector<unsigned char> buffer(64);
   MessageInfo info;
@@ -722,9 +726,7 @@ TEST_F(LocklessQueueTest, ReadsRacingOverwritesAreNeverTorn) {
         WriteTestMessage((*sender)->Data(), (*sender)->size(), writer, sequence,
                          length);
         MessageInfo sent;
-        ASSERT_EQ((*sender)->Send(length, monotonic_clock::min_time,
-                                  realtime_clock::min_time, kNoRemoteQueueIndex,
-                                  &sent),
+        ASSERT_EQ((*sender)->Send(length, MessageOrigin(), &sent),
                   QueueSender::Result::kGood);
       }
     });
@@ -794,9 +796,8 @@ TEST_F(LocklessQueueTest, ChildProcessSendsParentReadsAll) {
       const size_t length = TestMessageLength(i, (*sender)->size());
       WriteTestMessage((*sender)->Data(), (*sender)->size(), 42, i, length);
       MessageInfo sent;
-      if ((*sender)->Send(length, monotonic_clock::min_time,
-                          realtime_clock::min_time, kNoRemoteQueueIndex,
-                          &sent) != QueueSender::Result::kGood) {
+      if ((*sender)->Send(length, MessageOrigin(), &sent) !=
+          QueueSender::Result::kGood) {
         _exit(3);
       }
     }
@@ -1009,9 +1010,8 @@ TEST_F(LocklessQueueTest, SendReadAndWakeupNeverAllocate) {
   for (uint32_t i = 0; i < 100; ++i) {
     WriteTestMessage(sender->Data(), sender->size(), 1, i, 40);
     MessageInfo sent;
-    if (sender->Send(40, monotonic_clock::min_time, realtime_clock::min_time,
-                     kNoRemoteQueueIndex,
-                     &sent) == QueueSender::Result::kGood) {
+    if (sender->Send(40, MessageOrigin(), &sent) ==
+        QueueSender::Result::kGood) {
       MessageInfo info;
       good_reads += reader.Read(sent.queue_index, &info, buffer.data()) ==
                     QueueReader::Result::kGood;

@@ -44,9 +44,7 @@ void SendSome(QueueSender* sender, uint32_t writer, int count,
                 static_cast<int>(writer + i), length);
     MessageInfo sent;
     stats->corrupt_sends +=
-        sender->Send(length, monotonic_clock::min_time,
-                     realtime_clock::min_time, kNoRemoteQueueIndex,
-                     &sent) == QueueSender::Result::kCorrupt;
+        sender->Send(length, MessageOrigin(), &sent) == QueueSender::Result::kCorrupt;
   }
 }
 

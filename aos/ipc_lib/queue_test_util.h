@@ -143,8 +143,7 @@ inline QueueSender::Result SendTest(QueueSender* sender, uint32_t writer,
       sequence, max_length == 0 ? sender->size() : max_length);
   WriteTestMessage(sender->Data(), sender->size(), writer, sequence, length);
   MessageInfo sent;
-  return sender->Send(length, monotonic_clock::min_time,
-                      realtime_clock::min_time, kNoRemoteQueueIndex, &sent);
+  return sender->Send(length, MessageOrigin(), &sent);
 }
 
 // Reads every message still in the (quiet) queue: all must be there and

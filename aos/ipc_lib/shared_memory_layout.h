@@ -198,6 +198,8 @@ struct alignas(kCacheLine) MessageHeader {
   std::atomic<int64_t> realtime_remote_time;
   std::atomic<uint32_t> remote_queue_index;
   std::atomic<uint32_t> size;
+  // The 16 bytes of the source node's boot UUID, in memory order.
+  std::atomic<uint64_t> source_boot_uuid[2];
 };
 static_assert(std::is_standard_layout_v<MessageHeader>);
 static_assert(sizeof(MessageHeader) == kCacheLine);
