@@ -429,8 +429,15 @@ ShmEventLoop::ShmEventLoop(const Configuration* configuration,
 
 ShmEventLoop::~ShmEventLoop() {
   DestroyHandlers();
+  for (int fd : readable_fds_) epoll_.Remove(fd);
   epoll_.Remove(signal_fd_);
   close(signal_fd_);
+}
+
+void ShmEventLoop::OnReadable(int fd, std::function<void()> fn) {
+  CHECK(!ran_) << "event loop " << name() << ": OnReadable after Run() started";
+  epoll_.OnReadable(fd, std::move(fn));
+  readable_fds_.push_back(fd);
 }
 
 std::string ShmEventLoop::ShmPath(const Channel* channel) {

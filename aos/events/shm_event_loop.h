@@ -87,6 +87,14 @@ class ShmEventLoop : public EventLoop {
   // This machine's boot (/proc/sys/kernel/random/boot_id).
   UUID boot_uuid() const override { return boot_uuid_; }
 
+  // Calls `fn` in the loop's thread whenever `fd` is readable (level
+  // triggered): how a loop serves a file descriptor another library owns,
+  // e.g. an eventfd that the message bridge's DDS listener writes. Before
+  // Run() only; `fd` stays the caller's and must stay open while the loop
+  // lives. Such callbacks are neither timed in timing reports nor guarded
+  // against allocation.
+  void OnReadable(int fd, std::function<void()> fn);
+
   // The shared memory of `channel`, opened (or created) on first use.
   // Aborts with the queue's message (layout mismatch, permissions) if it
   // cannot be used.
@@ -115,6 +123,8 @@ class ShmEventLoop : public EventLoop {
 
   internal::EPoll epoll_;
   int signal_fd_ = -1;
+  // Registered with OnReadable.
+  std::vector<int> readable_fds_;
   std::vector<std::pair<const Channel*, std::unique_ptr<ipc_lib::QueueMemory>>>
       queues_;
   std::vector<class ShmWatcher*> shm_watchers_;

@@ -1,5 +1,6 @@
 #include "aos/events/shm_event_loop.h"
 
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -320,6 +321,35 @@ TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
   });
   loop->Run();
   EXPECT_TRUE(ran_on_run);
+}
+
+// Another thread's eventfd wakes the loop, which calls the callback in its
+// own thread until the fd is drained.
+TEST_F(ShmEventLoopTest, OnReadableServesAnotherThreadsFd) {
+  auto loop = std::make_unique<ShmEventLoop>(factory_.configuration(), "loop");
+  const int event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  ASSERT_GE(event_fd, 0);
+  const std::thread::id loop_thread = std::this_thread::get_id();
+  uint64_t total = 0;
+  loop->OnReadable(event_fd, [&]() {
+    EXPECT_EQ(std::this_thread::get_id(), loop_thread);
+    uint64_t value = 0;
+    ASSERT_EQ(read(event_fd, &value, sizeof(value)),
+              static_cast<ssize_t>(sizeof(value)));
+    total += value;
+    if (total == 5) loop->Exit();
+  });
+  std::thread writer([event_fd]() {
+    for (uint64_t value : {2, 3}) {
+      ASSERT_EQ(write(event_fd, &value, sizeof(value)),
+                static_cast<ssize_t>(sizeof(value)));
+    }
+  });
+  loop->Run();
+  writer.join();
+  EXPECT_EQ(total, 5u);
+  loop.reset();
+  close(event_fd);
 }
 
 // Runs `loop` until its first timer call, and returns what it held then.
