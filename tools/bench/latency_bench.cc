@@ -246,7 +246,7 @@ class Bench {
   // sigwaittest, where ping/pong's has been idle for a whole interval.
   Figures RunLoopLikeSigwaittest() {
     auto run = Start(
-        "aos/events/shm_wakeup_benchmark",
+        "tools/bench/shm_wakeup_benchmark",
         {"--run_timer_driven=false", "--run_floor=false", "--run_tools=false",
          "--run_ping_pong=true", StrCat("--priority=", FLAGS_priority),
          StrCat("--interval_us=", FLAGS_interval_us),
@@ -736,11 +736,11 @@ int Main() {
   for (int timers : {1, 10, 100}) scale.push_back(bench.RunScale(timers, 0));
   for (int watchers : {1, 4, 16}) scale.push_back(bench.RunScale(0, watchers));
   const double record_ns =
-      bench.Microbenchmark("aos/events/timing_benchmark", "BM_RecordBoth");
+      bench.Microbenchmark("tools/bench/timing_benchmark", "BM_RecordBoth");
   const double clock_ns =
-      bench.Microbenchmark("aos/events/timing_benchmark", "BM_SteadyClockNow");
+      bench.Microbenchmark("tools/bench/timing_benchmark", "BM_SteadyClockNow");
   const double report_ns = bench.Microbenchmark(
-      "aos/events/timing_report_benchmark", "BM_BuildReport50Entries");
+      "tools/bench/timing_report_benchmark", "BM_BuildReport50Entries");
   bench.CleanShm();
 
   const Figures timer =

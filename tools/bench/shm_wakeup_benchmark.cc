@@ -5,7 +5,7 @@
 // loop count. Prints one table; the goal is an average within 1.10x of
 // sigwaittest -f.
 //
-//   bazel run //aos/events:shm_wakeup_benchmark -- --priority=80 --loops=10000
+//   bazel run //tools/bench:shm_wakeup_benchmark -- --priority=80 --loops=10000
 //
 // Without realtime permission, use --priority=0 (the figures then measure
 // the normal scheduler, for every tool alike).

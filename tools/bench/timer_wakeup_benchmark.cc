@@ -9,7 +9,7 @@
 // - epoll_pwait2 with a relative timeout and no timerfd (the alternative);
 // - an aos ShmEventLoop repeating timer (handler start - scheduled time).
 //
-//   bazel run -c opt //aos/events:timer_wakeup_benchmark -- --priority=80
+//   bazel run -c opt //tools/bench:timer_wakeup_benchmark -- --priority=80
 //
 // Latency is always the monotonic clock read by the woken thread minus the
 // time the wakeup was due. Without realtime permission use --priority=0.
