@@ -44,6 +44,8 @@ const std::string& JsonValue::path() const {
   return path_.empty() ? kTop : path_;
 }
 
+const std::string& JsonValue::source() const { return storage_->source; }
+
 JsonValue JsonValue::operator[](std::string_view key) const {
   const std::string path = Child(key);
   if (!exists()) return JsonValue(storage_, ref_, path, status_);
@@ -182,6 +184,19 @@ absl::StatusOr<JsonDocument> JsonDocument::ReadFile(const std::string& path) {
 JsonValue JsonDocument::root() const {
   return JsonValue(storage_, flexbuffers::GetRoot(storage_->buffer), "",
                    absl::OkStatus());
+}
+
+absl::Status ReadNumbers(
+    const JsonValue& object,
+    std::initializer_list<std::pair<std::string_view, double*>> fields,
+    bool null_is_nan) {
+  for (const auto& [key, field] : fields) {
+    const absl::StatusOr<double> number =
+        null_is_nan ? object[key].NumberOrNan() : object[key].Number();
+    if (!number.ok()) return number.status();
+    *field = *number;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace aos::bench

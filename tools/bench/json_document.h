@@ -22,6 +22,7 @@
 // document is gone. Not for realtime paths (parsing allocates).
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -50,6 +51,9 @@ class JsonValue {
   // Where the value is: "thread.0.receiver.min", "benchmarks[1].name", or
   // "the top level".
   const std::string& path() const;
+  // The name of the text it is in (JsonDocument's `source`), for errors of
+  // the caller's own.
+  const std::string& source() const;
 
   bool IsNull() const;
   // A JSON number (integer or not), as a double; an error for anything else.
@@ -101,6 +105,15 @@ class JsonDocument {
 
   std::shared_ptr<const JsonValue::Storage> storage_;
 };
+
+// Reads the members `fields` of `object` as numbers, each into the double
+// given beside its key; null reads as NaN when `null_is_nan`. Returns the
+// first error (what is missing or not a number), leaving the doubles before
+// it written.
+absl::Status ReadNumbers(
+    const JsonValue& object,
+    std::initializer_list<std::pair<std::string_view, double*>> fields,
+    bool null_is_nan = false);
 
 }  // namespace aos::bench
 

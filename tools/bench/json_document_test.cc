@@ -32,6 +32,7 @@ TEST(JsonDocumentTest, LooksUpMembersAndElements) {
   EXPECT_DOUBLE_EQ(*receiver["avg"].Number(), 29.46);
   EXPECT_EQ(*receiver["name"].String(), "r");
   EXPECT_EQ(receiver["avg"].path(), "thread.0.receiver.avg");
+  EXPECT_EQ(receiver["avg"].source(), "sample.json");
   const JsonValue list = Doc().root()["list"];
   EXPECT_EQ(*list.At(0).Integer(), 1);
   EXPECT_EQ(*list.At(1).String(), "two");
@@ -67,7 +68,8 @@ TEST(JsonDocumentTest, AValueOfTheWrongTypeSaysWhatItIs) {
             "sample.json: thread is an object, not an array");
   EXPECT_EQ(Doc().root()["list"].At(1).Number().status().message(),
             "sample.json: list[1] is a string, not a number");
-  EXPECT_EQ(Doc().root()["thread"]["0"]["receiver"]["avg"]
+  EXPECT_EQ(Doc()
+                .root()["thread"]["0"]["receiver"]["avg"]
                 .Integer()
                 .status()
                 .message(),
