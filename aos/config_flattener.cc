@@ -56,9 +56,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::span<const uint8_t> bytes = config->span();
-  if (!WriteFile(
-          FLAGS_out_json,
-          aos::configuration::ConfigurationToJson(config->message()) + "\n") ||
+  if (!WriteFile(FLAGS_out_json, aos::configuration::ConfigurationToJson(
+                                     config->message(), true,
+                                     /*strict_json=*/false) +
+                                     "\n") ||
       !WriteFile(FLAGS_out_bfbs,
                  std::string_view(reinterpret_cast<const char*>(bytes.data()),
                                   bytes.size()))) {

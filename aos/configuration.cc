@@ -318,11 +318,12 @@ const reflection::Schema& ConfigurationSchema() {
   return *schema;
 }
 
-std::string ConfigurationToJson(const Configuration& config, bool multi_line) {
+std::string ConfigurationToJson(const Configuration& config, bool multi_line,
+                                bool strict_json) {
   return TableFlatbufferToJson(
       reinterpret_cast<const flatbuffers::Table*>(&config),
       ConfigurationSchema(), *ConfigurationSchema().root_table(),
-      {.multi_line = multi_line});
+      {.multi_line = multi_line, .strict_json = strict_json});
 }
 
 absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfig(

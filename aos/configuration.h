@@ -1,13 +1,13 @@
 #ifndef AOS_CONFIGURATION_H_
 #define AOS_CONFIGURATION_H_
 
-// Reading, flattening and querying aos configurations.
+// Reading and flattening aos configurations. Querying them (channels as an
+// application sees them, nodes, maps) is in aos/configuration_lookup.h,
+// which this header includes, so one include serves both.
 //
 //   absl::StatusOr<aos::FlatbufferDetachedBuffer<aos::Configuration>> config =
 //       aos::configuration::ReadConfig("examples/pingpong.json");
 //   if (!config.ok()) { std::cerr << config.status().message(); ... }
-//   const aos::Channel *ping = aos::configuration::GetChannel(
-//       config->message(), "/test", "aos.examples.Ping", "ping", nullptr);
 //
 // A configuration file is JSON for the aos.Configuration table
 // (aos/configuration.fbs). Flattening resolves its `imports` (paths relative
@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "aos/configuration_generated.h"
+#include "aos/configuration_lookup.h"
 #include "aos/flatbuffers.h"
 
 namespace aos::configuration {
@@ -58,56 +59,13 @@ absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfigFromJson(
 const reflection::Schema& ConfigurationSchema();
 
 // Prints a configuration as JSON (one field per line when multi_line).
+// Strict JSON prints the NaN defaults of embedded schemas (a timing
+// report's statistics) as null, which read back as 0: a config to run with
+// is written with strict_json = false (flatbuffers' dialect, exact), as
+// aos_config does.
 std::string ConfigurationToJson(const Configuration& config,
-                                bool multi_line = true);
-
-// True if the configuration names nodes (a multi-node system).
-bool MultiNode(const Configuration& config);
-
-// The node called `name`, or null.
-const Node* GetNode(const Configuration& config, std::string_view name);
-
-// The name an application gets when it asks for channel `name` of `type` on
-// `node` (null in a single-node config): maps are applied, the
-// application's own first, then the configuration's; in each list the last
-// matching map wins; the result is mapped again until no map matches. A map
-// matches when its match name equals the name (or, ending in '*', is a prefix
-// of it), its match type (if set) equals `type`, and its match source_node
-// (if set) is `node`'s name.
-std::string MapChannelName(const Configuration& config, std::string_view name,
-                           std::string_view type,
-                           std::string_view application_name, const Node* node);
-
-// What an application wants to do with a channel.
-enum class ChannelAccess { kRead, kSend };
-
-// The channel an application called `application_name` gets when it asks for
-// (`name`, `type`) on `node`, after maps (MapChannelName) and node rules: in
-// a multi-node config `node` must be given, the channel must be readable on
-// it (it is the source_node or a destination), and if the application is
-// listed with nodes, `node` must be one of them; to send (kSend), `node`
-// must be the channel's source_node. Returns null when there is
-// no such channel, and then, if `why_not` is given, sets it to a sentence
-// naming the channel, type, application and node and saying why.
-// Cost: O(log channels) after mapping.
-const Channel* GetChannel(const Configuration& config, std::string_view name,
-                          std::string_view type,
-                          std::string_view application_name, const Node* node,
-                          std::string* why_not = nullptr,
-                          ChannelAccess access = ChannelAccess::kRead);
-
-// Up to `limit` channels of the config most like (`name`, `type`), best
-// first, as lines "  /name (type)": same type or a name a few edits away,
-// e.g. for "channel /tset of type T is not in the config" messages. Says so
-// when nothing is close.
-std::string DescribeClosestChannels(const Configuration& config,
-                                    std::string_view name,
-                                    std::string_view type, size_t limit = 5);
-
-// How long messages of `channel` are kept: its channel_storage_duration if
-// set, else the configuration's.
-int64_t ChannelStorageDurationNs(const Configuration& config,
-                                 const Channel& channel);
+                                bool multi_line = true,
+                                bool strict_json = true);
 
 }  // namespace aos::configuration
 

@@ -303,33 +303,34 @@ TEST_F(ConfigurationTest, MapLoopsAreRejected) {
 
 TEST_F(ConfigurationTest, TypesWithoutSchemaAreNamed) {
   const std::string path = Write("c.json", R"({ "channels": [
-      { "name": "/test", "type": "aos.examples.Ping" },
-      { "name": "/test", "type": "aos.examples.Nope" } ] })");
-  auto config = ReadConfig(
-      path, {.schema_paths = {aos::testing::ArtifactPath("examples/ping.bfbs")},
-             .embed_schemas = true});
+      { "name": "/test", "type": "aos.testing.TestMessage" },
+      { "name": "/test", "type": "aos.testing.Nope" } ] })");
+  auto config = ReadConfig(path, {.schema_paths = {aos::testing::ArtifactPath(
+                                      "aos/testing/test_message.bfbs")},
+                                  .embed_schemas = true});
   ASSERT_FALSE(config.ok());
   EXPECT_THAT(
       config.status().message(),
       AllOf(
-          HasSubstr("c.json: channel \"/test\" has type \"aos.examples.Nope\""),
-          HasSubstr("ping.bfbs")));
+          HasSubstr("c.json: channel \"/test\" has type \"aos.testing.Nope\""),
+          HasSubstr("test_message.bfbs")));
   EXPECT_THAT(config.status().message(),
-              ::testing::Not(HasSubstr("examples.Ping\",")));
+              ::testing::Not(HasSubstr("testing.TestMessage\",")));
 }
 
 TEST_F(ConfigurationTest, SchemasAreEmbedded) {
   const std::string path = Write(
       "c.json",
-      R"({ "channels": [ { "name": "/test", "type": "aos.examples.Ping" } ] })");
+      R"({ "channels": [ { "name": "/test", "type": "aos.testing.TestMessage" } ] })");
   const auto config = Read(
-      path, {.schema_paths = {aos::testing::ArtifactPath("examples/ping.bfbs"),
-                              aos::testing::ArtifactPath("examples/pong.bfbs")},
+      path, {.schema_paths =
+                 {aos::testing::ArtifactPath("aos/testing/test_message.bfbs"),
+                  aos::testing::ArtifactPath("aos/testing/test_reply.bfbs")},
              .embed_schemas = true});
   const reflection::Schema* schema =
       config.message().channels()->Get(0)->schema();
   ASSERT_NE(schema, nullptr);
-  EXPECT_EQ(schema->root_table()->name()->str(), "aos.examples.Ping");
+  EXPECT_EQ(schema->root_table()->name()->str(), "aos.testing.TestMessage");
   EXPECT_NE(schema->root_table()->fields()->LookupByKey("send_time"), nullptr);
 }
 
@@ -446,13 +447,14 @@ TEST_F(GetChannelTest, SingleNodeConfigTakesNoNode) {
 
 TEST_F(GetChannelTest, ClosestChannelsAreListedBestFirst) {
   const auto config = Read(Write("c.json", R"({ "channels": [
-      { "name": "/test", "type": "aos.examples.Ping" }, { "name": "/test", "type": "aos.examples.Pong" },
+      { "name": "/test", "type": "aos.testing.TestMessage" }, { "name": "/test", "type": "aos.testing.TestReply" },
       { "name": "/aos", "type": "aos.timing.Report" }, { "name": "/camera", "type": "Image" } ] })"));
-  const std::string closest =
-      DescribeClosestChannels(config.message(), "/tset", "aos.examples.Ping");
-  EXPECT_EQ(closest,
-            "closest channels in the config:\n  /test (aos.examples.Ping)\n"
-            "  /test (aos.examples.Pong)");
+  const std::string closest = DescribeClosestChannels(
+      config.message(), "/tset", "aos.testing.TestMessage");
+  EXPECT_EQ(
+      closest,
+      "closest channels in the config:\n  /test (aos.testing.TestMessage)\n"
+      "  /test (aos.testing.TestReply)");
   EXPECT_THAT(DescribeClosestChannels(config.message(), "/zzzzzzzz", "Nothing"),
               HasSubstr("no channel of the config has a similar name"));
 }
@@ -460,12 +462,12 @@ TEST_F(GetChannelTest, ClosestChannelsAreListedBestFirst) {
 // The example config, flattened at build time by aos_config.
 TEST(AosConfigTest, PingPongConfigIsFlattenedWithSchemas) {
   auto config =
-      ReadConfig(aos::testing::ArtifactPath("examples/pingpong_config.json"));
+      ReadConfig(aos::testing::ArtifactPath("aos/testing/test_config.json"));
   ASSERT_TRUE(config.ok()) << config.status().message();
   const Configuration& c = config->message();
   EXPECT_EQ(ChannelNames(c),
-            "/aos:aos.timing.Report /test:aos.examples.Ping "
-            "/test:aos.examples.Pong ");
+            "/aos:aos.timing.Report /test:aos.testing.TestMessage "
+            "/test:aos.testing.TestReply ");
   for (const Channel* channel : *c.channels()) {
     ASSERT_NE(channel->schema(), nullptr) << channel->name()->str();
     EXPECT_EQ(channel->schema()->root_table()->name()->str(),
@@ -477,7 +479,7 @@ TEST(AosConfigTest, PingPongConfigIsFlattenedWithSchemas) {
   EXPECT_GE(reports->max_size(), 16384);
 
   auto binary =
-      ReadConfig(aos::testing::ArtifactPath("examples/pingpong_config.bfbs"));
+      ReadConfig(aos::testing::ArtifactPath("aos/testing/test_config.bfbs"));
   ASSERT_TRUE(binary.ok()) << binary.status().message();
   EXPECT_EQ(ConfigurationToJson(binary->message()), ConfigurationToJson(c));
 }

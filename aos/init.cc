@@ -11,6 +11,8 @@
 namespace aos {
 namespace {
 
+char kHelpFlag[] = "--help";
+
 bool IsOurs(const std::string& filename) {
   for (const char* prefix : {"aos/", "examples/", "tools/"}) {
     if (filename.starts_with(prefix)) return true;
@@ -35,6 +37,10 @@ void PrintHelp(std::string_view usage) {
 }  // namespace
 
 void InitGoogle(int* argc, char*** argv, std::string_view usage) {
+  // -h is what people type first; gflags would call it an unknown flag.
+  for (int i = 1; i < *argc; ++i) {
+    if (std::string_view((*argv)[i]) == "-h") (*argv)[i] = kHelpFlag;
+  }
   gflags::SetUsageMessage(std::string(usage));
   gflags::ParseCommandLineNonHelpFlags(argc, argv, true);
   std::string help;

@@ -13,8 +13,8 @@
 namespace aos {
 
 // Parses gflags (removing them from argc/argv) and starts glog logging to
-// stderr. `--help` prints `usage` and only the flags defined in aos's own
-// sources (aos/, examples/, tools/), then exits 0; `--helpfull` lists every
+// stderr. `--help` (or `-h`) prints `usage` and only the flags defined in
+// aos's own sources (aos/, examples/, tools/), then exits 0; `--helpfull` lists every
 // flag, glog's and gflags' included. An unknown flag prints gflags' error
 // naming it and exits 1. Call once, first thing in main().
 void InitGoogle(int* argc, char*** argv, std::string_view usage);

@@ -1,6 +1,7 @@
 #include "aos/json_to_flatbuffer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -49,6 +50,66 @@ std::string DescribeParseError(std::string_view text,
   return result;
 }
 
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// `json` with every object member whose value is null blanked out (with
+// its comma), so flatbuffers' parser, which has no null, leaves the field
+// unset. Blanked, not removed: lines and columns of errors stay right.
+std::string DropNullMembers(std::string_view json) {
+  std::string text(json);
+  // Per open bracket: '{' or '['; for objects, where the current member
+  // starts and the comma before it (npos for the first member).
+  struct Open {
+    char bracket;
+    size_t member_start;
+    size_t comma;
+  };
+  std::vector<Open> open;
+  size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+      ++i;
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      open.push_back({c, i + 1, std::string::npos});
+    } else if ((c == '}' || c == ']') && !open.empty()) {
+      open.pop_back();
+    } else if (c == ',' && !open.empty() && open.back().bracket == '{') {
+      open.back().comma = i;
+      open.back().member_start = i + 1;
+    } else if (c == 'n' && !open.empty() && open.back().bracket == '{' &&
+               text.compare(i, 4, "null") == 0 &&
+               (i + 4 == text.size() || !isalnum(text[i + 4]))) {
+      size_t before = i;
+      while (before > 0 && IsSpace(text[before - 1])) --before;
+      if (before > 0 && text[before - 1] == ':') {
+        size_t after = i + 4;
+        while (after < text.size() && IsSpace(text[after])) ++after;
+        Open& object = open.back();
+        size_t blank_from = object.member_start;
+        size_t blank_to = i + 4;
+        if (after < text.size() && text[after] == ',') {
+          blank_to = after + 1;  // The next member starts where this did.
+        } else if (object.comma != std::string::npos) {
+          blank_from = object.comma;  // The last member: drop its comma.
+        }
+        for (size_t k = blank_from; k < blank_to; ++k) {
+          if (!IsSpace(text[k])) text[k] = ' ';
+        }
+        i = blank_to;
+        continue;
+      }
+    }
+    ++i;
+  }
+  return text;
+}
+
 }  // namespace
 
 absl::StatusOr<flatbuffers::DetachedBuffer> JsonToFlatbuffer(
@@ -72,7 +133,7 @@ absl::StatusOr<flatbuffers::DetachedBuffer> JsonToFlatbuffer(
     return absl::InvalidArgumentError(StrCat(
         options.source_name, ": the schema has no root table to parse into"));
   }
-  const std::string text(json);
+  const std::string text = DropNullMembers(json);
   if (!parser.ParseJson(text.c_str(), nullptr)) {
     return absl::InvalidArgumentError(
         DescribeParseError(text, options.source_name, parser.error_));
@@ -335,6 +396,10 @@ class JsonPrinter {
 
   template <typename T>
   void PrintFloat(T value) {
+    if (options_.strict_json && !std::isfinite(value)) {
+      out_ += "null";
+      return;
+    }
     if (std::isnan(value)) {
       out_ += std::signbit(value) ? "-nan" : "nan";
       return;

@@ -8,12 +8,17 @@
 //       aos::JsonToFlatbuffer(R"({ "value": 971 })", *schema);
 //   std::string json = aos::FlatbufferToJson(buffer->data(), *schema);
 //
-// The round trip is exact: every scalar type (integers at full width, floats
-// and doubles printed with the fewest digits that read back to the same bits,
-// NaN and infinities as nan, inf, -inf), strings, vectors, nested tables,
-// structs, unions and enums (printed by name). Like AOS, the JSON dialect is
-// flatbuffers': field names may be unquoted, enum values may be names or
-// numbers, and nan/inf are accepted.
+// Printing is strict JSON (RFC 8259) by default: finite numbers, strings,
+// vectors, nested tables, structs, unions and enums (by name). NaN and
+// infinities, which JSON cannot hold, print as null; reading a member whose
+// value is null leaves the field unset, so it reads back as its default
+// (NaN for a timing report's empty statistic). The round trip is exact for
+// everything else: integers at full width, floats and doubles with the
+// fewest digits that read back to the same bits. With strict_json = false
+// NaN and infinities print as nan, inf, -inf, flatbuffers' dialect, and
+// round-trip exactly too. Reading accepts that dialect as AOS does: field
+// names may be unquoted, enum values may be names or numbers, nan/inf and
+// null are accepted.
 
 #include <cstdint>
 #include <string>
@@ -49,6 +54,8 @@ struct FlatbufferToJsonOptions {
   // Vectors longer than this print as "[ ... N elements ... ]", which does not
   // parse back; keep the default for a round trip.
   size_t max_vector_size = SIZE_MAX;
+  // RFC 8259: NaN and infinities print as null. false: as nan, inf, -inf.
+  bool strict_json = true;
 };
 
 // Prints the table `table` of type `object` (from `schema`) as JSON. Only

@@ -101,17 +101,55 @@ TEST(JsonToFlatbufferTest, RandomDoublesAndFloatsRoundTripBitExactly) {
   }
 }
 
-TEST(JsonToFlatbufferTest, NanAndInfinitiesRoundTrip) {
-  const flatbuffers::DetachedBuffer buffer = RoundTrip(
-      R"({ "f32": nan, "f64": -inf, "doubles": [ inf, -inf, nan ] })");
+// In flatbuffers' dialect (strict_json = false) NaN and infinities print
+// as nan, inf, -inf and round-trip exactly.
+TEST(JsonToFlatbufferTest, NanAndInfinitiesRoundTripInTheDialect) {
+  const FlatbufferToJsonOptions dialect = {.strict_json = false};
+  const flatbuffers::DetachedBuffer first =
+      Parse(R"({ "f32": nan, "f64": -inf, "doubles": [ inf, -inf, nan ] })");
+  const std::string printed = ToJson(first, dialect);
+  const flatbuffers::DetachedBuffer buffer = Parse(printed);
+  EXPECT_EQ(ToJson(buffer, dialect), printed);
   const Everything& e = Root(buffer);
   EXPECT_TRUE(std::isnan(e.f32()));
   EXPECT_EQ(e.f64(), -std::numeric_limits<double>::infinity());
   EXPECT_EQ(e.doubles()->Get(0), std::numeric_limits<double>::infinity());
   EXPECT_EQ(e.doubles()->Get(1), -std::numeric_limits<double>::infinity());
   EXPECT_TRUE(std::isnan(e.doubles()->Get(2)));
-  EXPECT_THAT(ToJson(buffer), HasSubstr("\"f32\": nan"));
-  EXPECT_THAT(ToJson(buffer), HasSubstr("\"f64\": -inf"));
+  EXPECT_THAT(printed, HasSubstr("\"f32\": nan"));
+  EXPECT_THAT(printed, HasSubstr("\"f64\": -inf"));
+}
+
+// By default the output is RFC 8259 JSON: what JSON cannot hold prints as
+// null, and null reads back as "not set" (the field's default).
+TEST(JsonToFlatbufferTest, StrictJsonPrintsNonFiniteNumbersAsNull) {
+  const flatbuffers::DetachedBuffer buffer = Parse(
+      R"({ "f32": nan, "f64": -inf, "i32": 5, "doubles": [ inf, 1.5 ] })");
+  const std::string printed = ToJson(buffer);
+  EXPECT_EQ(printed,
+            "{ \"i32\": 5, \"f32\": null, \"f64\": null, \"doubles\": [ null, "
+            "1.5 ] }");
+  EXPECT_EQ(printed.find("nan"), std::string::npos);
+  EXPECT_EQ(printed.find("inf"), std::string::npos);
+}
+
+TEST(JsonToFlatbufferTest, NullMembersAreLeftUnset) {
+  const flatbuffers::DetachedBuffer buffer = Parse(R"({ "f32": null,
+      "i32": 7, "text": null, "leaf": { "weight": null }, "i64": null })");
+  const Everything& e = Root(buffer);
+  EXPECT_FALSE(flatbuffers::IsFieldPresent(&e, Everything::VT_F32));
+  EXPECT_FALSE(flatbuffers::IsFieldPresent(&e, Everything::VT_I64));
+  EXPECT_EQ(e.text(), nullptr);
+  EXPECT_EQ(e.i32(), 7);
+  ASSERT_NE(e.leaf(), nullptr);
+  EXPECT_EQ(e.leaf()->weight(), 0.0);
+  // A string that says null stays a string.
+  EXPECT_EQ(Root(Parse(R"({ "text": "null", "i8": null })")).text()->str(),
+            "null");
+  // Errors still point at the right column: blanking keeps positions.
+  auto bad = JsonToFlatbuffer(R"({ "f32": null, "i8": 999 })", Schema());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr(":1:"));
 }
 
 TEST(JsonToFlatbufferTest, StringsWithEscapesRoundTrip) {

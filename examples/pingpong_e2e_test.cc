@@ -1,8 +1,12 @@
 // ping, pong and aos_timing_report_streamer as a user runs them: real
 // processes on a private --shm_base, the streamer's JSON lines read back.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "aos/configuration.h"
 #include "aos/events/shm_event_loop.h"
@@ -18,6 +23,7 @@
 #include "aos/json_to_flatbuffer.h"
 #include "aos/testing/path.h"
 #include "aos/testing/processes.h"
+#include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 #include "glog/logging.h"
 #include "gmock/gmock.h"
@@ -86,9 +92,8 @@ const timing::Timer* TimerNamed(const timing::Report& report,
 
 TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
   auto ping = StartPingPong();
-  auto streamer =
-      Start("aos/tools/aos_timing_report_streamer",
-            {"--duration=3.5", "--format=json", "--application=ping"});
+  auto streamer = Start("aos/tools/aos_timing_report_streamer",
+                        {"--count=3", "--format=json", "--application=ping"});
   ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
   EXPECT_EQ(ping->Terminate(), 0) << ping->Stderr();
   EXPECT_EQ(pong_->Terminate(), 0) << pong_->Stderr();
@@ -110,47 +115,133 @@ TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
     const timing::Timer* timer = TimerNamed(report, "ping");
     ASSERT_NE(timer, nullptr);
     ASSERT_NE(TimerNamed(report, "timing_reports"), nullptr);
-    // 10 ms timer, 1 s windows.
-    EXPECT_NEAR(timer->count(), 100, 5);
+    // A 10 ms timer: every scheduled time in the window got a call or was
+    // counted missed, give or take one at each edge of the window, however
+    // fast or slow this machine is.
+    const double periods =
+        (report.monotonic_end_time() - report.monotonic_start_time()) / 1e7;
+    EXPECT_NEAR(timer->count() + timer->missed_cycles(), periods, 2)
+        << "count " << timer->count() << ", missed " << timer->missed_cycles();
     streamed_ping_calls += timer->count();
-    // Ping's /test sender and its Pong watcher: one pong per ping, give or
-    // take one in flight at the window's edge.
+    // Ping's /test sender (every ping the same size) and its Pong watcher.
     ASSERT_EQ(report.watchers()->size(), 1u);
     const timing::Sender* ping_sender = report.senders()->Get(0);
-    EXPECT_NEAR(report.watchers()->Get(0)->count(), ping_sender->count(), 1);
     EXPECT_EQ(ping_sender->size()->min(), ping_sender->size()->max());
     EXPECT_GT(streamed->percentiles()->size(), 0u);
   }
-  EXPECT_GE(reports, 3);
+  EXPECT_EQ(reports, 3);
+  // Pong answers pings only: however many are still in flight when ping
+  // stops, ping never got more pongs than it sent pings.
+  int pings = -1;
+  int not_sent = -1;
+  int pongs = -1;
+  ASSERT_EQ(
+      sscanf(ping->Stdout().c_str(), "ping: %d pings, %d not sent, %d pongs",
+             &pings, &not_sent, &pongs),
+      3)
+      << ping->Stdout();
+  EXPECT_GT(pongs, 0);
+  EXPECT_LE(pongs, pings - not_sent);
   ASSERT_NE(accumulated, nullptr) << "no accumulated summary";
   EXPECT_EQ(TimerNamed(*accumulated, "ping")->count(), streamed_ping_calls);
   EXPECT_LT(accumulated->monotonic_start_time(),
             accumulated->monotonic_end_time());
 }
 
+// Like cyclictest -l: ping stops by itself after --count pings (once the
+// last is answered) or --duration, with its summary.
+TEST_F(PingPongTest, PingStopsAfterCountOrDuration) {
+  pong_ = Start("examples/pong");
+  auto counted = Start("examples/ping", {"--count=5", "--sleep_ms=2"});
+  ASSERT_EQ(counted->Wait(), 0) << counted->Stderr();
+  // How many were answered depends on when pong started watching.
+  EXPECT_THAT(counted->Stdout(), HasSubstr("ping: 5 pings, 0 not sent, "));
+  auto timed = Start("examples/ping", {"--duration=0.2"});
+  ASSERT_EQ(timed->Wait(), 0) << timed->Stderr();
+  EXPECT_THAT(timed->Stdout(), HasSubstr(" pings, 0 not sent, "));
+}
+
+// --top redraws one screen per report (ANSI clear, then the callbacks of
+// every application), and ends with the summary.
+TEST_F(PingPongTest, TopRedrawsAScreenPerReportAndEndsWithTheSummary) {
+  auto ping = StartPingPong();
+  auto streamer = Start("aos/tools/aos_timing_report_streamer",
+                        {"--top", "--count=3", "--max_wakeup_latency_us=1e9"});
+  ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
+  const std::string out = streamer->Stdout();
+  size_t screens = 0;
+  for (size_t at = out.find("\x1b[H\x1b[2J"); at != std::string::npos;
+       at = out.find("\x1b[H\x1b[2J", at + 1)) {
+    ++screens;
+  }
+  EXPECT_EQ(screens, 3u);
+  EXPECT_THAT(out, HasSubstr("slowest p99 first"));
+  EXPECT_THAT(out, HasSubstr("every callback within it"));
+  EXPECT_THAT(out, HasSubstr("timer timing_reports"));
+  EXPECT_THAT(out, HasSubstr("Summary: every report of each application"));
+}
+
+// A free TCP port on 127.0.0.1 (the kernel's choice).
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  CHECK_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  socklen_t length = sizeof(address);
+  CHECK_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+// Grafana's way in: /metrics over HTTP while the streamer runs.
+TEST_F(PingPongTest, StreamerServesPrometheusMetrics) {
+  auto ping = StartPingPong();
+  const int port = FreePort();
+  auto streamer =
+      Start("aos/tools/aos_timing_report_streamer",
+            {"--duration=4", "--stream=false", "--accumulate=false",
+             "--metrics_address=127.0.0.1", StrCat("--metrics_port=", port)});
+  httplib::Client client("127.0.0.1", port);
+  const std::string wanted =
+      "aos_wakeup_latency_seconds_count{node=\"\",application=\"ping\","
+      "kind=\"timer\",name=\"ping\"}";
+  std::string body;
+  // Until ping's first report has arrived; bounded only against a hang.
+  for (int i = 0; i < 200 && body.find(wanted) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (auto response = client.Get("/metrics")) body = response->body;
+  }
+  EXPECT_THAT(body, HasSubstr(wanted));
+  EXPECT_THAT(body, HasSubstr("# TYPE aos_missed_cycles_total counter"));
+  EXPECT_EQ(streamer->Wait(), 0) << streamer->Stderr();
+  EXPECT_THAT(streamer->Stderr(),
+              HasSubstr(StrCat("serving metrics on http://127.0.0.1:", port,
+                               "/metrics")));
+}
+
 TEST_F(PingPongTest, LatencyGateFailsNamingTheWorstAndPassesAGenerousLimit) {
   auto ping = StartPingPong();
-  auto strict = Start(
-      "aos/tools/aos_timing_report_streamer",
-      {"--duration=1.5", "--stream=false", "--max_wakeup_latency_us=0.001"});
+  auto strict =
+      Start("aos/tools/aos_timing_report_streamer",
+            {"--count=1", "--stream=false", "--max_wakeup_latency_us=0.001"});
   EXPECT_EQ(strict->Wait(), 1);
   EXPECT_THAT(strict->Stderr(), HasSubstr("FAILED: "));
   EXPECT_THAT(strict->Stderr(),
               HasSubstr("us late, more than --max_wakeup_latency_us=0.001"));
-  auto generous = Start(
-      "aos/tools/aos_timing_report_streamer",
-      {"--duration=1.5", "--stream=false", "--max_wakeup_latency_us=1e9"});
+  auto generous =
+      Start("aos/tools/aos_timing_report_streamer",
+            {"--count=1", "--stream=false", "--max_wakeup_latency_us=1e9"});
   EXPECT_EQ(generous->Wait(), 0) << generous->Stderr();
 }
 
 TEST_F(PingPongTest, ApplicationFilterShowsOnlyThatApplication) {
   auto ping = StartPingPong();
-  auto streamer =
-      Start("aos/tools/aos_timing_report_streamer",
-            {"--duration=2.5", "--format=json", "--application=pong"});
+  auto streamer = Start("aos/tools/aos_timing_report_streamer",
+                        {"--count=2", "--format=json", "--application=pong"});
   ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
   const auto lines = ParseLines(streamer->Stdout());
-  ASSERT_GE(lines.size(), 2u);
+  ASSERT_EQ(lines.size(), 3u);  // Two reports and the summary.
   for (const auto& line : lines) {
     EXPECT_EQ(flatbuffers::GetRoot<timing::StreamedReport>(line.data())
                   ->report()
@@ -197,9 +288,8 @@ TEST_F(PingPongTest, AosDumpNamesWhatItCannotFind) {
 TEST_F(PingPongTest, RealtimePongHoldsTheCpuLatencyLimitAndReportsIt) {
   const bool writable = access("/dev/cpu_dma_latency", W_OK) == 0;
   auto ping = StartPingPong();
-  auto streamer =
-      Start("aos/tools/aos_timing_report_streamer",
-            {"--duration=1.5", "--format=json", "--application=pong"});
+  auto streamer = Start("aos/tools/aos_timing_report_streamer",
+                        {"--count=1", "--format=json", "--application=pong"});
   ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
   const bool pong_holds_the_file =
       HasOpenFile(pong_->pid(), "/dev/cpu_dma_latency");
@@ -219,71 +309,6 @@ TEST_F(PingPongTest, RealtimePongHoldsTheCpuLatencyLimitAndReportsIt) {
     EXPECT_FALSE(pong_holds_the_file);
     EXPECT_EQ(report.cpu_latency_limit_us(), -1);
     EXPECT_THAT(pong_->Stderr(), HasSubstr("cannot open /dev/cpu_dma_latency"));
-  }
-}
-
-TEST_F(PingPongTest, BadCpuLatencyFlagsAreOneLineErrors) {
-  for (const auto& [flag, message] :
-       std::vector<std::pair<std::string, std::string>>{
-           {"--cpu_dma_latency_us=-5",
-            "pong: --cpu_dma_latency_us=-5 is not a wakeup latency: give 0 "
-            "to 1000000 microseconds, or -1 for no limit\n"},
-           {"--cpu_dma_latency_us=1000001",
-            "pong: --cpu_dma_latency_us=1000001 is not a wakeup latency: give "
-            "0 to 1000000 microseconds, or -1 for no limit\n"},
-           {"--cpu_dma_latency_scope=some",
-            "pong: --cpu_dma_latency_scope=some is not a scope: give auto, "
-            "all or cpus\n"}}) {
-    auto pong = Start("examples/pong", {flag});
-    EXPECT_EQ(pong->Wait(), 1) << flag;
-    EXPECT_EQ(pong->Stderr(), message);
-  }
-}
-
-TEST_F(PingPongTest, MisuseGetsClearMessages) {
-  {
-    auto streamer = std::make_unique<Process>(
-        ArtifactPath("aos/tools/aos_timing_report_streamer"),
-        std::vector<std::string>{"--config=/nonexistent/config.json"},
-        output_dir_);
-    EXPECT_EQ(streamer->Wait(), 1);
-    EXPECT_THAT(streamer->Stderr(),
-                HasSubstr("--config: /nonexistent/config.json: no such file"));
-  }
-  {
-    auto streamer =
-        Start("aos/tools/aos_timing_report_streamer", {"--format=xml"});
-    EXPECT_EQ(streamer->Wait(), 2);
-    EXPECT_THAT(streamer->Stderr(),
-                HasSubstr("--format=xml is neither table nor json"));
-  }
-  {
-    auto ping = Start("examples/ping", {"--sleep_ms=-3"});
-    EXPECT_EQ(ping->Wait(), 1);
-    EXPECT_THAT(ping->Stderr(),
-                HasSubstr("--sleep_ms/--sleep_us must be positive"));
-  }
-  {
-    auto ping = Start("examples/ping", {"--affinity=zero"});
-    EXPECT_EQ(ping->Wait(), 1);
-    EXPECT_THAT(ping->Stderr(),
-                HasSubstr("--affinity=zero: 'zero' is not a CPU number"));
-  }
-  {
-    auto streamer =
-        Start("aos/tools/aos_timing_report_streamer", {"--no_such_flag=1"});
-    EXPECT_NE(streamer->Wait(), 0);
-    EXPECT_THAT(streamer->Stderr(),
-                HasSubstr("unknown command line flag 'no_such_flag'"));
-  }
-  {
-    // Nothing runs: after a while the streamer says nothing matched.
-    auto streamer = Start(
-        "aos/tools/aos_timing_report_streamer",
-        {"--application=nobody", "--duration=1.5", "--no_match_warning_s=0.5"});
-    EXPECT_EQ(streamer->Wait(), 0);
-    EXPECT_THAT(streamer->Stderr(),
-                HasSubstr("no timing report matched --application=nobody"));
   }
 }
 

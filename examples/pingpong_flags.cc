@@ -1,9 +1,9 @@
 #include "examples/pingpong_flags.h"
 
-#include <iostream>
-
 #include "aos/config_flag.h"
 #include "aos/util/cpu_set.h"
+#include "aos/util/str_cat.h"
+#include "aos/util/user_error.h"
 #include "gflags/gflags.h"
 
 DEFINE_int32(priority, 5, "SCHED_FIFO priority (0 = normal scheduling).");
@@ -11,27 +11,26 @@ DEFINE_string(affinity, "", "CPUs to run on, e.g. 1 or 0,2-3 (default: any).");
 
 namespace aos::examples {
 
-std::optional<FlatbufferDetachedBuffer<Configuration>> ReadPingPongConfig(
-    std::string_view program) {
+FlatbufferDetachedBuffer<Configuration> ReadPingPongConfig() {
   auto config = ReadConfigFlag("examples/pingpong_config.json");
-  if (!config.ok()) {
-    std::cerr << program << ": " << config.status().message() << "\n";
-    return std::nullopt;
-  }
+  if (!config.ok()) ExitForUserError(StrCat(config.status().message()));
   return std::move(config).value();
 }
 
-bool ApplyRealtimeFlags(std::string_view program, EventLoop* loop) {
+void ApplyRealtimeFlags(EventLoop* loop) {
+  if (FLAGS_priority < 0 || FLAGS_priority > 99) {
+    ExitForUserError(StrCat("--priority=", FLAGS_priority,
+                            " is not a SCHED_FIFO priority: give 1-99, or 0 "
+                            "for normal scheduling"));
+  }
   loop->SetRuntimeRealtimePriority(FLAGS_priority);
-  if (FLAGS_affinity.empty()) return true;
+  if (FLAGS_affinity.empty()) return;
   auto cpus = ParseCpuList(FLAGS_affinity);
   if (!cpus.ok()) {
-    std::cerr << program << ": --affinity=" << FLAGS_affinity << ": "
-              << cpus.status().message() << "\n";
-    return false;
+    ExitForUserError(
+        StrCat("--affinity=", FLAGS_affinity, ": ", cpus.status().message()));
   }
   loop->SetRuntimeAffinity(*cpus);
-  return true;
 }
 
 }  // namespace aos::examples

@@ -3,7 +3,6 @@
 
 // The flags ping and pong share: --config, --priority and --affinity.
 
-#include <optional>
 #include <string_view>
 
 #include "aos/configuration.h"
@@ -11,14 +10,13 @@
 
 namespace aos::examples {
 
-// Reads --config (default: pingpong_config.json next to the binary). On
-// failure prints "<program>: <why>" to stderr and returns nullopt.
-std::optional<FlatbufferDetachedBuffer<Configuration>> ReadPingPongConfig(
-    std::string_view program);
+// Reads --config (default: pingpong_config.json next to the binary). A
+// problem ends the program with one line naming it.
+FlatbufferDetachedBuffer<Configuration> ReadPingPongConfig();
 
-// Applies --priority and --affinity to `loop`. On a bad --affinity prints
-// "<program>: --affinity=...: <why>" and returns false.
-bool ApplyRealtimeFlags(std::string_view program, EventLoop* loop);
+// Applies --priority and --affinity to `loop`. A bad value ends the program
+// with one line naming the flag.
+void ApplyRealtimeFlags(EventLoop* loop);
 
 }  // namespace aos::examples
 

@@ -27,6 +27,13 @@ readonly PACKAGES=(
   libgmock-dev
   libbenchmark-dev
   rt-tests
+  # The streamer's --plot and --metrics_port.
+  gnuplot-nox
+  libcpp-httplib-dev
+  # promtool checks the metrics in a test.
+  prometheus
+  # Tests parse our JSON with a strict parser.
+  python3
 )
 
 log() { echo "aos: $*" >&2; }
@@ -159,7 +166,9 @@ run_main_job() {
   log "starting pong and ping (shared memory in ${base})"
   bazel-bin/examples/pong --config="${config}" --shm_base="${base}" &
   pids+=($!)
-  bazel-bin/examples/ping --config="${config}" --shm_base="${base}" &
+  # ping's summary goes to stderr: stdout is the streamer's alone, so
+  # `run --format=json > file` holds JSON lines only.
+  bazel-bin/examples/ping --config="${config}" --shm_base="${base}" >&2 &
   pids+=($!)
   log "streaming ping's timing reports; Ctrl-C to stop early"
   bazel-bin/aos/tools/aos_timing_report_streamer --config="${config}" \
@@ -178,12 +187,12 @@ main() {
     build) install_packages && bazel_cmd build //... "$@" ;;
     install) install_packages ;;
     bazel) install_packages && bazel "$@" ;;
-    -h | --help | help)
+    "" | -h | --help | help)
       sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       ;;
     *)
       log "unknown command '${command}'; try: tools/aos.sh run | test | build | install | bazel ARGS"
-      exit 2
+      exit 1
       ;;
   esac
 }

@@ -6,6 +6,8 @@
 
 #include "aos/configuration.h"
 #include "aos/events/timing_report.h"
+#include "aos/util/str_cat.h"
+#include "aos/util/user_error.h"
 #include "gflags/gflags.h"
 
 DEFINE_bool(timing_reports, true,
@@ -122,7 +124,7 @@ monotonic_clock::time_point TimerHandler::Call(
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - event_time);
-  fn_();
+  event_loop_->RunCallback(callback_kind_, timing_.name, {}, fn_);
   const monotonic_clock::time_point end = event_loop_->monotonic_now();
   timing_.handler_time.Record(end - start);
   return end;
@@ -181,6 +183,7 @@ PhasedLoopHandler::PhasedLoopHandler(EventLoop* event_loop,
     : event_loop_(event_loop), fn_(std::move(fn)) {
   // The timer first: messages below name the phased loop through it.
   timer_ = event_loop->AddInternalTimer([this]() { HandleTimer(); });
+  timer_->callback_kind_ = "phased loop";
   set_interval_and_offset(interval, offset);
 }
 
@@ -260,7 +263,9 @@ void WatcherState::Call(const Context& context) {
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - context.monotonic_event_time);
-  fn_(context, context.data);
+  event_loop_->RunCallback("watcher", channel_->name()->string_view(),
+                           channel_->type()->string_view(),
+                           [&]() { fn_(context, context.data); });
   timing_.handler_time.Record(event_loop_->monotonic_now() - start);
 }
 
@@ -320,9 +325,10 @@ const Channel* EventLoop::FindChannel(std::string_view channel_name,
   const Channel* channel = configuration::GetChannel(
       *configuration_, channel_name, type, name_, node_, &why_not, access);
   if (channel == nullptr) {
-    LOG(FATAL) << why_not << "\n"
-               << configuration::DescribeClosestChannels(*configuration_,
-                                                         channel_name, type);
+    // The config is the user's: one line, not a stack trace.
+    ExitForUserError(StrCat(why_not, "\n",
+                            configuration::DescribeClosestChannels(
+                                *configuration_, channel_name, type)));
   }
   return channel;
 }
@@ -411,6 +417,27 @@ void EventLoop::SetRuntimeAffinity(const cpu_set_t& cpus) {
   CHECK_GT(CPU_COUNT(&cpus), 0)
       << "event loop " << name_ << ": affinity names no CPU";
   affinity_ = cpus;
+}
+
+void EventLoop::GuardCallbacksAgainstAllocation(AllocationPolicy policy) {
+  CheckNotRunning("GuardCallbacksAgainstAllocation");
+  allocation_policy_ = policy;
+}
+
+void EventLoop::NoteAllocations(const GuardedCallback& callback) {
+  realtime_allocations_ += callback.allocations;
+  std::string what = StrCat(callback.kind, " \"", callback.name, "\"");
+  if (!callback.type.empty()) StrAppend(&what, " (", callback.type, ")");
+  if (std::find(allocation_warned_.begin(), allocation_warned_.end(), what) !=
+      allocation_warned_.end()) {
+    return;
+  }
+  LOG(WARNING) << "event loop " << name_ << ": " << what << " allocated "
+               << callback.allocations
+               << " times in one call while running at realtime priority "
+                  "(counted, not aborted: --die_on_malloc=false); further "
+                  "allocations of it are only counted";
+  allocation_warned_.push_back(std::move(what));
 }
 
 void EventLoop::set_cpu_latency_limit(int32_t limit_us, std::string_view cpus) {

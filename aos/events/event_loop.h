@@ -4,22 +4,25 @@
 // The event loop: one thread that reacts to timers, phased loops and new
 // messages, and measures every callback it runs.
 //
+// clang-format off
 //   std::unique_ptr<aos::EventLoop> loop = factory.MakeEventLoop("ping");
 //   aos::Sender<aos::examples::Ping> sender =
 //       loop->MakeSender<aos::examples::Ping>("/test");
-//   loop->MakeWatcher("/test", [&](const aos::examples::Pong &pong) {
+//   loop->MakeWatcher("/test", [&](const aos::examples::Pong& pong) {
 //     LOG(INFO) << "pong " << pong.value();
 //   });
-//   aos::TimerHandler *timer = loop->AddTimer([&]() {
+//   aos::TimerHandler* timer = loop->AddTimer([&]() {
 //     auto builder = sender.MakeBuilder();
 //     aos::examples::Ping::Builder ping =
-//     builder.MakeBuilder<aos::examples::Ping>(); ping.add_value(++count);
+//         builder.MakeBuilder<aos::examples::Ping>();
+//     ping.add_value(++count);
 //     builder.CheckOk(builder.Send(ping.Finish()));
 //   });
 //   timer->set_name("ping");
 //   loop->OnRun([&]() {
 //     timer->Schedule(loop->monotonic_now(), std::chrono::milliseconds(10));
 //   });
+// clang-format on
 //
 // Life cycle: an event loop is set up (senders, fetchers, watchers, timers,
 // phased loops, OnRun callbacks) and then run; in simulation by
@@ -54,6 +57,7 @@
 
 #include "aos/configuration.h"
 #include "aos/configuration_generated.h"
+#include "aos/events/allocation_guard.h"
 #include "aos/events/timing_entry.h"
 #include "aos/time/time.h"
 #include "flatbuffers/flatbuffers.h"
@@ -94,14 +98,14 @@ struct Context {
 class RawSender {
  public:
   // Why a send failed. Values match aos.timing.SendError (+1).
-  enum class Error {
-    kOk,
-    // More than frequency * channel_storage_duration messages were sent
-    // within one channel_storage_duration; the message was not sent.
-    kMessagesSentTooFast,
-    // Something wrote outside the message buffer (past max_size); the
-    // message was not sent.
-    kInvalidRedzone,
+  enum class [[nodiscard]] Error{
+      kOk,
+      // More than frequency * channel_storage_duration messages were sent
+      // within one channel_storage_duration; the message was not sent.
+      kMessagesSentTooFast,
+      // Something wrote outside the message buffer (past max_size); the
+      // message was not sent.
+      kInvalidRedzone,
   };
 
   virtual ~RawSender();
@@ -285,6 +289,9 @@ class TimerHandler {
 
   EventLoop* const event_loop_;
   std::function<void()> fn_;
+  // How an allocation guard names it: "timer", or "phased loop" for the
+  // timer behind one.
+  std::string_view callback_kind_ = "timer";
   timing::TimerTiming timing_;
   monotonic_clock::time_point base_ = monotonic_clock::min_time;
   monotonic_clock::duration period_ = monotonic_clock::duration::zero();
@@ -515,8 +522,10 @@ class EventLoop {
   }
 
   // Calls `watcher(const T&)` for every message sent on `channel_name` after
-  // the loop starts running, once each, in order. The message type T is
-  // taken from the callable's argument. Before Run() only.
+  // the loop starts running, once each, in order. Across channels, a loop
+  // delivers waiting messages in the order they were sent (ties: the
+  // watcher made first), in simulation and in production alike. The
+  // message type T is taken from the callable's argument. Before Run() only.
   template <typename Watch>
   void MakeWatcher(std::string_view channel_name, Watch&& watcher) {
     using T = typename event_loop_internal::WatcherArgument<Watch>::type;
@@ -623,6 +632,10 @@ class EventLoop {
   // The process id shown in timing reports.
   virtual int pid() const;
 
+  // Allocations inside callbacks that a --die_on_malloc=false guard
+  // counted instead of aborting (see GuardCallbacksAgainstAllocation).
+  uint64_t realtime_allocations() const { return realtime_allocations_; }
+
  protected:
   EventLoop(std::string_view name, const Configuration* configuration,
             const Node* node);
@@ -649,6 +662,11 @@ class EventLoop {
   // Before StartRunning() (it may allocate).
   void set_cpu_latency_limit(int32_t limit_us, std::string_view cpus);
 
+  // From StartRunning() on, runs every timer, phased loop and watcher
+  // callback under an allocation guard with `policy` (allocation_guard.h).
+  // Before StartRunning().
+  void GuardCallbacksAgainstAllocation(AllocationPolicy policy);
+
   // Destroys the timing reporter, watchers, timers and phased loops.
   // Implementations must call it first thing in their destructor, while
   // what those handlers use of the implementation still exists.
@@ -667,6 +685,15 @@ class EventLoop {
   void CheckNotRunning(std::string_view what) const;
   TimerHandler* AddInternalTimer(std::function<void()> fn);
 
+  // Runs `fn`, a callback of `kind` named `name` (`type` for watchers),
+  // under the allocation guard if there is one.
+  template <typename F>
+  void RunCallback(std::string_view kind, std::string_view name,
+                   std::string_view type, F&& fn);
+  // After a counted callback allocated: counts it and warns once per
+  // callback.
+  void NoteAllocations(const GuardedCallback& callback);
+
   const std::string name_;
   const Configuration* const configuration_;
   const Node* const node_;
@@ -677,6 +704,10 @@ class EventLoop {
   std::optional<cpu_set_t> affinity_;
   int32_t cpu_latency_limit_us_ = -1;
   std::string cpu_latency_limit_cpus_;
+  std::optional<AllocationPolicy> allocation_policy_;
+  uint64_t realtime_allocations_ = 0;
+  // Callbacks already warned about (counted mode only).
+  std::vector<std::string> allocation_warned_;
   Context context_;
 
   std::vector<std::unique_ptr<TimerHandler>> timers_;
@@ -693,6 +724,25 @@ class EventLoop {
   timing::LoopTimingEntries timing_entries_;
   std::unique_ptr<TimingReporter> timing_reporter_;
 };
+
+template <typename F>
+void EventLoop::RunCallback(std::string_view kind, std::string_view name,
+                            std::string_view type, F&& fn) {
+  if (!allocation_policy_.has_value()) {
+    fn();
+    return;
+  }
+  GuardedCallback callback = {.loop = name_,
+                              .kind = kind,
+                              .name = name,
+                              .type = type,
+                              .policy = *allocation_policy_};
+  {
+    ScopedAllocationGuard guard(&callback);
+    fn();
+  }
+  if (callback.allocations > 0) NoteAllocations(callback);
+}
 
 // Sender<T>::Builder.
 

@@ -4,15 +4,15 @@
 #include <vector>
 
 #include "aos/events/event_loop_generated.h"
-#include "examples/ping_generated.h"
-#include "examples/pong_generated.h"
+#include "aos/testing/test_message_generated.h"
+#include "aos/testing/test_reply_generated.h"
 #include "gmock/gmock.h"
 
 namespace aos::testing {
 namespace {
 
-using aos::examples::Ping;
-using aos::examples::Pong;
+using aos::testing::TestMessage;
+using aos::testing::TestReply;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 using ::testing::ElementsAre;
@@ -22,11 +22,11 @@ constexpr std::string_view kConfig = R"({
   "channels": [
     { "name": "/aos", "type": "aos.timing.Report", "frequency": 50,
       "max_size": 16384, "num_senders": 20 },
-    { "name": "/test", "type": "aos.examples.Ping", "frequency": 1000, "max_size": 64 },
-    { "name": "/test", "type": "aos.examples.Pong", "frequency": 1000, "max_size": 64 },
-    { "name": "/slow", "type": "aos.examples.Ping", "frequency": 2, "max_size": 64,
+    { "name": "/test", "type": "aos.testing.TestMessage", "frequency": 1000, "max_size": 64 },
+    { "name": "/test", "type": "aos.testing.TestReply", "frequency": 1000, "max_size": 64 },
+    { "name": "/slow", "type": "aos.testing.TestMessage", "frequency": 2, "max_size": 64,
       "channel_storage_duration": 1000000000 },
-    { "name": "/lossy", "type": "aos.examples.Ping", "frequency": 20, "max_size": 64,
+    { "name": "/lossy", "type": "aos.testing.TestMessage", "frequency": 20, "max_size": 64,
       "channel_storage_duration": 100000000 }
   ]
 })";
@@ -38,10 +38,10 @@ FlatbufferDetachedBuffer<Configuration> SuiteConfig() {
   return std::move(config).value();
 }
 
-// Sends a Ping with `value`.
-RawSender::Error SendPing(Sender<Ping>* sender, int value) {
+// Sends a TestMessage with `value`.
+RawSender::Error SendPing(Sender<TestMessage>* sender, int value) {
   auto builder = sender->MakeBuilder();
-  Ping::Builder ping = builder.MakeBuilder<Ping>();
+  TestMessage::Builder ping = builder.MakeBuilder<TestMessage>();
   ping.add_value(value);
   return builder.Send(ping.Finish());
 }
@@ -55,8 +55,8 @@ namespace {
 
 TEST_P(AbstractEventLoopTest, FetchGetsTheLatestMessageOnce) {
   auto loop = Make("sender");
-  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
-  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/test");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
   EXPECT_FALSE(fetcher.Fetch());
   EXPECT_EQ(fetcher.get(), nullptr);
   for (int i = 1; i <= 3; ++i)
@@ -69,8 +69,8 @@ TEST_P(AbstractEventLoopTest, FetchGetsTheLatestMessageOnce) {
 
 TEST_P(AbstractEventLoopTest, FetchNextReadsEveryMessageInOrder) {
   auto loop = Make("sender");
-  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
-  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/test");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
   for (int i = 1; i <= 5; ++i)
     ASSERT_EQ(SendPing(&sender, i), RawSender::Error::kOk);
   std::vector<int> values;
@@ -91,13 +91,14 @@ TEST_P(AbstractEventLoopTest, FetchNextReadsEveryMessageInOrder) {
 
 TEST_P(AbstractEventLoopTest, FetchNextAfterFetchContinuesFromThere) {
   auto loop = Make("sender");
-  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
-  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/test");
-  for (int i = 1; i <= 3; ++i) SendPing(&sender, i);
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  for (int i = 1; i <= 3; ++i)
+    EXPECT_EQ(SendPing(&sender, i), RawSender::Error::kOk);
   ASSERT_TRUE(fetcher.Fetch());
   EXPECT_EQ(fetcher->value(), 3);
   EXPECT_FALSE(fetcher.FetchNext());
-  SendPing(&sender, 4);
+  EXPECT_EQ(SendPing(&sender, 4), RawSender::Error::kOk);
   ASSERT_TRUE(fetcher.FetchNext());
   EXPECT_EQ(fetcher->value(), 4);
 }
@@ -105,12 +106,12 @@ TEST_P(AbstractEventLoopTest, FetchNextAfterFetchContinuesFromThere) {
 TEST_P(AbstractEventLoopTest, WatcherFiresOncePerMessageInOrder) {
   auto sender_loop = Make("sender");
   auto watcher_loop = Make("watcher");
-  Sender<Ping> sender = sender_loop->MakeSender<Ping>("/test");
+  Sender<TestMessage> sender = sender_loop->MakeSender<TestMessage>("/test");
   std::vector<int> seen;
   // Real loops start in their own threads: send once the watcher runs.
   std::atomic<bool> watching{false};
   watcher_loop->OnRun([&]() { watching = true; });
-  watcher_loop->MakeWatcher("/test", [&](const Ping& ping) {
+  watcher_loop->MakeWatcher("/test", [&](const TestMessage& ping) {
     seen.push_back(ping.value());
     if (ping.value() == 10) watcher_loop->Exit();
   });
@@ -128,35 +129,68 @@ TEST_P(AbstractEventLoopTest, WatcherFiresOncePerMessageInOrder) {
 
 TEST_P(AbstractEventLoopTest, WatcherGetsOnlyMessagesSentOnceRunning) {
   auto loop = Make("loop");
-  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
   ASSERT_EQ(SendPing(&sender, 1), RawSender::Error::kOk);
   std::vector<int> seen;
-  loop->MakeWatcher("/test", [&](const Ping& ping) {
+  loop->MakeWatcher("/test", [&](const TestMessage& ping) {
     seen.push_back(ping.value());
     loop->Exit();
   });
-  loop->OnRun([&]() { SendPing(&sender, 2); });
+  loop->OnRun(
+      [&]() { EXPECT_EQ(SendPing(&sender, 2), RawSender::Error::kOk); });
   Run();
   EXPECT_THAT(seen, ElementsAre(2));
 }
 
+// Messages of several channels waiting together are delivered in the order
+// they were sent, not channel by channel (and not in the order the watchers
+// were made), as AOS does: every implementation agrees.
+TEST_P(AbstractEventLoopTest, WatchersOfSeveralChannelsGetMessagesInSendOrder) {
+  auto loop = Make("loop");
+  Sender<TestMessage> message_sender = loop->MakeSender<TestMessage>("/test");
+  Sender<TestReply> reply_sender = loop->MakeSender<TestReply>("/test");
+  std::vector<std::string> seen;
+  // The TestReply watcher is made first.
+  loop->MakeWatcher("/test", [&](const TestReply& reply) {
+    seen.push_back("reply " + std::to_string(reply.value()));
+  });
+  loop->MakeWatcher("/test", [&](const TestMessage& message) {
+    seen.push_back("message " + std::to_string(message.value()));
+    if (message.value() == 2) loop->Exit();
+  });
+  auto send_reply = [&](int value) {
+    auto builder = reply_sender.MakeBuilder();
+    TestReply::Builder reply = builder.MakeBuilder<TestReply>();
+    reply.add_value(value);
+    builder.CheckOk(builder.Send(reply.Finish()));
+  };
+  // All sent before the loop delivers anything.
+  loop->OnRun([&]() {
+    EXPECT_EQ(SendPing(&message_sender, 1), RawSender::Error::kOk);
+    send_reply(1);
+    EXPECT_EQ(SendPing(&message_sender, 2), RawSender::Error::kOk);
+  });
+  Run();
+  EXPECT_THAT(seen, ElementsAre("message 1", "reply 1", "message 2"));
+}
+
 TEST_P(AbstractEventLoopTest, NoArgAndRawWatchers) {
   auto loop = Make("loop");
-  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
-  Sender<Pong> pong_sender = loop->MakeSender<Pong>("/test");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  Sender<TestReply> pong_sender = loop->MakeSender<TestReply>("/test");
   int no_arg_calls = 0;
   size_t raw_size = 0;
-  loop->MakeNoArgWatcher<Ping>("/test", [&]() { ++no_arg_calls; });
-  loop->MakeRawWatcher(loop->GetChannel<Pong>("/test"),
+  loop->MakeNoArgWatcher<TestMessage>("/test", [&]() { ++no_arg_calls; });
+  loop->MakeRawWatcher(loop->GetChannel<TestReply>("/test"),
                        [&](const Context& context, const void* data) {
                          raw_size = context.size;
                          EXPECT_EQ(data, context.data);
                          loop->Exit();
                        });
   loop->OnRun([&]() {
-    SendPing(&sender, 1);
+    EXPECT_EQ(SendPing(&sender, 1), RawSender::Error::kOk);
     auto builder = pong_sender.MakeBuilder();
-    builder.CheckOk(builder.Send(builder.MakeBuilder<Pong>().Finish()));
+    builder.CheckOk(builder.Send(builder.MakeBuilder<TestReply>().Finish()));
   });
   Run();
   EXPECT_EQ(no_arg_calls, 1);
@@ -165,13 +199,14 @@ TEST_P(AbstractEventLoopTest, NoArgAndRawWatchers) {
 
 TEST_P(AbstractEventLoopTest, ContextDescribesTheMessage) {
   auto loop = Make("loop");
-  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
   Context seen;
-  loop->MakeWatcher("/test", [&](const Ping&) {
+  loop->MakeWatcher("/test", [&](const TestMessage&) {
     seen = loop->context();
     loop->Exit();
   });
-  loop->OnRun([&]() { SendPing(&sender, 7); });
+  loop->OnRun(
+      [&]() { EXPECT_EQ(SendPing(&sender, 7), RawSender::Error::kOk); });
   Run();
   RawSender* raw = sender.raw();
   EXPECT_EQ(seen.monotonic_event_time, raw->monotonic_sent_time());
@@ -472,8 +507,8 @@ TEST_P(AbstractEventLoopTest,
        AFetcherThatFellBehindLearnsExactlyHowManyItLost) {
   auto loop = Make("loop");
   // /lossy keeps 2 messages for 100 ms.
-  Sender<Ping> sender = loop->MakeSender<Ping>("/lossy");
-  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/lossy");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/lossy");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/lossy");
   ASSERT_EQ(SendPing(&sender, 1), RawSender::Error::kOk);
   ASSERT_EQ(SendPing(&sender, 2), RawSender::Error::kOk);
   ASSERT_TRUE(fetcher.FetchNext());
@@ -497,8 +532,8 @@ TEST_P(AbstractEventLoopTest,
 TEST_P(AbstractEventLoopTest, SendingTooFastIsRefusedAndCounted) {
   auto loop = Make("loop");
   // /slow keeps 2 messages per 1 s storage duration.
-  Sender<Ping> sender = loop->MakeSender<Ping>("/slow");
-  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/slow");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/slow");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/slow");
   EXPECT_EQ(SendPing(&sender, 1), RawSender::Error::kOk);
   EXPECT_EQ(SendPing(&sender, 2), RawSender::Error::kOk);
   EXPECT_EQ(SendPing(&sender, 3), RawSender::Error::kMessagesSentTooFast);
@@ -513,8 +548,8 @@ TEST_P(AbstractEventLoopTest, SendingTooFastIsRefusedAndCounted) {
 
 TEST_P(AbstractEventLoopTest, WritingOutsideTheBufferIsCaughtByTheRedzone) {
   auto loop = Make("loop");
-  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
-  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/test");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
   RawSender* raw = sender.raw();
   // A buggy writer scribbles just before the buffer.
   static_cast<uint8_t*>(raw->data())[-1] ^= 0xff;
@@ -529,36 +564,38 @@ TEST_P(AbstractEventLoopTest, WritingOutsideTheBufferIsCaughtByTheRedzone) {
 
 TEST_P(AbstractEventLoopDeathTest, OversizeMessagesAbortNamingTheChannel) {
   auto loop = Make("loop");
-  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
   std::vector<uint8_t> big(65);
-  EXPECT_DEATH(sender.Send(big.data(), big.size()),
-               "a 65 byte message on /test \\(type aos.examples.Ping\\) is "
-               "larger than its max_size 64");
+  EXPECT_DEATH(
+      (void)sender.Send(big.data(), big.size()),
+      "a 65 byte message on /test \\(type aos.testing.TestMessage\\) is "
+      "larger than its max_size 64");
   EXPECT_DEATH(
       {
         auto builder = sender.MakeBuilder();
         builder.fbb()->CreateString(std::string(100, 'x'));
       },
-      "on /test \\(type aos.examples.Ping\\).*max_size 64");
+      "on /test \\(type aos.testing.TestMessage\\).*max_size 64");
 }
 
 TEST_P(AbstractEventLoopDeathTest, UnknownChannelNamesItAndTheClosestOnes) {
   auto loop = Make("pinger");
-  EXPECT_DEATH(loop->MakeSender<Ping>("/tset"),
-               "channel /tset of type aos.examples.Ping is not in the config.*"
-               "application pinger.*closest channels in the config:\n  /test "
-               "\\(aos.examples.Ping\\)");
+  EXPECT_DEATH(
+      loop->MakeSender<TestMessage>("/tset"),
+      "channel /tset of type aos.testing.TestMessage is not in the config.*"
+      "application pinger.*closest channels in the config: /test "
+      "\\(aos.testing.TestMessage\\); /lossy");
 }
 
 TEST_P(AbstractEventLoopDeathTest, DestroyingALoopBeforeItsSenderAborts) {
   EXPECT_DEATH(
       {
         auto loop = Make("loop");
-        Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+        Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
         loop.reset();
       },
       "event loop loop destroyed before its senders and fetchers; destroy "
-      "them first: sender:/test \\(type aos.examples.Ping\\)");
+      "them first: sender:/test \\(type aos.testing.TestMessage\\)");
 }
 
 TEST_P(AbstractEventLoopDeathTest, SetupAfterRunningAborts) {
@@ -566,7 +603,7 @@ TEST_P(AbstractEventLoopDeathTest, SetupAfterRunningAborts) {
   loop->OnRun([&]() {
     EXPECT_DEATH(loop->AddTimer([]() {}),
                  "AddTimer must be called before the loop runs");
-    EXPECT_DEATH(loop->MakeFetcher<Ping>("/test"),
+    EXPECT_DEATH(loop->MakeFetcher<TestMessage>("/test"),
                  "MakeFetcher must be called before");
     loop->Exit();
   });
@@ -577,12 +614,12 @@ TEST_P(AbstractEventLoopTest, TimingReportDescribesTheLoop) {
   auto loop = Make("ping");
   auto reader = Make("reader");
   loop->SetVersionString("ping_version");
-  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
-  Fetcher<Ping> fetcher = loop->MakeFetcher<Ping>("/test");
-  loop->MakeWatcher("/test", [&](const Pong&) {});
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  loop->MakeWatcher("/test", [&](const TestReply&) {});
   int sent = 0;
   TimerHandler* timer = loop->AddTimer([&]() {
-    SendPing(&sender, ++sent);
+    EXPECT_EQ(SendPing(&sender, ++sent), RawSender::Error::kOk);
     fetcher.Fetch();
   });
   timer->set_name("ping");
@@ -616,13 +653,13 @@ TEST_P(AbstractEventLoopTest, TimingReportDescribesTheLoop) {
   EXPECT_EQ(report.dropped_histograms(), 0u);
 
   ASSERT_EQ(report.watchers()->size(), 1u);
-  const Channel* pong = loop->GetChannel<Pong>("/test");
+  const Channel* pong = loop->GetChannel<TestReply>("/test");
   EXPECT_EQ(factory_->configuration()->channels()->Get(
                 report.watchers()->Get(0)->channel_index()),
             pong);
 
-  // Senders: /test Ping and the report's own /aos sender, whose send of this
-  // report counts in the next one.
+  // Senders: /test TestMessage and the report's own /aos sender, whose send of
+  // this report counts in the next one.
   ASSERT_EQ(report.senders()->size(), 2u);
   EXPECT_EQ(report.senders()->Get(1)->count(), 0u);
   const timing::Sender* ping_sender = report.senders()->Get(0);

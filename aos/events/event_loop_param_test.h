@@ -23,8 +23,8 @@
 namespace aos::testing {
 
 // Runs event loops of one implementation on the suite's configuration:
-// /aos (aos.timing.Report), /test (aos.examples.Ping and Pong), and /slow
-// (Ping, a queue of 2 messages per second, to send too fast).
+// /aos (aos.timing.Report), /test (aos.testing.TestMessage and TestReply), and
+// /slow (TestMessage, a queue of 2 messages per second, to send too fast).
 class EventLoopTestFactory {
  public:
   EventLoopTestFactory();

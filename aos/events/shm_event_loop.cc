@@ -16,6 +16,7 @@
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/util/cpu_latency_limit.h"
 #include "aos/util/str_cat.h"
+#include "aos/util/user_error.h"
 #include "glog/logging.h"
 
 DEFINE_string(shm_base, "/dev/shm/aos",
@@ -28,6 +29,11 @@ DEFINE_bool(die_on_rt_failure, false,
             "Abort instead of running on when the OS refuses realtime "
             "priority, affinity, memory locking or the CPU wakeup latency "
             "limit.");
+DEFINE_bool(die_on_malloc, true,
+            "In a loop at realtime priority, abort with a message naming "
+            "the callback when a timer, phased loop or watcher callback "
+            "allocates heap memory; false: warn once per callback and count "
+            "them.");
 DEFINE_int32(cpu_dma_latency_us, 0,
              "While the loop runs, keep CPUs out of idle states that take "
              "longer than this to leave (a PM QoS request, as cyclictest "
@@ -80,8 +86,8 @@ mode_t ParsePermissions() {
   char* end = nullptr;
   const long mode = strtol(text.c_str(), &end, 8);
   if (text.empty() || *end != '\0' || mode < 0 || mode > 0777) {
-    LOG(FATAL) << "--permissions=" << text
-               << " is not an octal file mode like 0600 or 0660";
+    ExitForUserError(StrCat("--permissions=", text,
+                            " is not an octal file mode like 0600 or 0660"));
   }
   return static_cast<mode_t>(mode);
 }
@@ -123,10 +129,10 @@ class ShmSender : public RawSender {
       : RawSender(event_loop, channel), wake_upper_(memory) {
     auto sender = ipc_lib::QueueSender::Make(memory);
     if (!sender.ok()) {
-      LOG(FATAL) << "event loop " << event_loop->name() << ": sender on "
-                 << channel->name()->string_view() << " ("
-                 << channel->type()->string_view()
-                 << "): " << sender.status().message();
+      ExitForUserError(StrCat("event loop ", event_loop->name(), ": sender on ",
+                              channel->name()->string_view(), " (",
+                              channel->type()->string_view(),
+                              "): ", sender.status().message()));
     }
     sender_ = std::move(sender).value();
   }
@@ -145,6 +151,7 @@ class ShmSender : public RawSender {
       case ipc_lib::QueueSender::Result::kMessagesSentTooFast:
         return Error::kMessagesSentTooFast;
       case ipc_lib::QueueSender::Result::kInvalidRedzone:
+      case ipc_lib::QueueSender::Result::kCorrupt:  // Logged by the queue.
         return Error::kInvalidRedzone;
     }
     monotonic_sent_time_ = sent.monotonic_sent_time;
@@ -175,7 +182,13 @@ class ShmFetcher : public RawFetcher {
       if (next == 0) return {};
       const uint64_t latest = next - 1;
       if (has_current_ && current_ == latest) return {};
-      if (Take(latest)) return {.fetched = true, .lost = 0};
+      const ipc_lib::QueueReader::Result result = Take(latest);
+      if (result == ipc_lib::QueueReader::Result::kGood) {
+        return {.fetched = true, .lost = 0};
+      }
+      if (result == ipc_lib::QueueReader::Result::kCorrupt) {
+        return {.fetched = false, .lost = 1};
+      }
       // Overwritten while copying: the channel moved on; try the newest.
     }
   }
@@ -194,21 +207,31 @@ class ShmFetcher : public RawFetcher {
         current_ = oldest - 1;
         has_current_ = oldest > 0;
       }
-      if (Take(wanted)) return {.fetched = true, .lost = lost};
+      const ipc_lib::QueueReader::Result result = Take(wanted);
+      if (result == ipc_lib::QueueReader::Result::kGood) {
+        return {.fetched = true, .lost = lost};
+      }
+      lost += result == ipc_lib::QueueReader::Result::kCorrupt;
     }
   }
 
  private:
-  bool Take(uint64_t index) {
+  // A damaged message (kCorrupt, logged by the reader) is skipped: it
+  // becomes current without changing context_, to be counted as lost.
+  ipc_lib::QueueReader::Result Take(uint64_t index) {
     MessageInfo info;
-    if (reader_.Read(index, &info, buffer_.data()) !=
-        ipc_lib::QueueReader::Result::kGood) {
-      return false;
+    const ipc_lib::QueueReader::Result result =
+        reader_.Read(index, &info, buffer_.data());
+    if (result != ipc_lib::QueueReader::Result::kGood &&
+        result != ipc_lib::QueueReader::Result::kCorrupt) {
+      return result;
     }
     current_ = index;
     has_current_ = true;
-    context_ = ContextFromMessage(info, buffer_.data());
-    return true;
+    if (result == ipc_lib::QueueReader::Result::kGood) {
+      context_ = ContextFromMessage(info, buffer_.data());
+    }
+    return result;
   }
 
   ipc_lib::QueueReader reader_;
@@ -239,33 +262,52 @@ class ShmWatcher : public WatcherState {
     auto registration =
         ipc_lib::QueueWatcher::Make(memory_, getpid(), GetTid(), priority);
     if (!registration.ok()) {
-      LOG(FATAL) << "event loop " << loop_->name() << ": watcher on "
-                 << channel()->name()->string_view() << " ("
-                 << channel()->type()->string_view()
-                 << "): " << registration.status().message();
+      ExitForUserError(StrCat("event loop ", loop_->name(), ": watcher on ",
+                              channel()->name()->string_view(), " (",
+                              channel()->type()->string_view(),
+                              "): ", registration.status().message()));
     }
     registration_ = std::move(registration).value();
     next_ = reader_.NextIndex();
   }
 
-  // Delivers every message that arrived since the last call.
-  void Deliver() {
-    while (true) {
+  // Whether a message is waiting to be delivered: the one read earlier, or
+  // the next one in the queue, read now into the buffer (counting messages
+  // lost on the way). Never allocates.
+  bool Peek() {
+    while (!pending_) {
       const uint64_t end = reader_.NextIndex();
-      if (next_ >= end) return;
+      if (next_ >= end) return false;
       const uint64_t oldest = OldestKept(end, queue_size_);
       if (next_ < oldest) {
         AddLost(static_cast<uint32_t>(oldest - next_));
         next_ = oldest;
       }
-      MessageInfo info;
-      if (reader_.Read(next_, &info, buffer_.data()) !=
-          ipc_lib::QueueReader::Result::kGood) {
+      const ipc_lib::QueueReader::Result result =
+          reader_.Read(next_, &pending_info_, buffer_.data());
+      if (result == ipc_lib::QueueReader::Result::kCorrupt) {
+        AddLost(1);  // Damaged (logged by the reader): skipped.
+        ++next_;
+        continue;
+      }
+      if (result != ipc_lib::QueueReader::Result::kGood) {
         continue;  // Overwritten meanwhile: counted as lost next time round.
       }
       ++next_;
-      Call(ContextFromMessage(info, buffer_.data()));
+      pending_ = true;
     }
+    return true;
+  }
+
+  // When the peeked message was sent.
+  monotonic_clock::time_point pending_sent_time() const {
+    return pending_info_.monotonic_sent_time;
+  }
+
+  // Calls the handler on the peeked message.
+  void DeliverPending() {
+    pending_ = false;
+    Call(ContextFromMessage(pending_info_, buffer_.data()));
   }
 
  private:
@@ -276,6 +318,9 @@ class ShmWatcher : public WatcherState {
   std::vector<uint8_t> buffer_;
   std::unique_ptr<ipc_lib::QueueWatcher> registration_;
   uint64_t next_ = 0;
+  // A message read into buffer_ and not delivered yet.
+  bool pending_ = false;
+  MessageInfo pending_info_;
 };
 
 // Invariant: while the timer is enabled, its timerfd is armed for exactly
@@ -391,7 +436,14 @@ ipc_lib::QueueMemory* ShmEventLoop::GetQueueMemory(const Channel* channel) {
       ipc_lib::QueueLayout::ForChannel(*configuration(), *channel),
       ParsePermissions(), description);
   if (!memory.ok()) {
-    LOG(FATAL) << "event loop " << name() << ": " << memory.status().message();
+    std::string message =
+        StrCat("event loop ", name(), ": ", memory.status().message());
+    if (absl::IsPermissionDenied(memory.status())) {
+      StrAppend(&message,
+                "; if another user's program made it, run every program of "
+                "this system with --permissions=0660 and a shared group");
+    }
+    ExitForUserError(message);
   }
   queues_.emplace_back(channel, std::move(memory).value());
   return queues_.back().second.get();
@@ -454,14 +506,30 @@ void ShmEventLoop::HandleSignals() {
 }
 
 void ShmEventLoop::DeliverMessages() {
-  for (ShmWatcher* watcher : shm_watchers_) watcher->Deliver();
+  // In the order they were sent, across channels (ties: the watcher made
+  // first), as AOS does: each round looks at every watcher again, so a
+  // message a handler sends is ordered among the rest.
+  while (true) {
+    ShmWatcher* earliest = nullptr;
+    for (ShmWatcher* watcher : shm_watchers_) {
+      if (watcher->Peek() &&
+          (earliest == nullptr ||
+           watcher->pending_sent_time() < earliest->pending_sent_time())) {
+        earliest = watcher;
+      }
+    }
+    if (earliest == nullptr) return;
+    earliest->DeliverPending();
+  }
 }
 
 void ShmEventLoop::ApplyRealtimeSettings() {
   auto refused = [&](std::string_view what, std::string_view fix) {
     const std::string message = StrCat("event loop ", name(), ": ", what, ": ",
                                        strerror(errno), "; ", fix);
-    if (FLAGS_die_on_rt_failure) LOG(FATAL) << message;
+    if (FLAGS_die_on_rt_failure) {
+      ExitForUserError(StrCat(message, " (--die_on_rt_failure)"));
+    }
     LOG(WARNING) << message
                  << " (continuing without it; --die_on_rt_failure aborts)";
   };
@@ -513,7 +581,9 @@ void ShmEventLoop::HoldCpuLatencyLimit() {
     const std::string message =
         StrCat("event loop ", name(), ": ", limit.status().message(),
                "; idle CPUs may sleep deeply and every wakeup pays for it");
-    if (FLAGS_die_on_rt_failure) LOG(FATAL) << message;
+    if (FLAGS_die_on_rt_failure) {
+      ExitForUserError(StrCat(message, " (--die_on_rt_failure)"));
+    }
     LOG(WARNING) << message
                  << " (continuing; --cpu_dma_latency_us=-1 stops asking, "
                     "--die_on_rt_failure aborts)";
@@ -528,6 +598,11 @@ void ShmEventLoop::Run() {
   CHECK(!ran_) << "event loop " << name() << ": Run() called twice";
   ran_ = true;
   ApplyRealtimeSettings();
+  if (runtime_realtime_priority() > 0) {
+    GuardCallbacksAgainstAllocation(FLAGS_die_on_malloc
+                                        ? AllocationPolicy::kAbort
+                                        : AllocationPolicy::kCount);
+  }
   for (ShmWatcher* watcher : shm_watchers_) {
     watcher->Start(runtime_realtime_priority());
   }

@@ -22,11 +22,15 @@
 // as cyclictest does: otherwise every wakeup would include the CPU's exit
 // from a deep idle state. Its timing reports say which limit it held. If the
 // OS refuses any of these, the loop prints one message saying what to change
-// and runs on without it, unless --die_on_rt_failure.
+// and runs on without it, unless --die_on_rt_failure. A realtime loop also
+// forbids heap allocation inside its timer, phased loop and watcher
+// callbacks: one that allocates aborts with a message naming the callback
+// (--die_on_malloc; false only counts them, realtime_allocations()).
 //
-// Delivery: each watcher gets its channel's messages in order. Across
-// channels, messages that arrive together are delivered channel by channel,
-// in the order the watchers were made.
+// Delivery: messages are delivered in the order they were sent
+// (monotonic_sent_time), across channels too, as in simulation and AOS;
+// messages sent at the same nanosecond go in the order the watchers were
+// made.
 //
 // Signals: the constructor blocks SIGINT, SIGTERM and the wakeup signal in
 // the calling thread (threads it starts later inherit that), so they arrive
@@ -45,6 +49,8 @@
 DECLARE_string(shm_base);
 DECLARE_string(permissions);
 DECLARE_bool(die_on_rt_failure);
+DECLARE_bool(die_on_malloc);
+DECLARE_bool(die_on_malloc);
 DECLARE_int32(cpu_dma_latency_us);
 DECLARE_string(cpu_dma_latency_scope);
 

@@ -13,8 +13,8 @@
 #include "aos/testing/allocation_counter.h"
 #include "aos/testing/path.h"
 #include "aos/testing/processes.h"
-#include "examples/ping_generated.h"
-#include "examples/pong_generated.h"
+#include "aos/testing/test_message_generated.h"
+#include "aos/testing/test_reply_generated.h"
 #include "gmock/gmock.h"
 
 DECLARE_int32(timing_report_ms);
@@ -22,7 +22,7 @@ DECLARE_int32(timing_report_ms);
 namespace aos::testing {
 namespace {
 
-using aos::examples::Ping;
+using aos::testing::TestMessage;
 using std::chrono::milliseconds;
 
 // Runs each loop in a thread of its own; when one returns (Exit), all stop.
@@ -88,11 +88,11 @@ TEST_F(ShmEventLoopTest, ChannelFilesLiveUnderShmBaseWithThePermissions) {
   FLAGS_permissions = "0640";
   const mode_t old_umask = umask(0);
   auto loop = factory_.MakeEventLoop("loop");
-  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
   umask(old_umask);
   FLAGS_permissions = "0600";
   const std::string path = ShmEventLoop::ShmPath(sender.channel());
-  EXPECT_EQ(path, FLAGS_shm_base + "/test/aos.examples.Ping.v1");
+  EXPECT_EQ(path, FLAGS_shm_base + "/test/aos.testing.TestMessage.v2");
   struct stat info;
   ASSERT_EQ(stat(path.c_str(), &info), 0) << path;
   EXPECT_EQ(info.st_mode & 0777, 0640u);
@@ -101,7 +101,7 @@ TEST_F(ShmEventLoopTest, ChannelFilesLiveUnderShmBaseWithThePermissions) {
 TEST_F(ShmEventLoopTest, BadPermissionsFlagIsNamed) {
   FLAGS_permissions = "rw-r--r--";
   auto loop = factory_.MakeEventLoop("loop");
-  EXPECT_DEATH(loop->MakeSender<Ping>("/test"),
+  EXPECT_DEATH(loop->MakeSender<TestMessage>("/test"),
                "--permissions=rw-r--r-- is not an octal file mode");
   FLAGS_permissions = "0600";
 }
@@ -119,11 +119,11 @@ TEST_F(ShmEventLoopTest, MessagesCrossProcessesInOrder) {
     if (read(go[0], &byte, 1) != 1) _exit(2);
     ShmEventLoop loop(factory_.configuration(), "child");
     loop.SkipTimingReport();
-    Sender<Ping> sender = loop.MakeSender<Ping>("/test");
+    Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
     int value = 0;
     TimerHandler* timer = loop.AddTimer([&]() {
       auto builder = sender.MakeBuilder();
-      Ping::Builder ping = builder.MakeBuilder<Ping>();
+      TestMessage::Builder ping = builder.MakeBuilder<TestMessage>();
       ping.add_value(++value);
       if (builder.Send(ping.Finish()) != RawSender::Error::kOk) _exit(3);
       if (value == kMessages) loop.Exit();
@@ -136,10 +136,10 @@ TEST_F(ShmEventLoopTest, MessagesCrossProcessesInOrder) {
   }
 
   ShmEventLoop loop(factory_.configuration(), "parent");
-  Fetcher<Ping> fetcher = loop.MakeFetcher<Ping>("/test");
+  Fetcher<TestMessage> fetcher = loop.MakeFetcher<TestMessage>("/test");
   std::vector<int> values;
   std::vector<uint32_t> queue_indices;
-  loop.MakeWatcher("/test", [&](const Ping& ping) {
+  loop.MakeWatcher("/test", [&](const TestMessage& ping) {
     values.push_back(ping.value());
     queue_indices.push_back(loop.context().queue_index);
     EXPECT_LE(loop.context().monotonic_event_time, loop.monotonic_now());
@@ -154,6 +154,10 @@ TEST_F(ShmEventLoopTest, MessagesCrossProcessesInOrder) {
     ASSERT_EQ(write(go[1], "g", 1), 1);
   });
   loop.Run();
+  // If the parent failed before saying go, the child now reads end of file
+  // and exits instead of waiting forever.
+  close(go[0]);
+  close(go[1]);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -226,32 +230,32 @@ TEST_F(ShmEventLoopRealtimeTest, DieOnRtFailureAborts) {
   FLAGS_die_on_rt_failure = false;
 }
 
-// The loop runs the watchers before it reads its signalfd. A message sent
-// after a watcher's turn in that pass, whose wakeup signal the following
-// read consumes, must still be delivered without waiting for another signal.
+// The loop runs the watchers before it reads its signalfd. A message a
+// handler sends during that pass, whose wakeup signal the following read
+// consumes, must still be delivered without waiting for another signal.
 TEST_F(ShmEventLoopTest, MessageWhoseWakeupWasReadAfterItsTurnIsDelivered) {
   ShmEventLoop loop(factory_.configuration(), "loop");
   loop.SkipTimingReport();
-  Sender<Ping> ping_sender = loop.MakeSender<Ping>("/test");
-  Sender<examples::Pong> pong_sender = loop.MakeSender<examples::Pong>("/test");
+  Sender<TestMessage> ping_sender = loop.MakeSender<TestMessage>("/test");
+  Sender<testing::TestReply> pong_sender =
+      loop.MakeSender<testing::TestReply>("/test");
   bool got_pong = false;
-  // Made first: its turn comes before the Ping watcher's in each pass.
-  loop.MakeWatcher("/test", [&](const examples::Pong&) {
+  loop.MakeWatcher("/test", [&](const testing::TestReply&) {
     got_pong = true;
     loop.Exit();
   });
-  loop.MakeWatcher("/test", [&](const Ping&) {
+  loop.MakeWatcher("/test", [&](const TestMessage&) {
     auto builder = pong_sender.MakeBuilder();
     builder.CheckOk(
-        builder.Send(builder.MakeBuilder<examples::Pong>().Finish()));
+        builder.Send(builder.MakeBuilder<testing::TestReply>().Finish()));
   });
-  // From a timer, so the Ping's wakeup arrives through epoll.
+  // From a timer, so the TestMessage's wakeup arrives through epoll.
   TimerHandler* send_ping = loop.AddTimer([&]() {
     auto builder = ping_sender.MakeBuilder();
-    builder.CheckOk(builder.Send(builder.MakeBuilder<Ping>().Finish()));
+    builder.CheckOk(builder.Send(builder.MakeBuilder<TestMessage>().Finish()));
   });
   TimerHandler* give_up = loop.AddTimer([&]() {
-    ADD_FAILURE() << "the Pong was not delivered within 5 s";
+    ADD_FAILURE() << "the TestReply was not delivered within 5 s";
     loop.Exit();
   });
   loop.OnRun([&]() {
@@ -263,18 +267,20 @@ TEST_F(ShmEventLoopTest, MessageWhoseWakeupWasReadAfterItsTurnIsDelivered) {
 }
 
 // Once running, the real loop allocates nothing either: timers, sends and
-// wakeups to its own watcher, fetches, and timing reports every 100 ms.
+// wakeups to its own watcher, fetches, and timing reports every 100 ms. At
+// realtime priority, so the allocation guard watches every callback too.
 TEST_F(ShmEventLoopTest, NothingAllocatesOnceRunning) {
   FLAGS_timing_report_ms = 100;
   ShmEventLoop loop(factory_.configuration(), "loop");
-  Sender<Ping> sender = loop.MakeSender<Ping>("/test");
-  Fetcher<Ping> fetcher = loop.MakeFetcher<Ping>("/test");
+  loop.SetRuntimeRealtimePriority(1);
+  Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = loop.MakeFetcher<TestMessage>("/test");
   int watched = 0;
-  loop.MakeWatcher("/test", [&](const Ping&) { ++watched; });
+  loop.MakeWatcher("/test", [&](const TestMessage&) { ++watched; });
   int value = 0;
   TimerHandler* timer = loop.AddTimer([&]() {
     auto builder = sender.MakeBuilder();
-    Ping::Builder ping = builder.MakeBuilder<Ping>();
+    TestMessage::Builder ping = builder.MakeBuilder<TestMessage>();
     ping.add_value(++value);
     builder.CheckOk(builder.Send(ping.Finish()));
     fetcher.FetchNext();
@@ -295,7 +301,12 @@ TEST_F(ShmEventLoopTest, NothingAllocatesOnceRunning) {
   loop.Run();
   FLAGS_timing_report_ms = 1000;
   EXPECT_EQ(after - before, 0u);
-  EXPECT_GT(watched, 900);
+  // Every message sent reached the watcher (the last one may have been sent
+  // just before Exit), so the measured stretch did exercise the paths.
+  EXPECT_GT(value, 0);
+  EXPECT_GE(watched, value - 1);
+  EXPECT_LE(watched, value);
+  EXPECT_EQ(loop.watchers()[0]->timing().lost_messages, 0u);
 }
 
 TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
@@ -360,6 +371,8 @@ TEST_F(ShmEventLoopTest, NormalPriorityLoopsAndMinusOneHoldNothing) {
   }
   gflags::FlagSaver saver;
   gflags::SetCommandLineOption("cpu_dma_latency_us", "-1");
+  // RunOnce's look at /proc allocates; at realtime priority, count it.
+  FLAGS_die_on_malloc = false;
   ShmEventLoop loop(factory_.configuration(), "loop");
   loop.SetRuntimeRealtimePriority(1);
   const HeldWhileRunning held = RunOnce(&loop);
@@ -397,6 +410,138 @@ TEST_F(ShmEventLoopTest, RefusedCpuLatencyLimitWarnsAndTheLoopRuns) {
                   "as root, or have an administrator let this user "
                   "write it"));
   EXPECT_THAT(child.output, ::testing::HasSubstr("--cpu_dma_latency_us=-1"));
+}
+
+// A queue file another user made with 0600: one line naming the file, the
+// mode and the way out (--permissions=0660), exit 1.
+TEST_F(ShmEventLoopTest, AnotherUsersQueueFileIsOneLineWithTheFix) {
+  char directory[] = "/tmp/aos_owned_test_XXXXXX";
+  ASSERT_NE(mkdtemp(directory), nullptr);
+  ASSERT_EQ(chmod(directory, 0777), 0);
+  FLAGS_shm_base = std::string(directory) + "/shm";
+  {
+    ShmEventLoop loop(factory_.configuration(), "owner");
+    Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+  }
+  ASSERT_EQ(chmod(FLAGS_shm_base.c_str(), 0777), 0);
+  ASSERT_EQ(chmod((FLAGS_shm_base + "/test").c_str(), 0777), 0);
+  const ChildResult child = RunAsNobody([&]() {
+    ShmEventLoop loop(factory_.configuration(), "intruder");
+    Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+    return 0;
+  });
+  std::filesystem::remove_all(directory);
+  if (!child.skip_reason.empty()) GTEST_SKIP() << child.skip_reason;
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "not root: the file is this user's own, so nothing is "
+                    "refused";
+  }
+  EXPECT_EQ(child.exit_code, 1) << child.output;
+  EXPECT_EQ(std::count(child.output.begin(), child.output.end(), '\n'), 1)
+      << child.output;
+  EXPECT_THAT(
+      child.output,
+      ::testing::AllOf(::testing::HasSubstr("event loop intruder: "),
+                       ::testing::HasSubstr("/test/aos.testing.TestMessage.v"),
+                       ::testing::HasSubstr("Permission denied"),
+                       ::testing::HasSubstr("--permissions=0660")));
+}
+
+// One heap allocation the compiler cannot elide.
+[[gnu::noinline]] void AllocateOnce() {
+  static void* volatile kept;
+  kept = malloc(24);
+  free(kept);
+}
+
+class AllocationGuardTest : public ShmEventLoopTest {
+ protected:
+  void SetUp() override {
+    if (!AllocationGuardAvailable()) {
+      GTEST_SKIP() << "a sanitizer build owns malloc: the allocation guard "
+                      "cannot see allocations here";
+    }
+  }
+};
+
+TEST_F(AllocationGuardTest, RealtimeTimerThatAllocatesAbortsNamingIt) {
+  EXPECT_DEATH(
+      {
+        ShmEventLoop loop(factory_.configuration(), "loop");
+        loop.SkipTimingReport();
+        loop.SetRuntimeRealtimePriority(1);
+        TimerHandler* timer = loop.AddTimer([]() { AllocateOnce(); });
+        timer->set_name("alloc");
+        loop.OnRun([&]() { timer->Schedule(loop.monotonic_now()); });
+        loop.Run();
+      },
+      "event loop loop: timer \"alloc\" allocated 24 bytes while running at "
+      "realtime priority; allocate during setup instead \\(or run with "
+      "--die_on_malloc=false to only count it\\)");
+}
+
+TEST_F(AllocationGuardTest, RealtimeWatcherThatAllocatesAbortsNamingIt) {
+  EXPECT_DEATH(
+      {
+        ShmEventLoop loop(factory_.configuration(), "loop");
+        loop.SkipTimingReport();
+        loop.SetRuntimeRealtimePriority(1);
+        Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+        loop.MakeWatcher("/test", [](const TestMessage&) { AllocateOnce(); });
+        loop.OnRun([&]() {
+          auto builder = sender.MakeBuilder();
+          builder.CheckOk(
+              builder.Send(builder.MakeBuilder<TestMessage>().Finish()));
+        });
+        loop.Run();
+      },
+      "event loop loop: watcher \"/test\" \\(aos.testing.TestMessage\\) "
+      "allocated 24 bytes");
+}
+
+TEST_F(AllocationGuardTest, CountedAllocationsWarnOnceAndTheLoopRunsOn) {
+  gflags::FlagSaver saver;
+  FLAGS_die_on_malloc = false;
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  loop.SetRuntimeRealtimePriority(1);
+  int calls = 0;
+  TimerHandler* timer = loop.AddTimer([&]() {
+    AllocateOnce();
+    AllocateOnce();
+    if (++calls == 3) loop.Exit();
+  });
+  timer->set_name("alloc");
+  loop.OnRun([&]() {
+    timer->Schedule(loop.monotonic_now(), std::chrono::milliseconds(1));
+  });
+  loop.Run();
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(loop.realtime_allocations(), 6u);
+}
+
+// Setup (OnRun) and loops at normal priority may allocate.
+TEST_F(AllocationGuardTest, OnRunAndNormalPriorityLoopsMayAllocate) {
+  {
+    ShmEventLoop loop(factory_.configuration(), "realtime");
+    loop.SkipTimingReport();
+    loop.SetRuntimeRealtimePriority(1);
+    loop.OnRun([&]() {
+      AllocateOnce();
+      loop.Exit();
+    });
+    loop.Run();
+    EXPECT_EQ(loop.realtime_allocations(), 0u);
+  }
+  ShmEventLoop loop(factory_.configuration(), "normal");
+  loop.SkipTimingReport();
+  TimerHandler* timer = loop.AddTimer([&]() {
+    AllocateOnce();
+    loop.Exit();
+  });
+  loop.OnRun([&]() { timer->Schedule(loop.monotonic_now()); });
+  loop.Run();
+  EXPECT_EQ(loop.realtime_allocations(), 0u);
 }
 
 }  // namespace

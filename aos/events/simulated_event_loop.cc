@@ -137,14 +137,10 @@ class SimulatedEventLoop : public EventLoop {
   EventScheduler* scheduler() { return &factory_->scheduler_; }
   SimulatedEventLoopFactory* factory() { return factory_; }
 
-  // Node time <-> the scheduler's time.
+  // Node time -> the scheduler's time.
   monotonic_clock::time_point ToSchedulerTime(
       monotonic_clock::time_point node_time) const {
     return node_time - factory_->Clock(node()).monotonic_offset;
-  }
-  monotonic_clock::time_point ToNodeTime(
-      monotonic_clock::time_point scheduler_time) const {
-    return scheduler_time + factory_->Clock(node()).monotonic_offset;
   }
 
   using EventLoop::set_context;
@@ -492,11 +488,6 @@ void SimulatedEventLoopFactory::SetMonotonicOffset(
         << "SetMonotonicOffset: node already has event loop " << loop->name();
   }
   Clock(node).monotonic_offset = offset;
-}
-
-void SimulatedEventLoopFactory::SetRealtimeOffset(
-    const Node* node, realtime_clock::duration offset) {
-  Clock(node).realtime_offset = offset;
 }
 
 monotonic_clock::time_point SimulatedEventLoopFactory::monotonic_now(

@@ -68,9 +68,8 @@ class SimulatedEventLoopFactory {
 
   // A node's clock is the simulated time plus its offset. Before any loop of
   // the node is made.
+  // Realtime is the node's monotonic time + 2026-01-01 UTC.
   void SetMonotonicOffset(const Node* node, monotonic_clock::duration offset);
-  // Realtime = the node's monotonic time + this (default: 2026-01-01 UTC).
-  void SetRealtimeOffset(const Node* node, realtime_clock::duration offset);
 
   monotonic_clock::time_point monotonic_now(const Node* node = nullptr) const;
   realtime_clock::time_point realtime_now(const Node* node = nullptr) const;

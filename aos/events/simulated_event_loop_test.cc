@@ -4,8 +4,8 @@
 
 #include "aos/events/event_loop_param_test.h"
 #include "aos/testing/allocation_counter.h"
+#include "aos/testing/test_message_generated.h"
 #include "aos/util/str_cat.h"
-#include "examples/ping_generated.h"
 #include "gflags/gflags.h"
 #include "gmock/gmock.h"
 
@@ -15,7 +15,7 @@ DECLARE_bool(timing_reports);
 namespace aos::testing {
 namespace {
 
-using aos::examples::Ping;
+using aos::testing::TestMessage;
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 using std::chrono::nanoseconds;
@@ -51,9 +51,9 @@ INSTANTIATE_TEST_SUITE_P(Simulated, AbstractEventLoopTest,
 INSTANTIATE_TEST_SUITE_P(Simulated, AbstractEventLoopDeathTest,
                          ::testing::Values(MakeSimulatedTestFactory));
 
-void SendPing(Sender<Ping>* sender, int value) {
+void SendPing(Sender<TestMessage>* sender, int value) {
   auto builder = sender->MakeBuilder();
-  Ping::Builder ping = builder.MakeBuilder<Ping>();
+  TestMessage::Builder ping = builder.MakeBuilder<TestMessage>();
   ping.add_value(value);
   builder.CheckOk(builder.Send(ping.Finish()));
 }
@@ -168,9 +168,9 @@ TEST_F(SimulatedTimingTest, WatcherAndFetcherLatencyAreSendToUse) {
   auto receiver = Make("receiver");
   sender_loop->SkipTimingReport();
   receiver->SkipTimingReport();
-  Sender<Ping> sender = sender_loop->MakeSender<Ping>("/test");
-  Fetcher<Ping> fetcher = receiver->MakeFetcher<Ping>("/test");
-  receiver->MakeWatcher("/test", [](const Ping&) {});
+  Sender<TestMessage> sender = sender_loop->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = receiver->MakeFetcher<TestMessage>("/test");
+  receiver->MakeWatcher("/test", [](const TestMessage&) {});
   TimerHandler* fetch_timer =
       receiver->AddTimer([&]() { EXPECT_TRUE(fetcher.Fetch()); });
   TimerHandler* send_timer = sender_loop->AddTimer([&]() {
@@ -196,7 +196,7 @@ TEST_F(SimulatedTimingTest,
   auto loop = Make("ping");
   auto reader = Make("reader");
   reader->SkipTimingReport();
-  Sender<Ping> sender = loop->MakeSender<Ping>("/test");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
   int64_t calls_before_last_report = 0;
   std::vector<monotonic_clock::time_point> call_times;
   TimerHandler* timer = loop->AddTimer([&]() {
@@ -263,20 +263,21 @@ TEST_F(SimulatedTimingTest, NothingAllocatesOnceRunning) {
   FLAGS_timing_report_ms = 100;
   auto ping = Make("ping");
   auto pong = Make("pong");
-  Sender<Ping> ping_sender = ping->MakeSender<Ping>("/test");
-  Fetcher<Ping> ping_fetcher = pong->MakeFetcher<Ping>("/test");
-  Sender<Ping> slow_sender = pong->MakeSender<Ping>("/slow");
+  Sender<TestMessage> ping_sender = ping->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> ping_fetcher = pong->MakeFetcher<TestMessage>("/test");
+  Sender<TestMessage> slow_sender = pong->MakeSender<TestMessage>("/slow");
   int value = 0;
   TimerHandler* timer = ping->AddTimer([&]() {
     SendPing(&ping_sender, ++value);
     ping_fetcher.FetchNext();
     // Too fast on /slow most of the time: the error path must not allocate.
     auto builder = slow_sender.MakeBuilder();
-    (void)builder.Send(builder.MakeBuilder<Ping>().Finish());
+    (void)builder.Send(builder.MakeBuilder<TestMessage>().Finish());
   });
   timer->set_name("ping");
-  pong->MakeWatcher("/test",
-                    [&](const Ping&) { sim()->AdvanceTime(microseconds(3)); });
+  pong->MakeWatcher("/test", [&](const TestMessage&) {
+    sim()->AdvanceTime(microseconds(3));
+  });
   pong->AddPhasedLoop([](int) {}, milliseconds(7), milliseconds(2));
   ping->OnRun(
       [&]() { timer->Schedule(ping->monotonic_now(), milliseconds(1)); });
@@ -354,13 +355,13 @@ TEST(SimulatedReportSizeTest, DropsHistogramsThenEntriesToFitMaxSize) {
 
 std::vector<std::string> RunScenarioTrace() {
   auto config = configuration::ReadConfigFromJson(R"({ "channels": [
-      { "name": "/test", "type": "aos.examples.Ping", "frequency": 1000, "max_size": 64 } ] })");
+      { "name": "/test", "type": "aos.testing.TestMessage", "frequency": 1000, "max_size": 64 } ] })");
   CHECK(config.ok());
   SimulatedEventLoopFactory factory(&config->message());
   std::vector<std::string> trace;
   auto a = factory.MakeEventLoop("a");
   auto b = factory.MakeEventLoop("b");
-  Sender<Ping> sender = a->MakeSender<Ping>("/test");
+  Sender<TestMessage> sender = a->MakeSender<TestMessage>("/test");
   auto note = [&](std::string_view what, EventLoop* loop) {
     std::stringstream line;
     line << what << "@" << loop->monotonic_now();
@@ -371,7 +372,7 @@ std::vector<std::string> RunScenarioTrace() {
     SendPing(&sender, 1);
   });
   TimerHandler* t2 = b->AddTimer([&]() { note("t2", b.get()); });
-  b->MakeWatcher("/test", [&](const Ping&) { note("w", b.get()); });
+  b->MakeWatcher("/test", [&](const TestMessage&) { note("w", b.get()); });
   b->AddPhasedLoop([&](int) { note("p", b.get()); }, milliseconds(3));
   a->OnRun([&]() { t1->Schedule(a->monotonic_now(), milliseconds(2)); });
   b->OnRun([&]() { t2->Schedule(b->monotonic_now(), milliseconds(2)); });
@@ -415,7 +416,7 @@ TEST(SimulatedDeterminismTest, SameSetupSameTrace) {
 TEST(SimulatedMultiNodeTest, EachNodeHasItsClockAndItsChannels) {
   auto config = configuration::ReadConfigFromJson(R"({
     "nodes": [ { "name": "pi1" }, { "name": "pi2" } ],
-    "channels": [ { "name": "/test", "type": "aos.examples.Ping", "source_node": "pi1",
+    "channels": [ { "name": "/test", "type": "aos.testing.TestMessage", "source_node": "pi1",
                     "destination_nodes": [ { "name": "pi2" } ] } ] })");
   ASSERT_TRUE(config.ok()) << config.status().message();
   const Node* pi1 = configuration::GetNode(config->message(), "pi1");
@@ -426,9 +427,9 @@ TEST(SimulatedMultiNodeTest, EachNodeHasItsClockAndItsChannels) {
   auto on_pi2 = factory.MakeEventLoop("receiver", pi2);
   EXPECT_EQ(on_pi2->monotonic_now() - on_pi1->monotonic_now(),
             std::chrono::seconds(100));
-  Sender<Ping> sender = on_pi1->MakeSender<Ping>("/test");
-  Fetcher<Ping> local = on_pi1->MakeFetcher<Ping>("/test");
-  Fetcher<Ping> remote = on_pi2->MakeFetcher<Ping>("/test");
+  Sender<TestMessage> sender = on_pi1->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> local = on_pi1->MakeFetcher<TestMessage>("/test");
+  Fetcher<TestMessage> remote = on_pi2->MakeFetcher<TestMessage>("/test");
   monotonic_clock::time_point fired;
   TimerHandler* timer =
       on_pi2->AddTimer([&]() { fired = on_pi2->monotonic_now(); });

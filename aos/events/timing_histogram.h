@@ -247,8 +247,8 @@ class LatencyHistogram {
   // `error` is not null) to one sentence naming the field at fault, e.g.
   // "histogram bucket 3: index 4000 is beyond the 1888 buckets of layout 1".
   // Cost: O(buckets listed + kBucketCount); allocates only to write *error.
-  static bool Decode(const aos::timing::Histogram& encoded,
-                     LatencyHistogram* out, std::string* error);
+  [[nodiscard]] static bool Decode(const aos::timing::Histogram& encoded,
+                                   LatencyHistogram* out, std::string* error);
 
  private:
   std::array<uint64_t, kBucketCount> counts_{};

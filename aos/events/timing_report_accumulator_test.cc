@@ -38,7 +38,7 @@ TEST(TimingReportAccumulatorTest, AccumulatesExactlyPerApplication) {
   EXPECT_EQ(histogram.bucket_count(266), 100u);
   EXPECT_EQ(histogram.min_ns(), 5397);
   EXPECT_EQ(accumulator.reports(), 2);
-  EXPECT_THAT(FormatTimingReport(summary, PingPongChannels().message()),
+  EXPECT_THAT(FormatTimingReportAos(summary, PingPongChannels().message()),
               HasSubstr("Window: 2 sec, until 634529.158294370sec"));
   // The summary encodes and decodes to itself.
   const flatbuffers::DetachedBuffer encoded =

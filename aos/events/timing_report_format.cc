@@ -1,6 +1,8 @@
 #include "aos/events/timing_report_format.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "aos/events/streamed_report_bfbs_generated.h"
@@ -153,10 +155,215 @@ flatbuffers::Offset<timing::Percentiles> EncodePercentiles(
       histogram.max_ns());
 }
 
+// Columns separated by two spaces, the first left-aligned, the others
+// right-aligned.
+class PlainTable {
+ public:
+  void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void Print(std::ostream* out) const {
+    std::vector<size_t> widths;
+    for (const auto& row : rows_) {
+      widths.resize(std::max(widths.size(), row.size()), 0);
+      for (size_t i = 0; i < row.size(); ++i) {
+        widths[i] = std::max(widths[i], row[i].size());
+      }
+    }
+    for (const auto& row : rows_) {
+      std::string line = "  ";
+      for (size_t i = 0; i < row.size(); ++i) {
+        const std::string padding(widths[i] - row[i].size(), ' ');
+        if (i == 0) {
+          line += row[i] + padding;
+        } else {
+          line += "  " + padding + row[i];
+        }
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      *out << line << "\n";
+    }
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Keeps `text` within `width` characters by cutting its middle.
+std::string FitWidth(const std::string& text, size_t width) {
+  if (text.size() <= width || width < 5) return text;
+  const size_t keep = width - 3;
+  return text.substr(0, keep - keep / 2) + "..." +
+         text.substr(text.size() - keep / 2);
+}
+
+// The extremes of a latency in ns: the histogram's exact ones when it has
+// the samples, else the statistic's.
+double MinNs(const LatencyRecorder& latency) {
+  return latency.histogram().count() > 0
+             ? static_cast<double>(latency.histogram().min_ns())
+             : latency.statistic().min() * 1e9;
+}
+double MaxNs(const LatencyRecorder& latency) {
+  return latency.histogram().count() > 0
+             ? static_cast<double>(latency.histogram().max_ns())
+             : latency.statistic().max() * 1e9;
+}
+double PercentileNs(const LatencyRecorder& latency, double percentile) {
+  if (latency.histogram().count() == 0) return NAN;
+  return static_cast<double>(latency.histogram().PercentileNs(percentile));
+}
+
+// A row: name, count, wakeup (or fetch) latency figures, handler p50 and
+// max, and the last column (missed or lost).
+std::vector<std::string> CallbackRow(std::string name, uint64_t count,
+                                     const LatencyRecorder& latency,
+                                     const LatencyRecorder* handler,
+                                     uint64_t missed_or_lost, TimeUnit unit) {
+  auto d = [&](double ns) { return FormatDuration(ns, unit); };
+  return {std::move(name),
+          StrCat(count),
+          d(MinNs(latency)),
+          d(latency.statistic().average() * 1e9),
+          d(PercentileNs(latency, 50)),
+          d(PercentileNs(latency, 99)),
+          d(PercentileNs(latency, 99.9)),
+          d(MaxNs(latency)),
+          handler == nullptr ? "-" : d(PercentileNs(*handler, 50)),
+          handler == nullptr ? "-" : d(MaxNs(*handler)),
+          StrCat(missed_or_lost)};
+}
+
 }  // namespace
 
-std::string FormatTimingReport(const ReportContents& report,
-                               const Configuration& config) {
+std::string DescribeChannel(const Configuration& config, int index) {
+  const Channel* channel = ChannelAt(config, index);
+  return channel == nullptr ? StrCat("<channel ", index, "?>")
+                            : StrCat(channel->name()->string_view(), " ",
+                                     channel->type()->string_view());
+}
+
+std::string_view TimeUnitName(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kNanoseconds:
+      return "ns";
+    case TimeUnit::kMicroseconds:
+      return "us";
+    case TimeUnit::kMilliseconds:
+      return "ms";
+  }
+  return "?";
+}
+
+bool ParseTimeUnit(std::string_view text, TimeUnit* unit) {
+  for (TimeUnit candidate : {TimeUnit::kNanoseconds, TimeUnit::kMicroseconds,
+                             TimeUnit::kMilliseconds}) {
+    if (text == TimeUnitName(candidate)) {
+      *unit = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string FormatDuration(double value_ns, TimeUnit unit) {
+  if (std::isnan(value_ns)) return "-";
+  const double scale = unit == TimeUnit::kNanoseconds    ? 1.0
+                       : unit == TimeUnit::kMicroseconds ? 1e3
+                                                         : 1e6;
+  const double value = value_ns / scale;
+  if (value == 0) return "0";
+  int exponent = static_cast<int>(std::floor(std::log10(std::abs(value))));
+  // 0.99996 rounds to 1.00, not 1.000: the digits follow the rounded value.
+  const double last_digit = std::pow(10.0, exponent - 2);
+  const double rounded = std::round(value / last_digit) * last_digit;
+  exponent = static_cast<int>(std::floor(std::log10(std::abs(rounded))));
+  const int decimals = std::clamp(2 - exponent, 0, 9);
+  char text[64];
+  snprintf(text, sizeof(text), "%.*f", decimals, value);
+  return text;
+}
+
+std::string FormatTimingTable(const ReportContents& report,
+                              const Configuration& config, TimeUnit unit) {
+  const timing::ReportHeader& header = report.header;
+  std::ostringstream out;
+  out << header.name << "[" << header.pid << "]";
+  if (!header.node.empty()) out << " on node " << header.node;
+  if (!header.version.empty()) out << " version \"" << header.version << "\"";
+  // In seconds: ns / 1e3 in milliseconds.
+  out << ": "
+      << FormatDuration(static_cast<double>(header.monotonic_end_ns -
+                                            header.monotonic_start_ns) /
+                            1e3,
+                        TimeUnit::kMilliseconds)
+      << " s until "
+      << monotonic_clock::time_point(
+             std::chrono::nanoseconds(header.monotonic_end_ns))
+      << "; " << CpuLatencyLimitText(header) << "\n";
+  const std::string_view units = TimeUnitName(unit);
+  if (!report.timers.empty() || !report.phased_loops.empty() ||
+      !report.watchers.empty() || !report.fetchers.empty()) {
+    out << "  wakeup latency and handler time in " << units
+        << (report.fetchers.empty() ? "" : " (fetchers: fetch latency)")
+        << "\n";
+    // 120 columns, less the 10 number columns, count and missed/lost.
+    constexpr size_t kNameWidth = 34;
+    PlainTable table;
+    table.AddRow({"callback", "count", "min", "avg", "p50", "p99", "p99.9",
+                  "max", "hdl p50", "hdl max", "missed/lost"});
+    for (const auto& [kind, timers] :
+         {std::pair{"timer ", &report.timers},
+          std::pair{"phased loop ", &report.phased_loops}}) {
+      for (const timing::TimerTiming& t : *timers) {
+        table.AddRow(CallbackRow(FitWidth(StrCat(kind, t.name), kNameWidth),
+                                 t.count, t.wakeup_latency, &t.handler_time,
+                                 t.missed_cycles, unit));
+      }
+    }
+    for (const timing::WatcherTiming& w : report.watchers) {
+      table.AddRow(CallbackRow(
+          FitWidth(StrCat("watcher ", ChannelName(config, w.channel_index), " ",
+                          ChannelType(config, w.channel_index)),
+                   kNameWidth),
+          w.count, w.wakeup_latency, &w.handler_time, w.lost_messages, unit));
+    }
+    for (const timing::FetcherTiming& f : report.fetchers) {
+      table.AddRow(CallbackRow(
+          FitWidth(StrCat("fetcher ", ChannelName(config, f.channel_index), " ",
+                          ChannelType(config, f.channel_index)),
+                   kNameWidth),
+          f.count, f.latency, nullptr, f.lost_messages, unit));
+    }
+    table.Print(&out);
+  }
+  for (const timing::SenderTiming& sender : report.senders) {
+    out << "  sender " << ChannelName(config, sender.channel_index) << " "
+        << ChannelType(config, sender.channel_index) << ": " << sender.count
+        << " sent";
+    if (sender.count > 0) {
+      out << ", " << Number(std::round(sender.size.average())) << " B avg";
+    }
+    const uint64_t too_fast = sender.error_counts[static_cast<size_t>(
+        timing::SendError::MESSAGE_SENT_TOO_FAST)];
+    const uint64_t redzone = sender.error_counts[static_cast<size_t>(
+        timing::SendError::INVALID_REDZONE)];
+    if (too_fast + redzone == 0) {
+      out << ", no errors\n";
+    } else {
+      out << ", errors: " << too_fast << " sent too fast, " << redzone
+          << " redzone\n";
+    }
+  }
+  if (header.dropped_histograms > 0 || header.dropped_entries > 0 ||
+      header.send_failures > 0) {
+    out << "  dropped to fit max_size: " << header.dropped_histograms
+        << " histograms, " << header.dropped_entries
+        << " entries; reports not sent: " << header.send_failures << "\n";
+  }
+  return out.str();
+}
+
+std::string FormatTimingReportAos(const ReportContents& report,
+                                  const Configuration& config) {
   const timing::ReportHeader& header = report.header;
   std::ostringstream out;
   out << header.name << "[" << header.pid << "] (" << header.node
@@ -287,8 +494,9 @@ std::string HistogramsAsGnuplotTable(const std::vector<ReportContents>& reports,
   for (const ReportContents& report : reports) {
     ForEachLatencyEntry(
         report, config,
-        [&](std::string_view kind, const std::string& name, const std::string&,
-            const LatencyRecorder* latency, const LatencyRecorder* handler) {
+        [&](std::string_view kind, const std::string& name,
+            const std::string& type, const LatencyRecorder* latency,
+            const LatencyRecorder* handler) {
           const bool fetcher = handler == nullptr;
           for (const auto& [figure, recorder] :
                {std::pair{fetcher ? "latency" : "wakeup_latency", latency},
@@ -299,7 +507,7 @@ std::string HistogramsAsGnuplotTable(const std::vector<ReportContents>& reports,
             if (!first) out += "\n\n";
             first = false;
             StrAppend(&out, "# ", ReportOwner(report), " ", kind, " ", name,
-                      " ", figure, "\n");
+                      type.empty() ? "" : " ", type, " ", figure, "\n");
             recorder->histogram().ForEachNonEmptyBucket(
                 [&](size_t, int64_t lower, int64_t upper, uint64_t count) {
                   StrAppend(&out, Number(lower / 1e3), " ", Number(upper / 1e3),

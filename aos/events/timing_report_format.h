@@ -1,13 +1,13 @@
 #ifndef AOS_EVENTS_TIMING_REPORT_FORMAT_H_
 #define AOS_EVENTS_TIMING_REPORT_FORMAT_H_
 
-// Timing reports as people and tools read them: the table AOS's
-// aos_timing_report_streamer prints (plus percentiles, missed cycles and
-// lost messages), one JSON line per report, a gnuplot table of the
-// histograms, and the worst wakeup. All take decoded reports
+// Timing reports as people and tools read them: a table for people, the
+// table AOS's aos_timing_report_streamer prints (plus percentiles, missed
+// cycles and lost messages), one JSON line per report, a gnuplot table of
+// the histograms, and the worst wakeup. All take decoded reports
 // (timing_report_codec.h), so a report is validated once, when received.
 //
-//   std::cout << FormatTimingReport(report, config);
+//   std::cout << FormatTimingTable(report, config, TimeUnit::kMicroseconds);
 //
 // Not for realtime code: it allocates freely.
 
@@ -18,6 +18,41 @@
 #include "aos/events/timing_report_codec.h"
 
 namespace aos {
+
+// The unit a table for people prints times in.
+enum class TimeUnit { kNanoseconds, kMicroseconds, kMilliseconds };
+
+// A channel as people name it: "/test aos.examples.Ping", from its index in
+// `config` ("<channel 17?>" for an index the config does not have).
+std::string DescribeChannel(const Configuration& config, int index);
+
+// "ns", "us", "ms".
+std::string_view TimeUnitName(TimeUnit unit);
+// Parses "ns", "us" or "ms"; false for anything else.
+[[nodiscard]] bool ParseTimeUnit(std::string_view text, TimeUnit* unit);
+
+// `value_ns` in `unit` with 3 significant digits and no exponent ("5.44",
+// "26.6", "102", "1450"); "-" for NaN.
+std::string FormatDuration(double value_ns, TimeUnit unit);
+
+// The report as a table for people, one row per callback, in `unit`,
+// within 120 columns for names up to about 30 characters:
+//
+//   ping[3885755] version "ping_version": 1.00 s until 634528.158 s;
+//   CPU wakeup limit: none
+//     wakeup latency and handler time in us
+//     callback                  count    min    avg    p50    p99  p99.9 ...
+//     timer ping                  100   4.69   26.6   5.44    102    102 ...
+//     watcher /test aos.ex...Pong 100   5.40   36.7   5.44    102    102 ...
+//     senders: /test aos.examples.Ping 100 sent, 32 B, no errors
+//
+// Timers, phased loops and watchers show their wakeup latency (min, avg,
+// p50, p99, p99.9, max) and handler time (p50, max), then missed cycles
+// (timers) or lost messages (watchers, fetchers); fetchers show their
+// fetch latency. Channels are named by name and type through `config`.
+// Percentiles are "-" where the report dropped its histograms.
+std::string FormatTimingTable(const timing::ReportContents& report,
+                              const Configuration& config, TimeUnit unit);
 
 // The report as a table in AOS's format, with the window on its own line:
 //
@@ -31,8 +66,8 @@ namespace aos {
 // dropped them). Channels are named through `config` (a bad channel_index
 // prints as "<channel N?>"). Sections with no entries are left out. Columns
 // are right-aligned.
-std::string FormatTimingReport(const timing::ReportContents& report,
-                               const Configuration& config);
+std::string FormatTimingReportAos(const timing::ReportContents& report,
+                                  const Configuration& config);
 
 // The report as one line of JSON: an aos.timing.StreamedReport
 // (aos/events/streamed_report.fbs) holding it, `accumulated`, and the p50,

@@ -18,8 +18,8 @@ using ::testing::HasSubstr;
 
 TEST(TimingReportFormatTest, FormatsLikeAosWithPercentilesAndMissedCycles) {
   EXPECT_EQ(
-      FormatTimingReport(DecodedFromJson(PingReport(kPingStart, kPingEnd)),
-                         PingPongChannels().message()),
+      FormatTimingReportAos(DecodedFromJson(PingReport(kPingStart, kPingEnd)),
+                            PingPongChannels().message()),
       R"(ping[3885755] () version: "ping_version" (634527.158294370sec,2025-02-20_19-12-14.089194802):
   Window: 1 sec, until 634528.158294370sec; CPU wakeup limit: none
   Watchers (1):
@@ -34,17 +34,67 @@ TEST(TimingReportFormatTest, FormatsLikeAosWithPercentilesAndMissedCycles) {
 )");
 }
 
+TEST(TimingReportFormatTest, DurationsHaveThreeSignificantDigits) {
+  EXPECT_EQ(FormatDuration(5397, TimeUnit::kMicroseconds), "5.40");
+  EXPECT_EQ(FormatDuration(26608.2, TimeUnit::kMicroseconds), "26.6");
+  EXPECT_EQ(FormatDuration(102438, TimeUnit::kMicroseconds), "102");
+  EXPECT_EQ(FormatDuration(1450000, TimeUnit::kMicroseconds), "1450");
+  EXPECT_EQ(FormatDuration(800, TimeUnit::kMicroseconds), "0.800");
+  EXPECT_EQ(FormatDuration(5397, TimeUnit::kNanoseconds), "5397");
+  EXPECT_EQ(FormatDuration(5397, TimeUnit::kMilliseconds), "0.00540");
+  EXPECT_EQ(FormatDuration(0, TimeUnit::kMicroseconds), "0");
+  EXPECT_EQ(FormatDuration(999.96, TimeUnit::kMicroseconds), "1.00");
+  EXPECT_EQ(FormatDuration(99960, TimeUnit::kMicroseconds), "100");
+  EXPECT_EQ(FormatDuration(-2500, TimeUnit::kMicroseconds), "-2.50");
+  EXPECT_EQ(FormatDuration(NAN, TimeUnit::kMicroseconds), "-");
+  TimeUnit unit;
+  ASSERT_TRUE(ParseTimeUnit("ms", &unit));
+  EXPECT_EQ(unit, TimeUnit::kMilliseconds);
+  EXPECT_FALSE(ParseTimeUnit("s", &unit));
+}
+
+TEST(TimingReportFormatTest, TableForPeopleNamesChannelsAndFits120Columns) {
+  const std::string table =
+      FormatTimingTable(DecodedFromJson(PingReport(kPingStart, kPingEnd)),
+                        PingPongChannels().message(), TimeUnit::kMicroseconds);
+  EXPECT_EQ(
+      table,
+      R"(ping[3885755] version "ping_version": 1.00 s until 634528.158294370sec; CPU wakeup limit: none
+  wakeup latency and handler time in us
+  callback                         count   min   avg   p50  p99  p99.9  max  hdl p50  hdl max  missed/lost
+  timer ping                         100  4.69  26.6     -    -      -  101        -     26.3            2
+  watcher /test aos.examples.Pong    100  5.40  36.7  5.44  102    102  102        -     1.60            0
+  sender /test aos.examples.Ping: 100 sent, 32 B avg, no errors
+)");
+  for (size_t start = 0; start < table.size();) {
+    const size_t end = table.find('\n', start);
+    EXPECT_LE(end - start, 120u) << table.substr(start, end - start);
+    start = end + 1;
+  }
+}
+
+TEST(TimingReportFormatTest, TableUnitsAndLongNames) {
+  timing::ReportContents report =
+      DecodedFromJson(PingReport(kPingStart, kPingEnd));
+  report.timers[0].name = std::string(60, 'x');
+  const std::string table = FormatTimingTable(
+      report, PingPongChannels().message(), TimeUnit::kNanoseconds);
+  EXPECT_THAT(table, HasSubstr("handler time in ns"));
+  EXPECT_THAT(table, HasSubstr("  timer xxxxxxxxxx...xxxxxxxxxxxxxxx    100"));
+  EXPECT_THAT(table, HasSubstr("  5397  36739  5439  102438  102438  102438"));
+}
+
 TEST(TimingReportFormatTest, CpuLatencyLimitIsShown) {
   const Configuration& config = PingPongChannels().message();
   EXPECT_THAT(
-      FormatTimingReport(
+      FormatTimingReportAos(
           DecodedFromJson(PingReport(
               kPingStart, kPingEnd,
               R"("cpu_latency_limit_us": 0, "cpu_latency_limit_cpus": "all",)")),
           config),
       HasSubstr("634528.158294370sec; CPU wakeup limit: 0 us, all CPUs\n"));
   EXPECT_THAT(
-      FormatTimingReport(
+      FormatTimingReportAos(
           DecodedFromJson(PingReport(
               kPingStart, kPingEnd,
               R"("cpu_latency_limit_us": 20, "cpu_latency_limit_cpus": "1-2",)")),
@@ -81,7 +131,8 @@ TEST(TimingReportFormatTest, GnuplotTableAndWorstWakeup) {
       DecodedFromJson(PingReport(kPingStart, kPingEnd))};
   const Configuration& config = PingPongChannels().message();
   EXPECT_THAT(HistogramsAsGnuplotTable(reports, config),
-              HasSubstr("# ping[3885755] watcher /test wakeup_latency\n"
+              HasSubstr("# ping[3885755] watcher /test aos.examples.Pong "
+                        "wakeup_latency\n"
                         "5.376 5.504 50\n102.4 104.448 50\n"));
   const WorstWakeup worst = FindWorstWakeup(reports, config);
   EXPECT_EQ(worst.what, "ping[3885755] watcher /test");
@@ -92,7 +143,7 @@ TEST(TimingReportFormatTest, UnknownChannelsAreNamedByIndex) {
   timing::ReportContents report =
       DecodedFromJson(PingReport(kPingStart, kPingEnd));
   report.watchers[0].channel_index = 17;
-  EXPECT_THAT(FormatTimingReport(report, PingPongChannels().message()),
+  EXPECT_THAT(FormatTimingReportAos(report, PingPongChannels().message()),
               HasSubstr("<channel 17?> |    ? |   100 |"));
 }
 

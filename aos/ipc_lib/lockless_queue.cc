@@ -52,11 +52,13 @@ using internal::CrashPoint;
 using internal::Entry;
 using internal::MaybeCrash;
 using internal::MessageHeader;
+using internal::OwnerDied;
+using internal::OwnerExtra;
+using internal::OwnerRegistering;
 using internal::QueueView;
 using internal::RobustSlots;
 using internal::SenderSlot;
 using internal::SenderState;
-using internal::SlotOwner;
 using internal::WatcherSlot;
 
 // The one deliberate data race of the queue: a reader copies a message that
@@ -175,6 +177,32 @@ uint64_t NextIndexOf(const QueueView& view) {
              : next;
 }
 
+// "<channel>: no sender slot in <path> (num_senders 3): <why>".
+absl::Status NoSlot(const QueueMemory& memory, std::string_view kind,
+                    uint32_t count, const absl::Status& why) {
+  return absl::Status(
+      why.code(),
+      aos::StrCat(memory.channel(), ": no ", kind, " slot in ", memory.path(),
+                  " (num_", kind, "s ", count, "): ", why.message(),
+                  why.code() == absl::StatusCode::kResourceExhausted
+                      ? aos::StrCat("; raise the channel's num_", kind,
+                                    "s or stop a ", kind)
+                      : ""));
+}
+
+// A sent time from a message header (nanoseconds of `Clock`).
+template <typename Clock>
+typename Clock::time_point LoadTime(const std::atomic<int64_t>& field) {
+  return typename Clock::time_point(
+      typename Clock::duration(field.load(std::memory_order_relaxed)));
+}
+
+// What to do about a damaged file, at the end of every message about one.
+std::string DeleteAdvice(const QueueMemory& memory) {
+  return aos::StrCat("Stop every process using ", memory.path(),
+                     ", then delete it");
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- senders
@@ -183,38 +211,55 @@ absl::StatusOr<std::unique_ptr<QueueSender>> QueueSender::Make(
     QueueMemory* memory) {
   const QueueView view = ViewOf(memory);
   const uint32_t count = memory->layout().num_senders;
-  const std::optional<uint32_t> slot =
-      SenderSlots(view, count).Claim(SlotOwner(getpid()));
-  if (!slot.has_value()) {
-    return absl::ResourceExhaustedError(
-        aos::StrCat("all ", count, " sender slots of ", memory->path(),
-                    " are held by live processes (num_senders ", count,
-                    "); raise the channel's num_senders or stop a sender"));
-  }
+  const RobustSlots slots = SenderSlots(view, count);
+  const pid_t pid = getpid();
+  const absl::StatusOr<RobustSlots::Claimed> claimed =
+      slots.Claim(static_cast<uint32_t>(pid));
+  if (!claimed.ok()) return NoSlot(*memory, "sender", count, claimed.status());
+  const uint32_t slot = claimed->slot;
   MaybeCrash(CrashPoint::kSenderAfterClaim);
-  RepairSenderSlot(view, *slot);
+  RepairSenderSlot(view, slot);
+  const uint64_t state =
+      view.sender(slot).state.load(std::memory_order_acquire);
+  const uint32_t scratch = SenderState::Scratch(state);
+  if (SenderState::Pending(state) || !view.IsMessage(scratch)) {
+    slots.Release(slot, claimed->owner);
+    return absl::FailedPreconditionError(aos::StrCat(
+        memory->channel(), ": sender slot ", slot, " of ", memory->path(),
+        " is corrupt (state ", state, ", ", view.num_messages(), " messages). ",
+        DeleteAdvice(*memory)));
+  }
   // A dead owner may have scribbled outside its buffer.
-  RestoreRedzones(view, SenderState::Scratch(view.sender(*slot).state.load(
-                            std::memory_order_relaxed)));
+  RestoreRedzones(view, scratch);
   // Our writes into the scratch message must not become visible before the
   // ring change that took it out of the queue (see the fence in Send).
   std::atomic_thread_fence(std::memory_order_release);
-  return std::unique_ptr<QueueSender>(new QueueSender(memory, *slot));
+  return std::unique_ptr<QueueSender>(
+      new QueueSender(memory, slot, claimed->owner, scratch));
 }
 
-QueueSender::QueueSender(QueueMemory* memory, uint32_t slot)
-    : memory_(memory), slot_(slot) {}
+QueueSender::QueueSender(QueueMemory* memory, uint32_t slot, uint64_t owner,
+                         uint32_t scratch)
+    : memory_(memory), slot_(slot), owner_(owner), scratch_(scratch) {}
 
 QueueSender::~QueueSender() {
   const QueueView view = ViewOf(memory_);
-  SenderSlots(view, memory_->layout().num_senders)
-      .Release(slot_, SlotOwner(getpid()));
+  SenderSlots(view, memory_->layout().num_senders).Release(slot_, owner_);
 }
 
-void* QueueSender::Data() {
-  const QueueView view = ViewOf(memory_);
-  return view.data(SenderState::Scratch(
-      view.sender(slot_).state.load(std::memory_order_relaxed)));
+void* QueueSender::Data() { return ViewOf(memory_).data(scratch_); }
+
+QueueSender::Result QueueSender::Corrupt(const char* what, uint64_t index,
+                                         uint64_t value) {
+  if (!reported_corruption_) {
+    reported_corruption_ = true;
+    LOG(ERROR) << memory_->channel() << ": cannot send on " << memory_->path()
+               << ": " << what << " (queue index " << index << ", value "
+               << value << "); the shared memory is corrupt. Nothing is sent; "
+               << "later failures of this sender are not logged. "
+               << DeleteAdvice(*memory_);
+  }
+  return Result::kCorrupt;
 }
 
 size_t QueueSender::size() const { return memory_->layout().message_data_size; }
@@ -227,9 +272,7 @@ QueueSender::Result QueueSender::Send(
   CHECK_LE(length, view.message_data_size())
       << ": message too long for " << memory_->path();
   SenderSlot& slot = view.sender(slot_);
-  // Only we change our state while no publish is pending.
-  const uint32_t scratch =
-      SenderState::Scratch(slot.state.load(std::memory_order_relaxed));
+  const uint32_t scratch = scratch_;
   if (!RedzonesIntact(view, scratch)) {
     RestoreRedzones(view, scratch);
     return Result::kInvalidRedzone;
@@ -252,14 +295,23 @@ QueueSender::Result QueueSender::Send(
       continue;
     }
     if (!Entry::Holds(old_entry, index - queue_size)) {
-      // `next` moved on since we read it.
-      continue;
+      // `next` moved on since we read it. If it did not, the position holds
+      // an index it never can (only index - queue_size or index): damaged.
+      if (next.load(std::memory_order_acquire) != index) continue;
+      return Corrupt("the ring holds an impossible index", index, old_entry);
     }
     // After `next`: whoever published index - 1 read the clocks before we
     // could see it, so sent times never go backwards along indices.
     const monotonic_clock::time_point monotonic_now = monotonic_clock::now();
     const realtime_clock::time_point realtime_now = realtime_clock::now();
     const uint32_t replacing = Entry::Message(old_entry);
+    if (!view.IsMessage(replacing) || replacing == scratch) {
+      // Re-checked, so that a sender that published meanwhile (a new entry)
+      // is not mistaken for damage.
+      if (position.load(std::memory_order_acquire) != old_entry) continue;
+      return Corrupt("the ring entry to replace names no message we may take",
+                     index, old_entry);
+    }
     if (index >= queue_size) {
       const int64_t oldest_sent =
           view.message_header(replacing).monotonic_sent_time.load(
@@ -324,6 +376,7 @@ QueueSender::Result QueueSender::Send(
     MaybeCrash(CrashPoint::kSendBeforeAdvance);
     next.compare_exchange_strong(index, index + 1, std::memory_order_acq_rel,
                                  std::memory_order_relaxed);
+    scratch_ = replacing;
     // The caller writes its next message into `replacing` after we return.
     // A reader still copying it (as index - queue_size) must be able to see
     // the ring change whenever it sees one of those writes.
@@ -348,65 +401,83 @@ QueueReader::QueueReader(QueueMemory* memory) : memory_(memory) {}
 
 uint64_t QueueReader::NextIndex() const { return NextIndexOf(ViewOf(memory_)); }
 
+QueueReader::Result QueueReader::Corrupt(uint64_t index, const char* what,
+                                         uint64_t value) const {
+  if (!reported_corruption_) {
+    reported_corruption_ = true;
+    LOG(ERROR) << memory_->channel() << ": message " << index << " in "
+               << memory_->path() << " is corrupt: " << what << " (" << value
+               << "). Skipped and counted as lost; later corrupt messages on "
+               << "this reader are not logged. " << DeleteAdvice(*memory_);
+  }
+  return Result::kCorrupt;
+}
+
 QueueReader::Result QueueReader::Read(uint64_t index, MessageInfo* info,
                                       void* data) const {
   const QueueView view = ViewOf(memory_);
   const uint32_t queue_size = view.queue_size();
   const uint32_t max_size = view.message_data_size();
   const std::atomic<uint64_t>& position = view.entry_for(index);
-  while (true) {
-    const uint64_t entry = position.load(std::memory_order_acquire);
+  uint64_t entry = position.load(std::memory_order_acquire);
+  if (!Entry::Holds(entry, index)) {
+    const uint64_t next = NextIndexOf(view);
+    if (index >= next) return Result::kNothingNewYet;
+    if (next - index > queue_size) return Result::kTooOld;
+    // Published after we loaded the entry (a newer tag would have meant
+    // next - index > queue_size above). Loaded again now, it must hold
+    // `index`: `next` was advanced only after the entry was.
+    entry = position.load(std::memory_order_acquire);
     if (!Entry::Holds(entry, index)) {
-      const uint64_t next = NextIndexOf(view);
-      if (index >= next) return Result::kNothingNewYet;
-      if (next - index > queue_size) return Result::kTooOld;
-      // Published by now: either it has been replaced, or it was published
-      // after we loaded the entry. The tags are within queue_size of each
-      // other here, so the signed difference says which.
-      if (static_cast<int32_t>(Entry::Tag(entry) -
-                               static_cast<uint32_t>(index)) > 0) {
-        return Result::kTooOld;
-      }
-      continue;
+      const uint64_t next_now = NextIndexOf(view);
+      if (next_now - index > queue_size) return Result::kTooOld;
+      return Corrupt(index, "its ring entry holds another index", entry);
     }
-
-    const uint32_t message = Entry::Message(entry);
-    const MessageHeader& header = view.message_header(message);
-    const uint64_t stored_index =
-        header.queue_index.load(std::memory_order_relaxed);
-    const uint32_t size = header.size.load(std::memory_order_relaxed);
-    MessageInfo result;
-    result.monotonic_sent_time =
-        monotonic_clock::time_point(monotonic_clock::duration(
-            header.monotonic_sent_time.load(std::memory_order_relaxed)));
-    result.realtime_sent_time =
-        realtime_clock::time_point(realtime_clock::duration(
-            header.realtime_sent_time.load(std::memory_order_relaxed)));
-    result.monotonic_remote_time =
-        monotonic_clock::time_point(monotonic_clock::duration(
-            header.monotonic_remote_time.load(std::memory_order_relaxed)));
-    result.realtime_remote_time =
-        realtime_clock::time_point(realtime_clock::duration(
-            header.realtime_remote_time.load(std::memory_order_relaxed)));
-    result.remote_queue_index =
-        header.remote_queue_index.load(std::memory_order_relaxed);
-    result.queue_index = static_cast<uint32_t>(index);
-    result.size = size;
-    // A torn size is caught below; never copy out of bounds because of it.
-    if (size <= max_size) {
-      CopyPayloadMayTear(data, view.data(message) + max_size - size, size);
-    }
-    // Everything above happens before the second look at the entry: if any
-    // of it saw a sender reusing the message, this load sees the ring
-    // change that preceded the reuse (the sender fences between them).
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (position.load(std::memory_order_relaxed) != entry ||
-        stored_index != index || size > max_size) {
-      return Result::kTooOld;
-    }
-    if (info != nullptr) *info = result;
-    return Result::kGood;
   }
+
+  const uint32_t message = Entry::Message(entry);
+  if (!view.IsMessage(message)) {
+    return Corrupt(index, "its ring entry names no message", entry);
+  }
+  const MessageHeader& header = view.message_header(message);
+  const uint64_t stored_index =
+      header.queue_index.load(std::memory_order_relaxed);
+  const uint32_t size = header.size.load(std::memory_order_relaxed);
+  MessageInfo result;
+  result.monotonic_sent_time =
+      LoadTime<monotonic_clock>(header.monotonic_sent_time);
+  result.realtime_sent_time =
+      LoadTime<realtime_clock>(header.realtime_sent_time);
+  result.monotonic_remote_time =
+      LoadTime<monotonic_clock>(header.monotonic_remote_time);
+  result.realtime_remote_time =
+      LoadTime<realtime_clock>(header.realtime_remote_time);
+  result.remote_queue_index =
+      header.remote_queue_index.load(std::memory_order_relaxed);
+  result.queue_index = static_cast<uint32_t>(index);
+  result.size = size;
+  // A torn size is caught below; never copy out of bounds because of it.
+  if (size <= max_size) {
+    CopyPayloadMayTear(data, view.data(message) + max_size - size, size);
+  }
+  // Everything above happens before the second look at the entry: if any
+  // of it saw a sender reusing the message, this load sees the ring change
+  // that preceded the reuse (the sender fences between them).
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (position.load(std::memory_order_relaxed) != entry) {
+    return Result::kTooOld;
+  }
+  // The entry stayed put, so nobody was allowed to write the message while
+  // we copied it: what it says is what its sender wrote, or damage.
+  if (stored_index != index) {
+    return Corrupt(index, "its message records another queue index",
+                   stored_index);
+  }
+  if (size > max_size) {
+    return Corrupt(index, "its message is larger than max_size", size);
+  }
+  if (info != nullptr) *info = result;
+  return Result::kGood;
 }
 
 // ---------------------------------------------------------------- watchers
@@ -415,32 +486,46 @@ int WakeupSignal() { return SIGRTMIN + 2; }
 
 absl::StatusOr<std::unique_ptr<QueueWatcher>> QueueWatcher::Make(
     QueueMemory* memory, pid_t pid, pid_t tid, int priority) {
-  CHECK_GT(pid, 0);
+  CHECK_EQ(pid, getpid())
+      << ": a watcher slot belongs to the process that registers it";
   CHECK_GT(tid, 0);
   const QueueView view = ViewOf(memory);
   const uint32_t count = memory->layout().num_watchers;
-  const std::optional<uint32_t> slot =
-      WatcherSlots(view, count).Claim(SlotOwner(pid, tid));
-  if (!slot.has_value()) {
-    return absl::ResourceExhaustedError(
-        aos::StrCat("all ", count, " watcher slots of ", memory->path(),
-                    " are held by live processes (num_watchers ", count,
-                    "); raise the channel's num_watchers or stop a watcher"));
-  }
+  const RobustSlots slots = WatcherSlots(view, count);
+  const absl::StatusOr<RobustSlots::Claimed> claimed =
+      slots.Claim(static_cast<uint32_t>(tid), /*registering=*/true);
+  if (!claimed.ok()) return NoSlot(*memory, "watcher", count, claimed.status());
   MaybeCrash(CrashPoint::kWatcherAfterClaim);
-  view.watcher(*slot).priority.store(priority, std::memory_order_relaxed);
+  WatcherSlot& slot = view.watcher(claimed->slot);
+  slot.pid.store(pid, std::memory_order_relaxed);
+  slot.priority.store(priority, std::memory_order_relaxed);
+  const uint64_t registered = claimed->owner & ~internal::kRegistering;
+  slot.check.store(internal::WatcherCheck(registered, pid, priority),
+                   std::memory_order_relaxed);
+  // Complete: Wakeup, having seen this (acquire), sees the fields above.
+  // Sequentially consistent, like the senders' CASes, so that a message
+  // published after our caller next reads the queue's NextIndex() is
+  // followed by a Wakeup that sees us.
+  uint64_t expected = claimed->owner;
+  if (!slots.owner(claimed->slot)
+           .compare_exchange_strong(expected, registered,
+                                    std::memory_order_seq_cst)) {
+    slots.Release(claimed->slot, claimed->owner);
+    return absl::FailedPreconditionError(aos::StrCat(
+        memory->channel(), ": watcher slot ", claimed->slot, " of ",
+        memory->path(), " changed while we registered (owner ", expected,
+        "): the shared memory is corrupt. ", DeleteAdvice(*memory)));
+  }
   return std::unique_ptr<QueueWatcher>(
-      new QueueWatcher(memory, *slot, pid, tid));
+      new QueueWatcher(memory, claimed->slot, registered));
 }
 
-QueueWatcher::QueueWatcher(QueueMemory* memory, uint32_t slot, pid_t pid,
-                           pid_t tid)
-    : memory_(memory), slot_(slot), pid_(pid), tid_(tid) {}
+QueueWatcher::QueueWatcher(QueueMemory* memory, uint32_t slot, uint64_t owner)
+    : memory_(memory), slot_(slot), owner_(owner) {}
 
 QueueWatcher::~QueueWatcher() {
   const QueueView view = ViewOf(memory_);
-  WatcherSlots(view, memory_->layout().num_watchers)
-      .Release(slot_, SlotOwner(pid_, tid_));
+  WatcherSlots(view, memory_->layout().num_watchers).Release(slot_, owner_);
 }
 
 QueueWakeUpper::QueueWakeUpper(QueueMemory* memory) : memory_(memory) {}
@@ -454,11 +539,17 @@ int QueueWakeUpper::Wakeup() {
   size_t found = 0;
   for (uint32_t slot = 0; slot < count; ++slot) {
     const uint64_t owner = slots.owner(slot).load(std::memory_order_acquire);
-    if (owner == 0) continue;
+    // Free, dead (the kernel said so), or not registered yet.
+    if (owner == 0 || OwnerDied(owner) || OwnerRegistering(owner)) continue;
+    const WatcherSlot& watcher = view.watcher(slot);
+    const pid_t pid = watcher.pid.load(std::memory_order_relaxed);
+    const int32_t priority = watcher.priority.load(std::memory_order_relaxed);
+    if (watcher.check.load(std::memory_order_relaxed) !=
+        internal::WatcherCheck(owner, pid, priority)) {
+      continue;  // Damaged: signal nobody on its word.
+    }
     targets[found++] = internal::WatcherTarget{
-        slot, internal::SlotOwnerPid(owner),
-        static_cast<pid_t>(internal::SlotOwnerExtra(owner)),
-        view.watcher(slot).priority.load(std::memory_order_relaxed)};
+        slot, pid, static_cast<pid_t>(OwnerExtra(owner)), priority, owner};
   }
   internal::OrderWatchersByPriority(targets, found);
   const int signal = WakeupSignal();
@@ -471,8 +562,9 @@ int QueueWakeUpper::Wakeup() {
       // Its signal queue is full: it has wakeups pending already.
       ++signalled;
     } else if (errno == ESRCH) {
-      // The thread is gone. Free its slot unless it changed hands since.
-      slots.Release(target.slot, SlotOwner(target.pid, target.tid));
+      // The thread is gone (its process may live on). Free its slot unless
+      // it changed hands since.
+      slots.Evict(target.slot, target.owner);
     }
   }
   return signalled;
@@ -526,7 +618,7 @@ std::string CheckQueueInvariants(const QueueMemory& memory) {
     uint64_t state = sender.state.load(std::memory_order_acquire);
     const uint64_t owner = sender.owner.load(std::memory_order_acquire);
     if (SenderState::Pending(state)) {
-      if (owner != 0 && ProcessExists(SlotOwnerPid(owner))) {
+      if (owner != 0 && !OwnerDied(owner)) {
         aos::StrAppend(&problems, "sender slot ", slot,
                        " has a publish pending and a live owner\n");
       }

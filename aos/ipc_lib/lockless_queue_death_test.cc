@@ -33,59 +33,13 @@ namespace {
 
 using internal::CrashPoint;
 using testing::CheckTestMessage;
+using testing::SendTest;
 using testing::TestMessageHeader;
 using testing::TestMessageLength;
+using testing::ValidateQueue;
 using testing::WriteTestMessage;
 
 constexpr std::string_view kChannel = "/test aos.Death";
-
-// Lengths vary up to `max_length` (default: the whole buffer).
-QueueSender::Result SendTest(QueueSender* sender, uint32_t writer,
-                             uint32_t sequence, size_t max_length = 0) {
-  const size_t length = TestMessageLength(
-      sequence, max_length == 0 ? sender->size() : max_length);
-  WriteTestMessage(sender->Data(), sender->size(), writer, sequence, length);
-  MessageInfo sent;
-  return sender->Send(length, monotonic_clock::min_time,
-                      realtime_clock::min_time, kNoRemoteQueueIndex, &sent);
-}
-
-// Reads every message still in the (quiet) queue: all must be there and
-// whole, and each writer's sequence numbers must increase along the
-// indices. Returns "" or what is wrong.
-std::string ValidateQueue(const QueueMemory& memory) {
-  QueueReader reader(const_cast<QueueMemory*>(&memory));
-  const uint64_t next = reader.NextIndex();
-  const uint64_t queue_size = memory.layout().queue_size;
-  const uint64_t first = next > queue_size ? next - queue_size : 0;
-  std::vector<char> buffer(memory.layout().message_data_size);
-  std::map<uint32_t, uint32_t> last_sequence;
-  for (uint64_t index = first; index < next; ++index) {
-    MessageInfo info;
-    const QueueReader::Result result = reader.Read(index, &info, buffer.data());
-    if (result != QueueReader::Result::kGood) {
-      return aos::StrCat("index ", index, " of [", first, ", ", next,
-                         ") is unreadable: ", static_cast<int>(result));
-    }
-    if (info.queue_index != static_cast<uint32_t>(index)) {
-      return aos::StrCat("index ", index, " says it is ", info.queue_index);
-    }
-    TestMessageHeader decoded;
-    const std::string error =
-        CheckTestMessage(buffer.data(), info.size, &decoded);
-    if (!error.empty()) return aos::StrCat("index ", index, ": ", error);
-    auto [it, inserted] =
-        last_sequence.emplace(decoded.writer, decoded.sequence);
-    if (!inserted) {
-      if (decoded.sequence <= it->second) {
-        return aos::StrCat("index ", index, ": writer ", decoded.writer,
-                           " went from ", it->second, " to ", decoded.sequence);
-      }
-      it->second = decoded.sequence;
-    }
-  }
-  return internal::CheckQueueInvariants(memory);
-}
 
 // Forks; the child runs `body` (which should die at its armed crash point)
 // and the parent waits for it. Returns whether it died by SIGKILL.
@@ -274,8 +228,8 @@ bool PendingIn(const QueueMemory& memory, uint32_t slot) {
 
 bool OwnedBy(const QueueMemory& memory, uint32_t slot, pid_t pid) {
   const internal::QueueView view(memory.base(), memory.layout());
-  return view.sender(slot).owner.load(std::memory_order_acquire) ==
-         internal::SlotOwner(pid);
+  return internal::OwnerExtra(view.sender(slot).owner.load(
+             std::memory_order_acquire)) == static_cast<uint32_t>(pid);
 }
 
 TEST_F(LocklessQueueDeathTest, SigkillCampaign) {

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -21,6 +22,8 @@ struct WatcherTarget {
   pid_t pid;
   pid_t tid;
   int priority;
+  // The slot's owner word when it was read.
+  uint64_t owner;
 };
 
 // Sorts `targets` in place into the order Wakeup() signals them: highest
@@ -39,7 +42,8 @@ enum class CrashPoint : int {
   kSendAfterPublish,
   // Send, after the scratch swap, before the next index advances.
   kSendBeforeAdvance,
-  // QueueWatcher::Make, after the pid CAS, before the tid is written.
+  // QueueWatcher::Make, after the claim, before the registration is filled
+  // in.
   kWatcherAfterClaim,
 };
 
@@ -62,9 +66,14 @@ inline void MaybeCrash(CrashPoint point) {
 // Checks, with nothing running on the queue, that every message is in
 // exactly one place (a ring position or one sender slot's scratch), that
 // ring positions hold the expected indices, and that no sender slot has a
-// publish pending. Slots of dead processes are judged as Make() would
-// repair them. Returns "" or a description of what is wrong. Allocates.
+// publish pending. Slots of dead processes (as the kernel marked them) are
+// judged as Make() would repair them. Returns "" or a description of what is
+// wrong. Allocates.
 std::string CheckQueueInvariants(const QueueMemory& memory);
+
+// How long QueueMemory::Open waits for a file's creator to finish (1 s).
+// For fuzzing, where files with damaged markers are the common case.
+void SetInitialisationTimeoutForTesting(std::chrono::milliseconds timeout);
 
 // "max_size 64, ..., layout version `version`".
 std::string LayoutToString(const QueueLayout& layout, uint32_t version);

@@ -107,7 +107,7 @@ TEST_F(LocklessQueueTest, LayoutToString) {
   layout.channel_storage_duration_ns = 2000000000;
   EXPECT_EQ(layout.ToString(),
             "max_size 64, queue 2000, senders 10, watchers 10, readers 10, "
-            "storage 2000000000 ns, layout version 1");
+            "storage 2000000000 ns, layout version 2");
 }
 
 TEST_F(LocklessQueueTest, HashDiffersWhenAnyFieldDiffers) {
@@ -713,6 +713,7 @@ TEST_F(LocklessQueueTest, ReadsRacingOverwritesAreNeverTorn) {
         ++too_old;
         break;
       case QueueReader::Result::kNothingNewYet:
+      case QueueReader::Result::kCorrupt:
         ADD_FAILURE() << "index " << next - 2 << " of " << next;
         break;
     }
@@ -781,8 +782,8 @@ TEST_F(LocklessQueueTest, ChildProcessSendsParentReadsAll) {
 
 TEST_F(LocklessQueueTest, WakeupOrderIsPriorityThenSlot) {
   internal::WatcherTarget targets[] = {
-      {0, 1, 10, 5},  {1, 1, 11, 50}, {2, 1, 12, 5},
-      {3, 1, 13, 99}, {4, 1, 14, 0},
+      {0, 1, 10, 5, 0},  {1, 1, 11, 50, 0}, {2, 1, 12, 5, 0},
+      {3, 1, 13, 99, 0}, {4, 1, 14, 0, 0},
   };
   internal::OrderWatchersByPriority(targets, 5);
   std::vector<uint32_t> order;
@@ -870,11 +871,13 @@ TEST_F(LocklessQueueTest, WakeupReleasesSlotsOfGoneThreads) {
   auto memory = Open(dir_ + "/q", SmallLayout());
   // A thread of this process registers and exits without unregistering.
   std::unique_ptr<QueueWatcher> stale;
-  std::thread([&] {
-    auto watcher = QueueWatcher::Make(memory.get(), getpid(), gettid(), 5);
-    ASSERT_TRUE(watcher.ok());
-    stale = std::move(watcher).value();
-  }).join();
+  ASSERT_GT(testing::RunOnThreadThatIsThenGone([&] {
+              auto watcher =
+                  QueueWatcher::Make(memory.get(), getpid(), gettid(), 5);
+              ASSERT_TRUE(watcher.ok());
+              stale = std::move(watcher).value();
+            }),
+            0);
   // A child process does the same.
   const pid_t child = fork();
   ASSERT_GE(child, 0);
@@ -916,8 +919,16 @@ TEST_F(LocklessQueueTest, SendReadAndWakeupNeverAllocate) {
   pthread_sigmask(SIG_BLOCK, &set, &old_set);
   auto watcher = QueueWatcher::Make(memory.get(), getpid(), gettid(), 1);
   ASSERT_TRUE(watcher.ok());
+  // A registration whose thread is gone: the first Wakeup below evicts it.
+  ASSERT_GT(testing::RunOnThreadThatIsThenGone([&memory] {
+              auto gone =
+                  QueueWatcher::Make(memory.get(), getpid(), gettid(), 2);
+              ASSERT_TRUE(gone.ok());
+              (void)gone->release();
+            }),
+            0);
   std::vector<char> buffer(64);
-  int good_reads = 0, wakeups = 0;
+  int good_reads = 0, wakeups = 0, too_old = 0;
   const uint64_t before = aos::testing::HeapAllocations();
   for (uint32_t i = 0; i < 100; ++i) {
     WriteTestMessage(sender->Data(), sender->size(), 1, i, 40);
@@ -930,12 +941,15 @@ TEST_F(LocklessQueueTest, SendReadAndWakeupNeverAllocate) {
                     QueueReader::Result::kGood;
       good_reads += reader.Read(1 << 20, &info, buffer.data()) ==
                     QueueReader::Result::kGood;
+      too_old += reader.Read(sent.queue_index - 8, &info, buffer.data()) ==
+                 QueueReader::Result::kTooOld;
       wakeups += wake_upper.Wakeup();
     }
   }
   const uint64_t allocations = aos::testing::HeapAllocations() - before;
   EXPECT_EQ(allocations, 0u);
   EXPECT_EQ(good_reads, 100);
+  EXPECT_EQ(too_old, 92);
   EXPECT_EQ(wakeups, 100);
   const struct timespec zero = {0, 0};
   while (sigtimedwait(&set, nullptr, &zero) > 0) {

@@ -10,15 +10,30 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 
 #include "absl/status/status.h"
 #include "aos/configuration.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/ipc_lib/lockless_queue_internal.h"
+#include "aos/ipc_lib/process_robust_list.h"
 #include "aos/ipc_lib/shared_memory_layout.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AOS_IPC_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define AOS_IPC_ASAN 1
+#endif
+#ifdef AOS_IPC_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace aos::ipc_lib {
 namespace {
@@ -28,10 +43,12 @@ using internal::kQueueMagic;
 using internal::MemoryMap;
 using internal::QueueHeader;
 using internal::QueueView;
+using internal::RoundUp;
 using internal::StoredLayout;
 
-// How long an opener waits for the creator to size and initialise the file.
-constexpr std::chrono::milliseconds kInitialisationTimeout{1000};
+// How long an opener waits for the creator to size and initialise the file
+// (1 s; shorter only in fuzzing, where damaged markers are the common case).
+std::atomic<int64_t> initialisation_timeout_ms{1000};
 
 StoredLayout Store(const QueueLayout& layout) {
   StoredLayout stored;
@@ -220,13 +237,60 @@ void* MapShared(int fd, size_t size, int protection) {
   return base == MAP_FAILED ? nullptr : base;
 }
 
+size_t PageSize() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+// The queue's mapping, between two inaccessible pages.
+struct GuardedMapping {
+  void* reservation = nullptr;
+  size_t reservation_size = 0;
+  void* base = nullptr;
+};
+
+// The bytes between the end of the queue and the end of its last page.
+// They read as zeros, so under AddressSanitizer they are marked unreadable:
+// the guard pages catch only reads a page or more out of bounds.
+void PoisonTail(void* base, size_t size, bool poison) {
+#ifdef AOS_IPC_ASAN
+  const size_t tail = RoundUp(size, PageSize()) - size;
+  if (poison) {
+    ASAN_POISON_MEMORY_REGION(static_cast<char*>(base) + size, tail);
+  } else {
+    ASAN_UNPOISON_MEMORY_REGION(static_cast<char*>(base) + size, tail);
+  }
+#else
+  (void)base, (void)size, (void)poison;
+#endif
+}
+
+// Reserves the address range with no access, then maps the file read-write
+// into its middle.
+bool MapGuarded(int fd, size_t size, GuardedMapping* mapping) {
+  const size_t page = PageSize();
+  const size_t reservation_size = RoundUp(size, page) + 2 * page;
+  void* reservation = mmap(nullptr, reservation_size, PROT_NONE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (reservation == MAP_FAILED) return false;
+  void* const wanted = static_cast<char*>(reservation) + page;
+  void* base = mmap(wanted, size, PROT_READ | PROT_WRITE,
+                    MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd, 0);
+  if (base != wanted) {
+    const int error = errno;
+    munmap(reservation, reservation_size);
+    errno = error;
+    return false;
+  }
+  PoisonTail(base, size, true);
+  *mapping = GuardedMapping{reservation, reservation_size, base};
+  return true;
+}
+
 // The creator: the file is ours alone until the marker is stored.
-absl::StatusOr<void*> CreateQueue(int fd, const QueueLayout& layout,
-                                  const Context& context) {
+absl::StatusOr<GuardedMapping> CreateQueue(int fd, const QueueLayout& layout,
+                                           const Context& context) {
   const size_t size = layout.MemorySize();
   const std::string path(context.path);
   absl::Status status;
-  void* base = nullptr;
+  GuardedMapping mapping;
   // The mode is exactly `permissions`, whatever the umask, so every user the
   // mode admits can open it.
   if (fchmod(fd, context.permissions) != 0) {
@@ -235,7 +299,7 @@ absl::StatusOr<void*> CreateQueue(int fd, const QueueLayout& layout,
     status = context.Errno(
         absl::StatusCode::kResourceExhausted,
         aos::StrCat("cannot size ", path, " to ", size, " bytes"), errno);
-  } else if ((base = MapShared(fd, size, PROT_READ | PROT_WRITE)) == nullptr) {
+  } else if (!MapGuarded(fd, size, &mapping)) {
     status = context.Errno(absl::StatusCode::kResourceExhausted,
                            aos::StrCat("cannot map ", size, " bytes of ", path),
                            errno);
@@ -246,18 +310,21 @@ absl::StatusOr<void*> CreateQueue(int fd, const QueueLayout& layout,
     unlink(path.c_str());
     return status;
   }
-  Initialise(base, layout, size);
-  return base;
+  Initialise(mapping.base, layout, size);
+  return mapping;
 }
 
 // Everyone else: wait for the creator, then check the file is what we want.
 // Reads only; the file is never written unless it matches.
-absl::StatusOr<void*> OpenExistingQueue(int fd, const QueueLayout& layout,
-                                        const Context& context) {
+absl::StatusOr<GuardedMapping> OpenExistingQueue(int fd,
+                                                 const QueueLayout& layout,
+                                                 const Context& context) {
   const std::string path(context.path);
   const size_t header_size = sizeof(QueueHeader);
   const auto deadline =
-      std::chrono::steady_clock::now() + kInitialisationTimeout;
+      std::chrono::steady_clock::now() +
+      std::chrono::milliseconds(
+          initialisation_timeout_ms.load(std::memory_order_relaxed));
   // The header alone, read-only, while we wait and check.
   struct HeaderMapping {
     void* base = nullptr;
@@ -310,7 +377,7 @@ absl::StatusOr<void*> OpenExistingQueue(int fd, const QueueLayout& layout,
     if (late) {
       return context.NotAQueue(aos::StrCat(
           "was never completely initialised (waited ",
-          kInitialisationTimeout.count(),
+          initialisation_timeout_ms.load(std::memory_order_relaxed),
           " ms; its creator probably died), or it is not an aos queue"));
     }
     SleepBriefly();
@@ -341,18 +408,22 @@ absl::StatusOr<void*> OpenExistingQueue(int fd, const QueueLayout& layout,
     return context.NotAQueue(aos::StrCat(
         "is truncated (", st.st_size, " bytes; its layout needs ", size, ")"));
   }
-  void* base = MapShared(fd, size, PROT_READ | PROT_WRITE);
-  if (base == nullptr) {
+  GuardedMapping mapping;
+  if (!MapGuarded(fd, size, &mapping)) {
     return context.Errno(absl::StatusCode::kResourceExhausted,
                          aos::StrCat("cannot map ", size, " bytes of ", path),
                          errno);
   }
-  return base;
+  return mapping;
 }
 
 }  // namespace
 
 namespace internal {
+
+void SetInitialisationTimeoutForTesting(std::chrono::milliseconds timeout) {
+  initialisation_timeout_ms.store(timeout.count(), std::memory_order_relaxed);
+}
 
 std::string LayoutToString(const QueueLayout& layout, uint32_t version) {
   return aos::StrCat(
@@ -430,9 +501,9 @@ absl::StatusOr<std::unique_ptr<QueueMemory>> QueueMemory::Open(
   for (int attempt = 0;; ++attempt) {
     int fd = open(path_string.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
                   permissions);
-    absl::StatusOr<void*> base;
+    absl::StatusOr<GuardedMapping> mapping;
     if (fd >= 0) {
-      base = CreateQueue(fd, layout, context);
+      mapping = CreateQueue(fd, layout, context);
     } else if (errno != EEXIST) {
       return context.OpenFailed(errno, "create");
     } else {
@@ -442,20 +513,33 @@ absl::StatusOr<std::unique_ptr<QueueMemory>> QueueMemory::Open(
         if (errno == EISDIR) return context.NotAQueue("is not a regular file");
         return context.OpenFailed(errno, "open", " for reading and writing");
       }
-      base = OpenExistingQueue(fd, layout, context);
+      mapping = OpenExistingQueue(fd, layout, context);
     }
     // The mapping keeps the file alive.
     close(fd);
-    if (!base.ok()) return base.status();
-    return std::unique_ptr<QueueMemory>(
-        new QueueMemory(path_string, layout, *base, layout.MemorySize()));
+    if (!mapping.ok()) return mapping.status();
+    return std::unique_ptr<QueueMemory>(new QueueMemory(
+        path_string, std::string(channel_description), layout,
+        mapping->reservation, mapping->reservation_size, mapping->base));
   }
 }
 
-QueueMemory::QueueMemory(std::string path, QueueLayout layout, void* base,
-                         size_t size)
-    : path_(std::move(path)), layout_(layout), base_(base), size_(size) {}
+QueueMemory::QueueMemory(std::string path, std::string channel,
+                         QueueLayout layout, void* reservation,
+                         size_t reservation_size, void* base)
+    : path_(std::move(path)),
+      channel_(std::move(channel)),
+      layout_(layout),
+      reservation_(reservation),
+      reservation_size_(reservation_size),
+      base_(base) {}
 
-QueueMemory::~QueueMemory() { PCHECK(munmap(base_, size_) == 0); }
+QueueMemory::~QueueMemory() {
+  const size_t size = layout_.MemorySize();
+  // Slots still held here could never be marked once unmapped.
+  internal::ReleaseAllListedIn(base_, static_cast<char*>(base_) + size);
+  PoisonTail(base_, size, false);
+  PCHECK(munmap(reservation_, reservation_size_) == 0);
+}
 
 }  // namespace aos::ipc_lib

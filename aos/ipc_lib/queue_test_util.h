@@ -11,12 +11,22 @@
 //   ...
 //   reader.Read(index, &info, buffer);
 //   std::string error = CheckTestMessage(buffer, info.size, &decoded);
+//   std::string problems = ValidateQueue(*memory);   // a quiet queue
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "aos/ipc_lib/lockless_queue.h"
+#include "aos/ipc_lib/lockless_queue_internal.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::ipc_lib::testing {
@@ -103,6 +113,73 @@ inline std::string CheckTestMessage(const void* data, size_t size,
   }
   if (decoded != nullptr) *decoded = header;
   return "";
+}
+
+// Runs `body` on a thread of its own and waits until the kernel no longer
+// knows that thread (a joined thread's task may still take signals for a
+// moment after join returns). Returns its tid, or -1 if it was still there
+// after 10 s. For tests that need a registration whose thread is gone.
+template <typename Body>
+pid_t RunOnThreadThatIsThenGone(Body body) {
+  pid_t tid = 0;
+  std::thread([&] {
+    tid = gettid();
+    body();
+  }).join();
+  for (int i = 0; i < 10000; ++i) {
+    if (tgkill(getpid(), tid, 0) != 0 && errno == ESRCH) return tid;
+    usleep(1000);
+  }
+  return -1;
+}
+
+// Writes and sends a test message through `sender`. Lengths vary up to
+// `max_length` (default: the whole buffer).
+inline QueueSender::Result SendTest(QueueSender* sender, uint32_t writer,
+                                    uint32_t sequence, size_t max_length = 0) {
+  const size_t length = TestMessageLength(
+      sequence, max_length == 0 ? sender->size() : max_length);
+  WriteTestMessage(sender->Data(), sender->size(), writer, sequence, length);
+  MessageInfo sent;
+  return sender->Send(length, monotonic_clock::min_time,
+                      realtime_clock::min_time, kNoRemoteQueueIndex, &sent);
+}
+
+// Reads every message still in the (quiet) queue: all must be there and
+// whole, and each writer's sequence numbers must increase along the
+// indices. Returns "" or what is wrong.
+inline std::string ValidateQueue(const QueueMemory& memory) {
+  QueueReader reader(const_cast<QueueMemory*>(&memory));
+  const uint64_t next = reader.NextIndex();
+  const uint64_t queue_size = memory.layout().queue_size;
+  const uint64_t first = next > queue_size ? next - queue_size : 0;
+  std::vector<char> buffer(memory.layout().message_data_size);
+  std::map<uint32_t, uint32_t> last_sequence;
+  for (uint64_t index = first; index < next; ++index) {
+    MessageInfo info;
+    const QueueReader::Result result = reader.Read(index, &info, buffer.data());
+    if (result != QueueReader::Result::kGood) {
+      return aos::StrCat("index ", index, " of [", first, ", ", next,
+                         ") is unreadable: ", static_cast<int>(result));
+    }
+    if (info.queue_index != static_cast<uint32_t>(index)) {
+      return aos::StrCat("index ", index, " says it is ", info.queue_index);
+    }
+    TestMessageHeader decoded;
+    const std::string error =
+        CheckTestMessage(buffer.data(), info.size, &decoded);
+    if (!error.empty()) return aos::StrCat("index ", index, ": ", error);
+    auto [it, inserted] =
+        last_sequence.emplace(decoded.writer, decoded.sequence);
+    if (!inserted) {
+      if (decoded.sequence <= it->second) {
+        return aos::StrCat("index ", index, ": writer ", decoded.writer,
+                           " went from ", it->second, " to ", decoded.sequence);
+      }
+      it->second = decoded.sequence;
+    }
+  }
+  return internal::CheckQueueInvariants(memory);
 }
 
 }  // namespace aos::ipc_lib::testing

@@ -1,49 +1,65 @@
 #ifndef AOS_IPC_LIB_ROBUST_SLOTS_H_
 #define AOS_IPC_LIB_ROBUST_SLOTS_H_
 
-// Slots in shared memory owned by processes, robust to owners that die.
+// Slots in shared memory owned by processes, robust to owners that die, even
+// when the kernel has since given their pid to another process.
 //
 //   RobustSlots slots(&view.sender(0).owner, sizeof(SenderSlot), num_senders);
-//   const uint64_t me = SlotOwner(getpid());
-//   std::optional<uint32_t> slot = slots.Claim(me);
+//   absl::StatusOr<Claimed> claimed = slots.Claim(getpid());
 //   ...
-//   slots.Release(*slot, me);
+//   slots.Release(claimed->slot, claimed->owner);
 //
-// Each slot has an atomic 64-bit owner word: 0 means free; otherwise the low
-// 32 bits are the owner's pid and the high 32 bits are the caller's (a
-// watcher's thread id). Claiming is one CAS, from 0 or from the word of a
-// process that no longer exists, to the claimer's word; releasing is one CAS
-// from the owner's word to 0. So a process killed at any instruction leaves
-// each slot either as it was or owned by its own pid, which is dead and
-// therefore reclaimable: nothing is ever wedged. What the slot's other
-// fields mean after a reclaim is the caller's business (QueueSender::Make
-// repairs a half-done send).
-//
-// A pid that the kernel has reused for a new process makes its old slots
-// look alive until that process exits too. Zombies count as alive: parents
-// must reap their children.
+// Each slot starts with a 64-bit owner word (and, after it, the link word
+// process_robust_list.h needs). The word is an OwnerWord:
+//   bits 0-31   the owning process's ProcessRobustList id; 0 = free. When
+//               the owner dies, however it dies, the kernel replaces these
+//               bits with kOwnerDied before the owner's pid can be reused.
+//   bits 32-62  the claimer's "extra" (a sender: its pid; a watcher: the
+//               thread to signal), so a release can never free a slot that
+//               changed hands.
+//   bit 63      kRegistering: claimed, but the caller has not finished
+//               filling in the slot.
+// Claiming is one CAS from a free or dead word to ours, done so that being
+// killed at any instruction leaves the slot either as it was or ours (and so
+// marked dead when we are); releasing is one CAS from our word to 0. Nothing
+// is ever left half claimed, and no syscall is needed to judge an owner.
+// What the slot's other fields mean after a reclaim is the caller's business
+// (QueueSender::Make repairs a half-done send).
 
 #include <sys/types.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
+
+#include "absl/status/statusor.h"
+#include "aos/ipc_lib/process_robust_list.h"
 
 namespace aos::ipc_lib::internal {
 
-// False only when `pid` names no process (kill(pid, 0) fails with ESRCH).
-// One syscall; never allocates.
-bool ProcessExists(pid_t pid);
+inline constexpr uint64_t kRegistering = uint64_t{1} << 63;
 
-constexpr uint64_t SlotOwner(pid_t pid, uint32_t extra = 0) {
-  return static_cast<uint32_t>(pid) | (static_cast<uint64_t>(extra) << 32);
+constexpr uint64_t OwnerWord(uint32_t id, uint32_t extra,
+                             bool registering = false) {
+  return id | (static_cast<uint64_t>(extra & 0x7fffffff) << 32) |
+         (registering ? kRegistering : 0);
 }
-constexpr pid_t SlotOwnerPid(uint64_t owner) {
-  return static_cast<pid_t>(static_cast<uint32_t>(owner));
+constexpr uint32_t OwnerId(uint64_t owner) {
+  return static_cast<uint32_t>(owner);
 }
-constexpr uint32_t SlotOwnerExtra(uint64_t owner) {
-  return static_cast<uint32_t>(owner >> 32);
+constexpr uint32_t OwnerExtra(uint64_t owner) {
+  return static_cast<uint32_t>(owner >> 32) & 0x7fffffff;
+}
+// Whether the owner died (or the word says so: any word may be damaged).
+constexpr bool OwnerDied(uint64_t owner) {
+  return (OwnerId(owner) & kOwnerDied) != 0;
+}
+constexpr bool OwnerRegistering(uint64_t owner) {
+  return (owner & kRegistering) != 0;
+}
+// Free, or held by a process that no longer exists.
+constexpr bool Claimable(uint64_t owner) {
+  return owner == 0 || OwnerDied(owner);
 }
 
 class RobustSlots {
@@ -54,14 +70,27 @@ class RobustSlots {
         stride_(stride),
         count_(count) {}
 
-  // Claims a free slot for `owner` (non-zero pid), lowest first, or failing
-  // that one whose owner process is dead. nullopt when every slot is held by
-  // a live process. Lock-free; costs one kill(2) per occupied slot, and only
-  // when no slot is free.
-  std::optional<uint32_t> Claim(uint64_t owner) const;
+  struct Claimed {
+    uint32_t slot;
+    // The word now in the slot: what Release wants.
+    uint64_t owner;
+  };
 
-  // Frees `slot` if its owner word is still `owner`; returns whether it did.
+  // Claims the lowest slot that is free or whose owner died, for this
+  // process, with `extra` in the owner word (and kRegistering if asked).
+  // ResourceExhausted when every slot is held by a live process; other
+  // errors when this process cannot set up its ProcessRobustList (the
+  // message says why). Lock-free with respect to other processes; no
+  // syscall except the first time in a process. Not for realtime paths.
+  absl::StatusOr<Claimed> Claim(uint32_t extra, bool registering = false) const;
+
+  // Frees `slot` if its owner word is still `owner` (and this is the process
+  // that claimed it: a forked child frees nothing); returns whether it did.
   bool Release(uint32_t slot, uint64_t owner) const;
+
+  // Frees `slot` for an owner that is not us (its thread is gone) if the
+  // word is still `owner`. One CAS; never allocates: for Wakeup.
+  bool Evict(uint32_t slot, uint64_t owner) const;
 
   std::atomic<uint64_t>& owner(uint32_t slot) const {
     return *reinterpret_cast<std::atomic<uint64_t>*>(first_owner_ +

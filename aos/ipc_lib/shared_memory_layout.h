@@ -6,8 +6,8 @@
 //   offset 0          QueueHeader      magic, version, layout, hash, size,
 //                                      initialised marker, next queue index
 //   map.entries       uint64 x queue_size        the ring: packed entries
-//   map.senders       SenderSlot x num_senders   owner pid + scratch state
-//   map.watchers      WatcherSlot x num_watchers owner pid/tid, priority
+//   map.senders       SenderSlot x num_senders   owner + scratch state
+//   map.watchers      WatcherSlot x num_watchers owner, pid, priority, check
 //   map.messages      message x (queue_size + num_senders), each:
 //                       MessageHeader | redzone | data | redzone
 //
@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "aos/ipc_lib/lockless_queue.h"
+#include "aos/ipc_lib/process_robust_list.h"
 
 namespace aos::ipc_lib::internal {
 
@@ -129,10 +130,17 @@ struct SenderState {
   }
 };
 
+// Every slot (sender or watcher) starts with these two words, the layout
+// process_robust_list.h wants.
+//   owner        0 = free, else OwnerWord(...) (robust_slots.h): the low 32
+//                bits are the owning process's robust futex id, which the
+//                kernel replaces with kOwnerDied when that process dies.
+//   robust_next  the owner's robust list link: a pointer in the OWNER's
+//                address space, read only by the kernel when the owner dies.
+//                Nobody else ever interprets it.
 struct alignas(kCacheLine) SenderSlot {
-  // 0 = free, else SlotOwner(pid). Claimed and reclaimed by CAS
-  // (robust_slots.h).
   std::atomic<uint64_t> owner;
+  std::atomic<uint64_t> robust_next;
   std::atomic<uint64_t> state;
   // The queue index of the pending publish; written before `state` says
   // pending (release), read after seeing pending (acquire).
@@ -140,18 +148,41 @@ struct alignas(kCacheLine) SenderSlot {
 };
 static_assert(std::is_standard_layout_v<SenderSlot>);
 static_assert(sizeof(SenderSlot) == kCacheLine);
+static_assert(offsetof(SenderSlot, robust_next) - offsetof(SenderSlot, owner) ==
+              kRobustEntryOffset);
 
 struct alignas(kCacheLine) WatcherSlot {
-  // 0 = free, else SlotOwner(pid, tid): the thread to signal. One word, so
-  // claiming, releasing, and releasing a dead thread's slot are single CASes
-  // that can never free someone else's registration.
+  // The high half of `owner` is the watching thread's tid, so releasing (or
+  // evicting a gone thread) is one CAS that can never free someone else's
+  // registration; bit 63 says the registration is not complete yet.
   std::atomic<uint64_t> owner;
-  // Written after the claim; a Wakeup racing with the registration may order
-  // this watcher by the previous owner's priority, once.
+  std::atomic<uint64_t> robust_next;
+  // Written after the claim, before the registering bit is cleared (release):
+  // the process to signal, and the order to signal in.
+  std::atomic<int32_t> pid;
   std::atomic<int32_t> priority;
+  // WatcherCheck(owner, pid, priority): Wakeup signals nobody whose slot
+  // does not check out, so damaged memory never makes a sender signal a
+  // process that did not register.
+  std::atomic<uint64_t> check;
 };
 static_assert(std::is_standard_layout_v<WatcherSlot>);
 static_assert(sizeof(WatcherSlot) == kCacheLine);
+static_assert(offsetof(WatcherSlot, robust_next) -
+                  offsetof(WatcherSlot, owner) ==
+              kRobustEntryOffset);
+
+// A 64-bit mix (splitmix64's finaliser) of a watcher registration. Cheap:
+// Wakeup computes it for every registered watcher.
+constexpr uint64_t WatcherCheck(uint64_t owner, int32_t pid, int32_t priority) {
+  uint64_t x = owner ^
+               (static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32 |
+                static_cast<uint32_t>(priority)) ^
+               0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
 
 // Written by the sender (relaxed) before publishing; read by readers
 // (relaxed) between the two loads of the entry that prove it unchanged.
@@ -206,8 +237,9 @@ struct MemoryMap {
 };
 
 // Typed access to a mapping. Cheap to make (a few multiplications); no
-// checks: callers pass indices they got from the layout or from validated
-// entries.
+// checks: callers pass indices they got from the layout, or indices read from
+// shared memory that they have checked (IsMessage, slot < count): any word of
+// the file may hold anything.
 class QueueView {
  public:
   QueueView(void* base, const QueueLayout& layout)
@@ -247,6 +279,9 @@ class QueueView {
     return data(message) + message_data_size_;
   }
   size_t redzone_after_size() const { return map_.redzone_after; }
+
+  // Whether `message` (read from shared memory) names a message.
+  bool IsMessage(uint32_t message) const { return message < map_.num_messages; }
 
   uint32_t queue_size() const { return queue_size_; }
   uint32_t message_data_size() const { return message_data_size_; }

@@ -10,12 +10,12 @@ failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 # A good config: flattened JSON on stdout, nothing on stderr, exit 0.
-"${check}" --config="${root}/examples/pingpong.json" >"${tmp}/out" 2>"${tmp}/err"
+"${check}" --config="${root}/aos/testing/test_channels.json" >"${tmp}/out" 2>"${tmp}/err"
 status=$?
 [[ ${status} == 0 ]] || fail "good config exited ${status}: $(cat "${tmp}/err")"
 [[ ! -s "${tmp}/err" ]] || fail "good config wrote to stderr: $(cat "${tmp}/err")"
 grep -q '"name": "/aos"' "${tmp}/out" || fail "imported /aos channel missing from output"
-grep -q '"type": "aos.examples.Pong"' "${tmp}/out" || fail "/test Pong missing from output"
+grep -q '"type": "aos.testing.TestReply"' "${tmp}/out" || fail "/test Pong missing from output"
 grep -q '"imports"' "${tmp}/out" && fail "flattened output still has imports"
 
 # A bad config: nothing on stdout, the file and channel on stderr, exit 1.
@@ -42,14 +42,14 @@ grep -q -- "alsologtostderr" "${tmp}/out" && fail "--help lists glog's flags"
 
 # The flattener (what aos_config runs) fails by name on a type without schema.
 cat >"${tmp}/noschema.json" <<'JSON'
-{ "channels": [ { "name": "/test", "type": "aos.examples.Ping" },
-                { "name": "/test", "type": "aos.examples.Missing" } ] }
+{ "channels": [ { "name": "/test", "type": "aos.testing.TestMessage" },
+                { "name": "/test", "type": "aos.testing.Missing" } ] }
 JSON
 "${flattener}" --config="${tmp}/noschema.json" --out_json="${tmp}/o.json" \
-  --out_bfbs="${tmp}/o.bfbs" "${root}/examples/ping.bfbs" >"${tmp}/out" 2>"${tmp}/err"
+  --out_bfbs="${tmp}/o.bfbs" "${root}/aos/testing/test_message.bfbs" >"${tmp}/out" 2>"${tmp}/err"
 status=$?
 [[ ${status} == 1 ]] || fail "flattener with a missing schema exited ${status}, want 1"
-grep -q 'channel "/test" has type "aos.examples.Missing"' "${tmp}/err" ||
+grep -q 'channel "/test" has type "aos.testing.Missing"' "${tmp}/err" ||
   fail "flattener does not name the channel without schema: $(cat "${tmp}/err")"
 
 if ((failures > 0)); then

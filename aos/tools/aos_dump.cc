@@ -8,6 +8,7 @@
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/util/str_cat.h"
+#include "aos/util/user_error.h"
 #include "flatbuffers/reflection.h"
 
 DEFINE_bool(fetch, false, "Print the latest message first, if there is one.");
@@ -57,33 +58,66 @@ absl::StatusOr<const Channel*> FindDumpChannel(const Configuration& config,
                   ? std::string("; no channel has that type")
                   : StrCat("; of type ", type, ": ", StrJoin(same_type, ", ")));
   }
+  if (same_name.empty()) {
+    // "closest channels in the config:\n  /test (T)\n..." on one line.
+    std::string closest =
+        configuration::DescribeClosestChannels(config, name, type);
+    std::string one_line;
+    size_t start = 0;
+    while (start < closest.size()) {
+      size_t end = closest.find('\n', start);
+      if (end == std::string::npos) end = closest.size();
+      std::string_view part(closest.data() + start, end - start);
+      start = end + 1;
+      while (part.starts_with(' ')) part.remove_prefix(1);
+      if (part.empty()) continue;
+      if (!one_line.empty()) one_line += one_line.ends_with(':') ? " " : ", ";
+      one_line += part;
+    }
+    StrAppend(&message, "; ", one_line);
+  }
   return absl::NotFoundError(message);
 }
 
+// Every channel of the config, "/name type" each.
+std::string ListChannels(const Configuration& config) {
+  std::vector<std::string> channels;
+  if (config.channels() != nullptr) {
+    for (const Channel* channel : *config.channels()) {
+      channels.push_back(StrCat(channel->name()->string_view(), " ",
+                                channel->type()->string_view()));
+    }
+  }
+  return channels.empty()
+             ? std::string("the config has no channel")
+             : StrCat("channels of the config: ", StrJoin(channels, ", "));
+}
+
 int Main(int argc, char** argv) {
-  if (argc < 2 || argc > 3) {
-    std::cerr << "aos_dump: usage: aos_dump [--config=FILE] CHANNEL [TYPE] "
-                 "(see --help)\n";
-    return 2;
+  if (argc > 3) {
+    ExitForUserError(StrCat("unexpected argument '", argv[3],
+                            "': give CHANNEL [TYPE] (see --help)"));
+  }
+  if (FLAGS_count < 0) {
+    ExitForUserError(
+        StrCat("--count=", FLAGS_count, " is negative: give 0 or more"));
   }
   auto config = ReadConfigFlag("aos/aos_config.json");
-  if (!config.ok()) {
-    std::cerr << "aos_dump: " << config.status().message() << "\n";
-    return 1;
+  if (!config.ok()) ExitForUserError(StrCat(config.status().message()));
+  if (argc < 2) {
+    ExitForUserError(StrCat("give the CHANNEL [TYPE] to print; ",
+                            ListChannels(config->message())));
   }
   const std::string_view type = argc == 3 ? argv[2] : "";
   auto channel = FindDumpChannel(config->message(), argv[1], type);
-  if (!channel.ok()) {
-    std::cerr << "aos_dump: " << channel.status().message() << "\n";
-    return 1;
-  }
+  if (!channel.ok()) ExitForUserError(StrCat(channel.status().message()));
   const reflection::Schema* schema = (*channel)->schema();
   if (schema == nullptr || schema->root_table() == nullptr) {
-    std::cerr << "aos_dump: the config has no schema for " << argv[1] << " "
-              << (*channel)->type()->string_view()
-              << "; use the config aos_config built (e.g. bazel-bin/examples/"
-                 "pingpong_config.json)\n";
-    return 1;
+    ExitForUserError(
+        StrCat("the config has no schema for ", argv[1], " ",
+               (*channel)->type()->string_view(),
+               "; use the config aos_config built (e.g. bazel-bin/examples/"
+               "pingpong_config.json)"));
   }
 
   ShmEventLoop loop(&config->message(), "aos_dump");

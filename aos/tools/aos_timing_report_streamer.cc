@@ -1,8 +1,16 @@
 // aos_timing_report_streamer: prints the timing reports on /aos as they
 // arrive, and on Ctrl-C, SIGTERM or after --duration sums them up per
 // application. docs/streamer.md explains every column.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_split.h"
@@ -12,6 +20,9 @@
 #include "aos/events/timing_report_codec.h"
 #include "aos/events/timing_report_format.h"
 #include "aos/init.h"
+#include "aos/tools/latency_plot.h"
+#include "aos/tools/metrics_exporter.h"
+#include "aos/tools/top_view.h"
 #include "aos/util/str_cat.h"
 
 DEFINE_string(application, "",
@@ -22,14 +33,35 @@ DEFINE_string(node, "", "Only reports from this node (default: any).");
 DEFINE_bool(stream, true, "Print each report as it arrives.");
 DEFINE_bool(accumulate, true,
             "On exit, print every application's reports summed up.");
+DEFINE_int32(count, 0,
+             "Stop after this many reports matched the filters (0: no "
+             "limit).");
 DEFINE_double(duration, 0,
               "Stop after this many seconds (0: at Ctrl-C or SIGTERM).");
 DEFINE_string(format, "table",
-              "table (AOS's layout plus percentiles) or json (one "
-              "aos.timing.StreamedReport per line).");
+              "table (one row per callback, in --units), aos (AOS's "
+              "streamer layout, seconds, plus percentiles), or json (one "
+              "aos.timing.StreamedReport per line, strict JSON).");
+DEFINE_string(units, "us", "Time unit of --format=table: ns, us or ms.");
 DEFINE_string(histogram_file, "",
               "On exit, write the accumulated histograms here as a gnuplot "
               "table (like Xenomai's latency -g).");
+DEFINE_string(plot, "",
+              "On exit, draw the accumulated wakeup-latency histograms of "
+              "the selected timers and watchers into this PNG (OSADL style, "
+              "with gnuplot).");
+DEFINE_bool(top, false,
+            "Instead of streaming reports, redraw one screen per report, like "
+            "top: every callback's latest window, slowest p99 first, with a "
+            "mark where --max_wakeup_latency_us fails (ANSI; works over "
+            "ssh). Ctrl-C ends it with the summary.");
+DEFINE_int32(top_rows, 40, "The most callback rows --top shows.");
+DEFINE_int32(metrics_port, 0,
+             "Serve Prometheus metrics of the accumulated reports on "
+             "http://--metrics_address:PORT/metrics (0: off).");
+DEFINE_string(metrics_address, "0.0.0.0",
+              "Address --metrics_port listens on (127.0.0.1: this machine "
+              "only).");
 DEFINE_double(max_wakeup_latency_us, 0,
               "If any accumulated max wakeup latency exceeds this, say which "
               "and exit 1 (0: no limit).");
@@ -39,22 +71,77 @@ DEFINE_double(no_match_warning_s, 3,
 namespace aos {
 namespace {
 
-int Main() {
-  if (FLAGS_format != "table" && FLAGS_format != "json") {
-    std::cerr << "aos_timing_report_streamer: --format=" << FLAGS_format
-              << " is neither table nor json\n";
-    return 2;
+constexpr std::string_view kProgram = "aos_timing_report_streamer";
+
+// One line naming the culprit; the caller exits 1.
+int Misuse(std::string_view what) {
+  std::cerr << kProgram << ": " << what << "\n";
+  return 1;
+}
+
+int Main(int argc, char** argv) {
+  if (argc > 1) {
+    return Misuse(StrCat("unexpected argument '", argv[1],
+                         "'; every option is a --flag (see --help)"));
   }
-  if (FLAGS_duration < 0 || FLAGS_max_wakeup_latency_us < 0) {
-    std::cerr << "aos_timing_report_streamer: --duration and "
-                 "--max_wakeup_latency_us must not be negative\n";
-    return 2;
+  if (FLAGS_format != "table" && FLAGS_format != "aos" &&
+      FLAGS_format != "json") {
+    return Misuse(
+        StrCat("--format=", FLAGS_format, " is not one of table, aos, json"));
+  }
+  TimeUnit unit;
+  if (!ParseTimeUnit(FLAGS_units, &unit)) {
+    return Misuse(StrCat("--units=", FLAGS_units, " is not one of ns, us, ms"));
+  }
+  for (const auto& [flag, value] :
+       {std::pair{"--count", static_cast<double>(FLAGS_count)},
+        std::pair{"--top_rows", static_cast<double>(FLAGS_top_rows)},
+        std::pair{"--duration", FLAGS_duration},
+        std::pair{"--max_wakeup_latency_us", FLAGS_max_wakeup_latency_us},
+        std::pair{"--no_match_warning_s", FLAGS_no_match_warning_s}}) {
+    if (value < 0 || std::isnan(value)) {
+      return Misuse(StrCat(flag, "=", value, " is negative: give 0 or more"));
+    }
+  }
+  auto format = [&](const timing::ReportContents& report,
+                    const Configuration& configuration, bool accumulated) {
+    if (FLAGS_format == "json") {
+      return TimingReportToJsonLine(report, configuration, accumulated) + "\n";
+    }
+    if (FLAGS_format == "aos") {
+      return FormatTimingReportAos(report, configuration);
+    }
+    return FormatTimingTable(report, configuration, unit) + "\n";
+  };
+  // Output files are checked now, not after a long run.
+  for (const auto& [flag, path] :
+       {std::pair{"--histogram_file", FLAGS_histogram_file},
+        std::pair{"--plot", FLAGS_plot}}) {
+    if (path.empty()) continue;
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0) {
+      return Misuse(
+          StrCat("cannot write ", flag, "=", path, ": ", strerror(errno)));
+    }
+    close(fd);
   }
   auto config = ReadConfigFlag("aos/aos_config.json");
-  if (!config.ok()) {
-    std::cerr << "aos_timing_report_streamer: " << config.status().message()
-              << "\n";
-    return 1;
+  if (!config.ok()) return Misuse(StrCat(config.status().message()));
+  if (FLAGS_metrics_port < 0 || FLAGS_metrics_port > 65535) {
+    return Misuse(StrCat("--metrics_port=", FLAGS_metrics_port,
+                         " is not a TCP port: give 1-65535 (0: off)"));
+  }
+  std::optional<MetricsServer> metrics;
+  if (FLAGS_metrics_port > 0) {
+    metrics.emplace();
+    if (absl::Status status =
+            metrics->Start(FLAGS_metrics_address, FLAGS_metrics_port);
+        !status.ok()) {
+      return Misuse(StrCat(status.message()));
+    }
+    std::cerr << kProgram << ": serving metrics on http://"
+              << FLAGS_metrics_address << ":" << metrics->port()
+              << "/metrics\n";
   }
   const Configuration& configuration = config->message();
   std::set<std::string, std::less<>> applications;
@@ -62,11 +149,12 @@ int Main() {
            absl::StrSplit(FLAGS_application, ',', absl::SkipEmpty()))) {
     applications.insert(name);
   }
-  const bool json = FLAGS_format == "json";
 
   ShmEventLoop loop(&configuration, "aos_timing_report_streamer");
   loop.SkipTimingReport();
   TimingReportAccumulator accumulator;
+  // --top: the latest window of each application.
+  std::map<std::pair<std::string, int>, timing::ReportContents> latest;
   int64_t matched = 0;
   int64_t malformed = 0;
   std::set<std::string> warned;
@@ -99,12 +187,25 @@ int Main() {
         if (!FLAGS_node.empty() && header.node != FLAGS_node) return;
         ++matched;
         accumulator.Add(report);
-        if (FLAGS_stream) {
-          std::cout << (json ? TimingReportToJsonLine(report, configuration,
-                                                      false)
-                             : FormatTimingReport(report, configuration))
-                    << (json ? "\n" : "") << std::flush;
+        if (metrics.has_value()) {
+          metrics->Publish(
+              RenderMetrics(accumulator.Summaries(), configuration));
         }
+        if (FLAGS_top) {
+          latest[{header.name, header.pid}] = report;
+          std::vector<timing::ReportContents> windows;
+          for (const auto& [key, window] : latest) windows.push_back(window);
+          std::cout << kClearScreen
+                    << RenderTop(windows, configuration,
+                                 {.unit = unit,
+                                  .gate_us = FLAGS_max_wakeup_latency_us,
+                                  .max_rows = static_cast<size_t>(
+                                      std::max(0, FLAGS_top_rows))})
+                    << std::flush;
+        } else if (FLAGS_stream) {
+          std::cout << format(report, configuration, false) << std::flush;
+        }
+        if (FLAGS_count > 0 && matched >= FLAGS_count) loop.Exit();
       });
 
   if (FLAGS_duration > 0) {
@@ -133,11 +234,14 @@ int Main() {
 
   const auto summaries = accumulator.Summaries();
   if (FLAGS_accumulate) {
-    if (!json) std::cout << "\nAccumulated timing reports :\n\n";
+    if (FLAGS_format == "aos") {
+      std::cout << "\nAccumulated timing reports :\n\n";
+    } else if (FLAGS_format == "table") {
+      std::cout << "Summary: every report of each application added up\n\n";
+    }
     for (const auto& summary : summaries) {
-      std::cout << (json ? TimingReportToJsonLine(summary, configuration, true)
-                         : FormatTimingReport(summary, configuration))
-                << "\n";
+      std::cout << format(summary, configuration, true)
+                << (FLAGS_format == "aos" ? "\n" : "");
     }
   }
   if (malformed > 0) {
@@ -152,7 +256,29 @@ int Main() {
       return 1;
     }
   }
+  if (!FLAGS_plot.empty()) {
+    std::vector<std::string> names;
+    for (const auto& summary : summaries) names.push_back(summary.header.name);
+    double seconds = 0;
+    for (const auto& summary : summaries) {
+      seconds = std::max(seconds, (summary.header.monotonic_end_ns -
+                                   summary.header.monotonic_start_ns) /
+                                      1e9);
+    }
+    const absl::Status plotted = WriteLatencyPlot(
+        summaries, configuration, FLAGS_plot,
+        StrCat("aos wakeup latency: ", StrJoin(names, ", "), ", ",
+               FormatDuration(seconds * 1e6, TimeUnit::kMilliseconds), " s"));
+    if (!plotted.ok()) return Misuse(StrCat(plotted.message()));
+    std::cerr << kProgram << ": wrote " << FLAGS_plot << "\n";
+  }
   if (FLAGS_max_wakeup_latency_us > 0) {
+    if (summaries.empty()) {
+      std::cerr << kProgram
+                << ": --max_wakeup_latency_us: no timing report matched the "
+                   "filters, so nothing was checked (exit 2)\n";
+      return 2;
+    }
     const WorstWakeup worst = FindWorstWakeup(summaries, configuration);
     if (worst.max_us > FLAGS_max_wakeup_latency_us) {
       std::cerr << "FAILED: " << worst.what << " woke up " << worst.max_us
@@ -176,5 +302,5 @@ int main(int argc, char** argv) {
       "or after --duration, every application's reports summed up.\n"
       "--config defaults to the framework's aos/aos.json (/aos only).\n"
       "See docs/streamer.md.");
-  return aos::Main();
+  return aos::Main(argc, argv);
 }

@@ -623,9 +623,7 @@ int Main() {
     return 1;
   }
   // Opened now, so that a path it cannot write fails before measuring.
-  FlagOutputFile json_file("latency_bench", "json",
-                           FLAGS_main_job_only ? "" : FLAGS_json);
-  if (!json_file.ok()) return 1;
+  FlagOutputFile json_file("--json", FLAGS_main_job_only ? "" : FLAGS_json);
   Bench bench;
   const int rounds = FLAGS_long_run ? 6 : 4;
   bench.SetDuration(FLAGS_long_run ? seconds(20) : milliseconds(2500));
@@ -858,7 +856,7 @@ int Main() {
   }
   json.EndArray();
   json.EndObject();
-  if (!json_file.WriteAndClose(json.Text())) return 1;
+  json_file.WriteAndClose(json.Text());
   WritePlot(bench, timer, cyclic);
   std::cout << "\nWrote " << FLAGS_json << " and " << FLAGS_plot << "\n";
   return 0;

@@ -421,8 +421,7 @@ std::string Json(const std::vector<std::pair<std::string, Figures>>& rows) {
 
 int Main() {
   // Opened first, so that a path it cannot write fails before measuring.
-  FlagOutputFile json_file("shm_wakeup_benchmark", "json", FLAGS_json);
-  if (!json_file.ok()) return 1;
+  FlagOutputFile json_file("--json", FLAGS_json);
   auto config = configuration::ReadConfigFromJson(kConfig);
   CHECK(config.ok()) << config.status().message();
   char base[] = "/dev/shm/aos_wakeup_benchmark_XXXXXX";
@@ -444,7 +443,7 @@ int Main() {
     for (auto& row : MeasureTools()) rows.push_back(std::move(row));
   }
   PrintTable(rows);
-  if (json_file.enabled() && !json_file.WriteAndClose(Json(rows))) return 1;
+  if (json_file.enabled()) json_file.WriteAndClose(Json(rows));
   return 0;
 }
 

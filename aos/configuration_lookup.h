@@ -1,0 +1,71 @@
+#ifndef AOS_CONFIGURATION_LOOKUP_H_
+#define AOS_CONFIGURATION_LOOKUP_H_
+
+// Querying a flattened configuration (aos/configuration.h reads one): the
+// channel an application gets for a name after maps and node rules, nodes,
+// storage durations, and the channels closest to a mistyped name.
+//
+//   const aos::Channel* ping = aos::configuration::GetChannel(
+//       config, "/test", "aos.examples.Ping", "ping", nullptr, &why_not);
+//
+// Nothing here is for the realtime path: it allocates.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "aos/configuration_generated.h"
+
+namespace aos::configuration {
+
+// True if the configuration names nodes (a multi-node system).
+bool MultiNode(const Configuration& config);
+
+// The node called `name`, or null.
+const Node* GetNode(const Configuration& config, std::string_view name);
+
+// The name an application gets when it asks for channel `name` of `type` on
+// `node` (null in a single-node config): maps are applied, the
+// application's own first, then the configuration's; in each list the last
+// matching map wins; the result is mapped again until no map matches. A map
+// matches when its match name equals the name (or, ending in '*', is a prefix
+// of it), its match type (if set) equals `type`, and its match source_node
+// (if set) is `node`'s name.
+std::string MapChannelName(const Configuration& config, std::string_view name,
+                           std::string_view type,
+                           std::string_view application_name, const Node* node);
+
+// What an application wants to do with a channel.
+enum class ChannelAccess { kRead, kSend };
+
+// The channel an application called `application_name` gets when it asks for
+// (`name`, `type`) on `node`, after maps (MapChannelName) and node rules: in
+// a multi-node config `node` must be given, the channel must be readable on
+// it (it is the source_node or a destination), and if the application is
+// listed with nodes, `node` must be one of them; to send (kSend), `node`
+// must be the channel's source_node. Returns null when there is
+// no such channel, and then, if `why_not` is given, sets it to a sentence
+// naming the channel, type, application and node and saying why.
+// Cost: O(log channels) after mapping.
+const Channel* GetChannel(const Configuration& config, std::string_view name,
+                          std::string_view type,
+                          std::string_view application_name, const Node* node,
+                          std::string* why_not = nullptr,
+                          ChannelAccess access = ChannelAccess::kRead);
+
+// Up to `limit` channels of the config most like (`name`, `type`), best
+// first, as lines "  /name (type)": same type or a name a few edits away,
+// e.g. for "channel /tset of type T is not in the config" messages. Says so
+// when nothing is close.
+std::string DescribeClosestChannels(const Configuration& config,
+                                    std::string_view name,
+                                    std::string_view type, size_t limit = 5);
+
+// How long messages of `channel` are kept: its channel_storage_duration if
+// set, else the configuration's.
+int64_t ChannelStorageDurationNs(const Configuration& config,
+                                 const Channel& channel);
+
+}  // namespace aos::configuration
+
+#endif  // AOS_CONFIGURATION_LOOKUP_H_

@@ -1,0 +1,202 @@
+// Damaged shared memory, one field at a time: each damage is named (open
+// fails naming the channel and the file) or counted (kCorrupt), never a
+// crash, a hang, an access out of the mapping, or a signal to a process that
+// did not register. queue_fuzz_test covers random damage.
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "aos/ipc_lib/lockless_queue.h"
+#include "aos/ipc_lib/lockless_queue_internal.h"
+#include "aos/ipc_lib/queue_test_util.h"
+#include "aos/ipc_lib/robust_slots.h"
+#include "aos/ipc_lib/shared_memory_layout.h"
+#include "aos/testing/path.h"
+#include "glog/logging.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace aos::ipc_lib {
+namespace {
+
+using internal::Entry;
+using internal::QueueView;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using testing::SendTest;
+
+constexpr std::string_view kChannel = "/test aos.Hostile";
+
+class HostileMemoryTest : public ::testing::Test {
+ protected:
+  HostileMemoryTest() {
+    layout_.message_data_size = 64;
+    layout_.queue_size = 4;
+    layout_.num_senders = 2;
+    layout_.num_watchers = 2;
+    layout_.num_readers = 1;
+    auto memory = QueueMemory::Open(path_, layout_, 0600, kChannel);
+    CHECK(memory.ok()) << memory.status();
+    memory_ = std::move(memory).value();
+    sender_ = std::move(QueueSender::Make(memory_.get()).value());
+    for (uint32_t i = 0; i < 6; ++i) {
+      CHECK(SendTest(sender_.get(), 1, i) == QueueSender::Result::kGood);
+    }
+  }
+
+  QueueView view() const { return QueueView(memory_->base(), layout_); }
+  QueueReader::Result Read(uint64_t index) {
+    MessageInfo info;
+    return QueueReader(memory_.get()).Read(index, &info, buffer_.data());
+  }
+
+  std::string path_ = aos::testing::TestTempDir() + "/queue";
+  QueueLayout layout_;
+  std::unique_ptr<QueueMemory> memory_;
+  std::unique_ptr<QueueSender> sender_;
+  std::vector<char> buffer_ = std::vector<char>(64);
+};
+
+TEST_F(HostileMemoryTest, RingEntryNamingNoMessageIsCorruptNotOutOfBounds) {
+  // Index 4 is at position 0; its message index becomes 0xfffff, far past
+  // the mapping.
+  std::atomic<uint64_t>& entry = view().entry_for(4);
+  entry.store(Entry::Pack(4, 0xfffff, Entry::Slot(entry.load())));
+  EXPECT_EQ(Read(4), QueueReader::Result::kCorrupt);
+  EXPECT_EQ(Read(4), QueueReader::Result::kCorrupt);  // Again, and logs once.
+  EXPECT_EQ(Read(5), QueueReader::Result::kGood);
+  // A sender that has to replace it (index 8) refuses, every time.
+  ASSERT_EQ(SendTest(sender_.get(), 1, 6), QueueSender::Result::kGood);
+  ASSERT_EQ(SendTest(sender_.get(), 1, 7), QueueSender::Result::kGood);
+  EXPECT_EQ(SendTest(sender_.get(), 1, 8), QueueSender::Result::kCorrupt);
+  EXPECT_EQ(SendTest(sender_.get(), 1, 8), QueueSender::Result::kCorrupt);
+  EXPECT_EQ(QueueReader(memory_.get()).NextIndex(), 8u);
+}
+
+TEST_F(HostileMemoryTest, ImpossibleRingIndicesNeverHang) {
+  // Position 1 (index 5) claims to hold index 77, which can never be there.
+  std::atomic<uint64_t>& entry = view().entry_for(5);
+  const uint64_t good = entry.load();
+  entry.store(Entry::Pack(77, Entry::Message(good), Entry::Slot(good)));
+  EXPECT_EQ(Read(5), QueueReader::Result::kCorrupt);
+  // The next index claims to be far ahead of the ring.
+  std::atomic<uint64_t>& next = view().header().next_queue_index;
+  entry.store(good);
+  next.store(uint64_t{1} << 40);
+  QueueReader reader(memory_.get());
+  EXPECT_EQ(reader.NextIndex(), uint64_t{1} << 40);
+  // A message whose entry and header agree is still read by its index.
+  EXPECT_EQ(Read(5), QueueReader::Result::kGood);
+  EXPECT_EQ(Read((uint64_t{1} << 40) - 1), QueueReader::Result::kCorrupt);
+  EXPECT_EQ(Read(uint64_t{1} << 40), QueueReader::Result::kNothingNewYet);
+  EXPECT_EQ(SendTest(sender_.get(), 1, 6), QueueSender::Result::kCorrupt);
+}
+
+TEST_F(HostileMemoryTest, MessageThatDisagreesWithItsEntryIsCorrupt) {
+  const uint32_t message = Entry::Message(view().entry_for(4).load());
+  internal::MessageHeader& header = view().message_header(message);
+  header.queue_index.store(12345);
+  EXPECT_EQ(Read(4), QueueReader::Result::kCorrupt);
+  header.queue_index.store(4);
+  EXPECT_EQ(Read(4), QueueReader::Result::kGood);
+  header.size.store(0xffffffff);
+  EXPECT_EQ(Read(4), QueueReader::Result::kCorrupt);
+}
+
+TEST_F(HostileMemoryTest, DamagedSenderSlotIsRefusedByName) {
+  // Slot 1's scratch message index points far outside the queue.
+  view().sender(1).state.store(internal::SenderState::Idle(0x7ffffff0));
+  auto sender = QueueSender::Make(memory_.get());
+  ASSERT_FALSE(sender.ok());
+  EXPECT_EQ(sender.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(sender.status().message()),
+              AllOf(HasSubstr(std::string(kChannel)), HasSubstr(path_),
+                    HasSubstr("sender slot 1"), HasSubstr("corrupt"),
+                    HasSubstr("delete it")));
+  // And it did not keep the slot.
+  EXPECT_EQ(view().sender(1).owner.load(), 0u);
+  // A sender made before the damage never trusts the slot for its buffer.
+  view().sender(0).state.store(internal::SenderState::Idle(0x7ffffff0));
+  EXPECT_EQ(SendTest(sender_.get(), 1, 6), QueueSender::Result::kGood);
+}
+
+TEST_F(HostileMemoryTest, DamagedWatcherSlotsSignalNobody) {
+  // A child that would die of the wakeup signal (its default action).
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    while (true) pause();
+  }
+  // Slot 0: a "registration" of the child written by hand, with a live
+  // owner word (ours) but no valid check.
+  internal::WatcherSlot& slot = view().watcher(0);
+  slot.owner.store(internal::OwnerWord(*internal::RobustListId(),
+                                       static_cast<uint32_t>(child)));
+  slot.pid.store(child);
+  slot.priority.store(1);
+  slot.check.store(12345);
+  QueueWakeUpper wake_upper(memory_.get());
+  EXPECT_EQ(wake_upper.Wakeup(), 0);
+  // Slot 1: a real registration of this thread, whose fields then change.
+  sigset_t wakeup, old_mask;
+  sigemptyset(&wakeup);
+  sigaddset(&wakeup, WakeupSignal());
+  pthread_sigmask(SIG_BLOCK, &wakeup, &old_mask);
+  auto watcher = QueueWatcher::Make(memory_.get(), getpid(), gettid(), 5);
+  ASSERT_TRUE(watcher.ok());
+  EXPECT_EQ(wake_upper.Wakeup(), 1);
+  view().watcher(1).pid.store(child);
+  EXPECT_EQ(wake_upper.Wakeup(), 0);
+  view().watcher(1).pid.store(getpid());
+  view().watcher(1).priority.store(6);
+  EXPECT_EQ(wake_upper.Wakeup(), 0);
+  view().watcher(1).priority.store(5);
+  EXPECT_EQ(wake_upper.Wakeup(), 1);
+
+  int status;
+  EXPECT_EQ(waitpid(child, &status, WNOHANG), 0) << "the child was signalled";
+  kill(child, SIGKILL);
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  slot.owner.store(0);
+  watcher->reset();
+  const struct timespec zero = {0, 0};
+  while (sigtimedwait(&wakeup, nullptr, &zero) > 0) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+}
+
+TEST_F(HostileMemoryTest, FileFromAnotherVersionIsRefusedByName) {
+  sender_.reset();
+  memory_.reset();
+  // What version 1 wrote: the same magic, another version, other fields.
+  std::fstream file(path_, std::ios::in | std::ios::out | std::ios::binary);
+  const uint32_t version = 1;
+  file.seekp(offsetof(internal::QueueHeader, layout_version));
+  file.write(reinterpret_cast<const char*>(&version), sizeof(version));
+  file.close();
+  auto opened = QueueMemory::Open(path_, layout_, 0600, kChannel);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_THAT(
+      std::string(opened.status().message()),
+      AllOf(HasSubstr(std::string(kChannel)), HasSubstr(path_),
+            HasSubstr("layout version 1"), HasSubstr("layout version 2"),
+            HasSubstr("delete " + path_)));
+}
+
+TEST_F(HostileMemoryTest, MappingIsFencedByInaccessiblePages) {
+  const char* const base = static_cast<const char*>(memory_->base());
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t end = (layout_.MemorySize() + page - 1) / page * page;
+  EXPECT_DEATH({ [[maybe_unused]] volatile char c = base[-1]; }, "");
+  EXPECT_DEATH({ [[maybe_unused]] volatile char c = base[end]; }, "");
+}
+
+}  // namespace
+}  // namespace aos::ipc_lib

@@ -1,0 +1,191 @@
+#include "aos/tools/latency_plot.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "aos/events/timing_report_format.h"
+#include "aos/util/str_cat.h"
+#include "aos/util/subprocess.h"
+
+namespace aos {
+namespace {
+
+// Distinct colours for up to ten curves, then round again.
+constexpr std::string_view kColors[] = {
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+    "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+
+double Us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
+
+// A round number at or above `value`: 1, 2 or 5 times a power of ten.
+double NiceCeiling(double value) {
+  if (value <= 0) return 1;
+  const double power = std::pow(10.0, std::floor(std::log10(value)));
+  for (double step : {1.0, 2.0, 5.0, 10.0}) {
+    if (step * power >= value) return step * power;
+  }
+  return 10 * power;
+}
+
+// Single quotes for gnuplot strings; a quote in a name would end them.
+std::string Quoted(std::string_view text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? '"' : c;
+  return quoted + "'";
+}
+
+std::string Figure(double us) {
+  return us >= 1000
+             ? StrCat(FormatDuration(us * 1e3, TimeUnit::kMilliseconds), " ms")
+             : StrCat(FormatDuration(us * 1e3, TimeUnit::kMicroseconds), " us");
+}
+
+}  // namespace
+
+std::vector<PlottedLatency> WakeupLatencies(
+    const std::vector<timing::ReportContents>& reports,
+    const Configuration& config) {
+  std::vector<PlottedLatency> latencies;
+  for (const timing::ReportContents& report : reports) {
+    const std::string owner =
+        StrCat(report.header.name, "[", report.header.pid, "]");
+    auto add = [&](std::string what, const timing::LatencyRecorder& latency) {
+      if (latency.histogram().count() == 0) return;
+      latencies.push_back({StrCat(owner, " ", what), latency.histogram()});
+    };
+    for (const timing::TimerTiming& timer : report.timers) {
+      // The loop's own report timer: a sample a second, noise on a plot of
+      // the application's callbacks (the table shows it).
+      if (timer.name == "timing_reports") continue;
+      add(StrCat("timer ", timer.name), timer.wakeup_latency);
+    }
+    for (const timing::TimerTiming& phased : report.phased_loops) {
+      add(StrCat("phased loop ", phased.name), phased.wakeup_latency);
+    }
+    for (const timing::WatcherTiming& watcher : report.watchers) {
+      add(StrCat("watcher ", DescribeChannel(config, watcher.channel_index)),
+          watcher.wakeup_latency);
+    }
+  }
+  return latencies;
+}
+
+double PlotRangeUs(const std::vector<PlottedLatency>& latencies) {
+  double range = 0;
+  for (const PlottedLatency& latency : latencies) {
+    // The whole curve if its tail is short; else three times its p99, so
+    // the rare far samples do not squeeze the distribution into one column
+    // (they are counted and their maximum named at the edge).
+    const double max = Us(latency.histogram.max_ns());
+    const double p99 = Us(latency.histogram.PercentileNs(99));
+    range = std::max(range, std::min(max * 1.05, p99 * 3));
+  }
+  return NiceCeiling(range);
+}
+
+std::string LatencyPlotScript(const std::vector<PlottedLatency>& latencies,
+                              std::string_view data_path,
+                              std::string_view png_path,
+                              std::string_view title) {
+  const double range = PlotRangeUs(latencies);
+  std::string script =
+      StrCat("set terminal png size 1200,700 noenhanced font ',10'\n",
+             "set output ", Quoted(png_path), "\n", "set title ", Quoted(title),
+             "\n", "set xlabel 'wakeup latency (us)'\n",
+             "set ylabel 'samples per histogram bucket (log scale)'\n",
+             "set logscale y\nset yrange [0.7:*]\n", "set xrange [0:", range,
+             "]\n", "set grid\nset key below left Left reverse\n",
+             // Room under the x label for one legend line per curve.
+             "set bmargin ", latencies.size() + 4, "\n",
+             "set style fill transparent solid 0.45 noborder\n");
+  int beyond = 0;
+  for (size_t i = 0; i < latencies.size(); ++i) {
+    const std::string_view color = kColors[i % std::size(kColors)];
+    const timing::LatencyHistogram& h = latencies[i].histogram;
+    const double max = Us(h.max_ns());
+    if (max <= range) {
+      StrAppend(&script, "set arrow from ", max, ", graph 0 to ", max,
+                ", graph 1 nohead dt 2 lw 1.5 lc rgb '", color, "'\n");
+      continue;
+    }
+    // Far out: how many, and the farthest, at the right edge, one line per
+    // curve.
+    uint64_t far = 0;
+    h.ForEachNonEmptyBucket([&](size_t, int64_t lower, int64_t, uint64_t n) {
+      if (Us(lower) >= range) far += n;
+    });
+    StrAppend(&script, "set label ",
+              Quoted(StrCat(far, far == 1 ? " sample" : " samples",
+                            " beyond, max ", Figure(max), " ->")),
+              " at graph 0.99, graph ", 0.95 - 0.05 * beyond, " right tc rgb '",
+              color, "'\n");
+    ++beyond;
+  }
+  script += "plot ";
+  for (size_t i = 0; i < latencies.size(); ++i) {
+    const timing::LatencyHistogram& h = latencies[i].histogram;
+    const std::string legend =
+        StrCat(latencies[i].label, ": p50 ", Figure(Us(h.PercentileNs(50))),
+               ", p99 ", Figure(Us(h.PercentileNs(99))), ", max ",
+               Figure(Us(h.max_ns())), " (", h.count(), " samples)");
+    StrAppend(&script, i == 0 ? "" : ", \\\n     ", Quoted(data_path),
+              " index ", i, " using (($1+$2)/2):3:($2-$1) with boxes lc rgb '",
+              kColors[i % std::size(kColors)], "' title ", Quoted(legend));
+  }
+  script += "\n";
+  return script;
+}
+
+absl::Status WriteLatencyPlot(
+    const std::vector<timing::ReportContents>& reports,
+    const Configuration& config, const std::string& png_path,
+    std::string_view title) {
+  const std::vector<PlottedLatency> latencies =
+      WakeupLatencies(reports, config);
+  if (latencies.empty()) {
+    return absl::FailedPreconditionError(
+        StrCat("nothing to plot in ", png_path,
+               ": no timer or watcher of the selected reports ran"));
+  }
+  char directory[] = "/tmp/aos_plot_XXXXXX";
+  if (mkdtemp(directory) == nullptr) {
+    return absl::InternalError(StrCat("cannot make a directory for ", png_path,
+                                      ": ", strerror(errno)));
+  }
+  const std::string data_path = StrCat(directory, "/histograms.dat");
+  const std::string script_path = StrCat(directory, "/plot.gp");
+  {
+    std::ofstream data(data_path);
+    for (size_t i = 0; i < latencies.size(); ++i) {
+      if (i > 0) data << "\n\n";
+      latencies[i].histogram.ForEachNonEmptyBucket(
+          [&](size_t, int64_t lower, int64_t upper, uint64_t count) {
+            data << Us(lower) << " " << Us(upper) << " " << count << "\n";
+          });
+    }
+    std::ofstream(script_path)
+        << LatencyPlotScript(latencies, data_path, png_path, title);
+  }
+  absl::Status status = absl::OkStatus();
+  if (access("/usr/bin/gnuplot", X_OK) != 0) {
+    status = absl::FailedPreconditionError(
+        StrCat("cannot draw ", png_path,
+               ": gnuplot is not installed (Debian package gnuplot-nox; "
+               "tools/aos.sh install installs it)"));
+  } else {
+    Subprocess gnuplot("/usr/bin/gnuplot", {script_path}, directory);
+    if (gnuplot.Wait() != 0) {
+      status = absl::InternalError(
+          StrCat("gnuplot could not draw ", png_path, ": ", gnuplot.Stderr()));
+    }
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(directory, ignored);
+  return status;
+}
+
+}  // namespace aos

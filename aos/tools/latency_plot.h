@@ -1,0 +1,64 @@
+#ifndef AOS_TOOLS_LATENCY_PLOT_H_
+#define AOS_TOOLS_LATENCY_PLOT_H_
+
+// The accumulated wakeup-latency histograms of timers, phased loops and
+// watchers as one PNG, OSADL style: latency in us on a linear x axis,
+// samples on a logarithmic y axis (a bucket with one sample still shows),
+// one colour per callback with its p50, p99 and max in the legend, and
+// each maximum marked, at the right edge with its value when it lies beyond
+// the range that shows the distribution.
+//
+//   absl::Status status = WriteLatencyPlot(summaries, config, "run.png",
+//                                          "ping and pong, 10 s");
+//
+// Drawn by gnuplot (Debian's gnuplot-nox), run as a child process. Not for
+// realtime code.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "aos/configuration_generated.h"
+#include "aos/events/timing_report_codec.h"
+
+namespace aos {
+
+// One curve: a callback's wakeup latencies.
+struct PlottedLatency {
+  // "ping[123] timer ping", "pong[124] watcher /test aos.examples.Ping".
+  std::string label;
+  timing::LatencyHistogram histogram;
+};
+
+// The wakeup-latency histograms (with samples) of every timer, phased loop
+// and watcher of `reports`, but the loops' own "timing_reports" timers.
+std::vector<PlottedLatency> WakeupLatencies(
+    const std::vector<timing::ReportContents>& reports,
+    const Configuration& config);
+
+// The upper end of the x axis, in us: the whole of every curve whose tail is
+// short, else three times its 99th percentile, so the distribution fills
+// the plot; samples beyond are counted and their maximum named at the
+// edge.
+double PlotRangeUs(const std::vector<PlottedLatency>& latencies);
+
+// The gnuplot script that draws `latencies` into `png_path`, reading each
+// curve's buckets from `data_path` (blocks of "lower_us upper_us count",
+// one per curve, in order).
+std::string LatencyPlotScript(const std::vector<PlottedLatency>& latencies,
+                              std::string_view data_path,
+                              std::string_view png_path,
+                              std::string_view title);
+
+// Writes the data and script to a temporary directory and runs gnuplot.
+// Errors name the PNG path and what failed (no gnuplot, nothing to plot,
+// gnuplot's own message).
+absl::Status WriteLatencyPlot(
+    const std::vector<timing::ReportContents>& reports,
+    const Configuration& config, const std::string& png_path,
+    std::string_view title);
+
+}  // namespace aos
+
+#endif  // AOS_TOOLS_LATENCY_PLOT_H_

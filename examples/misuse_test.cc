@@ -1,0 +1,203 @@
+// Every misuse of the programs users run is one line naming the culprit on
+// stderr and a non-zero exit (1, or 2 for a gate that saw nothing), never a
+// stack trace: bad flags, stray arguments, a config without the channel a
+// program needs, an unusable --shm_base, output paths that can't be written.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "aos/testing/path.h"
+#include "aos/util/subprocess.h"
+#include "glog/logging.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace aos::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class MisuseTest : public ::testing::Test {
+ protected:
+  MisuseTest() {
+    char base[] = "/dev/shm/aos_misuse_XXXXXX";
+    CHECK(mkdtemp(base) != nullptr);
+    shm_base_ = base;
+  }
+  ~MisuseTest() override { std::filesystem::remove_all(shm_base_); }
+
+  // Runs `binary` (a workspace path) with `args` and a private --shm_base.
+  struct Result {
+    int status;
+    std::string out;
+    std::string err;
+  };
+  Result Run(std::string_view binary, std::vector<std::string> args,
+             bool with_config = true) {
+    if (with_config) {
+      args.insert(args.begin(),
+                  "--config=" + ArtifactPath("examples/pingpong_config.json"));
+    }
+    if (binary != "aos/tools/aos_config_check") {
+      args.insert(args.begin(), "--shm_base=" + shm_base_);
+    }
+    Subprocess process(ArtifactPath(binary), args, dir_);
+    const int status = process.Wait();
+    return {status, process.Stdout(), process.Stderr()};
+  }
+
+  // Exactly one line on stderr, starting with the program's name.
+  static void ExpectOneLine(const Result& result, std::string_view program,
+                            std::string_view contains, int status = 1) {
+    EXPECT_EQ(result.status, status) << result.err;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1)
+        << result.err;
+    EXPECT_TRUE(result.err.starts_with(std::string(program) + ": "))
+        << result.err;
+    EXPECT_THAT(result.err, HasSubstr(std::string(contains)));
+  }
+
+  std::string Write(std::string_view name, std::string_view text) {
+    const std::string path = dir_ + "/" + std::string(name);
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::string shm_base_;
+  std::string dir_ = TestTempDir();
+};
+
+TEST_F(MisuseTest, BadFlagsOfPingAndPong) {
+  ExpectOneLine(Run("examples/ping", {"--priority=200"}), "ping",
+                "--priority=200 is not a SCHED_FIFO priority: give 1-99, or "
+                "0 for normal scheduling");
+  ExpectOneLine(Run("examples/pong", {"--priority=-1"}), "pong",
+                "--priority=-1 is not a SCHED_FIFO priority");
+  ExpectOneLine(Run("examples/ping", {"--sleep_us=-5"}), "ping",
+                "--sleep_us=-5 is negative: give 0 or more");
+  ExpectOneLine(Run("examples/ping", {"--sleep_ms=0"}), "ping",
+                "--sleep_ms=0 is not a period");
+  ExpectOneLine(Run("examples/ping", {"--count=-1"}), "ping",
+                "--count=-1 is negative");
+  ExpectOneLine(Run("examples/ping", {"--duration=-2"}), "ping",
+                "--duration=-2 is negative");
+  ExpectOneLine(Run("examples/ping", {"--affinity=zero"}), "ping",
+                "--affinity=zero: 'zero' is not a CPU number");
+  ExpectOneLine(Run("examples/pong", {"--cpu_dma_latency_us=-5"}), "pong",
+                "--cpu_dma_latency_us=-5 is not a wakeup latency: give 0 to "
+                "1000000 microseconds, or -1 for no limit");
+  ExpectOneLine(Run("examples/pong", {"--cpu_dma_latency_scope=some"}), "pong",
+                "--cpu_dma_latency_scope=some is not a scope: give auto, all "
+                "or cpus");
+  ExpectOneLine(Run("examples/pong", {"--permissions=rw"}), "pong",
+                "--permissions=rw is not an octal file mode like 0600 or "
+                "0660");
+}
+
+// Faster than the channel's frequency: refused up front, naming the field,
+// instead of a flood of failed sends.
+TEST_F(MisuseTest, PingFasterThanTheChannelAllowsIsRefused) {
+  ExpectOneLine(Run("examples/ping", {"--sleep_us=100"}), "ping",
+                "--sleep_us sends 10000 messages a second on /test "
+                "aos.examples.Ping, more than its \"frequency\" 2000 in the "
+                "config: raise that field");
+}
+
+TEST_F(MisuseTest, StrayArgumentsAreNamed) {
+  ExpectOneLine(Run("examples/ping", {"fast"}), "ping",
+                "unexpected argument 'fast'");
+  ExpectOneLine(Run("examples/pong", {"x"}), "pong", "unexpected argument 'x'");
+  ExpectOneLine(Run("aos/tools/aos_timing_report_streamer", {"ping"}),
+                "aos_timing_report_streamer", "unexpected argument 'ping'");
+  ExpectOneLine(
+      Run("aos/tools/aos_dump", {"/test", "aos.examples.Ping", "extra"}),
+      "aos_dump", "unexpected argument 'extra'");
+}
+
+TEST_F(MisuseTest, DashHPrintsHelp) {
+  for (std::string_view binary :
+       {"examples/ping", "examples/pong", "aos/tools/aos_dump",
+        "aos/tools/aos_timing_report_streamer", "aos/tools/aos_config_check"}) {
+    const Result result = Run(binary, {"-h"}, false);
+    EXPECT_EQ(result.status, 0) << binary << ": " << result.err;
+    EXPECT_THAT(result.out, HasSubstr("Usage: ")) << binary;
+  }
+}
+
+TEST_F(MisuseTest, ConfigsWithoutTheNeededChannel) {
+  const std::string no_test =
+      Write("no_test.json", R"({ "channels": [ { "name": "/aos",
+        "type": "aos.timing.Report", "max_size": 16384 } ] })");
+  ExpectOneLine(Run("examples/ping", {"--config=" + no_test}, false), "ping",
+                "channel /test of type aos.examples.Ping is not in the config");
+  const std::string no_aos = Write(
+      "no_aos.json",
+      R"({ "channels": [ { "name": "/test", "type": "aos.examples.Ping" } ] })");
+  ExpectOneLine(Run("aos/tools/aos_timing_report_streamer",
+                    {"--config=" + no_aos}, false),
+                "aos_timing_report_streamer",
+                "channel /aos of type aos.timing.Report is not in the config");
+}
+
+TEST_F(MisuseTest, UnusableShmBase) {
+  const std::string file = Write("a_file", "");
+  Subprocess pong(ArtifactPath("examples/pong"),
+                  {"--config=" + ArtifactPath("examples/pingpong_config.json"),
+                   "--shm_base=" + file + "/shm"},
+                  dir_);
+  Result result{pong.Wait(), pong.Stdout(), pong.Stderr()};
+  ExpectOneLine(result, "pong", file);
+}
+
+TEST_F(MisuseTest, AosDumpListsChannelsAndTheClosestOnes) {
+  ExpectOneLine(Run("aos/tools/aos_dump", {}), "aos_dump",
+                "give the CHANNEL [TYPE] to print; channels of the config: "
+                "/aos aos.timing.Report, /test aos.examples.Ping, /test "
+                "aos.examples.Pong");
+  ExpectOneLine(Run("aos/tools/aos_dump", {"/tset"}), "aos_dump",
+                "no channel /tset in the config; no channel has that name; "
+                "closest channels in the config: /test (aos.examples.Ping), "
+                "/test (aos.examples.Pong)");
+  ExpectOneLine(Run("aos/tools/aos_dump", {"--count=-2", "/test"}), "aos_dump",
+                "--count=-2 is negative");
+}
+
+TEST_F(MisuseTest, StreamerFlagsAndOutputPaths) {
+  ExpectOneLine(Run("aos/tools/aos_timing_report_streamer", {"--format=xml"}),
+                "aos_timing_report_streamer",
+                "--format=xml is not one of table, aos, json");
+  ExpectOneLine(Run("aos/tools/aos_timing_report_streamer", {"--units=s"}),
+                "aos_timing_report_streamer",
+                "--units=s is not one of ns, us, ms");
+  ExpectOneLine(Run("aos/tools/aos_timing_report_streamer", {"--count=-1"}),
+                "aos_timing_report_streamer", "--count=-1 is negative");
+  ExpectOneLine(Run("aos/tools/aos_timing_report_streamer",
+                    {"--histogram_file=/nonexistent/dir/h.dat"}),
+                "aos_timing_report_streamer",
+                "cannot write --histogram_file=/nonexistent/dir/h.dat: No "
+                "such file or directory");
+}
+
+// A gate that saw no report must not pass.
+TEST_F(MisuseTest, GateWithoutReportsFails) {
+  ExpectOneLine(
+      Run("aos/tools/aos_timing_report_streamer",
+          {"--application=nobody", "--duration=0.5", "--no_match_warning_s=10",
+           "--max_wakeup_latency_us=100", "--accumulate=false"}),
+      "aos_timing_report_streamer",
+      "--max_wakeup_latency_us: no timing report matched the "
+      "filters, so nothing was checked",
+      2);
+}
+
+TEST_F(MisuseTest, ConfigPathsAreNamed) {
+  ExpectOneLine(Run("aos/tools/aos_timing_report_streamer",
+                    {"--config=/nonexistent/config.json"}, false),
+                "aos_timing_report_streamer",
+                "--config: /nonexistent/config.json: no such file");
+}
+
+}  // namespace
+}  // namespace aos::testing
