@@ -48,8 +48,24 @@ void RawSender::CheckLength(size_t length) {
 }
 
 RawSender::Error RawSender::Send(size_t length) {
+  return CountedSend(length, nullptr);
+}
+
+RawSender::Error RawSender::Send(size_t length, const RemoteOrigin& origin) {
+  return CountedSend(length, &origin);
+}
+
+RawSender::Error RawSender::Send(const void* message, size_t length,
+                                 const RemoteOrigin& origin) {
   CheckLength(length);
-  const Error error = DoSend(length);
+  memcpy(static_cast<uint8_t*>(data()) + size() - length, message, length);
+  return CountedSend(length, &origin);
+}
+
+RawSender::Error RawSender::CountedSend(size_t length,
+                                        const RemoteOrigin* origin) {
+  CheckLength(length);
+  const Error error = DoSend(length, origin);
   if (error == Error::kOk) {
     ++timing_.count;
     timing_.size.Add(static_cast<double>(length));

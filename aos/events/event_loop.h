@@ -60,6 +60,7 @@
 #include "aos/events/allocation_guard.h"
 #include "aos/events/timing_entry.h"
 #include "aos/time/time.h"
+#include "aos/util/uuid.h"
 #include "flatbuffers/flatbuffers.h"
 #include "glog/logging.h"
 
@@ -84,6 +85,10 @@ struct Context {
   uint32_t queue_index = kInvalidQueueIndex;
   // queue_index on the node the message was first sent on.
   uint32_t remote_queue_index = kInvalidQueueIndex;
+  // The boot of the node the message was first sent on (this node's for a
+  // local message): a forwarded message from a rebooted node carries a new
+  // one. All zeros for timers.
+  UUID source_boot_uuid;
   // Size in bytes of the message at `data` (0 for timers).
   size_t size = 0;
   // The message (a finished flatbuffer), valid until the handler returns (or
@@ -91,6 +96,18 @@ struct Context {
   const void* data = nullptr;
 
   static constexpr uint32_t kInvalidQueueIndex = 0xffffffff;
+};
+
+// Where a message forwarded from another node was first sent: what the
+// message bridge (aos/network) gives RawSender::Send when it re-sends it.
+struct RemoteOrigin {
+  // When it was sent there, on that node's clocks.
+  monotonic_clock::time_point monotonic_remote_time = monotonic_clock::min_time;
+  realtime_clock::time_point realtime_remote_time = realtime_clock::min_time;
+  // Its queue index there.
+  uint32_t remote_queue_index = Context::kInvalidQueueIndex;
+  // That node's boot.
+  UUID source_boot_uuid;
 };
 
 // Sends raw bytes on one channel. Made by EventLoop::MakeRawSender; usually
@@ -123,6 +140,12 @@ class RawSender {
   // Copies `length` bytes from `message` into data() and sends them.
   // `length` > size() aborts as above, before anything is written.
   Error Send(const void* message, size_t length);
+  // As above, for a message forwarded from another node: receivers see
+  // `origin` as the context's remote times, remote_queue_index and
+  // source_boot_uuid (a local message has its own times, its own queue
+  // index and this node's boot there).
+  Error Send(size_t length, const RemoteOrigin& origin);
+  Error Send(const void* message, size_t length, const RemoteOrigin& origin);
 
   // The channel, as found in the configuration.
   const Channel* channel() const { return channel_; }
@@ -145,9 +168,10 @@ class RawSender {
  protected:
   RawSender(EventLoop* event_loop, const Channel* channel);
 
-  // Publishes the last `length` bytes of data(). On success it must set
-  // monotonic_sent_time_, realtime_sent_time_ and sent_queue_index_.
-  virtual Error DoSend(size_t length) = 0;
+  // Publishes the last `length` bytes of data(), from `origin` (null: a
+  // local message). On success it must set monotonic_sent_time_,
+  // realtime_sent_time_ and sent_queue_index_.
+  virtual Error DoSend(size_t length, const RemoteOrigin* origin) = 0;
 
   monotonic_clock::time_point monotonic_sent_time_ = monotonic_clock::min_time;
   realtime_clock::time_point realtime_sent_time_ = realtime_clock::min_time;
@@ -155,6 +179,7 @@ class RawSender {
 
  private:
   void CheckLength(size_t length);
+  Error CountedSend(size_t length, const RemoteOrigin* origin);
 
   EventLoop* const event_loop_;
   const Channel* const channel_;
@@ -631,6 +656,10 @@ class EventLoop {
 
   // The process id shown in timing reports.
   virtual int pid() const;
+
+  // The boot of the node this loop runs on: every message it sends carries
+  // it (Context::source_boot_uuid).
+  virtual UUID boot_uuid() const = 0;
 
   // Allocations inside callbacks that a --die_on_malloc=false guard
   // counted instead of aborting (see GuardCallbacksAgainstAllocation).

@@ -218,6 +218,49 @@ TEST_P(AbstractEventLoopTest, ContextDescribesTheMessage) {
   EXPECT_GT(seen.size, 0u);
   EXPECT_LE(seen.size, 64u);
   EXPECT_NE(seen.monotonic_event_time, monotonic_clock::min_time);
+  EXPECT_EQ(seen.source_boot_uuid, loop->boot_uuid());
+  EXPECT_FALSE(seen.source_boot_uuid.IsZero());
+}
+
+// What the message bridge does: a message re-sent with where it was first
+// sent keeps that, for watchers and fetchers alike.
+TEST_P(AbstractEventLoopTest, ForwardedMessageKeepsItsRemoteOrigin) {
+  auto loop = Make("loop");
+  std::unique_ptr<RawSender> sender =
+      loop->MakeRawSender(loop->GetChannel<TestMessage>("/test"));
+  std::unique_ptr<RawFetcher> fetcher =
+      loop->MakeRawFetcher(loop->GetChannel<TestMessage>("/test"));
+  RemoteOrigin origin;
+  origin.monotonic_remote_time =
+      monotonic_clock::time_point(std::chrono::seconds(1234));
+  origin.realtime_remote_time =
+      realtime_clock::time_point(std::chrono::seconds(5678));
+  origin.remote_queue_index = 41;
+  origin.source_boot_uuid =
+      UUID::Parse("00112233-4455-6677-8899-aabbccddeeff").value();
+  Context seen;
+  loop->MakeRawWatcher(loop->GetChannel<TestMessage>("/test"),
+                       [&](const Context& context, const void*) {
+                         seen = context;
+                         loop->Exit();
+                       });
+  const uint8_t payload[8] = {8, 0, 0, 0, 4, 0, 4, 0};
+  loop->OnRun([&]() {
+    EXPECT_EQ(sender->Send(payload, sizeof(payload), origin),
+              RawSender::Error::kOk);
+  });
+  Run();
+  EXPECT_EQ(seen.monotonic_remote_time, origin.monotonic_remote_time);
+  EXPECT_EQ(seen.realtime_remote_time, origin.realtime_remote_time);
+  EXPECT_EQ(seen.remote_queue_index, 41u);
+  EXPECT_EQ(seen.source_boot_uuid, origin.source_boot_uuid);
+  EXPECT_EQ(seen.queue_index, sender->sent_queue_index());
+  EXPECT_EQ(seen.monotonic_event_time, sender->monotonic_sent_time());
+  EXPECT_EQ(seen.size, sizeof(payload));
+  ASSERT_TRUE(fetcher->Fetch());
+  EXPECT_EQ(fetcher->context().source_boot_uuid, origin.source_boot_uuid);
+  EXPECT_EQ(fetcher->context().remote_queue_index, 41u);
+  EXPECT_EQ(sender->timing().count, 1u);
 }
 
 TEST_P(AbstractEventLoopTest, OneShotTimerFiresOnceAtItsTime) {

@@ -107,8 +107,11 @@ uint64_t OldestKept(uint64_t next, uint64_t queue_size) {
   return next > queue_size ? next - queue_size : 0;
 }
 
+// The boot UUID is this machine's: forwarded messages (which would carry
+// the source node's) are not in shared memory yet.
 Context ContextFromMessage(const MessageInfo& info, const void* data) {
   Context context;
+  context.source_boot_uuid = info.source_boot_uuid;
   context.monotonic_event_time = info.monotonic_sent_time;
   context.realtime_event_time = info.realtime_sent_time;
   context.monotonic_remote_time = info.monotonic_remote_time;
@@ -126,7 +129,9 @@ class ShmSender : public RawSender {
  public:
   ShmSender(ShmEventLoop* event_loop, const Channel* channel,
             QueueMemory* memory)
-      : RawSender(event_loop, channel), wake_upper_(memory) {
+      : RawSender(event_loop, channel),
+        boot_uuid_(event_loop->boot_uuid()),
+        wake_upper_(memory) {
     auto sender = ipc_lib::QueueSender::Make(memory);
     if (!sender.ok()) {
       ExitForUserError(StrCat("event loop ", event_loop->name(), ": sender on ",
@@ -141,11 +146,18 @@ class ShmSender : public RawSender {
   size_t size() override { return sender_->size(); }
 
  protected:
-  Error DoSend(size_t length) override {
+  Error DoSend(size_t length, const RemoteOrigin* remote) override {
+    ipc_lib::MessageOrigin origin;
+    if (remote != nullptr) {
+      origin.monotonic_remote_time = remote->monotonic_remote_time;
+      origin.realtime_remote_time = remote->realtime_remote_time;
+      origin.remote_queue_index = remote->remote_queue_index;
+      origin.source_boot_uuid = remote->source_boot_uuid;
+    } else {
+      origin.source_boot_uuid = boot_uuid_;
+    }
     MessageInfo sent;
-    switch (sender_->Send(length, monotonic_clock::min_time,
-                          realtime_clock::min_time,
-                          ipc_lib::kNoRemoteQueueIndex, &sent)) {
+    switch (sender_->Send(length, origin, &sent)) {
       case ipc_lib::QueueSender::Result::kGood:
         break;
       case ipc_lib::QueueSender::Result::kMessagesSentTooFast:
@@ -162,6 +174,7 @@ class ShmSender : public RawSender {
   }
 
  private:
+  const UUID boot_uuid_;
   std::unique_ptr<ipc_lib::QueueSender> sender_;
   ipc_lib::QueueWakeUpper wake_upper_;
 };

@@ -84,6 +84,9 @@ class ShmEventLoop : public EventLoop {
     return realtime_clock::now();
   }
 
+  // This machine's boot (/proc/sys/kernel/random/boot_id).
+  UUID boot_uuid() const override { return boot_uuid_; }
+
   // The shared memory of `channel`, opened (or created) on first use.
   // Aborts with the queue's message (layout mismatch, permissions) if it
   // cannot be used.
@@ -118,6 +121,7 @@ class ShmEventLoop : public EventLoop {
   // Held from the start of Run() until it returns.
   std::unique_ptr<CpuLatencyLimit> cpu_latency_limit_;
   bool ran_ = false;
+  const UUID boot_uuid_ = UUID::BootUuid();
 };
 
 }  // namespace aos

@@ -92,7 +92,7 @@ TEST_F(ShmEventLoopTest, ChannelFilesLiveUnderShmBaseWithThePermissions) {
   umask(old_umask);
   FLAGS_permissions = "0600";
   const std::string path = ShmEventLoop::ShmPath(sender.channel());
-  EXPECT_EQ(path, FLAGS_shm_base + "/test/aos.testing.TestMessage.v2");
+  EXPECT_EQ(path, FLAGS_shm_base + "/test/aos.testing.TestMessage.v3");
   struct stat info;
   ASSERT_EQ(stat(path.c_str(), &info), 0) << path;
   EXPECT_EQ(info.st_mode & 0777, 0640u);

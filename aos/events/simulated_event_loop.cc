@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "aos/configuration.h"
+#include "aos/events/simulated_channel.h"
 #include "glog/logging.h"
 
 namespace aos {
@@ -16,94 +17,6 @@ constexpr size_t kRedzone = 64;
 constexpr uint8_t kRedzonePattern = 0xa5;
 
 }  // namespace
-
-// One channel on one node: a ring of preallocated message slots.
-class SimulatedChannel {
- public:
-  struct Slot {
-    Context context;
-    std::vector<uint8_t> data;
-  };
-
-  SimulatedChannel(const Configuration* configuration, const Channel* channel)
-      : channel_(channel),
-        storage_duration_(
-            std::chrono::nanoseconds(configuration::ChannelStorageDurationNs(
-                *configuration, *channel))) {
-    const double messages =
-        std::ceil(channel->frequency() *
-                  std::chrono::duration<double>(storage_duration_).count());
-    queue_size_ = std::max<size_t>(1, static_cast<size_t>(messages));
-    slots_.resize(queue_size_);
-    for (Slot& slot : slots_) slot.data.resize(channel->max_size());
-  }
-
-  const Channel* channel() const { return channel_; }
-  size_t queue_size() const { return queue_size_; }
-  // Queue index the next message will get.
-  uint32_t next_queue_index() const { return next_queue_index_; }
-  // The oldest queue index still kept.
-  uint32_t oldest_queue_index() const {
-    return next_queue_index_ > queue_size_
-               ? next_queue_index_ - static_cast<uint32_t>(queue_size_)
-               : 0;
-  }
-  const Slot& At(uint32_t queue_index) const {
-    return slots_[queue_index % queue_size_];
-  }
-
-  RawSender::Error Send(const uint8_t* data, size_t size,
-                        monotonic_clock::time_point monotonic_now,
-                        realtime_clock::time_point realtime_now,
-                        uint32_t* queue_index) {
-    Slot& slot = slots_[next_queue_index_ % queue_size_];
-    if (next_queue_index_ >= queue_size_ &&
-        slot.context.monotonic_event_time + storage_duration_ > monotonic_now) {
-      // The message queue_size messages ago is younger than the storage
-      // duration: more than frequency * duration messages in one duration.
-      return RawSender::Error::kMessagesSentTooFast;
-    }
-    memcpy(slot.data.data(), data, size);
-    slot.context.monotonic_event_time = monotonic_now;
-    slot.context.realtime_event_time = realtime_now;
-    slot.context.monotonic_remote_time = monotonic_now;
-    slot.context.realtime_remote_time = realtime_now;
-    slot.context.queue_index = next_queue_index_;
-    slot.context.remote_queue_index = next_queue_index_;
-    slot.context.size = size;
-    slot.context.data = slot.data.data();
-    *queue_index = next_queue_index_;
-    ++next_queue_index_;
-    for (EventScheduler::Event* watcher : watchers_) {
-      if (!watcher->scheduled()) watcher_wakeup_(watcher, monotonic_now);
-    }
-    return RawSender::Error::kOk;
-  }
-
-  // Watchers to wake when a message arrives; `wakeup` schedules one at a
-  // node time.
-  void AddWatcher(EventScheduler::Event* watcher) {
-    watchers_.push_back(watcher);
-  }
-  void RemoveWatcher(EventScheduler::Event* watcher) {
-    std::erase(watchers_, watcher);
-  }
-  void set_watcher_wakeup(
-      std::function<void(EventScheduler::Event*, monotonic_clock::time_point)>
-          wakeup) {
-    watcher_wakeup_ = std::move(wakeup);
-  }
-
- private:
-  const Channel* const channel_;
-  const monotonic_clock::duration storage_duration_;
-  size_t queue_size_;
-  std::vector<Slot> slots_;
-  uint32_t next_queue_index_ = 0;
-  std::vector<EventScheduler::Event*> watchers_;
-  std::function<void(EventScheduler::Event*, monotonic_clock::time_point)>
-      watcher_wakeup_;
-};
 
 class SimulatedEventLoop : public EventLoop {
  public:
@@ -128,6 +41,8 @@ class SimulatedEventLoop : public EventLoop {
   }
 
   void Exit() override { factory_->Exit(); }
+
+  UUID boot_uuid() const override { return factory_->boot_uuid(node()); }
 
   bool started() const { return started_; }
   // Readies watchers; then StartRunningForFactory() runs OnRun callbacks.
@@ -174,7 +89,7 @@ class SimulatedSender : public RawSender {
   size_t size() override { return simulated_channel_->channel()->max_size(); }
 
  protected:
-  Error DoSend(size_t length) override {
+  Error DoSend(size_t length, const RemoteOrigin* remote) override {
     if (!RedzonesIntact()) {
       std::fill(buffer_.begin(), buffer_.begin() + kRedzone, kRedzonePattern);
       std::fill(buffer_.end() - kRedzone, buffer_.end(), kRedzonePattern);
@@ -183,9 +98,15 @@ class SimulatedSender : public RawSender {
     const monotonic_clock::time_point monotonic_now = loop_->monotonic_now();
     const realtime_clock::time_point realtime_now = loop_->realtime_now();
     uint32_t queue_index;
+    RemoteOrigin origin;
+    if (remote != nullptr) {
+      origin = *remote;
+    } else {
+      origin.source_boot_uuid = loop_->boot_uuid();
+    }
     const Error error = simulated_channel_->Send(
         static_cast<const uint8_t*>(data()) + size() - length, length,
-        monotonic_now, realtime_now, &queue_index);
+        monotonic_now, realtime_now, origin, &queue_index);
     if (error == Error::kOk) {
       monotonic_sent_time_ = monotonic_now;
       realtime_sent_time_ = realtime_now;
@@ -384,7 +305,14 @@ void SimulatedEventLoop::Start() {
 
 SimulatedEventLoopFactory::SimulatedEventLoopFactory(
     const Configuration* configuration)
-    : configuration_(configuration) {
+    : configuration_(configuration),
+      network_(
+          configuration, &scheduler_,
+          [this](const Node* node) { return Clock(node).monotonic_offset; },
+          [this](const Node* node) { return realtime_now(node); },
+          [this](const Channel* channel, const Node* node) {
+            return GetSimulatedChannel(channel, node);
+          }) {
   CHECK(configuration != nullptr);
 }
 
@@ -431,7 +359,8 @@ std::unique_ptr<EventLoop> SimulatedEventLoopFactory::MakeEventLoop(
     CHECK(node == nullptr) << "event loop " << name
                            << ": this config has no nodes; pass no node";
   }
-  Clock(node);  // Fix the clock before anything is scheduled.
+  Clock(node);      // Fix the clock before anything is scheduled.
+  boot_uuid(node);  // And the boot, so that sends never allocate.
   return std::make_unique<SimulatedEventLoop>(this, name, node);
 }
 
@@ -445,6 +374,12 @@ SimulatedChannel* SimulatedEventLoopFactory::GetSimulatedChannel(
                                       monotonic_clock::time_point node_time) {
       scheduler_.Schedule(watcher, node_time - Clock(node).monotonic_offset);
     });
+    SimulatedChannel* const made = simulated.get();
+    if (node != nullptr && channel->source_node() != nullptr &&
+        channel->source_node()->string_view() == node->name()->string_view()) {
+      network_.ForwardFrom(channel, node, made);
+    }
+    return made;
   }
   return simulated.get();
 }
@@ -488,6 +423,38 @@ void SimulatedEventLoopFactory::SetMonotonicOffset(
         << "SetMonotonicOffset: node already has event loop " << loop->name();
   }
   Clock(node).monotonic_offset = offset;
+}
+
+void SimulatedEventLoopFactory::SetLinkDelay(const Node* from, const Node* to,
+                                             monotonic_clock::duration delay) {
+  network_.SetDelay(from, to, delay);
+}
+
+void SimulatedEventLoopFactory::SetLinkLoss(const Node* from, const Node* to,
+                                            double loss) {
+  network_.SetLoss(from, to, loss);
+}
+
+void SimulatedEventLoopFactory::DisconnectLink(const Node* from,
+                                               const Node* to) {
+  network_.Disconnect(from, to);
+}
+
+void SimulatedEventLoopFactory::ConnectLink(const Node* from, const Node* to) {
+  network_.Connect(from, to);
+}
+
+SimulatedNetwork::LinkStatistics SimulatedEventLoopFactory::link_statistics(
+    const Node* from, const Node* to) const {
+  return network_.statistics(from, to);
+}
+
+UUID SimulatedEventLoopFactory::boot_uuid(const Node* node) const {
+  return network_.boot_uuid(node);
+}
+
+void SimulatedEventLoopFactory::RebootNode(const Node* node) {
+  network_.Reboot(node);
 }
 
 monotonic_clock::time_point SimulatedEventLoopFactory::monotonic_now(

@@ -22,8 +22,10 @@
 //
 // Nodes: a multi-node config gets one clock per node (node time = simulated
 // time + the node's offset, SetMonotonicOffset), and each node has its own
-// copy of every channel it can read. Forwarding between nodes is not
-// simulated yet: a message stays on the node that sent it.
+// copy of every channel it can read. Channels forwarded to other nodes
+// (destination_nodes) cross a simulated network, as the message bridge
+// forwards them in production (aos/events/simulated_network.h explains the
+// remote fields, delays, loss, disconnects and reboots).
 //
 // Memory: making loops, senders, fetchers, watchers and timers allocates;
 // once a loop runs, nothing it does allocates.
@@ -36,6 +38,7 @@
 #include "aos/configuration_generated.h"
 #include "aos/events/event_loop.h"
 #include "aos/events/event_scheduler.h"
+#include "aos/events/simulated_network.h"
 
 namespace aos {
 
@@ -71,6 +74,21 @@ class SimulatedEventLoopFactory {
   // Realtime is the node's monotonic time + 2026-01-01 UTC.
   void SetMonotonicOffset(const Node* node, monotonic_clock::duration offset);
 
+  // The simulated network (simulated_network.h): per link from one node to
+  // another, its delay (default 100 us), the loss of best-effort messages
+  // (0..1), and whether it is connected.
+  void SetLinkDelay(const Node* from, const Node* to,
+                    monotonic_clock::duration delay);
+  void SetLinkLoss(const Node* from, const Node* to, double loss);
+  void DisconnectLink(const Node* from, const Node* to);
+  void ConnectLink(const Node* from, const Node* to);
+  SimulatedNetwork::LinkStatistics link_statistics(const Node* from,
+                                                   const Node* to) const;
+  // The node's boot (every message it sends carries it); RebootNode gives
+  // it a new one, as a restarted machine has.
+  UUID boot_uuid(const Node* node) const;
+  void RebootNode(const Node* node);
+
   monotonic_clock::time_point monotonic_now(const Node* node = nullptr) const;
   realtime_clock::time_point realtime_now(const Node* node = nullptr) const;
 
@@ -93,6 +111,8 @@ class SimulatedEventLoopFactory {
 
   const Configuration* const configuration_;
   EventScheduler scheduler_;
+  // Mutable: a node's boot is made when first asked for.
+  mutable SimulatedNetwork network_;
   std::map<const Node*, NodeClock> clocks_;
   std::map<std::pair<const Node*, const Channel*>,
            std::unique_ptr<SimulatedChannel>>

@@ -264,10 +264,9 @@ QueueSender::Result QueueSender::Corrupt(const char* what, uint64_t index,
 
 size_t QueueSender::size() const { return memory_->layout().message_data_size; }
 
-QueueSender::Result QueueSender::Send(
-    size_t length, monotonic_clock::time_point monotonic_remote_time,
-    realtime_clock::time_point realtime_remote_time,
-    uint32_t remote_queue_index, MessageInfo* sent) {
+QueueSender::Result QueueSender::Send(size_t length,
+                                      const MessageOrigin& origin,
+                                      MessageInfo* sent) {
   const QueueView view = ViewOf(memory_);
   CHECK_LE(length, view.message_data_size())
       << ": message too long for " << memory_->path();
@@ -328,15 +327,21 @@ QueueSender::Result QueueSender::Send(
     FinishPublishOf(view, num_senders, position, old_entry);
 
     const monotonic_clock::time_point monotonic_remote =
-        monotonic_remote_time == monotonic_clock::min_time
+        origin.monotonic_remote_time == monotonic_clock::min_time
             ? monotonic_now
-            : monotonic_remote_time;
+            : origin.monotonic_remote_time;
     const realtime_clock::time_point realtime_remote =
-        realtime_remote_time == realtime_clock::min_time ? realtime_now
-                                                         : realtime_remote_time;
-    const uint32_t remote_index = remote_queue_index == kNoRemoteQueueIndex
-                                      ? static_cast<uint32_t>(index)
-                                      : remote_queue_index;
+        origin.realtime_remote_time == realtime_clock::min_time
+            ? realtime_now
+            : origin.realtime_remote_time;
+    const uint32_t remote_index =
+        origin.remote_queue_index == kNoRemoteQueueIndex
+            ? static_cast<uint32_t>(index)
+            : origin.remote_queue_index;
+    uint64_t boot_words[2];
+    static_assert(sizeof(boot_words) == sizeof(UUID));
+    memcpy(boot_words, origin.source_boot_uuid.bytes().data(),
+           sizeof(boot_words));
     message.queue_index.store(index, std::memory_order_relaxed);
     message.monotonic_sent_time.store(monotonic_now.time_since_epoch().count(),
                                       std::memory_order_relaxed);
@@ -347,6 +352,8 @@ QueueSender::Result QueueSender::Send(
     message.realtime_remote_time.store(
         realtime_remote.time_since_epoch().count(), std::memory_order_relaxed);
     message.remote_queue_index.store(remote_index, std::memory_order_relaxed);
+    message.source_boot_uuid[0].store(boot_words[0], std::memory_order_relaxed);
+    message.source_boot_uuid[1].store(boot_words[1], std::memory_order_relaxed);
     message.size.store(static_cast<uint32_t>(length),
                        std::memory_order_relaxed);
 
@@ -388,6 +395,7 @@ QueueSender::Result QueueSender::Send(
       sent->monotonic_remote_time = monotonic_remote;
       sent->realtime_remote_time = realtime_remote;
       sent->remote_queue_index = remote_index;
+      sent->source_boot_uuid = origin.source_boot_uuid;
       sent->queue_index = static_cast<uint32_t>(index);
       sent->size = static_cast<uint32_t>(length);
     }
@@ -454,6 +462,11 @@ QueueReader::Result QueueReader::Read(uint64_t index, MessageInfo* info,
       LoadTime<realtime_clock>(header.realtime_remote_time);
   result.remote_queue_index =
       header.remote_queue_index.load(std::memory_order_relaxed);
+  const uint64_t boot_words[2] = {
+      header.source_boot_uuid[0].load(std::memory_order_relaxed),
+      header.source_boot_uuid[1].load(std::memory_order_relaxed)};
+  result.source_boot_uuid =
+      UUID::FromBytes(reinterpret_cast<const uint8_t*>(boot_words));
   result.queue_index = static_cast<uint32_t>(index);
   result.size = size;
   // A torn size is caught below; never copy out of bounds because of it.

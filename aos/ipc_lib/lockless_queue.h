@@ -1,21 +1,39 @@
 #ifndef AOS_IPC_LIB_LOCKLESS_QUEUE_H_
 #define AOS_IPC_LIB_LOCKLESS_QUEUE_H_
 
-// One channel's message queue in shared memory, shared by processes.
+// One channel's message queue in shared memory, shared by processes: any
+// number of readers, up to num_senders senders, and up to num_watchers
+// watching threads, which senders signal after each message. The memory is
+// a QueueMemory (queue_memory.h).
 //
-//   QueueLayout layout = QueueLayout::ForChannel(config, *channel);
-//   auto memory = QueueMemory::Open("/dev/shm/aos/test/aos.examples.Ping.v1",
-//                                   layout, 0600, "/test aos.examples.Ping");
-//   auto sender = QueueSender::Make(memory->get());      // claims a slot
-//   ... build the message in the last n bytes of sender->Data() ...
+// clang-format off
+//   QueueMemory* memory = ...;  // QueueMemory::Open(path, layout, ...)
+//
+//   // Sending: claim a sender slot once, then for each message of n bytes:
+//   std::unique_ptr<QueueSender> sender =
+//       std::move(QueueSender::Make(memory)).value();  // or report the error
+//   ... write the message into the last n bytes of sender->Data() ...
 //   MessageInfo sent;
-//   sender->Send(n, monotonic_clock::min_time, realtime_clock::min_time,
-//                kNoRemoteQueueIndex, &sent);
-//   QueueWakeUpper(memory->get()).Wakeup();               // signal watchers
+//   if (sender->Send(n, MessageOrigin(), &sent) ==
+//       QueueSender::Result::kGood) {
+//     QueueWakeUpper(memory).Wakeup();  // signal the watchers
+//   }                                   // else nothing was sent: say why
 //
-//   QueueReader reader(memory->get());
-//   reader.Read(index, &info, buffer);                   // copy out, never
-//   torn
+//   // Reading needs no slot. A read copies a whole message out, or says
+//   // why it cannot; it never returns a torn one.
+//   QueueReader reader(memory);
+//   std::vector<char> buffer(memory->layout().message_data_size);
+//   MessageInfo info;
+//   switch (reader.Read(index, &info, buffer.data())) {
+//     case QueueReader::Result::kGood:          // info.size bytes in buffer
+//     case QueueReader::Result::kNothingNewYet: // wait for a wakeup
+//     case QueueReader::Result::kTooOld:        // overwritten: lost
+//     case QueueReader::Result::kCorrupt:       // damaged: lost, skip it
+//   }
+//
+//   // Watching: the thread that waits for WakeupSignal() registers.
+//   auto watcher = QueueWatcher::Make(memory, getpid(), gettid(), priority);
+// clang-format on
 //
 // Guarantees (docs/ipc.md explains how they are kept):
 // - Senders never wait for readers or for each other; readers never block
@@ -41,96 +59,20 @@
 //   skipped. Message payloads are not checksummed: damaged data inside a
 //   message's bounds is returned as it is.
 
-#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
 #include <memory>
-#include <string>
-#include <string_view>
 
 #include "absl/status/statusor.h"
-#include "aos/configuration_generated.h"
+#include "aos/ipc_lib/queue_memory.h"
 #include "aos/time/time.h"
+#include "aos/util/uuid.h"
 
 namespace aos::ipc_lib {
 
-// Bumped whenever the shared memory layout changes meaning. 2: slot owners
-// are robust futex words (robust_slots.h), watcher slots carry a check.
-inline constexpr uint32_t kLayoutVersion = 2;
-
 // remote_queue_index for a message that was not forwarded.
 inline constexpr uint32_t kNoRemoteQueueIndex = 0xffffffff;
-
-// The sizes a channel's queue is built for.
-struct QueueLayout {
-  // Largest message, bytes (the channel's max_size; a multiple of 8).
-  uint32_t message_data_size = 0;
-  // Messages kept: ceil(frequency * channel_storage_duration), at least 1.
-  uint32_t queue_size = 0;
-  uint32_t num_senders = 0;
-  uint32_t num_watchers = 0;
-  uint32_t num_readers = 0;
-  // For kMessagesSentTooFast: at most queue_size messages inside this.
-  int64_t channel_storage_duration_ns = 0;
-
-  static QueueLayout ForChannel(const Configuration& config,
-                                const Channel& channel);
-
-  // Bytes of shared memory this layout needs (header included).
-  size_t MemorySize() const;
-  // A hash of every field and kLayoutVersion, recorded in the file.
-  uint64_t Hash() const;
-  // "max_size 64, queue 2000, senders 10, watchers 10, readers 10, storage
-  // 2000000000 ns, layout version 1"
-  std::string ToString() const;
-
-  bool operator==(const QueueLayout&) const = default;
-};
-
-// The mapped shared memory of one channel's queue.
-class QueueMemory {
- public:
-  // Opens the file at `path`, creating it (and missing directories) with
-  // mode `permissions` if absent, and sizes and initialises it for `layout`
-  // exactly once even when several processes race to create it. Fails,
-  // changing nothing in the file, when it exists but is not an aos queue,
-  // is truncated, or was built for another layout; the message names
-  // `channel_description`, the file, both layouts, and says to delete the
-  // file (after stopping every process using it). Permission errors name the
-  // file and the mode.
-  // The mapping has an inaccessible page on each side, so that a read out of
-  // its bounds faults at once instead of reading a neighbour.
-  static absl::StatusOr<std::unique_ptr<QueueMemory>> Open(
-      std::string_view path, const QueueLayout& layout, mode_t permissions,
-      std::string_view channel_description);
-
-  // Unmaps, first freeing every slot this process still holds in it
-  // (senders and watchers should be destroyed first). The file stays.
-  ~QueueMemory();
-
-  QueueMemory(const QueueMemory&) = delete;
-  QueueMemory& operator=(const QueueMemory&) = delete;
-
-  const QueueLayout& layout() const { return layout_; }
-  const std::string& path() const { return path_; }
-  // The channel_description given to Open, for messages.
-  const std::string& channel() const { return channel_; }
-  // The mapping (for the queue classes): layout().MemorySize() bytes.
-  void* base() const { return base_; }
-
- private:
-  QueueMemory(std::string path, std::string channel, QueueLayout layout,
-              void* reservation, size_t reservation_size, void* base);
-
-  std::string path_;
-  std::string channel_;
-  QueueLayout layout_;
-  // The guard pages and the mapping between them.
-  void* reservation_;
-  size_t reservation_size_;
-  void* base_;
-};
 
 // What is known about one message.
 struct MessageInfo {
@@ -141,10 +83,23 @@ struct MessageInfo {
   monotonic_clock::time_point monotonic_remote_time = monotonic_clock::min_time;
   realtime_clock::time_point realtime_remote_time = realtime_clock::min_time;
   uint32_t remote_queue_index = kNoRemoteQueueIndex;
+  // The boot of the node it was first sent on, as its sender gave it.
+  UUID source_boot_uuid;
   // Low 32 bits of the message's queue index.
   uint32_t queue_index = 0xffffffff;
   // Bytes of message data.
   uint32_t size = 0;
+};
+
+// Where a message was first sent. The default is a local message: the
+// remote fields then copy the local ones when it is sent. The message bridge
+// fills them for a message forwarded from another node.
+struct MessageOrigin {
+  monotonic_clock::time_point monotonic_remote_time = monotonic_clock::min_time;
+  realtime_clock::time_point realtime_remote_time = realtime_clock::min_time;
+  uint32_t remote_queue_index = kNoRemoteQueueIndex;
+  // Stored as given (a local sender gives its own boot).
+  UUID source_boot_uuid;
 };
 
 // Sends on one queue. Holds one of the layout's sender slots while alive.
@@ -164,7 +119,10 @@ class QueueSender {
   void* Data();
   size_t size() const;
 
-  enum class Result {
+  // Anything but kGood means nothing was sent, so no caller may ignore it.
+  // (clang-format 14 mangles an enum with an attribute.)
+  // clang-format off
+  enum class [[nodiscard]] Result {
     kGood,
     kMessagesSentTooFast,
     kInvalidRedzone,
@@ -172,21 +130,18 @@ class QueueSender {
     // sender's own); nothing is sent. Logged once per sender.
     kCorrupt,
   };
+  // clang-format on
 
   // Publishes the last `length` (<= size()) bytes of Data() as the next
-  // message. The send time is read from the clocks inside, so sent times
-  // never go backwards along queue indices. Pass min_time and
-  // kNoRemoteQueueIndex for a local message (the remote fields then copy
-  // the local ones). kMessagesSentTooFast: the message queue_size messages
-  // ago was sent less than channel_storage_duration ago; nothing is sent.
-  // kInvalidRedzone: something wrote outside Data(); nothing is sent (the
-  // redzones are restored). On kGood, `*sent` describes the message.
-  // Lock-free and wait-free for this sender except for retries when other
-  // senders publish concurrently; never allocates (except the one log line
-  // of a first kCorrupt); never blocks.
-  Result Send(size_t length, monotonic_clock::time_point monotonic_remote_time,
-              realtime_clock::time_point realtime_remote_time,
-              uint32_t remote_queue_index, MessageInfo* sent);
+  // message from `origin`. The send time is read from the clocks inside, so
+  // sent times never go backwards along queue indices. kMessagesSentTooFast:
+  // the message queue_size messages ago was sent less than
+  // channel_storage_duration ago; nothing is sent. kInvalidRedzone: something
+  // wrote outside Data(); nothing is sent (the redzones are restored). On
+  // kGood, `*sent` describes the message. Lock-free and wait-free for this
+  // sender except for retries when other senders publish concurrently; never
+  // allocates (except the one log line of a first kCorrupt); never blocks.
+  Result Send(size_t length, const MessageOrigin& origin, MessageInfo* sent);
 
  private:
   QueueSender(QueueMemory* memory, uint32_t slot, uint64_t owner,
@@ -213,7 +168,10 @@ class QueueReader {
   // sent (the oldest NextIndex() - queue_size of them are gone).
   uint64_t NextIndex() const;
 
-  enum class Result {
+  // Anything but kGood means `data` holds no message (perhaps part of one)
+  // and *info is unchanged, so no caller may ignore it.
+  // clang-format off
+  enum class [[nodiscard]] Result {
     kGood,
     // Not sent yet.
     kNothingNewYet,
@@ -225,6 +183,7 @@ class QueueReader {
     // count it as lost; reading it again gives the same answer.
     kCorrupt,
   };
+  // clang-format on
 
   // Copies message `index` into `data` (at least message_data_size bytes;
   // the message goes to its start) and describes it in `*info`. Never

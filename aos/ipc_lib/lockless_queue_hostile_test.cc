@@ -8,10 +8,14 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "aos/ipc_lib/bounded_wait.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/ipc_lib/lockless_queue_internal.h"
 #include "aos/ipc_lib/queue_test_util.h"
@@ -33,6 +37,11 @@ using testing::SendTest;
 
 constexpr std::string_view kChannel = "/test aos.Hostile";
 
+std::string ReadAll(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
 class HostileMemoryTest : public ::testing::Test {
  protected:
   HostileMemoryTest() {
@@ -40,7 +49,6 @@ class HostileMemoryTest : public ::testing::Test {
     layout_.queue_size = 4;
     layout_.num_senders = 2;
     layout_.num_watchers = 2;
-    layout_.num_readers = 1;
     auto memory = QueueMemory::Open(path_, layout_, 0600, kChannel);
     CHECK(memory.ok()) << memory.status();
     memory_ = std::move(memory).value();
@@ -127,8 +135,9 @@ TEST_F(HostileMemoryTest, DamagedSenderSlotIsRefusedByName) {
 }
 
 TEST_F(HostileMemoryTest, DamagedWatcherSlotsSignalNobody) {
-  // A child that would die of the wakeup signal (its default action).
-  const pid_t child = fork();
+  // A child that would die of the wakeup signal (its default action). It
+  // waits to be killed: by us, or with us if this test fails first.
+  const pid_t child = testing::ForkTestChild();
   ASSERT_GE(child, 0);
   if (child == 0) {
     while (true) pause();
@@ -162,7 +171,7 @@ TEST_F(HostileMemoryTest, DamagedWatcherSlotsSignalNobody) {
   int status;
   EXPECT_EQ(waitpid(child, &status, WNOHANG), 0) << "the child was signalled";
   kill(child, SIGKILL);
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_EQ(testing::WaitForChild(child, &status), "");
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   slot.owner.store(0);
   watcher->reset();
@@ -186,8 +195,46 @@ TEST_F(HostileMemoryTest, FileFromAnotherVersionIsRefusedByName) {
   EXPECT_THAT(
       std::string(opened.status().message()),
       AllOf(HasSubstr(std::string(kChannel)), HasSubstr(path_),
-            HasSubstr("layout version 1"), HasSubstr("layout version 2"),
+            HasSubstr("layout version 1"),
+            HasSubstr("layout version " + std::to_string(kLayoutVersion)),
             HasSubstr("delete " + path_)));
+}
+
+// A file written by a build of layout version 2 from before its release,
+// which kept num_readers (sizing nothing) in the header:
+// testdata/old_v2_queue_with_num_readers, made by that build for max_size 8,
+// queue 2, senders 1, watchers 1, readers 10, storage 2 s. It is the same
+// size as this build's file for those fields; its version, fields and hash
+// all differ, and the message says so without touching it.
+TEST(StaleFileTest, FileFromAnEarlierBuildOfVersion2IsRefusedByName) {
+  const std::string path = aos::testing::TestTempDir() + "/old_v2_queue";
+  std::filesystem::copy_file(
+      aos::testing::ArtifactPath(
+          "aos/ipc_lib/testdata/old_v2_queue_with_num_readers"),
+      path);
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read |
+                                         std::filesystem::perms::owner_write);
+  const std::string before = ReadAll(path);
+  QueueLayout layout;
+  layout.message_data_size = 8;
+  layout.queue_size = 2;
+  layout.num_senders = 1;
+  layout.num_watchers = 1;
+  layout.channel_storage_duration_ns = 2000000000;
+  ASSERT_EQ(before.size(), layout.MemorySize());
+
+  auto opened = QueueMemory::Open(path, layout, 0600, kChannel);
+  ASSERT_FALSE(opened.ok());
+  const std::string message(opened.status().message());
+  std::cout << message << "\n";
+  EXPECT_EQ(opened.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(message,
+              AllOf(HasSubstr(std::string(kChannel)), HasSubstr(path),
+                    HasSubstr("was made for another queue layout"),
+                    HasSubstr("layout version 2, hash 5153d95a583fd703"),
+                    HasSubstr("program wants: " + layout.ToString()),
+                    HasSubstr("delete " + path)));
+  EXPECT_EQ(ReadAll(path), before);
 }
 
 TEST_F(HostileMemoryTest, MappingIsFencedByInaccessiblePages) {

@@ -7,11 +7,11 @@
 #include <sys/types.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "aos/ipc_lib/internal_only.h"
 #include "aos/ipc_lib/lockless_queue.h"
 
 namespace aos::ipc_lib::internal {
@@ -70,13 +70,6 @@ inline void MaybeCrash(CrashPoint point) {
 // judged as Make() would repair them. Returns "" or a description of what is
 // wrong. Allocates.
 std::string CheckQueueInvariants(const QueueMemory& memory);
-
-// How long QueueMemory::Open waits for a file's creator to finish (1 s).
-// For fuzzing, where files with damaged markers are the common case.
-void SetInitialisationTimeoutForTesting(std::chrono::milliseconds timeout);
-
-// "max_size 64, ..., layout version `version`".
-std::string LayoutToString(const QueueLayout& layout, uint32_t version);
 
 }  // namespace aos::ipc_lib::internal
 

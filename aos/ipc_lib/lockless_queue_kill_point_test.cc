@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "aos/ipc_lib/bounded_wait.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/ipc_lib/lockless_queue_internal.h"
 #include "aos/ipc_lib/process_robust_list.h"
@@ -55,7 +56,6 @@ QueueLayout Layout(uint32_t queue_size, uint32_t senders, uint32_t watchers) {
   layout.queue_size = queue_size;
   layout.num_senders = senders;
   layout.num_watchers = watchers;
-  layout.num_readers = 1;
   layout.channel_storage_duration_ns = 0;
   return layout;
 }
@@ -78,7 +78,7 @@ struct Fixture {
 // A child that dies at `point` while sending (writer kDeadWriter) or, with
 // kWatcherAfterClaim, while registering a watcher.
 void KillChildAt(QueueMemory* memory, CrashPoint point) {
-  const pid_t child = fork();
+  const pid_t child = testing::ForkTestChild();
   CHECK_GE(child, 0);
   if (child == 0) {
     internal::SetCrashPointForTesting(point);
@@ -86,12 +86,15 @@ void KillChildAt(QueueMemory* memory, CrashPoint point) {
       auto watcher = QueueWatcher::Make(memory, getpid(), gettid(), 3);
     } else {
       auto sender = QueueSender::Make(memory);
-      if (sender.ok()) SendTest(sender->get(), kDeadWriter, 0);
+      if (sender.ok() && SendTest(sender->get(), kDeadWriter, 0) !=
+                             QueueSender::Result::kGood) {
+        _exit(2);
+      }
     }
     _exit(1);
   }
   int status;
-  CHECK_EQ(waitpid(child, &status, 0), child);
+  CHECK_EQ(testing::WaitForChild(child, &status), "");
   CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
       << "the child meant to die at crash point " << static_cast<int>(point)
       << " did not (status " << status << ")";
@@ -236,8 +239,10 @@ std::vector<Scenario> Scenarios() {
                               length);
     return [sender, length] {
       MessageInfo sent;
-      sender->Send(length, monotonic_clock::min_time, realtime_clock::min_time,
-                   kNoRemoteQueueIndex, &sent);
+      // Run to the end, it publishes (CheckAfter checks the message).
+      if (sender->Send(length, MessageOrigin(), &sent) != QueueSender::Result::kGood) {
+        _exit(4);
+      }
     };
   };
   // Claims are kept (leaked) to the end: releasing is its own scenario.
@@ -255,14 +260,15 @@ std::vector<Scenario> Scenarios() {
       if (watcher.ok()) (void)watcher->release();
     };
   };
-  const auto read = [](uint64_t index) {
-    return [index](QueueMemory* memory) -> std::function<void()> {
+  // Run to the end, a read of `index` gives `expected`.
+  const auto read = [](uint64_t index, QueueReader::Result expected) {
+    return [index, expected](QueueMemory* memory) -> std::function<void()> {
       auto reader = std::make_shared<QueueReader>(memory);
       auto buffer = std::make_shared<std::vector<char>>(
           memory->layout().message_data_size);
-      return [reader, buffer, index] {
+      return [reader, buffer, index, expected] {
         MessageInfo info;
-        reader->Read(index, &info, buffer->data());
+        if (reader->Read(index, &info, buffer->data()) != expected) _exit(5);
       };
     };
   };
@@ -366,14 +372,14 @@ std::vector<Scenario> Scenarios() {
                        .layout = Layout(4, 2, 2),
                        .unit = StepUnit::kInstructions,
                        .setup = [](Fixture& f) { f.SendLive(6); },
-                       .child = read(4),
+                       .child = read(4, QueueReader::Result::kGood),
                        .min_steps = 40});
   scenarios.push_back({.operation = "read",
                        .name = "read of a message already overwritten",
                        .layout = Layout(4, 2, 2),
                        .unit = StepUnit::kInstructions,
                        .setup = [](Fixture& f) { f.SendLive(6); },
-                       .child = read(1),
+                       .child = read(1, QueueReader::Result::kTooOld),
                        .min_steps = 10});
   return scenarios;
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "aos/configuration.h"
+#include "aos/ipc_lib/bounded_wait.h"
 #include "aos/ipc_lib/lockless_queue_internal.h"
 #include "aos/ipc_lib/queue_test_util.h"
 #include "aos/testing/allocation_counter.h"
@@ -45,7 +46,6 @@ QueueLayout SmallLayout() {
   layout.queue_size = 8;
   layout.num_senders = 3;
   layout.num_watchers = 3;
-  layout.num_readers = 3;
   layout.channel_storage_duration_ns = 0;
   return layout;
 }
@@ -87,8 +87,7 @@ class LocklessQueueTest : public ::testing::Test {
     const size_t length = TestMessageLength(sequence, sender->size());
     WriteTestMessage(sender->Data(), sender->size(), writer, sequence, length);
     MessageInfo ignored;
-    return sender->Send(length, monotonic_clock::min_time,
-                        realtime_clock::min_time, kNoRemoteQueueIndex,
+    return sender->Send(length, MessageOrigin(),
                         sent != nullptr ? sent : &ignored);
   }
 
@@ -103,22 +102,20 @@ TEST_F(LocklessQueueTest, LayoutToString) {
   layout.queue_size = 2000;
   layout.num_senders = 10;
   layout.num_watchers = 10;
-  layout.num_readers = 10;
   layout.channel_storage_duration_ns = 2000000000;
   EXPECT_EQ(layout.ToString(),
-            "max_size 64, queue 2000, senders 10, watchers 10, readers 10, "
-            "storage 2000000000 ns, layout version 2");
+            "max_size 64, queue 2000, senders 10, watchers 10, "
+            "storage 2000000000 ns, layout version 3");
 }
 
 TEST_F(LocklessQueueTest, HashDiffersWhenAnyFieldDiffers) {
   const QueueLayout base = SmallLayout();
-  std::vector<QueueLayout> layouts(7, base);
+  std::vector<QueueLayout> layouts(6, base);
   layouts[1].message_data_size += 8;
   layouts[2].queue_size += 1;
   layouts[3].num_senders += 1;
   layouts[4].num_watchers += 1;
-  layouts[5].num_readers += 1;
-  layouts[6].channel_storage_duration_ns += 1;
+  layouts[5].channel_storage_duration_ns += 1;
   std::set<uint64_t> hashes;
   for (const QueueLayout& layout : layouts) hashes.insert(layout.Hash());
   EXPECT_EQ(hashes.size(), layouts.size());
@@ -153,6 +150,8 @@ TEST_F(LocklessQueueTest, ForChannel) {
     "channels": [
       { "name": "/a", "type": "T", "max_size": 128, "frequency": 100,
         "num_senders": 4, "num_watchers": 5, "num_readers": 6 },
+      { "name": "/a2", "type": "T", "max_size": 128, "frequency": 100,
+        "num_senders": 4, "num_watchers": 5, "num_readers": 60 },
       { "name": "/b", "type": "T", "max_size": 64, "frequency": 3,
         "channel_storage_duration": 500000000 },
       { "name": "/c", "type": "T", "frequency": 1,
@@ -169,8 +168,9 @@ TEST_F(LocklessQueueTest, ForChannel) {
   EXPECT_EQ(a.queue_size, 200u);
   EXPECT_EQ(a.num_senders, 4u);
   EXPECT_EQ(a.num_watchers, 5u);
-  EXPECT_EQ(a.num_readers, 6u);
   EXPECT_EQ(a.channel_storage_duration_ns, 2000000000);
+  // Readers take no slot: num_readers changes nothing.
+  EXPECT_EQ(QueueLayout::ForChannel(c, *channel("/a2")), a);
   // ceil(3 * 0.5) = 2.
   const QueueLayout b = QueueLayout::ForChannel(c, *channel("/b"));
   EXPECT_EQ(b.queue_size, 2u);
@@ -245,10 +245,10 @@ TEST_F(LocklessQueueTest, ConcurrentCreatorsAllGetOneQueue) {
     }
     go = true;
     for (auto& thread : threads) thread.join();
+    for (auto& memory : memories) ASSERT_NE(memory, nullptr);
     auto sender = MakeSender(memories[0].get());
     ASSERT_EQ(SendTest(sender.get(), 1, 1), QueueSender::Result::kGood);
     for (auto& memory : memories) {
-      ASSERT_NE(memory, nullptr);
       EXPECT_EQ(QueueReader(memory.get()).NextIndex(), 1u);
       EXPECT_EQ(internal::CheckQueueInvariants(*memory), "");
     }
@@ -353,7 +353,7 @@ TEST_F(LocklessQueueTest, PermissionDeniedNamesFileAndMode) {
     // Root ignores modes: try as nobody, in a child.
     int pipe_fds[2];
     ASSERT_EQ(pipe(pipe_fds), 0);
-    const pid_t child = fork();
+    const pid_t child = testing::ForkTestChild();
     ASSERT_GE(child, 0);
     if (child == 0) {
       close(pipe_fds[0]);
@@ -375,7 +375,7 @@ TEST_F(LocklessQueueTest, PermissionDeniedNamesFileAndMode) {
     }
     close(pipe_fds[0]);
     int status;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_EQ(testing::WaitForChild(child, &status), "");
     ASSERT_TRUE(WIFEXITED(status)) << status;
     if (WEXITSTATUS(status) == 2) {
       GTEST_SKIP() << "running as root and cannot become nobody (uid 65534), "
@@ -446,12 +446,17 @@ TEST_F(LocklessQueueTest, RemoteFieldsAndEmptyAndFullMessages) {
       std::chrono::nanoseconds(12345));
   const realtime_clock::time_point realtime_remote(
       std::chrono::nanoseconds(67890));
+  MessageOrigin origin;
+  origin.monotonic_remote_time = monotonic_remote;
+  origin.realtime_remote_time = realtime_remote;
+  origin.remote_queue_index = 99;
+  origin.source_boot_uuid =
+      UUID::Parse("01234567-89ab-cdef-0123-456789abcdef").value();
   MessageInfo sent;
-  ASSERT_EQ(sender->Send(0, monotonic_remote, realtime_remote, 99, &sent),
-            QueueSender::Result::kGood);
+  ASSERT_EQ(sender->Send(0, origin, &sent), QueueSender::Result::kGood);
+  EXPECT_EQ(sent.source_boot_uuid, origin.source_boot_uuid);
   std::memset(sender->Data(), 0xab, sender->size());
-  ASSERT_EQ(sender->Send(sender->size(), monotonic_clock::min_time,
-                         realtime_clock::min_time, kNoRemoteQueueIndex, &sent),
+  ASSERT_EQ(sender->Send(sender->size(), MessageOrigin(), &sent),
             QueueSender::Result::kGood);
   std::vector<unsigned char> buffer(64);
   MessageInfo info;
@@ -472,11 +477,20 @@ TEST_F(LocklessQueueTest, TooFastDependsOnStorageDuration) {
   layout.channel_storage_duration_ns = 3600'000'000'000;  // An hour.
   auto slow = Open(dir_ + "/slow", layout);
   auto sender = MakeSender(slow.get());
-  for (uint32_t i = 0; i < 4; ++i) {
+  MessageInfo first;
+  ASSERT_EQ(SendTest(sender.get(), 1, 0, &first), QueueSender::Result::kGood);
+  for (uint32_t i = 1; i < 4; ++i) {
     ASSERT_EQ(SendTest(sender.get(), 1, i), QueueSender::Result::kGood);
   }
-  EXPECT_EQ(SendTest(sender.get(), 1, 4),
-            QueueSender::Result::kMessagesSentTooFast);
+  const QueueSender::Result fifth = SendTest(sender.get(), 1, 4);
+  // Send read the clock before this: if this says message 0 was sent less
+  // than an hour ago, so did Send's, and it must refuse.
+  const monotonic_clock::duration since_first =
+      monotonic_clock::now() - first.monotonic_sent_time;
+  if (since_first >= std::chrono::hours(1)) {
+    GTEST_SKIP() << "the first four sends took an hour; cannot tell";
+  }
+  EXPECT_EQ(fifth, QueueSender::Result::kMessagesSentTooFast);
   QueueReader reader(slow.get());
   EXPECT_EQ(reader.NextIndex(), 4u) << "a refused message was sent";
   std::vector<char> buffer(64);
@@ -487,8 +501,18 @@ TEST_F(LocklessQueueTest, TooFastDependsOnStorageDuration) {
   layout.channel_storage_duration_ns = 1;
   auto fast = Open(dir_ + "/fast", layout);
   auto fast_sender = MakeSender(fast.get());
+  std::vector<MessageInfo> sent(100);
   for (uint32_t i = 0; i < 100; ++i) {
-    ASSERT_EQ(SendTest(fast_sender.get(), 1, i), QueueSender::Result::kGood);
+    if (i >= 4) {
+      // Message i - 4 must be at least 1 ns old, whatever the clock's
+      // resolution: wait for it to tick.
+      const testing::HangGuard guard;
+      while (monotonic_clock::now() <= sent[i - 4].monotonic_sent_time) {
+        ASSERT_FALSE(guard.Expired()) << "the monotonic clock stopped";
+      }
+    }
+    ASSERT_EQ(SendTest(fast_sender.get(), 1, i, &sent[i]),
+              QueueSender::Result::kGood);
   }
 }
 
@@ -533,24 +557,27 @@ TEST_F(LocklessQueueTest, SenderSlotsAreLimitedAndReleased) {
 void ChildTakesSenderSlot(QueueMemory* memory, bool kill_it) {
   int pipe_fds[2];
   ASSERT_EQ(pipe(pipe_fds), 0);
-  const pid_t child = fork();
+  const pid_t child = testing::ForkTestChild();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    close(pipe_fds[0]);
     auto sender = QueueSender::Make(memory);
     if (!sender.ok()) _exit(1);
     (void)sender->release();  // Never released.
     char byte = 1;
     if (write(pipe_fds[1], &byte, 1) != 1) _exit(2);
-    if (kill_it) pause();
+    if (kill_it) pause();  // Until killed, by us or with us.
     _exit(0);
   }
-  char byte;
-  ASSERT_EQ(read(pipe_fds[0], &byte, 1), 1);
-  close(pipe_fds[0]);
+  // Only the child writes: if it fails first, the read sees the end.
   close(pipe_fds[1]);
+  char byte;
+  const ssize_t got = read(pipe_fds[0], &byte, 1);
+  close(pipe_fds[0]);
   if (kill_it) kill(child, SIGKILL);
   int status;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_EQ(testing::WaitForChild(child, &status), "");
+  ASSERT_EQ(got, 1) << "the child could not take a slot: status " << status;
 }
 
 TEST_F(LocklessQueueTest, DeadSendersSlotsAreReclaimed) {
@@ -558,7 +585,7 @@ TEST_F(LocklessQueueTest, DeadSendersSlotsAreReclaimed) {
     auto memory = Open(aos::StrCat(dir_, "/q", kill_it), SmallLayout());
     auto first = MakeSender(memory.get());
     auto second = MakeSender(memory.get());
-    ChildTakesSenderSlot(memory.get(), kill_it);
+    ASSERT_NO_FATAL_FAILURE(ChildTakesSenderSlot(memory.get(), kill_it));
     // The only slot left is the dead child's.
     auto third = MakeSender(memory.get());
     ASSERT_NE(third, nullptr);
@@ -580,20 +607,24 @@ TEST_F(LocklessQueueTest, ConcurrentSendersAndFollowingReader) {
   layout.queue_size = 1024;
   layout.num_senders = kSenders;
   layout.num_watchers = 1;
-  layout.num_readers = 1;
   layout.channel_storage_duration_ns = 0;
   auto memory = Open(dir_ + "/q", layout);
+  ASSERT_NE(memory, nullptr);
+  // Senders that have stopped, having sent everything or failed.
   std::atomic<uint32_t> senders_done{0};
+  const auto send_all = [&](uint32_t writer) {
+    auto sender = QueueSender::Make(memory.get());
+    ASSERT_TRUE(sender.ok()) << sender.status();
+    for (uint32_t sequence = 0; sequence < kPerSender; ++sequence) {
+      ASSERT_EQ(SendTest(sender->get(), writer, sequence),
+                QueueSender::Result::kGood);
+    }
+  };
 
   std::vector<std::thread> threads;
   for (uint32_t writer = 0; writer < kSenders; ++writer) {
     threads.emplace_back([&, writer] {
-      auto sender = QueueSender::Make(memory.get());
-      ASSERT_TRUE(sender.ok());
-      for (uint32_t sequence = 0; sequence < kPerSender; ++sequence) {
-        ASSERT_EQ(SendTest(sender->get(), writer, sequence),
-                  QueueSender::Result::kGood);
-      }
+      send_all(writer);  // An ASSERT there returns here.
       senders_done.fetch_add(1);
     });
   }
@@ -605,12 +636,20 @@ TEST_F(LocklessQueueTest, ConcurrentSendersAndFollowingReader) {
   monotonic_clock::time_point last_sent = monotonic_clock::min_time;
   uint64_t last_good_index = 0;
   bool have_good = false;
+  const testing::HangGuard guard;
   while (true) {
     MessageInfo info;
     const QueueReader::Result result = reader.Read(index, &info, buffer.data());
     if (result == QueueReader::Result::kNothingNewYet) {
-      if (senders_done.load() == kSenders &&
-          reader.NextIndex() == uint64_t{kSenders} * kPerSender) {
+      // Every sender has stopped and everything sent was looked at.
+      if (senders_done.load() == kSenders && index >= reader.NextIndex()) {
+        break;
+      }
+      if (guard.Expired()) {
+        ADD_FAILURE() << "no message " << index << " after "
+                      << testing::kHangLimit.count() << " s; "
+                      << senders_done.load() << " of " << kSenders
+                      << " senders have stopped";
         break;
       }
       std::this_thread::yield();
@@ -653,7 +692,7 @@ TEST_F(LocklessQueueTest, ConcurrentSendersAndFollowingReader) {
             << corrupt << " corrupt\n";
   EXPECT_EQ(corrupt, 0u);
   EXPECT_GT(good, 0u);
-  EXPECT_EQ(reader.NextIndex(), uint64_t{kSenders} * kPerSender);
+  ASSERT_EQ(reader.NextIndex(), uint64_t{kSenders} * kPerSender);
   // Quiet now: the last queue_size messages are all there, whole, with
   // every sender's last message among them.
   for (uint64_t i = reader.NextIndex() - 1024; i < reader.NextIndex(); ++i) {
@@ -673,7 +712,6 @@ TEST_F(LocklessQueueTest, ReadsRacingOverwritesAreNeverTorn) {
   layout.queue_size = 2;
   layout.num_senders = 2;
   layout.num_watchers = 1;
-  layout.num_readers = 1;
   layout.channel_storage_duration_ns = 0;
   auto memory = Open(dir_ + "/q", layout);
   std::atomic<bool> stop{false};
@@ -688,9 +726,7 @@ TEST_F(LocklessQueueTest, ReadsRacingOverwritesAreNeverTorn) {
         WriteTestMessage((*sender)->Data(), (*sender)->size(), writer, sequence,
                          length);
         MessageInfo sent;
-        ASSERT_EQ((*sender)->Send(length, monotonic_clock::min_time,
-                                  realtime_clock::min_time, kNoRemoteQueueIndex,
-                                  &sent),
+        ASSERT_EQ((*sender)->Send(length, MessageOrigin(), &sent),
                   QueueSender::Result::kGood);
       }
     });
@@ -698,11 +734,23 @@ TEST_F(LocklessQueueTest, ReadsRacingOverwritesAreNeverTorn) {
   QueueReader reader(memory.get());
   std::vector<char> buffer(layout.message_data_size);
   uint64_t good = 0, too_old = 0, torn = 0;
-  while (good + too_old < 50000) {
+  const testing::HangGuard guard;
+  bool failed = false;
+  while (good + too_old < 50000 && !failed) {
     const uint64_t next = reader.NextIndex();
-    if (next < 2) continue;
+    if (next < 2) {
+      // The senders have not sent two messages yet.
+      if (guard.Expired()) {
+        ADD_FAILURE() << "only " << next << " messages sent after "
+                      << testing::kHangLimit.count() << " s";
+        break;
+      }
+      continue;
+    }
     MessageInfo info;
-    switch (reader.Read(next - 2, &info, buffer.data())) {
+    const QueueReader::Result result =
+        reader.Read(next - 2, &info, buffer.data());
+    switch (result) {
       case QueueReader::Result::kGood:
         ++good;
         if (!CheckTestMessage(buffer.data(), info.size, nullptr).empty()) {
@@ -714,7 +762,9 @@ TEST_F(LocklessQueueTest, ReadsRacingOverwritesAreNeverTorn) {
         break;
       case QueueReader::Result::kNothingNewYet:
       case QueueReader::Result::kCorrupt:
-        ADD_FAILURE() << "index " << next - 2 << " of " << next;
+        ADD_FAILURE() << "index " << next - 2 << " of " << next << ": "
+                      << static_cast<int>(result);
+        failed = true;
         break;
     }
   }
@@ -734,7 +784,7 @@ TEST_F(LocklessQueueTest, ChildProcessSendsParentReadsAll) {
   const std::string path = dir_ + "/q";
   auto memory = Open(path, layout);
   QueueReader reader(memory.get());
-  const pid_t child = fork();
+  const pid_t child = testing::ForkTestChild();
   ASSERT_GE(child, 0);
   if (child == 0) {
     // Its own mapping, as another program would have.
@@ -746,22 +796,27 @@ TEST_F(LocklessQueueTest, ChildProcessSendsParentReadsAll) {
       const size_t length = TestMessageLength(i, (*sender)->size());
       WriteTestMessage((*sender)->Data(), (*sender)->size(), 42, i, length);
       MessageInfo sent;
-      if ((*sender)->Send(length, monotonic_clock::min_time,
-                          realtime_clock::min_time, kNoRemoteQueueIndex,
-                          &sent) != QueueSender::Result::kGood) {
+      if ((*sender)->Send(length, MessageOrigin(), &sent) !=
+          QueueSender::Result::kGood) {
         _exit(3);
       }
     }
     _exit(0);
   }
   std::vector<char> buffer(layout.message_data_size);
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  // Reaped while reading: it stopped, and everything it sent is visible.
+  bool child_ended = false;
+  int status = 0;
+  const testing::HangGuard guard;
   for (uint32_t i = 0; i < kMessages;) {
     MessageInfo info;
     const QueueReader::Result result = reader.Read(i, &info, buffer.data());
     if (result == QueueReader::Result::kNothingNewYet) {
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+      ASSERT_FALSE(child_ended) << "the child stopped before sending message "
+                                << i << " (wait status " << status << ")";
+      ASSERT_FALSE(guard.Expired()) << "message " << i << " not sent after "
+                                    << testing::kHangLimit.count() << " s";
+      child_ended = waitpid(child, &status, WNOHANG) == child;
       std::this_thread::yield();
       continue;
     }
@@ -772,8 +827,9 @@ TEST_F(LocklessQueueTest, ChildProcessSendsParentReadsAll) {
     ASSERT_EQ(decoded.sequence, i);
     ++i;
   }
-  int status;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  if (!child_ended) {
+    ASSERT_EQ(testing::WaitForChild(child, &status), "");
+  }
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_EQ(internal::CheckQueueInvariants(*memory), "");
 }
@@ -791,9 +847,11 @@ TEST_F(LocklessQueueTest, WakeupOrderIsPriorityThenSlot) {
   EXPECT_EQ(order, (std::vector<uint32_t>{3, 1, 0, 2, 4}));
 }
 
-// A thread waiting for WakeupSignal() on a signalfd, as ShmEventLoop will.
+// A thread waiting for WakeupSignal() on a signalfd, as ShmEventLoop does.
 class WatcherThread {
  public:
+  // Returns once the thread has registered, or failed to (a failure it
+  // reports): see registered().
   WatcherThread(QueueMemory* memory, int priority) {
     thread_ = std::thread([this, memory, priority] {
       sigset_t set;
@@ -801,41 +859,58 @@ class WatcherThread {
       sigaddset(&set, WakeupSignal());
       pthread_sigmask(SIG_BLOCK, &set, nullptr);
       const int fd = signalfd(-1, &set, SFD_CLOEXEC);
-      auto watcher = QueueWatcher::Make(memory, getpid(), gettid(), priority);
-      ASSERT_TRUE(watcher.ok()) << watcher.status();
-      registered_ = true;
-      while (!stop_) {
-        pollfd poll_fd{fd, POLLIN, 0};
-        if (poll(&poll_fd, 1, 10) == 1) {
-          signalfd_siginfo info;
-          ASSERT_EQ(read(fd, &info, sizeof(info)),
-                    static_cast<ssize_t>(sizeof(info)));
-          EXPECT_EQ(static_cast<int>(info.ssi_signo), WakeupSignal());
-          EXPECT_EQ(static_cast<pid_t>(info.ssi_pid), getpid());
-          ++wakeups_;
-        }
-      }
+      Watch(memory, priority, fd);  // An ASSERT there returns here.
+      state_ = kDone;
       close(fd);
     });
-    while (!registered_) std::this_thread::yield();
+    const testing::HangGuard guard;
+    while (state_ == kStarting) {
+      if (guard.Expired()) {
+        ADD_FAILURE() << "the watcher thread neither registered nor failed in "
+                      << testing::kHangLimit.count() << " s";
+        break;
+      }
+      std::this_thread::yield();
+    }
   }
   ~WatcherThread() {
     stop_ = true;
     thread_.join();
   }
 
-  // Waits up to 10 s for `count` wakeups.
+  bool registered() const { return state_ == kRegistered; }
+
+  // Waits for `count` wakeups in all; whether there were exactly that many.
   bool WaitFor(int count) {
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (wakeups_ < count && std::chrono::steady_clock::now() < deadline) {
+    const testing::HangGuard guard;
+    while (wakeups_ < count && registered() && !guard.Expired()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return wakeups_ == count;
   }
 
  private:
-  std::atomic<bool> registered_{false};
+  enum State { kStarting, kRegistered, kDone };
+
+  void Watch(QueueMemory* memory, int priority, int fd) {
+    ASSERT_GE(fd, 0) << strerror(errno);
+    auto watcher = QueueWatcher::Make(memory, getpid(), gettid(), priority);
+    ASSERT_TRUE(watcher.ok()) << watcher.status();
+    state_ = kRegistered;
+    while (!stop_) {
+      pollfd poll_fd{fd, POLLIN, 0};
+      if (poll(&poll_fd, 1, 10) == 1) {
+        signalfd_siginfo info;
+        ASSERT_EQ(read(fd, &info, sizeof(info)),
+                  static_cast<ssize_t>(sizeof(info)));
+        EXPECT_EQ(static_cast<int>(info.ssi_signo), WakeupSignal());
+        EXPECT_EQ(static_cast<pid_t>(info.ssi_pid), getpid());
+        ++wakeups_;
+      }
+    }
+  }
+
+  std::atomic<State> state_{kStarting};
   std::atomic<bool> stop_{false};
   std::atomic<int> wakeups_{0};
   std::thread thread_;
@@ -849,6 +924,7 @@ TEST_F(LocklessQueueTest, SendAndWakeupWakesWatchers) {
   {
     WatcherThread low(memory.get(), 0), high(memory.get(), 30),
         middle(memory.get(), 10);
+    ASSERT_TRUE(low.registered() && high.registered() && middle.registered());
     ASSERT_EQ(SendTest(sender.get(), 1, 1), QueueSender::Result::kGood);
     EXPECT_EQ(wake_upper.Wakeup(), 3);
     EXPECT_TRUE(low.WaitFor(1));
@@ -879,7 +955,7 @@ TEST_F(LocklessQueueTest, WakeupReleasesSlotsOfGoneThreads) {
             }),
             0);
   // A child process does the same.
-  const pid_t child = fork();
+  const pid_t child = testing::ForkTestChild();
   ASSERT_GE(child, 0);
   if (child == 0) {
     auto watcher = QueueWatcher::Make(memory.get(), getpid(), gettid(), 5);
@@ -888,7 +964,7 @@ TEST_F(LocklessQueueTest, WakeupReleasesSlotsOfGoneThreads) {
     _exit(0);
   }
   int status;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_EQ(testing::WaitForChild(child, &status), "");
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
   QueueWakeUpper wake_upper(memory.get());
@@ -898,6 +974,7 @@ TEST_F(LocklessQueueTest, WakeupReleasesSlotsOfGoneThreads) {
   std::vector<std::unique_ptr<WatcherThread>> watchers;
   for (int i = 0; i < 3; ++i) {
     watchers.push_back(std::make_unique<WatcherThread>(memory.get(), i));
+    ASSERT_TRUE(watchers.back()->registered()) << i;
   }
   EXPECT_EQ(wake_upper.Wakeup(), 3);
   // The stale registration's slot now belongs to one of them: destroying it
@@ -933,9 +1010,8 @@ TEST_F(LocklessQueueTest, SendReadAndWakeupNeverAllocate) {
   for (uint32_t i = 0; i < 100; ++i) {
     WriteTestMessage(sender->Data(), sender->size(), 1, i, 40);
     MessageInfo sent;
-    if (sender->Send(40, monotonic_clock::min_time, realtime_clock::min_time,
-                     kNoRemoteQueueIndex,
-                     &sent) == QueueSender::Result::kGood) {
+    if (sender->Send(40, MessageOrigin(), &sent) ==
+        QueueSender::Result::kGood) {
       MessageInfo info;
       good_reads += reader.Read(sent.queue_index, &info, buffer.data()) ==
                     QueueReader::Result::kGood;

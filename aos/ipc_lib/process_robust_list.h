@@ -3,13 +3,16 @@
 
 // Words in shared memory that the kernel marks when this process dies.
 //
+// clang-format off
 //   const uint32_t id = *RobustListId();
 //   uint64_t expected = 0;
-//   ClaimListed(&slot.owner, expected, OwnerWord(id, extra));
-//   ...                     // if this process dies now, however it dies, the
+//   if (ClaimListed(&slot.owner, expected, OwnerWord(id, extra))) {
+//     ...                   // if this process dies now, however it dies, the
 //                           // kernel turns the low half of slot.owner into
 //                           // kOwnerDied before its pid can be reused
-//   ReleaseListed(&slot.owner, OwnerWord(id, extra));
+//     ReleaseListed(&slot.owner, OwnerWord(id, extra));
+//   }
+// clang-format on
 //
 // Linux keeps, per thread, one "robust futex list" (set_robust_list(2)): when
 // the thread exits, for any reason, the kernel walks the list and, in every
@@ -41,6 +44,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "aos/ipc_lib/internal_only.h"
 
 namespace aos::ipc_lib::internal {
 
@@ -72,8 +76,8 @@ absl::StatusOr<uint32_t> RobustListId();
 // in this process. The word must be followed, kRobustEntryOffset bytes
 // later, by its link word, and both must stay mapped until it is released.
 // Takes a process-local mutex; never waits for other processes.
-bool ClaimListed(std::atomic<uint64_t>* word, uint64_t& expected,
-                 uint64_t desired);
+[[nodiscard]] bool ClaimListed(std::atomic<uint64_t>* word, uint64_t& expected,
+                               uint64_t desired);
 
 // If `*word` holds `owner` (what ClaimListed stored, or a later change of the
 // high half), frees it (0), and stops listing it unless it still holds our id

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "aos/ipc_lib/lockless_queue_internal.h"
+#include "aos/ipc_lib/queue_memory_internal.h"
 #include "glog/logging.h"
 
 namespace aos::ipc_lib::testing {
@@ -44,9 +44,7 @@ void SendSome(QueueSender* sender, uint32_t writer, int count,
                 static_cast<int>(writer + i), length);
     MessageInfo sent;
     stats->corrupt_sends +=
-        sender->Send(length, monotonic_clock::min_time,
-                     realtime_clock::min_time, kNoRemoteQueueIndex,
-                     &sent) == QueueSender::Result::kCorrupt;
+        sender->Send(length, MessageOrigin(), &sent) == QueueSender::Result::kCorrupt;
   }
 }
 
@@ -112,7 +110,6 @@ QueueLayout FuzzLayout() {
   layout.queue_size = 4;
   layout.num_senders = 3;
   layout.num_watchers = 2;
-  layout.num_readers = 1;
   layout.channel_storage_duration_ns = 0;
   return layout;
 }

@@ -1,6 +1,8 @@
 // QueueLayout and QueueMemory: sizing a channel's queue, and creating,
 // validating and mapping its file. Nothing here is on the realtime path.
 
+#include "aos/ipc_lib/queue_memory.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -12,13 +14,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
 
 #include "absl/status/status.h"
 #include "aos/configuration.h"
 #include "aos/ipc_lib/lockless_queue.h"
-#include "aos/ipc_lib/lockless_queue_internal.h"
 #include "aos/ipc_lib/process_robust_list.h"
+#include "aos/ipc_lib/queue_memory_internal.h"
 #include "aos/ipc_lib/shared_memory_layout.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
@@ -57,7 +61,6 @@ StoredLayout Store(const QueueLayout& layout) {
   stored.queue_size = layout.queue_size;
   stored.num_senders = layout.num_senders;
   stored.num_watchers = layout.num_watchers;
-  stored.num_readers = layout.num_readers;
   stored.channel_storage_duration_ns = layout.channel_storage_duration_ns;
   return stored;
 }
@@ -68,9 +71,23 @@ QueueLayout Load(const StoredLayout& stored) {
   layout.queue_size = stored.queue_size;
   layout.num_senders = stored.num_senders;
   layout.num_watchers = stored.num_watchers;
-  layout.num_readers = stored.num_readers;
   layout.channel_storage_duration_ns = stored.channel_storage_duration_ns;
   return layout;
+}
+
+// "max_size 64, ..., layout version `version`".
+std::string LayoutToString(const QueueLayout& layout, uint32_t version) {
+  return aos::StrCat("max_size ", layout.message_data_size, ", queue ",
+                     layout.queue_size, ", senders ", layout.num_senders,
+                     ", watchers ", layout.num_watchers, ", storage ",
+                     layout.channel_storage_duration_ns, " ns, layout version ",
+                     version);
+}
+
+std::string Hex(uint64_t value) {
+  char text[17];
+  snprintf(text, sizeof(text), "%016" PRIx64, value);
+  return text;
 }
 
 std::string ErrnoText(int error) {
@@ -391,18 +408,25 @@ absl::StatusOr<GuardedMapping> OpenExistingQueue(int fd,
   const uint32_t file_header_size = header.header_size;
 
   const size_t size = layout.MemorySize();
-  if (file_version != kLayoutVersion || !(file_layout == layout)) {
+  const bool same_fields =
+      file_version == kLayoutVersion && file_layout == layout;
+  if (!same_fields || file_hash != layout.Hash()) {
+    // The hash covers what the fields cannot show: a file written by a build
+    // whose layout had other fields (or whose header is damaged).
     return absl::FailedPreconditionError(aos::StrCat(
         context.Prefix(), "shared memory file ", path,
         " was made for another queue layout.\n  file has:      ",
-        internal::LayoutToString(file_layout, file_version),
-        "\n  program wants: ", layout.ToString(), "\nStop every process using ",
-        context.channel, ", then delete ", path));
+        LayoutToString(file_layout, file_version), ", hash ", Hex(file_hash),
+        "\n  program wants: ", layout.ToString(), ", hash ", Hex(layout.Hash()),
+        same_fields ? "\nThe fields agree but the hashes do not: another build "
+                      "of aos wrote it, or its header is damaged."
+                    : "",
+        "\nStop every process using ", context.channel, ", then delete ",
+        path));
   }
-  if (file_hash != layout.Hash() || file_header_size != header_size ||
-      file_memory_size != size) {
+  if (file_header_size != header_size || file_memory_size != size) {
     return context.NotAQueue(
-        "has a corrupt header (its hash or sizes disagree with its layout)");
+        "has a corrupt header (its sizes disagree with its layout)");
   }
   if (static_cast<size_t>(st.st_size) < size) {
     return context.NotAQueue(aos::StrCat(
@@ -423,14 +447,6 @@ namespace internal {
 
 void SetInitialisationTimeoutForTesting(std::chrono::milliseconds timeout) {
   initialisation_timeout_ms.store(timeout.count(), std::memory_order_relaxed);
-}
-
-std::string LayoutToString(const QueueLayout& layout, uint32_t version) {
-  return aos::StrCat(
-      "max_size ", layout.message_data_size, ", queue ", layout.queue_size,
-      ", senders ", layout.num_senders, ", watchers ", layout.num_watchers,
-      ", readers ", layout.num_readers, ", storage ",
-      layout.channel_storage_duration_ns, " ns, layout version ", version);
 }
 
 }  // namespace internal
@@ -455,8 +471,6 @@ QueueLayout QueueLayout::ForChannel(const Configuration& config,
       static_cast<uint32_t>(std::max(0, channel.num_senders()));
   layout.num_watchers =
       static_cast<uint32_t>(std::max(0, channel.num_watchers()));
-  layout.num_readers =
-      static_cast<uint32_t>(std::max(0, channel.num_readers()));
   return layout;
 }
 
@@ -482,7 +496,7 @@ uint64_t QueueLayout::Hash() const {
 }
 
 std::string QueueLayout::ToString() const {
-  return internal::LayoutToString(*this, kLayoutVersion);
+  return LayoutToString(*this, kLayoutVersion);
 }
 
 absl::StatusOr<std::unique_ptr<QueueMemory>> QueueMemory::Open(

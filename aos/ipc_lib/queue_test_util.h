@@ -5,13 +5,15 @@
 // sequence number and carries a checksum of all of it, so a reader can tell
 // a whole message from a torn or misplaced one.
 //
+// clang-format off
 //   const size_t length = TestMessageLength(sequence, sender->size());
 //   WriteTestMessage(sender->Data(), sender->size(), writer, sequence, length);
-//   sender->Send(length, ...);
+//   ASSERT_EQ(sender->Send(length, ...), QueueSender::Result::kGood);
 //   ...
-//   reader.Read(index, &info, buffer);
+//   ASSERT_EQ(reader.Read(index, &info, buffer), QueueReader::Result::kGood);
 //   std::string error = CheckTestMessage(buffer, info.size, &decoded);
 //   std::string problems = ValidateQueue(*memory);   // a quiet queue
+// clang-format on
 
 #include <signal.h>
 #include <unistd.h>
@@ -25,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "aos/ipc_lib/bounded_wait.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/ipc_lib/lockless_queue_internal.h"
 #include "aos/util/str_cat.h"
@@ -118,7 +121,7 @@ inline std::string CheckTestMessage(const void* data, size_t size,
 // Runs `body` on a thread of its own and waits until the kernel no longer
 // knows that thread (a joined thread's task may still take signals for a
 // moment after join returns). Returns its tid, or -1 if it was still there
-// after 10 s. For tests that need a registration whose thread is gone.
+// after kHangLimit. For tests that need a registration whose thread is gone.
 template <typename Body>
 pid_t RunOnThreadThatIsThenGone(Body body) {
   pid_t tid = 0;
@@ -126,9 +129,8 @@ pid_t RunOnThreadThatIsThenGone(Body body) {
     tid = gettid();
     body();
   }).join();
-  for (int i = 0; i < 10000; ++i) {
+  for (const HangGuard guard; !guard.Expired(); usleep(1000)) {
     if (tgkill(getpid(), tid, 0) != 0 && errno == ESRCH) return tid;
-    usleep(1000);
   }
   return -1;
 }
@@ -141,8 +143,7 @@ inline QueueSender::Result SendTest(QueueSender* sender, uint32_t writer,
       sequence, max_length == 0 ? sender->size() : max_length);
   WriteTestMessage(sender->Data(), sender->size(), writer, sequence, length);
   MessageInfo sent;
-  return sender->Send(length, monotonic_clock::min_time,
-                      realtime_clock::min_time, kNoRemoteQueueIndex, &sent);
+  return sender->Send(length, MessageOrigin(), &sent);
 }
 
 // Reads every message still in the (quiet) queue: all must be there and

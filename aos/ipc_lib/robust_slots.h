@@ -4,10 +4,12 @@
 // Slots in shared memory owned by processes, robust to owners that die, even
 // when the kernel has since given their pid to another process.
 //
+// clang-format off
 //   RobustSlots slots(&view.sender(0).owner, sizeof(SenderSlot), num_senders);
 //   absl::StatusOr<Claimed> claimed = slots.Claim(getpid());
 //   ...
 //   slots.Release(claimed->slot, claimed->owner);
+// clang-format on
 //
 // Each slot starts with a 64-bit owner word (and, after it, the link word
 // process_robust_list.h needs). The word is an OwnerWord:
@@ -33,6 +35,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "aos/ipc_lib/internal_only.h"
 #include "aos/ipc_lib/process_robust_list.h"
 
 namespace aos::ipc_lib::internal {

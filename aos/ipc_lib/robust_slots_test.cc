@@ -7,6 +7,7 @@
 #include <linux/sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "aos/ipc_lib/bounded_wait.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/testing/path.h"
 #include "gtest/gtest.h"
@@ -51,17 +53,31 @@ class SharedSlots {
   const RobustSlots slots_;
 };
 
-// Runs `body` in a forked child and returns its wait status.
+// Runs `body` in a forked child and returns its wait status (-1, after a
+// failure, if there is none).
 template <typename Body>
 int InChild(Body body) {
-  const pid_t child = fork();
+  const pid_t child = testing::ForkTestChild();
   if (child == 0) {
     body();
     _exit(0);
   }
-  int status = 0;
-  waitpid(child, &status, 0);
+  int status = -1;
+  if (child < 0) {
+    ADD_FAILURE() << "fork: " << strerror(errno);
+  } else {
+    EXPECT_EQ(testing::WaitForChild(child, &status), "");
+  }
   return status;
+}
+
+// In a child made by clone3 or fork: sleeps until killed, by the test or
+// when the test process dies. Plain system calls only: a raw clone3 child
+// must not take glibc's locks or allocate.
+[[noreturn]] void SleepUntilKilled(pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(1);
+  while (true) pause();
 }
 
 TEST(RobustSlotsTest, ClaimReleaseAndLimits) {
@@ -203,6 +219,7 @@ TEST(RobustSlotsTest, TheOwnerThreadBlocksEverySignal) {
 // clone3's set_tid (or, failing that, /proc/sys/kernel/ns_last_pid). Returns
 // the child's pid, or -1 with `*why` set.
 pid_t ChildWithPid(pid_t pid, std::string* why) {
+  const pid_t parent = getpid();
   pid_t wanted[1] = {pid};
   struct clone_args args;
   std::memset(&args, 0, sizeof(args));
@@ -212,9 +229,7 @@ pid_t ChildWithPid(pid_t pid, std::string* why) {
   // Raw clone3: the child must only make raw syscalls and async-signal-safe
   // calls (no malloc, no locks).
   const long child = syscall(SYS_clone3, &args, sizeof(args));
-  if (child == 0) {
-    while (true) pause();
-  }
+  if (child == 0) SleepUntilKilled(parent);
   if (child > 0) return static_cast<pid_t>(child);
   *why = std::string("clone3 with set_tid: ") + strerror(errno);
   // Not allowed to choose: ask for the pid after pid - 1, a few times (other
@@ -234,12 +249,19 @@ pid_t ChildWithPid(pid_t pid, std::string* why) {
       return -1;
     }
     const pid_t forked = fork();
-    if (forked == 0) {
-      while (true) pause();
+    if (forked == 0) SleepUntilKilled(parent);
+    if (forked < 0) {
+      *why += std::string("; fork: ") + strerror(errno);
+      return -1;
     }
     if (forked == pid) return forked;
     kill(forked, SIGKILL);
-    waitpid(forked, nullptr, 0);
+    int status;
+    if (const std::string error = testing::WaitForChild(forked, &status);
+        !error.empty()) {
+      *why += "; " + error;
+      return -1;
+    }
   }
   *why += "; ns_last_pid never gave the pid back (other processes forking)";
   return -1;
@@ -255,13 +277,12 @@ TEST(RobustSlotsTest, SlotsOfADeadProcessAreReclaimedAfterItsPidIsReused) {
   layout.queue_size = 4;
   layout.num_senders = 1;
   layout.num_watchers = 1;
-  layout.num_readers = 1;
   auto memory = QueueMemory::Open(aos::testing::TestTempDir() + "/reuse",
                                   layout, 0600, "/test pid reuse");
   ASSERT_TRUE(memory.ok()) << memory.status();
   QueueMemory* const queue = memory->get();
 
-  const pid_t dead = fork();
+  const pid_t dead = testing::ForkTestChild();
   ASSERT_GE(dead, 0);
   if (dead == 0) {
     auto sender = QueueSender::Make(queue);
@@ -271,7 +292,7 @@ TEST(RobustSlotsTest, SlotsOfADeadProcessAreReclaimedAfterItsPidIsReused) {
     raise(SIGKILL);
   }
   int status;
-  ASSERT_EQ(waitpid(dead, &status, 0), dead);
+  ASSERT_EQ(testing::WaitForChild(dead, &status), "");
   ASSERT_TRUE(WIFSIGNALED(status)) << status;
 
   std::string why;
@@ -301,7 +322,7 @@ TEST(RobustSlotsTest, SlotsOfADeadProcessAreReclaimedAfterItsPidIsReused) {
       << "the newcomer died: "
       << (WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exited");
   kill(newcomer, SIGKILL);
-  ASSERT_EQ(waitpid(newcomer, &status, 0), newcomer);
+  ASSERT_EQ(testing::WaitForChild(newcomer, &status), "");
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 
   watcher->reset();

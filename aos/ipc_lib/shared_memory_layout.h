@@ -20,8 +20,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "aos/ipc_lib/lockless_queue.h"
+#include "aos/ipc_lib/internal_only.h"
 #include "aos/ipc_lib/process_robust_list.h"
+#include "aos/ipc_lib/queue_memory.h"
 
 namespace aos::ipc_lib::internal {
 
@@ -60,8 +61,11 @@ struct StoredLayout {
   uint32_t queue_size;
   uint32_t num_senders;
   uint32_t num_watchers;
-  uint32_t num_readers;
-  uint32_t reserved;
+  // Zero. Builds before layout version 2 was released kept num_readers
+  // (which sized nothing) in its first half; keeping the other fields where
+  // they were lets a file from them be refused naming its layout (its hash
+  // differs).
+  uint64_t reserved;
   int64_t channel_storage_duration_ns;
 };
 static_assert(sizeof(StoredLayout) == 32);
@@ -194,6 +198,8 @@ struct alignas(kCacheLine) MessageHeader {
   std::atomic<int64_t> realtime_remote_time;
   std::atomic<uint32_t> remote_queue_index;
   std::atomic<uint32_t> size;
+  // The 16 bytes of the source node's boot UUID, in memory order.
+  std::atomic<uint64_t> source_boot_uuid[2];
 };
 static_assert(std::is_standard_layout_v<MessageHeader>);
 static_assert(sizeof(MessageHeader) == kCacheLine);

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "aos/ipc_lib/bounded_wait.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::ipc_lib::testing {
@@ -134,7 +135,7 @@ StepOutcome RunStepped(void* begin, size_t size, StepUnit unit, int64_t kill_at,
     return outcome;
   }
   Report* const report = new (shared) Report{};
-  const pid_t child = fork();
+  const pid_t child = ForkTestChild();
   if (child < 0) {
     outcome.error = aos::StrCat("fork: ", strerror(errno));
     munmap(shared, sizeof(Report));
@@ -150,11 +151,14 @@ StepOutcome RunStepped(void* begin, size_t size, StepUnit unit, int64_t kill_at,
     RunChild(setup);
   }
   int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
+  const std::string hung = WaitForChild(child, &status);
   outcome.stores = report->stores;
   outcome.instructions = report->instructions;
-  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && !report->finished) {
+  if (!hung.empty()) {
+    outcome.error = aos::StrCat("the stepped ", hung, ", after ",
+                                report->stores, " stores");
+  } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+             !report->finished) {
     outcome.killed = true;
   } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
                report->finished)) {

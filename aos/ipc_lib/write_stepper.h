@@ -6,6 +6,7 @@
 // For tests that prove an operation on shared memory survives its process
 // dying at any point.
 //
+// clang-format off
 //   for (int64_t k = 0;; ++k) {
 //     ... fresh shared memory ...
 //     StepOutcome outcome = RunStepped(base, size, StepUnit::kStores, k,
@@ -14,6 +15,7 @@
 //     ... check the memory ...
 //     if (!outcome.killed) break;   // k was past its last store
 //   }
+// clang-format on
 //
 // How: the child write-protects the range, so each store into it faults. The
 // fault handler counts the store, and either kills the process (making the
@@ -65,7 +67,8 @@ using SteppedSetup = std::function<std::function<void()>()>;
 // Forks; the child runs `setup`, write-protects the pages covering
 // [begin, begin + size), runs the operation stepped by `unit`, and is killed
 // once `kill_at` steps are done (kill_at < 0: never). The parent waits for
-// it. Returns what happened.
+// it, at most kHangLimit (bounded_wait.h: then it is killed, and that is an
+// error); the child dies with the parent. Returns what happened.
 StepOutcome RunStepped(void* begin, size_t size, StepUnit unit, int64_t kill_at,
                        const SteppedSetup& setup);
 

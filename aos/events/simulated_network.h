@@ -1,0 +1,117 @@
+#ifndef AOS_EVENTS_SIMULATED_NETWORK_H_
+#define AOS_EVENTS_SIMULATED_NETWORK_H_
+
+// The network between the nodes of a simulated multi-node system: what the
+// message bridge does in production (aos/network), on simulated time.
+//
+// A message sent on a channel's source node is re-sent on each of its
+// destination_nodes after the link's delay, with the remote fields filled
+// as the bridge fills them: monotonic_remote_time and realtime_remote_time
+// (when it was sent, on the source node's clocks), remote_queue_index (its
+// queue index there) and source_boot_uuid (the source node's boot). On the
+// destination it is a new local message: its monotonic_event_time is when it
+// was re-sent there, on that node's clock, so a watcher's wakeup latency of
+// a forwarded message measures the destination's own delivery, as in
+// production (the network's part is the link's).
+//
+// Links (one per ordered pair of nodes) have a delay (default 100 us), a
+// loss fraction and a connected state, set by tests:
+// - Best-effort channels (time_to_live > 0) lose `loss` of their messages,
+//   deterministically (error diffusion: a loss of 0.25 drops every fourth
+//   message exactly), and drop messages older than time_to_live on arrival.
+// - Reliable channels (time_to_live 0) lose nothing: a message the link
+//   loses is retransmitted and arrives two more delays later, and the ones
+//   after it wait for it (in order, like a reliable DDS stream).
+// - While a link is disconnected, messages sent over it are dropped; when it
+//   reconnects, the latest message of each reliable channel is sent again
+//   if it was dropped, as AOS's bridge does for a reconnecting client.
+// Each link counts what it forwarded, delivered and dropped, and why.
+//
+// Memory: everything is allocated when the source channel is set up (in
+// flight messages live in rings as long as the channel's queue); forwarding
+// never allocates. A link with more messages in flight than that drops the
+// newest and counts it (queue_full).
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "aos/configuration_generated.h"
+#include "aos/events/event_scheduler.h"
+#include "aos/events/simulated_channel.h"
+#include "aos/util/uuid.h"
+
+namespace aos {
+
+class SimulatedNetwork {
+ public:
+  // What a link has done; every forwarded message ends up in exactly one of
+  // delivered and the dropped counts, once it arrived or was dropped.
+  struct LinkStatistics {
+    // Messages of forwarded channels sent on the source while connected.
+    uint64_t forwarded = 0;
+    // Re-sent on the destination.
+    uint64_t delivered = 0;
+    // Lost on a best-effort channel.
+    uint64_t lost = 0;
+    // Lost on a reliable channel, so delivered late.
+    uint64_t retransmitted = 0;
+    // Sent while the link was disconnected.
+    uint64_t dropped_disconnected = 0;
+    // Older than the channel's time_to_live on arrival.
+    uint64_t dropped_expired = 0;
+    // More in flight than the ring holds, or refused by the destination's
+    // queue (sent too fast).
+    uint64_t queue_full = 0;
+  };
+
+  // Node clocks: node time = scheduler time + offset.
+  using NodeOffset = std::function<monotonic_clock::duration(const Node*)>;
+  using RealtimeNow = std::function<realtime_clock::time_point(const Node*)>;
+  // The channel `channel` on `node`, made if needed (setup only).
+  using ChannelOn = std::function<SimulatedChannel*(const Channel* channel,
+                                                    const Node* node)>;
+
+  SimulatedNetwork(const Configuration* configuration,
+                   EventScheduler* scheduler, NodeOffset node_offset,
+                   RealtimeNow realtime_now, ChannelOn channel_on);
+  ~SimulatedNetwork();
+
+  // Sets up forwarding of `channel` from `source` (its source node), which
+  // `source_channel` holds: links to every destination. Once per channel.
+  void ForwardFrom(const Channel* channel, const Node* source,
+                   SimulatedChannel* source_channel);
+
+  void SetDelay(const Node* from, const Node* to,
+                monotonic_clock::duration delay);
+  // 0 (none) to 1 (everything), for best-effort channels.
+  void SetLoss(const Node* from, const Node* to, double loss);
+  void Disconnect(const Node* from, const Node* to);
+  void Connect(const Node* from, const Node* to);
+  LinkStatistics statistics(const Node* from, const Node* to) const;
+
+  // A node's boot; a reboot gives it a new one.
+  UUID boot_uuid(const Node* node);
+  void Reboot(const Node* node);
+
+ private:
+  struct Link;
+  class ChannelLink;
+
+  Link& GetLink(const Node* from, const Node* to);
+  void OnSend(const std::vector<ChannelLink*>& links,
+              const SimulatedChannel::Slot& slot);
+
+  const Configuration* const configuration_;
+  EventScheduler* const scheduler_;
+  NodeOffset node_offset_;
+  RealtimeNow realtime_now_;
+  ChannelOn channel_on_;
+  std::map<std::pair<const Node*, const Node*>, std::unique_ptr<Link>> links_;
+  std::vector<std::unique_ptr<ChannelLink>> channel_links_;
+  std::map<const Node*, UUID> boots_;
+};
+
+}  // namespace aos
+
+#endif  // AOS_EVENTS_SIMULATED_NETWORK_H_

@@ -1,0 +1,231 @@
+// The simulated network between nodes: forwarded messages arrive after the
+// link's delay with the remote fields the message bridge fills, and loss,
+// expiry, disconnects and reboots behave as documented, with exact counts.
+#include "aos/events/simulated_network.h"
+
+#include "aos/configuration.h"
+#include "aos/events/simulated_event_loop.h"
+#include "aos/testing/allocation_counter.h"
+#include "aos/testing/test_message_generated.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace aos::testing {
+namespace {
+
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+using ::testing::ElementsAre;
+
+// /reliable (time_to_live 0) and /lossy (best effort, 50 ms to live) from
+// pi1 to pi2; pi2's clock runs 100 s ahead.
+class SimulatedNetworkTest : public ::testing::Test {
+ protected:
+  SimulatedNetworkTest()
+      : config_(Read(R"({
+          "nodes": [ { "name": "pi1", "hostname": "pi1" },
+                     { "name": "pi2", "hostname": "pi2" } ],
+          "channels": [
+            { "name": "/reliable", "type": "aos.testing.TestMessage",
+              "source_node": "pi1", "frequency": 1000,
+              "destination_nodes": [ { "name": "pi2" } ] },
+            { "name": "/lossy", "type": "aos.testing.TestMessage",
+              "source_node": "pi1", "frequency": 1000,
+              "destination_nodes": [ { "name": "pi2",
+                                       "time_to_live": 50000000 } ] } ] })")),
+        pi1_(configuration::GetNode(config_.message(), "pi1")),
+        pi2_(configuration::GetNode(config_.message(), "pi2")),
+        factory_(&config_.message()) {
+    factory_.SetMonotonicOffset(pi2_, std::chrono::seconds(100));
+    sender_loop_ = factory_.MakeEventLoop("sender", pi1_);
+    receiver_loop_ = factory_.MakeEventLoop("receiver", pi2_);
+  }
+  ~SimulatedNetworkTest() override {
+    reliable_ = {};
+    lossy_ = {};
+    sender_loop_.reset();
+    receiver_loop_.reset();
+  }
+
+  static FlatbufferDetachedBuffer<Configuration> Read(std::string_view json) {
+    auto config = configuration::ReadConfigFromJson(json);
+    CHECK(config.ok()) << config.status().message();
+    return std::move(config).value();
+  }
+
+  // Sends `count` messages on `sender`, one a millisecond, values 1..count.
+  void SendEveryMillisecond(Sender<TestMessage>* sender, int count) {
+    int value = 0;
+    TimerHandler* timer = sender_loop_->AddTimer(
+        [this, sender, &value, count, timer_ptr = &timer_]() {
+          auto builder = sender->MakeBuilder();
+          TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+          message.add_value(++value);
+          builder.CheckOk(builder.Send(message.Finish()));
+          if (value == count) (*timer_ptr)->Disable();
+        });
+    timer_ = timer;
+    sender_loop_->OnRun([this]() {
+      timer_->Schedule(sender_loop_->monotonic_now(), milliseconds(1));
+    });
+    factory_.RunFor(milliseconds(count + 100));
+  }
+
+  // The values and contexts a pi2 watcher of `channel` got.
+  void Watch(std::string_view channel) {
+    receiver_loop_->MakeWatcher(channel, [this](const TestMessage& message) {
+      values_.push_back(message.value());
+      contexts_.push_back(receiver_loop_->context());
+    });
+  }
+
+  FlatbufferDetachedBuffer<Configuration> config_;
+  const Node* const pi1_;
+  const Node* const pi2_;
+  SimulatedEventLoopFactory factory_;
+  std::unique_ptr<EventLoop> sender_loop_;
+  std::unique_ptr<EventLoop> receiver_loop_;
+  Sender<TestMessage> reliable_;
+  Sender<TestMessage> lossy_;
+  TimerHandler* timer_ = nullptr;
+  std::vector<int> values_;
+  std::vector<Context> contexts_;
+};
+
+TEST_F(SimulatedNetworkTest, ArrivesAfterTheDelayWithTheRemoteFields) {
+  factory_.SetLinkDelay(pi1_, pi2_, microseconds(250));
+  reliable_ = sender_loop_->MakeSender<TestMessage>("/reliable");
+  Watch("/reliable");
+  SendEveryMillisecond(&reliable_, 3);
+  ASSERT_THAT(values_, ElementsAre(1, 2, 3));
+  for (size_t i = 0; i < contexts_.size(); ++i) {
+    const Context& context = contexts_[i];
+    // Sent on pi1 at i ms; re-sent on pi2 250 us later, on pi2's clock.
+    const monotonic_clock::time_point sent{milliseconds(i)};
+    EXPECT_EQ(context.monotonic_remote_time, sent);
+    EXPECT_EQ(context.monotonic_event_time,
+              sent + std::chrono::seconds(100) + microseconds(250));
+    EXPECT_EQ(context.remote_queue_index, i);
+    EXPECT_EQ(context.queue_index, i);
+    EXPECT_EQ(context.source_boot_uuid, factory_.boot_uuid(pi1_));
+    EXPECT_NE(context.source_boot_uuid, factory_.boot_uuid(pi2_));
+    EXPECT_EQ(context.realtime_remote_time.time_since_epoch(),
+              sent.time_since_epoch() + std::chrono::seconds(1767225600));
+  }
+  // The watcher's wakeup latency is its own delivery on pi2: 0 here.
+  EXPECT_EQ(
+      receiver_loop_->watchers()[0]->timing().wakeup_latency.statistic().max(),
+      0);
+  const SimulatedNetwork::LinkStatistics stats =
+      factory_.link_statistics(pi1_, pi2_);
+  EXPECT_EQ(stats.forwarded, 3u);
+  EXPECT_EQ(stats.delivered, 3u);
+}
+
+TEST_F(SimulatedNetworkTest, BestEffortLossIsExact) {
+  factory_.SetLinkLoss(pi1_, pi2_, 0.25);
+  lossy_ = sender_loop_->MakeSender<TestMessage>("/lossy");
+  Watch("/lossy");
+  SendEveryMillisecond(&lossy_, 100);
+  EXPECT_EQ(values_.size(), 75u);
+  // Every fourth is lost.
+  EXPECT_THAT(std::vector<int>(values_.begin(), values_.begin() + 4),
+              ElementsAre(1, 2, 3, 5));
+  const SimulatedNetwork::LinkStatistics stats =
+      factory_.link_statistics(pi1_, pi2_);
+  EXPECT_EQ(stats.forwarded, 100u);
+  EXPECT_EQ(stats.lost, 25u);
+  EXPECT_EQ(stats.delivered, 75u);
+}
+
+TEST_F(SimulatedNetworkTest, ReliableLossArrivesLateButInOrder) {
+  factory_.SetLinkDelay(pi1_, pi2_, microseconds(100));
+  factory_.SetLinkLoss(pi1_, pi2_, 0.5);
+  reliable_ = sender_loop_->MakeSender<TestMessage>("/reliable");
+  Watch("/reliable");
+  SendEveryMillisecond(&reliable_, 4);
+  ASSERT_THAT(values_, ElementsAre(1, 2, 3, 4));
+  const auto offset = std::chrono::seconds(100);
+  // Messages 2 and 4 were lost once: retransmitted, two delays later.
+  EXPECT_EQ(contexts_[0].monotonic_event_time.time_since_epoch(),
+            offset + microseconds(100));
+  EXPECT_EQ(contexts_[1].monotonic_event_time.time_since_epoch(),
+            offset + milliseconds(1) + microseconds(300));
+  const SimulatedNetwork::LinkStatistics stats =
+      factory_.link_statistics(pi1_, pi2_);
+  EXPECT_EQ(stats.retransmitted, 2u);
+  EXPECT_EQ(stats.delivered, 4u);
+  EXPECT_EQ(stats.lost, 0u);
+}
+
+TEST_F(SimulatedNetworkTest, MessagesOlderThanTheirTimeToLiveAreDropped) {
+  factory_.SetLinkDelay(pi1_, pi2_, milliseconds(60));  // > 50 ms to live.
+  lossy_ = sender_loop_->MakeSender<TestMessage>("/lossy");
+  Watch("/lossy");
+  SendEveryMillisecond(&lossy_, 5);
+  EXPECT_TRUE(values_.empty());
+  EXPECT_EQ(factory_.link_statistics(pi1_, pi2_).dropped_expired, 5u);
+}
+
+TEST_F(SimulatedNetworkTest, DisconnectDropsAndReconnectResendsTheLatest) {
+  reliable_ = sender_loop_->MakeSender<TestMessage>("/reliable");
+  lossy_ = sender_loop_->MakeSender<TestMessage>("/lossy");
+  Watch("/reliable");
+  factory_.DisconnectLink(pi1_, pi2_);
+  SendEveryMillisecond(&reliable_, 3);
+  EXPECT_TRUE(values_.empty());
+  factory_.ConnectLink(pi1_, pi2_);
+  factory_.RunFor(milliseconds(1));
+  // The latest reliable message, as AOS's bridge sends a reconnecting
+  // client.
+  EXPECT_THAT(values_, ElementsAre(3));
+  const SimulatedNetwork::LinkStatistics stats =
+      factory_.link_statistics(pi1_, pi2_);
+  EXPECT_EQ(stats.dropped_disconnected, 3u);
+  EXPECT_EQ(stats.delivered, 1u);
+}
+
+TEST_F(SimulatedNetworkTest, ARebootedNodeSendsWithANewBoot) {
+  reliable_ = sender_loop_->MakeSender<TestMessage>("/reliable");
+  Watch("/reliable");
+  const UUID before = factory_.boot_uuid(pi1_);
+  SendEveryMillisecond(&reliable_, 1);
+  factory_.RebootNode(pi1_);
+  const UUID after = factory_.boot_uuid(pi1_);
+  EXPECT_NE(before, after);
+  auto builder = reliable_.MakeBuilder();
+  builder.CheckOk(builder.Send(builder.MakeBuilder<TestMessage>().Finish()));
+  factory_.RunFor(milliseconds(1));
+  ASSERT_EQ(contexts_.size(), 2u);
+  EXPECT_EQ(contexts_[0].source_boot_uuid, before);
+  EXPECT_EQ(contexts_[1].source_boot_uuid, after);
+}
+
+TEST_F(SimulatedNetworkTest, ForwardingNeverAllocates) {
+  factory_.SetLinkLoss(pi1_, pi2_, 0.1);
+  reliable_ = sender_loop_->MakeSender<TestMessage>("/reliable");
+  lossy_ = sender_loop_->MakeSender<TestMessage>("/lossy");
+  Watch("/lossy");
+  values_.reserve(1000);
+  contexts_.reserve(1000);
+  int value = 0;
+  TimerHandler* timer = sender_loop_->AddTimer([&]() {
+    for (Sender<TestMessage>* sender : {&reliable_, &lossy_}) {
+      auto builder = sender->MakeBuilder();
+      TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+      message.add_value(++value);
+      builder.CheckOk(builder.Send(message.Finish()));
+    }
+  });
+  sender_loop_->OnRun([&]() {
+    timer->Schedule(sender_loop_->monotonic_now(), milliseconds(1));
+  });
+  factory_.RunFor(milliseconds(10));  // Everything set up and running.
+  const uint64_t before = HeapAllocations();
+  factory_.RunFor(milliseconds(300));
+  EXPECT_EQ(HeapAllocations() - before, 0u);
+  EXPECT_GT(values_.size(), 200u);
+}
+
+}  // namespace
+}  // namespace aos::testing
