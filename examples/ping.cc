@@ -9,6 +9,8 @@
 #include "aos/events/timing_histogram.h"
 #include "aos/events/timing_statistic.h"
 #include "aos/init.h"
+#include "aos/util/flag_output_file.h"
+#include "aos/util/json_writer.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "examples/ping_generated.h"
@@ -25,6 +27,9 @@ DEFINE_double(duration, 0,
               "Ctrl-C.");
 DEFINE_bool(phased_loop, false,
             "Send from a phased loop named \"ping\" instead of a timer.");
+DEFINE_string(summary_json, "",
+              "On exit, also write the summary line's figures to this file "
+              "as JSON (docs/pingpong.md); the line still goes to stdout.");
 
 namespace aos::examples {
 namespace {
@@ -63,6 +68,8 @@ int Main() {
   const std::string_view period_flag =
       FLAGS_sleep_us > 0 ? "--sleep_us" : "--sleep_ms";
   auto config = ReadPingPongConfig();
+  // Opened before any ping, so that a path it cannot write fails first.
+  FlagOutputFile summary_json("--summary_json", FLAGS_summary_json);
 
   ShmEventLoop loop(&config.message(), "ping");
   loop.SetVersionString("ping_version");
@@ -128,6 +135,25 @@ int Main() {
             << " us, p50 " << round_trip_histogram.PercentileNs(50) / 1e3
             << " us, p99 " << round_trip_histogram.PercentileNs(99) / 1e3
             << " us, max " << round_trip.max() * 1e6 << " us\n";
+  if (summary_json.enabled()) {
+    // Without pongs there is no round trip: null, not a made-up number.
+    const bool answered = round_trip.count() > 0;
+    auto us = [&](double value) { return answered ? value : NAN; };
+    JsonWriter json(2);
+    json.BeginObject();
+    json.Key("pings").Number(value);
+    json.Key("not_sent").Number(send_errors);
+    json.Key("pongs").Number(round_trip.count());
+    json.Key("out_of_order").Number(mismatches);
+    json.Key("round_trip_us").BeginObject();
+    json.Key("avg").Number(us(round_trip.average() * 1e6));
+    json.Key("p50").Number(us(round_trip_histogram.PercentileNs(50) / 1e3));
+    json.Key("p99").Number(us(round_trip_histogram.PercentileNs(99) / 1e3));
+    json.Key("max").Number(us(round_trip.max() * 1e6));
+    json.EndObject();
+    json.EndObject();
+    summary_json.WriteAndClose(json.Text());
+  }
   return 0;
 }
 
@@ -139,6 +165,7 @@ int main(int argc, char** argv) {
       &argc, &argv,
       "Usage: ping [--config=FILE] [--sleep_ms=N] [--count=N] "
       "[--duration=S] [--priority=N]\n"
+      "            [--summary_json=FILE]\n"
       "Sends /test aos.examples.Ping every --sleep_ms and measures\n"
       "pong's answers; stops after --count pings, --duration, Ctrl-C or\n"
       "SIGTERM, and prints a summary. --config defaults to\n"

@@ -1,8 +1,7 @@
 #include "tools/bench/bench_figures.h"
 
 #include <algorithm>
-#include <regex>
-#include <sstream>
+#include <charconv>
 
 #include "absl/status/status.h"
 #include "aos/util/str_cat.h"
@@ -45,17 +44,8 @@ Figures FromHistogram(std::string name,
 
 void FillPercentiles(Figures* f) {
   uint64_t total = f->overflows;
-  double sum = 0;
-  uint64_t in_range = 0;
-  for (const auto& [bin, count] : f->bins) {
-    total += count;
-    in_range += count;
-    sum += (static_cast<double>(bin) + 0.5) * static_cast<double>(count);
-  }
+  for (const auto& [bin, count] : f->bins) total += count;
   f->count = static_cast<int64_t>(total);
-  if (in_range > 0 && f->overflows == 0) {
-    f->avg_us = sum / static_cast<double>(in_range);
-  }
   auto at = [&](double p) {
     const uint64_t rank = std::max<uint64_t>(
         1,
@@ -98,68 +88,72 @@ Figures Merge(std::string name, const std::vector<Figures>& runs) {
   return merged;
 }
 
-absl::StatusOr<Figures> ParseCyclictest(std::string_view output) {
-  Figures f;
-  f.name = "cyclictest";
-  std::istringstream in{std::string(output)};
-  std::string line;
-  bool have_min = false, have_avg = false, have_max = false;
-  const std::regex summary(
-      R"(# (Min Latencies|Avg Latencies|Max Latencies|Histogram Overflows): (\d+))");
-  while (std::getline(in, line)) {
-    std::smatch match;
-    if (std::regex_search(line, match, summary)) {
-      const std::string what = match[1];
-      const double value = std::stod(match[2]);
-      if (what == "Min Latencies") {
-        f.min_us = value;
-        have_min = true;
-      } else if (what == "Avg Latencies") {
-        f.avg_us = value;
-        have_avg = true;
-      } else if (what == "Max Latencies") {
-        f.max_us = value;
-        have_max = true;
-      } else {
-        f.overflows = static_cast<uint64_t>(value);
-      }
-      continue;
-    }
-    long long bin, count;
-    if (!line.empty() && line[0] != '#' &&
-        sscanf(line.c_str(), "%lld %lld", &bin, &count) == 2 && count > 0) {
-      f.bins[bin] += static_cast<uint64_t>(count);
-    }
+void WriteFigures(const Figures& f, JsonWriter* json) {
+  json->BeginObject();
+  json->Key("name").String(f.name);
+  json->Key("count").Number(f.count);
+  json->Key("min_us").Number(f.min_us);
+  json->Key("avg_us").Number(f.avg_us);
+  json->Key("p50_us").Number(f.p50_us);
+  json->Key("p99_us").Number(f.p99_us);
+  json->Key("p999_us").Number(f.p999_us);
+  json->Key("max_us").Number(f.max_us);
+  json->Key("histogram_overflows").Number(f.overflows);
+  json->Key("classes_us").BeginObject();
+  for (const auto& [bin, count] : f.bins) {
+    if (count > 0) json->Key(StrCat(bin)).Number(count);
   }
-  if (!have_min || !have_avg || !have_max) {
-    return absl::InvalidArgumentError(
-        "cyclictest printed no \"# Min/Avg/Max Latencies\" summary (was it "
-        "run with -q --histogram?)");
-  }
-  FillPercentiles(&f);
-  return f;
+  json->EndObject();
+  json->EndObject();
 }
 
-absl::StatusOr<Figures> ParseRtTestsJson(std::string name,
-                                         std::string_view json) {
-  std::match_results<std::string_view::const_iterator> match;
-  static const std::regex receiver(
-      R"("receiver":\s*\{[^}]*"min":\s*([0-9.]+),\s*"avg":\s*([0-9.]+),\s*"max":\s*([0-9.]+))");
-  if (!std::regex_search(json.begin(), json.end(), match, receiver)) {
-    return absl::InvalidArgumentError(
-        StrCat(name, "'s --json file holds no receiver min/avg/max"));
+absl::Status ReadClasses(const JsonValue& classes,
+                         std::map<int64_t, uint64_t>* bins) {
+  auto members = classes.Members();
+  if (!members.ok()) return members.status();
+  for (const auto& [key, value] : *members) {
+    int64_t bin = 0;
+    const auto [end, error] =
+        std::from_chars(key.data(), key.data() + key.size(), bin);
+    if (error != std::errc() || end != key.data() + key.size()) {
+      return absl::InvalidArgumentError(
+          StrCat(value.source(), ": ", value.path(), ": the class \"", key,
+                 "\" is not a whole number of microseconds"));
+    }
+    absl::StatusOr<int64_t> count = value.Integer();
+    if (!count.ok()) return count.status();
+    if (*count < 0) {
+      return absl::InvalidArgumentError(
+          StrCat(value.source(), ": ", value.path(), " is a negative count, ",
+                 *count));
+    }
+    (*bins)[bin] += static_cast<uint64_t>(*count);
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Figures> ReadFigures(const JsonValue& value) {
   Figures f;
-  f.name = std::move(name);
-  f.min_us = std::stod(match[1].str());
-  f.avg_us = std::stod(match[2].str());
-  f.max_us = std::stod(match[3].str());
-  static const std::regex samples(R"("samples":\s*(\d+))");
-  if (!std::regex_search(json.begin(), json.end(), match, samples)) {
-    return absl::InvalidArgumentError(
-        StrCat(f.name, "'s --json file holds no sample count"));
-  }
-  f.count = std::stoll(match[1].str());
+  absl::StatusOr<std::string> name = value["name"].String();
+  if (!name.ok()) return name.status();
+  f.name = *std::move(name);
+  absl::StatusOr<int64_t> count = value["count"].Integer();
+  if (!count.ok()) return count.status();
+  f.count = *count;
+  const absl::Status numbers = ReadNumbers(value,
+                                           {{"min_us", &f.min_us},
+                                            {"avg_us", &f.avg_us},
+                                            {"p50_us", &f.p50_us},
+                                            {"p99_us", &f.p99_us},
+                                            {"p999_us", &f.p999_us},
+                                            {"max_us", &f.max_us}},
+                                           /*null_is_nan=*/true);
+  if (!numbers.ok()) return numbers;
+  absl::StatusOr<int64_t> overflows = value["histogram_overflows"].Integer();
+  if (!overflows.ok()) return overflows.status();
+  f.overflows = static_cast<uint64_t>(*overflows);
+  absl::Status classes = ReadClasses(value["classes_us"], &f.bins);
+  if (!classes.ok()) return classes;
   return f;
 }
 

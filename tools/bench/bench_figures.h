@@ -1,9 +1,9 @@
 #ifndef TOOLS_BENCH_BENCH_FIGURES_H_
 #define TOOLS_BENCH_BENCH_FIGURES_H_
 
-// Latency figures of one measurement (ours or a baseline tool's), and how
-// they are read from each source: our merged timing-report histograms,
-// cyclictest's --histogram output, and rt-tests' --json files.
+// Latency figures of one measurement, ours or a baseline tool's: the one
+// type every benchmark of tools/bench measures into, pools and hands over
+// as JSON. rt_tests.h reads them from rt-tests' --json files.
 
 #include <cmath>
 #include <cstdint>
@@ -15,6 +15,8 @@
 #include "absl/status/statusor.h"
 #include "aos/events/timing_histogram.h"
 #include "aos/events/timing_statistic.h"
+#include "aos/util/json_writer.h"
+#include "tools/bench/json_document.h"
 
 namespace aos::bench {
 
@@ -39,29 +41,35 @@ Figures FromHistogram(std::string name,
                       const timing::LatencyHistogram& histogram,
                       const timing::RunningStatistic& statistic);
 
-// Fills count, avg and the percentiles from `bins` and `overflows`. A 1 us
-// class holds whole microseconds rounded down (3.7 us counts in class 3),
-// so each is read at its middle, as our histogram reads its buckets. With
-// overflows the average is left as it was (the tool's own) and a
-// percentile in the overflow is max_us.
+// Fills count and the percentiles from `bins` and `overflows`; leaves the
+// average as it is (each source measures its own more exactly than the
+// classes can). A 1 us class holds whole microseconds rounded down (3.7 us
+// counts in class 3), so each is read at its middle, as our histogram reads
+// its buckets. A percentile that falls in the overflow is max_us.
 void FillPercentiles(Figures* f);
 
 // Pools runs of one measurement: bins and overflows add up, min and max
 // are the extremes, the average is weighted by count; percentiles come
-// from the pooled bins. Runs without bins (rt-tests) pool only count, min,
-// avg and max.
+// from the pooled bins. Runs without bins (rt-tests' sender/receiver tools)
+// pool only count, min, avg and max.
 Figures Merge(std::string name, const std::vector<Figures>& runs);
 
-// Reads `cyclictest -q --histogram=N` output: the "class count" lines and
-// the "# Min/Avg/Max Latencies" and "# Histogram Overflows" lines.
-// An error names what is missing.
-absl::StatusOr<Figures> ParseCyclictest(std::string_view output);
+// Writes `f` as one JSON object: name, count, min_us, avg_us, p50_us,
+// p99_us, p999_us, max_us (null where NaN), histogram_overflows, and
+// classes_us, an object of the non-empty 1 us classes ("12": 4 is 4 samples
+// of 12-13 us).
+void WriteFigures(const Figures& f, JsonWriter* json);
 
-// Reads the receiver's min, avg (0.01 us) and max, and the sample count,
-// from the --json file of sigwaittest or ptsematest (`name` is used in
-// figures and errors).
-absl::StatusOr<Figures> ParseRtTestsJson(std::string name,
-                                         std::string_view json);
+// Adds to `bins` an object of 1 us classes, {"class in whole us": count},
+// the way WriteFigures writes them and cyclictest's --json file holds its
+// histogram. An error names the file and the class that is no whole number
+// or whose count is not a count.
+absl::Status ReadClasses(const JsonValue& classes,
+                         std::map<int64_t, uint64_t>* bins);
+
+// Reads what WriteFigures wrote. An error names the file and the path of
+// what is missing or malformed.
+absl::StatusOr<Figures> ReadFigures(const JsonValue& value);
 
 }  // namespace aos::bench
 

@@ -10,83 +10,69 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 
-// Real `cyclictest --mlockall -p80 -i1000 -l300 --histogram=20 -q` output,
-// shortened.
-constexpr std::string_view kCyclictestOutput =
-    "# /dev/cpu_dma_latency set to 0us\n"
-    "# Histogram\n"
-    "000000 000000\n"
-    "000002 000049\n"
-    "000003 000068\n"
-    "000012 000004\n"
-    "# Total: 000000121\n"
-    "# Min Latencies: 00002\n"
-    "# Avg Latencies: 00003\n"
-    "# Max Latencies: 00012\n"
-    "# Histogram Overflows: 00000\n"
-    "# Histogram Overflow at cycle number:\n"
-    "# Thread 0:\n";
-
-TEST(ParseCyclictestTest, ReadsClassesAtTheirMiddle) {
-  auto f = ParseCyclictest(kCyclictestOutput);
-  ASSERT_TRUE(f.ok()) << f.status().message();
-  EXPECT_EQ(f->count, 121);
-  EXPECT_THAT(f->bins, ElementsAre(Pair(2, 49), Pair(3, 68), Pair(12, 4)));
-  EXPECT_EQ(f->min_us, 2);
-  EXPECT_EQ(f->max_us, 12);
-  // Not the printed, rounded-down 3: the classes at 2.5, 3.5 and 12.5 us.
-  EXPECT_DOUBLE_EQ(f->avg_us, (49 * 2.5 + 68 * 3.5 + 4 * 12.5) / 121);
-  EXPECT_EQ(f->p50_us, 3.5);
-  EXPECT_EQ(f->p99_us, 12.5);
+TEST(FiguresJsonTest, WhatIsWrittenReadsBackTheSame) {
+  Figures f;
+  f.name = "aos \"ping\" timer";
+  f.count = 123;
+  f.min_us = 2;
+  f.avg_us = 3.25;
+  f.p50_us = 3.5;
+  f.max_us = 950;
+  f.overflows = 2;
+  f.bins = {{2, 49}, {3, 68}, {12, 4}, {13, 0}};
+  JsonWriter json;
+  WriteFigures(f, &json);
+  EXPECT_EQ(json.Text(),
+            R"({"name":"aos \"ping\" timer","count":123,"min_us":2,)"
+            R"("avg_us":3.25,"p50_us":3.5,"p99_us":null,"p999_us":null,)"
+            R"("max_us":950,"histogram_overflows":2,)"
+            R"("classes_us":{"2":49,"3":68,"12":4}})");
+  auto doc = JsonDocument::Parse(json.Text(), "figures.json");
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  auto read = ReadFigures(doc->root());
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->name, f.name);
+  EXPECT_EQ(read->count, 123);
+  EXPECT_EQ(read->min_us, 2);
+  EXPECT_EQ(read->avg_us, 3.25);
+  EXPECT_EQ(read->p50_us, 3.5);
+  EXPECT_TRUE(std::isnan(read->p99_us)) << "null reads back as NaN";
+  EXPECT_EQ(read->max_us, 950);
+  EXPECT_EQ(read->overflows, 2u);
+  EXPECT_THAT(read->bins, ElementsAre(Pair(2, 49), Pair(3, 68), Pair(12, 4)));
 }
 
-TEST(ParseCyclictestTest, KeepsItsOwnAverageWhenTheHistogramOverflowed) {
-  std::string output(kCyclictestOutput);
-  output.replace(output.find("Overflows: 00000"), 16, "Overflows: 00002");
-  output.replace(output.find("Max Latencies: 00012"), 20,
-                 "Max Latencies: 00950");
-  auto f = ParseCyclictest(output);
-  ASSERT_TRUE(f.ok()) << f.status().message();
-  EXPECT_EQ(f->count, 123);
-  EXPECT_EQ(f->avg_us, 3);
-  // The last 2 of 123 samples are beyond the classes: only the max is known.
-  EXPECT_EQ(f->p999_us, 950);
+TEST(FiguresJsonTest, WhatIsMissingOrMalformedIsNamed) {
+  auto missing =
+      JsonDocument::Parse(R"({ "name": "x", "count": 1 })", "a.json");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ(ReadFigures(missing->root()).status().message(),
+            "a.json: min_us is missing");
+  std::map<int64_t, uint64_t> bins;
+  auto bad_class = JsonDocument::Parse(R"({ "3.5": 1 })", "b.json");
+  ASSERT_TRUE(bad_class.ok());
+  EXPECT_THAT(ReadClasses(bad_class->root(), &bins).message(),
+              HasSubstr("b.json: 3.5: the class \"3.5\" is not a whole"));
+  auto bad_count = JsonDocument::Parse(R"({ "3": -1 })", "c.json");
+  ASSERT_TRUE(bad_count.ok());
+  EXPECT_EQ(ReadClasses(bad_count->root(), &bins).message(),
+            "c.json: 3 is a negative count, -1");
 }
 
-TEST(ParseCyclictestTest, OutputWithoutASummaryIsAnError) {
-  auto f = ParseCyclictest("000002 000049\n");
-  ASSERT_FALSE(f.ok());
-  EXPECT_THAT(f.status().message(), HasSubstr("Min/Avg/Max Latencies"));
-}
-
-// The shape of sigwaittest 2.40's --json file.
-constexpr std::string_view kSigwaittestJson = R"({
-  "file_version": 1,
-  "num_threads": 1,
-  "thread": {
-    "0": {
-      "sender": { "cpu": 0, "priority": 80, "samples": 2000, "interval": 1000 },
-      "receiver": { "cpu": 1, "priority": 80, "min": 2, "avg": 23.94, "max": 218 }
-    }
-  }
-})";
-
-TEST(ParseRtTestsJsonTest, ReadsTheReceiversFiguresToAHundredth) {
-  auto f = ParseRtTestsJson("sigwaittest", kSigwaittestJson);
-  ASSERT_TRUE(f.ok()) << f.status().message();
-  EXPECT_EQ(f->name, "sigwaittest");
-  EXPECT_EQ(f->count, 2000);
-  EXPECT_EQ(f->min_us, 2);
-  EXPECT_DOUBLE_EQ(f->avg_us, 23.94);
-  EXPECT_EQ(f->max_us, 218);
-  EXPECT_TRUE(std::isnan(f->p99_us));
-}
-
-TEST(ParseRtTestsJsonTest, AFileWithoutReceiverFiguresIsAnErrorNamingTheTool) {
-  auto f = ParseRtTestsJson("ptsematest", R"({ "return_code": 1 })");
-  ASSERT_FALSE(f.ok());
-  EXPECT_THAT(f.status().message(), HasSubstr("ptsematest"));
-  EXPECT_THAT(f.status().message(), HasSubstr("receiver"));
+TEST(FillPercentilesTest, ReadsClassesAtTheirMiddleAndKeepsTheAverage) {
+  Figures f;
+  f.avg_us = 3.1;
+  f.max_us = 950;
+  f.bins = {{2, 49}, {3, 68}, {12, 4}};
+  FillPercentiles(&f);
+  EXPECT_EQ(f.count, 121);
+  EXPECT_EQ(f.avg_us, 3.1) << "the source's own average stays";
+  EXPECT_EQ(f.p50_us, 3.5);
+  EXPECT_EQ(f.p99_us, 12.5);
+  f.overflows = 2;
+  FillPercentiles(&f);
+  EXPECT_EQ(f.count, 123);
+  EXPECT_EQ(f.p999_us, 950) << "in the overflow only the max is known";
 }
 
 // A run's summary figures (no classes yet).

@@ -50,6 +50,6 @@ fi
 ./tools/aos.sh bazel build -c opt //tools/bench:latency_bench \
   //tools/bench:scale_app //tools/bench:scale_config //examples:ping \
   //examples:pong //aos/tools:aos_timing_report_streamer \
-  //aos/events:timing_benchmark //aos/events:timing_report_benchmark \
-  //aos/events:shm_wakeup_benchmark
+  //tools/bench:timing_benchmark //tools/bench:timing_report_benchmark \
+  //tools/bench:shm_wakeup_benchmark
 exec bazel-bin/tools/bench/latency_bench --bin_dir=bazel-bin "${args[@]}"

@@ -15,7 +15,6 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -28,11 +27,16 @@
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/util/cpu_latency_limit.h"
+#include "aos/util/flag_output_file.h"
+#include "aos/util/json_writer.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
 #include "tools/bench/bench_figures.h"
+#include "tools/bench/bench_inputs.h"
+#include "tools/bench/json_document.h"
+#include "tools/bench/rt_tests.h"
 
 DEFINE_string(bin_dir, "bazel-bin", "Where the aos binaries were built.");
 DEFINE_bool(long_run, false,
@@ -44,9 +48,6 @@ DEFINE_int32(interval_us, 1000, "Timer / message interval.");
 DEFINE_bool(main_job_only, false,
             "Only the main job with and without the CPU wakeup limit (no "
             "JSON, no plot).");
-DEFINE_string(rt_tests_dir, "/usr/bin",
-              "Where cyclictest, sigwaittest and ptsematest are (Debian's "
-              "rt-tests).");
 
 namespace aos::bench {
 namespace {
@@ -90,11 +91,6 @@ void MergeLatency(const timing::LatencyRecorder& latency,
   histogram->Merge(latency.histogram());
 }
 
-// Where an rt-tests tool is (--rt_tests_dir).
-std::string RtTool(std::string_view name) {
-  return StrCat(FLAGS_rt_tests_dir, "/", name);
-}
-
 class Bench {
  public:
   Bench() {
@@ -119,6 +115,22 @@ class Bench {
     CHECK(mkdtemp(base) != nullptr);
     shm_bases_.push_back(base);
     return base;
+  }
+
+  // A new file name in the work directory, for a program's JSON output.
+  std::string WorkFile(std::string_view stem) {
+    return StrCat(work_dir_, "/", stem, ".", ++work_files_, ".json");
+  }
+
+  // What `read` makes of the JSON file at `path`; aborts with the reason
+  // if the file or what `read` wants is not there.
+  template <typename T, typename Reader>
+  static T Read(const std::string& path, Reader read) {
+    absl::StatusOr<JsonDocument> json = JsonDocument::ReadFile(path);
+    CHECK(json.ok()) << json.status().message();
+    absl::StatusOr<T> value = read(json->root());
+    CHECK(value.ok()) << value.status().message();
+    return std::move(value).value();
   }
 
   std::unique_ptr<Subprocess> Start(std::string_view binary,
@@ -160,6 +172,8 @@ class Bench {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     std::vector<std::string> ping_args = options.ping_args;
     ping_args.push_back(StrCat("--sleep_us=", options.interval_us));
+    const std::string summary = WorkFile("ping_summary");
+    ping_args.push_back("--summary_json=" + summary);
     auto ping = Start("examples/ping", with(ping_args));
     PingPongRun run;
     if (options.reports) {
@@ -189,53 +203,30 @@ class Bench {
     }
     CHECK_EQ(ping->Terminate(), 0) << ping->Stderr();
     CHECK_EQ(pong->Terminate(), 0) << pong->Stderr();
-    std::smatch match;
-    const std::string out = ping->Stdout();
-    if (std::regex_search(
-            out, match,
-            std::regex(
-                R"(round trip avg ([0-9.e+-]+) us, p50 ([0-9.e+-]+) us)"))) {
-      run.round_trip_avg_us = std::stod(match[1]);
-      run.round_trip_p50_us = std::stod(match[2]);
-    }
+    const RoundTrip round_trip = Read<RoundTrip>(
+        summary, [](const JsonValue& root) { return ReadPingSummary(root); });
+    run.round_trip_avg_us = round_trip.avg_us;
+    run.round_trip_p50_us = round_trip.p50_us;
     return run;
   }
 
-  // cyclictest's histogram (1 us bins) and summary lines, at --priority and
+  // cyclictest's histogram (1 us classes) and figures, at --priority and
   // --interval_us unless given.
   Figures RunCyclictest(int priority = FLAGS_priority,
                         int interval_us = FLAGS_interval_us) {
-    const int histogram_us = 10000;
-    auto cyclictest = std::make_unique<Subprocess>(
-        RtTool("cyclictest"),
-        std::vector<std::string>{
-            "--mlockall", StrCat("-p", priority), StrCat("-i", interval_us),
-            StrCat("-l", duration_.count() * 1000 / interval_us),
-            StrCat("--histogram=", histogram_us), "-q"},
-        work_dir_);
-    CHECK_EQ(cyclictest->Wait(), 0) << cyclictest->Stderr();
-    auto figures = ParseCyclictest(cyclictest->Stdout());
-    CHECK(figures.ok()) << figures.status().message() << "\n"
-                        << cyclictest->Stdout();
-    return std::move(figures).value();
+    return RunRtTool(
+        "cyclictest",
+        {"--mlockall", StrCat("-p", priority), StrCat("-i", interval_us),
+         StrCat("-l", duration_.count() * 1000 / interval_us),
+         "--histogram=10000", "-q"});
   }
 
-  // sigwaittest / ptsematest. Their summary line prints whole microseconds
-  // ("Avg 5" may be 4.5 or 5.49: 10 % at these latencies), so the figures
-  // come from their --json file, which holds the average to 0.01 us.
-  Figures RunRtTool(const std::string& name, std::vector<std::string> args) {
-    const std::string json_path = StrCat(work_dir_, "/", name, ".json");
-    args.push_back("--json=" + json_path);
-    auto tool =
-        std::make_unique<Subprocess>(RtTool(name), std::move(args), work_dir_);
-    CHECK_EQ(tool->Wait(), 0) << name << ": " << tool->Stderr();
-    std::ifstream in(json_path);
-    const std::string json((std::istreambuf_iterator<char>(in)),
-                           std::istreambuf_iterator<char>());
-    auto figures = ParseRtTestsJson(name, json);
-    CHECK(figures.ok()) << figures.status().message() << " (" << json_path
-                        << "):\n"
-                        << json;
+  // Any rt-tests tool, read from its --json file (rt_tests.h); the figures
+  // are named after the tool.
+  Figures RunRtTool(std::string_view tool, std::vector<std::string> args) {
+    absl::StatusOr<Figures> figures =
+        RunRtTest(tool, std::move(args), work_dir_);
+    CHECK(figures.ok()) << figures.status().message();
     return std::move(figures).value();
   }
 
@@ -245,27 +236,18 @@ class Bench {
   // receiver's CPU has just gone idle before each measured wakeup, as in
   // sigwaittest, where ping/pong's has been idle for a whole interval.
   Figures RunLoopLikeSigwaittest() {
+    const std::string json = WorkFile("shm_wakeup");
     auto run = Start(
-        "aos/events/shm_wakeup_benchmark",
+        "tools/bench/shm_wakeup_benchmark",
         {"--run_timer_driven=false", "--run_floor=false", "--run_tools=false",
          "--run_ping_pong=true", StrCat("--priority=", FLAGS_priority),
          StrCat("--interval_us=", FLAGS_interval_us),
-         StrCat("--loops=", Loops())});
+         StrCat("--loops=", Loops()), "--json=" + json});
     CHECK_EQ(run->Wait(), 0) << run->Stderr();
-    std::smatch match;
-    const std::string out = run->Stdout();
-    CHECK(std::regex_search(
-        out, match,
-        std::regex(
-            R"(sigwaittest's ping-pong\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+|-)\s+([0-9.]+))")))
-        << "shm_wakeup_benchmark printed no ping-pong row:\n"
-        << out;
-    Figures f;
+    Figures f = Read<Figures>(json, [](const JsonValue& root) {
+      return ReadShmWakeupRow(root, "ping_pong");
+    });
     f.name = "aos, sigwaittest-driven";
-    f.count = Loops();
-    f.min_us = std::stod(match[1]);
-    f.avg_us = std::stod(match[2]);
-    f.max_us = std::stod(match[4]);
     return f;
   }
 
@@ -338,18 +320,24 @@ class Bench {
     return row;
   }
 
-  // The cost of one microbenchmark in ns, from Google Benchmark's output.
-  double Microbenchmark(std::string_view binary, const std::string& name) {
-    auto run = Start(binary, {"--benchmark_filter=^" + name + "$",
-                              "--benchmark_min_time=0.2"});
+  // The wall-clock cost of each of `names`, microbenchmarks of `binary`, in
+  // ns, from one run's --benchmark_format=json output.
+  std::vector<double> Microbenchmarks(std::string_view binary,
+                                      const std::vector<std::string>& names) {
+    auto run = Start(
+        binary, {StrCat("--benchmark_filter=^(", StrJoin(names, "|"), ")$"),
+                 "--benchmark_min_time=0.2", "--benchmark_format=json"});
     CHECK_EQ(run->Wait(), 0) << run->Stderr();
-    std::smatch match;
-    const std::string out = run->Stdout();
-    if (!std::regex_search(out, match,
-                           std::regex(name + R"(\s+([0-9.]+) (ns|us))"))) {
-      return NAN;
+    absl::StatusOr<JsonDocument> json =
+        JsonDocument::Parse(run->Stdout(), StrCat(binary, "'s output"));
+    CHECK(json.ok()) << json.status().message();
+    std::vector<double> ns;
+    for (const std::string& name : names) {
+      absl::StatusOr<double> cost = MicrobenchmarkNs(json->root(), name);
+      CHECK(cost.ok()) << cost.status().message();
+      ns.push_back(*cost);
     }
-    return std::stod(match[1]) * (match[2] == "us" ? 1000 : 1);
+    return ns;
   }
 
   void SetDuration(milliseconds duration) { duration_ = duration; }
@@ -364,6 +352,7 @@ class Bench {
   std::optional<FlatbufferDetachedBuffer<Configuration>> config_;
   std::string work_dir_;
   std::vector<std::string> shm_bases_;
+  int work_files_ = 0;
   milliseconds duration_{2500};
 };
 
@@ -403,27 +392,6 @@ std::string Ratio(double ours, double theirs) {
   char text[32];
   snprintf(text, sizeof(text), "%.2fx", ours / theirs);
   return text;
-}
-
-std::string JsonNumber(double value) {
-  return std::isnan(value) ? "null" : StrCat(value);
-}
-
-std::string JsonList(const std::vector<double>& values) {
-  std::vector<std::string> numbers;
-  for (double value : values) numbers.push_back(JsonNumber(value));
-  return StrJoin(numbers, ", ");
-}
-
-std::string FiguresJson(const Figures& f) {
-  return StrCat("{ \"name\": \"", f.name, "\", \"count\": ", f.count,
-                ", \"min_us\": ", JsonNumber(f.min_us),
-                ", \"avg_us\": ", JsonNumber(f.avg_us),
-                ", \"p50_us\": ", JsonNumber(f.p50_us),
-                ", \"p99_us\": ", JsonNumber(f.p99_us),
-                ", \"p999_us\": ", JsonNumber(f.p999_us),
-                ", \"max_us\": ", JsonNumber(f.max_us),
-                ", \"histogram_overflows\": ", f.overflows, " }");
 }
 
 void WritePlot(const Bench& bench, const Figures& ours,
@@ -605,17 +573,25 @@ void PrintMainJob(const MainJob& job, const std::string& cpuidle) {
           : "MISSED");
 }
 
-std::string MainJobJson(const MainJob& job) {
-  std::vector<std::string> rows;
+void WriteMainJob(const MainJob& job, JsonWriter* json) {
+  json->BeginObject();
+  json->Key("rounds").Number(job.rounds);
+  json->Key("seconds_per_run").Number(job.duration.count() / 1000);
+  json->Key("rows").BeginArray();
   for (const MainJobRow& r : job.rows) {
-    rows.push_back(StrCat("{ \"name\": \"", r.name, "\", \"held\": \"", r.held,
-                          "\", \"pong_watcher\": ", FiguresJson(r.Watcher()),
-                          ", \"ping_timer\": ", FiguresJson(r.Timer()), " }"));
+    json->BeginObject();
+    json->Key("name").String(r.name);
+    json->Key("held").String(r.held);
+    json->Key("pong_watcher");
+    WriteFigures(r.Watcher(), json);
+    json->Key("ping_timer");
+    WriteFigures(r.Timer(), json);
+    json->EndObject();
   }
-  return StrCat("{ \"rounds\": ", job.rounds,
-                ", \"seconds_per_run\": ", job.duration.count() / 1000,
-                ", \"rows\": [\n    ", StrJoin(rows, ",\n    "),
-                "\n  ], \"cyclictest\": ", FiguresJson(job.cyclictest), " }");
+  json->EndArray();
+  json->Key("cyclictest");
+  WriteFigures(job.cyclictest, json);
+  json->EndObject();
 }
 
 int Main() {
@@ -633,8 +609,9 @@ int Main() {
   // Every missing tool is named at once, with where it comes from.
   std::vector<std::string> missing;
   for (std::string_view tool : {"cyclictest", "sigwaittest", "ptsematest"}) {
-    if (access(RtTool(tool).c_str(), X_OK) != 0) {
-      missing.push_back(StrCat(RtTool(tool), " (Debian package rt-tests)"));
+    if (access(RtTestsTool(tool).c_str(), X_OK) != 0) {
+      missing.push_back(
+          StrCat(RtTestsTool(tool), " (Debian package rt-tests)"));
     }
   }
   if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
@@ -645,6 +622,8 @@ int Main() {
               << "; tools/bench/latency.sh installs them\n";
     return 1;
   }
+  // Opened now, so that a path it cannot write fails before measuring.
+  FlagOutputFile json_file("--json", FLAGS_main_job_only ? "" : FLAGS_json);
   Bench bench;
   const int rounds = FLAGS_long_run ? 6 : 4;
   bench.SetDuration(FLAGS_long_run ? seconds(20) : milliseconds(2500));
@@ -735,12 +714,12 @@ int Main() {
   std::vector<Bench::ScaleRow> scale;
   for (int timers : {1, 10, 100}) scale.push_back(bench.RunScale(timers, 0));
   for (int watchers : {1, 4, 16}) scale.push_back(bench.RunScale(0, watchers));
-  const double record_ns =
-      bench.Microbenchmark("aos/events/timing_benchmark", "BM_RecordBoth");
-  const double clock_ns =
-      bench.Microbenchmark("aos/events/timing_benchmark", "BM_SteadyClockNow");
-  const double report_ns = bench.Microbenchmark(
-      "aos/events/timing_report_benchmark", "BM_BuildReport50Entries");
+  const std::vector<double> timing_ns = bench.Microbenchmarks(
+      "tools/bench/timing_benchmark", {"BM_RecordBoth", "BM_SteadyClockNow"});
+  const double record_ns = timing_ns[0];
+  const double clock_ns = timing_ns[1];
+  const double report_ns = bench.Microbenchmarks(
+      "tools/bench/timing_report_benchmark", {"BM_BuildReport50Entries"})[0];
   bench.CleanShm();
 
   const Figures timer =
@@ -818,45 +797,66 @@ int Main() {
       watcher.avg_us <= 1.10 * sigwait.avg_us ? "met" : "MISSED",
       std::abs(on / off - 1) <= 0.02 ? "met" : "MISSED");
 
-  std::ofstream json(FLAGS_json);
-  json << "{\n  \"machine\": { \"cpu\": \"" << cpu
-       << "\", \"cores\": " << std::thread::hardware_concurrency()
-       << ", \"kernel\": \"" << uts.release << "\", \"clocksource\": \""
-       << clocksource << "\", \"sched_fifo\": " << (fifo ? "true" : "false")
-       << ", \"cpuidle_driver\": \"" << cpuidle
-       << "\", \"cpuidle_governor\": \"" << governor
-       << "\", \"cpu_dma_latency_held_at_zero\": "
-       << (dma_latency.ok() ? "true" : "false")
-       << " },\n  \"priority\": " << FLAGS_priority
-       << ", \"interval_us\": " << FLAGS_interval_us
-       << ", \"rounds\": " << rounds
-       << ", \"cycles_per_run\": " << bench.Loops()
-       << ",\n  \"avg_ratio_per_round\": { \"timer\": ["
-       << JsonList(timer_ratios) << "], \"watcher\": ["
-       << JsonList(watcher_ratios) << "] }"
-       << ",\n  \"timer\": { \"aos\": " << FiguresJson(timer)
-       << ", \"cyclictest\": " << FiguresJson(cyclic)
-       << " },\n  \"cross_process\": { \"aos\": " << FiguresJson(watcher)
-       << ", \"sigwaittest_f\": " << FiguresJson(sigwait)
-       << ", \"ptsematest\": " << FiguresJson(ptsem)
-       << ", \"aos_driven_like_sigwaittest\": " << FiguresJson(like_sigwait)
-       << " },\n  \"main_job\": " << MainJobJson(main_job)
-       << ",\n  \"instrumentation\": { \"round_trip_reports_on_us\": "
-       << JsonNumber(on)
-       << ", \"round_trip_reports_off_us\": " << JsonNumber(off)
-       << ", \"round_trip_p50_reports_on_us\": " << JsonNumber(p50_on)
-       << ", \"round_trip_p50_reports_off_us\": " << JsonNumber(p50_off)
-       << ", \"record_sample_ns\": " << JsonNumber(record_ns)
-       << ", \"clock_read_ns\": " << JsonNumber(clock_ns)
-       << ", \"build_report_ns\": " << JsonNumber(report_ns)
-       << " },\n  \"scale\": [";
-  for (size_t i = 0; i < scale.size(); ++i) {
-    json << (i == 0 ? "\n    " : ",\n    ") << "{ \"what\": \"" << scale[i].what
-         << "\", \"cpu_percent\": " << JsonNumber(scale[i].cpu_percent)
-         << ", \"latency\": " << FiguresJson(scale[i].figures) << " }";
+  JsonWriter json(2);
+  json.BeginObject();
+  json.Key("machine").BeginObject();
+  json.Key("cpu").String(cpu);
+  json.Key("cores").Number(std::thread::hardware_concurrency());
+  json.Key("kernel").String(uts.release);
+  json.Key("clocksource").String(clocksource);
+  json.Key("sched_fifo").Bool(fifo);
+  json.Key("cpuidle_driver").String(cpuidle);
+  json.Key("cpuidle_governor").String(governor);
+  json.Key("cpu_dma_latency_held_at_zero").Bool(dma_latency.ok());
+  json.EndObject();
+  json.Key("priority").Number(FLAGS_priority);
+  json.Key("interval_us").Number(FLAGS_interval_us);
+  json.Key("rounds").Number(rounds);
+  json.Key("cycles_per_run").Number(bench.Loops());
+  json.Key("avg_ratio_per_round").BeginObject();
+  for (const auto& [key, values] :
+       {std::pair{"timer", &timer_ratios}, {"watcher", &watcher_ratios}}) {
+    json.Key(key).BeginArray();
+    for (double value : *values) json.Number(value);
+    json.EndArray();
   }
-  json << "\n  ]\n}\n";
-  json.close();
+  json.EndObject();
+  auto figures = [&](std::string_view key, const Figures& f) {
+    json.Key(key);
+    WriteFigures(f, &json);
+  };
+  json.Key("timer").BeginObject();
+  figures("aos", timer);
+  figures("cyclictest", cyclic);
+  json.EndObject();
+  json.Key("cross_process").BeginObject();
+  figures("aos", watcher);
+  figures("sigwaittest_f", sigwait);
+  figures("ptsematest", ptsem);
+  figures("aos_driven_like_sigwaittest", like_sigwait);
+  json.EndObject();
+  json.Key("main_job");
+  WriteMainJob(main_job, &json);
+  json.Key("instrumentation").BeginObject();
+  json.Key("round_trip_reports_on_us").Number(on);
+  json.Key("round_trip_reports_off_us").Number(off);
+  json.Key("round_trip_p50_reports_on_us").Number(p50_on);
+  json.Key("round_trip_p50_reports_off_us").Number(p50_off);
+  json.Key("record_sample_ns").Number(record_ns);
+  json.Key("clock_read_ns").Number(clock_ns);
+  json.Key("build_report_ns").Number(report_ns);
+  json.EndObject();
+  json.Key("scale").BeginArray();
+  for (const Bench::ScaleRow& row : scale) {
+    json.BeginObject();
+    json.Key("what").String(row.what);
+    json.Key("cpu_percent").Number(row.cpu_percent);
+    figures("latency", row.figures);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+  json_file.WriteAndClose(json.Text());
   WritePlot(bench, timer, cyclic);
   std::cout << "\nWrote " << FLAGS_json << " and " << FLAGS_plot << "\n";
   return 0;

@@ -5,7 +5,7 @@
 // loop count. Prints one table; the goal is an average within 1.10x of
 // sigwaittest -f.
 //
-//   bazel run //aos/events:shm_wakeup_benchmark -- --priority=80 --loops=10000
+//   bazel run //tools/bench:shm_wakeup_benchmark -- --priority=80 --loops=10000
 //
 // Without realtime permission, use --priority=0 (the figures then measure
 // the normal scheduler, for every tool alike).
@@ -21,7 +21,8 @@
 //   microseconds before each measured wakeup, whereas with a timer it has
 //   been idle for the whole interval (docs/ipc.md says why that matters).
 // --cpu pins every measured process to one CPU, and passes -a to the
-// rt-tests tools so that they do the same.
+// rt-tests tools so that they do the same. --json=FILE also writes every row
+// as JSON (tools/bench/latency.sh reads the ping-pong row from it).
 #include <sched.h>
 #include <signal.h>
 #include <sys/epoll.h>
@@ -33,12 +34,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <new>
-#include <optional>
-#include <regex>
 #include <string>
+#include <type_traits>
 
 #include "aos/configuration.h"
 #include "aos/events/shm_event_loop.h"
@@ -46,8 +48,12 @@
 #include "aos/events/timing_statistic.h"
 #include "aos/init.h"
 #include "aos/ipc_lib/lockless_queue.h"
+#include "aos/util/flag_output_file.h"
+#include "aos/util/json_writer.h"
 #include "aos/util/str_cat.h"
 #include "examples/ping_generated.h"
+#include "tools/bench/bench_figures.h"
+#include "tools/bench/rt_tests.h"
 
 DEFINE_int32(loops, 10000, "Messages (and tool cycles) to measure.");
 DEFINE_int32(interval_us, 1000, "Microseconds between sends.");
@@ -63,31 +69,19 @@ DEFINE_bool(run_floor, true,
             "Also measure the bare tgkill -> signalfd + epoll mechanism.");
 DEFINE_bool(run_ping_pong, true,
             "Also measure the event loop driven like sigwaittest (ping-pong).");
+DEFINE_string(json, "",
+              "Also write every row to this file as JSON: the settings and "
+              "\"rows\", an object of figures keyed timer_driven, floor, "
+              "ping_pong, sigwaittest_f, ptsematest (those that ran).");
 
 namespace aos {
 namespace {
 
+using bench::Figures;
 using std::chrono::microseconds;
 
-struct Figures {
-  std::string what;
-  double min_us = 0;
-  double avg_us = 0;
-  std::optional<double> p99_us;
-  double max_us = 0;
-  int64_t count = 0;
-};
-
-// What the receiving process reports back through a pipe.
-struct ReceiverResult {
-  int64_t count;
-  double average_s;
-  int64_t min_ns;
-  int64_t p99_ns;
-  int64_t max_ns;
-};
-
-// Latencies measured in the receiving process.
+// Latencies measured in the receiving process, handed to the parent through
+// a pipe as they are in memory (the child is a fork of the same binary).
 class Samples {
  public:
   void Add(monotonic_clock::duration latency) {
@@ -95,29 +89,41 @@ class Samples {
     statistic_.Add(DurationInSeconds(latency));
   }
 
-  // Sends the summary through `fd` (to Receive()).
+  // Sends the samples through `fd` (to Receive()).
   void Report(int fd) const {
-    const ReceiverResult result{
-        static_cast<int64_t>(histogram_.count()), statistic_.average(),
-        histogram_.min_ns(), histogram_.PercentileNs(99), histogram_.max_ns()};
-    CHECK_EQ(write(fd, &result, sizeof(result)),
-             static_cast<ssize_t>(sizeof(result)));
+    const char* data = reinterpret_cast<const char*>(this);
+    size_t left = sizeof(*this);
+    while (left > 0) {
+      const ssize_t written = write(fd, data, left);
+      if (written < 0 && errno == EINTR) continue;
+      PCHECK(written > 0) << "reporting to the parent";
+      data += written;
+      left -= static_cast<size_t>(written);
+    }
   }
 
-  static Figures Receive(std::string what, int fd) {
-    ReceiverResult result;
-    CHECK_EQ(read(fd, &result, sizeof(result)),
-             static_cast<ssize_t>(sizeof(result)))
-        << "the receiver did not report";
-    return Figures{std::move(what),        result.min_ns / 1e3,
-                   result.average_s * 1e6, result.p99_ns / 1e3,
-                   result.max_ns / 1e3,    result.count};
+  static Figures Receive(std::string name, int fd) {
+    Samples samples;
+    char* data = reinterpret_cast<char*>(&samples);
+    size_t left = sizeof(samples);
+    while (left > 0) {
+      const ssize_t got = read(fd, data, left);
+      if (got < 0 && errno == EINTR) continue;
+      CHECK_GT(got, 0) << "the receiver did not report";
+      data += got;
+      left -= static_cast<size_t>(got);
+    }
+    return bench::FromHistogram(std::move(name), samples.histogram_,
+                                samples.statistic_);
   }
 
  private:
   timing::LatencyHistogram histogram_;
   timing::RunningStatistic statistic_;
 };
+static_assert(std::is_trivially_copyable_v<timing::LatencyHistogram> &&
+                  std::is_trivially_copyable_v<timing::RunningStatistic>,
+              "Samples are sent through a pipe byte by byte");
 
 void ApplyRealtime(EventLoop* loop) {
   if (FLAGS_priority > 0) loop->SetRuntimeRealtimePriority(FLAGS_priority);
@@ -328,55 +334,47 @@ Figures MeasureFloor() {
                           results[0]);
 }
 
-// Runs an rt-tests tool and reads its "Min x, Cur y, Avg z, Max w" line.
-std::optional<Figures> RunTool(const std::string& what,
-                               const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return std::nullopt;
-  std::string output;
-  char buffer[512];
-  while (fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
-  const int status = pclose(pipe);
-  const std::regex line(
-      R"(Min\s+(\d+),\s*Cur\s+(\d+),\s*Avg\s+(\d+),\s*Max\s+(\d+))");
-  std::smatch match;
-  if (status != 0 || !std::regex_search(output, match, line)) {
-    fprintf(stderr, "%s failed or printed no summary:\n%s\n", command.c_str(),
-            output.c_str());
-    return std::nullopt;
+// sigwaittest -f and ptsematest at the same priority, interval and loop
+// count, as (key, figures) rows; a tool that is missing or fails is said on
+// stderr and left out.
+std::vector<std::pair<std::string, Figures>> MeasureTools() {
+  char work_dir[] = "/tmp/aos_wakeup_benchmark_XXXXXX";
+  PCHECK(mkdtemp(work_dir) != nullptr);
+  std::vector<std::string> common = {StrCat("-p", FLAGS_priority),
+                                     StrCat("-i", FLAGS_interval_us),
+                                     StrCat("-l", FLAGS_loops), "-q"};
+  if (FLAGS_cpu >= 0) common.push_back(StrCat("-a", FLAGS_cpu));
+  struct Tool {
+    std::string key, tool, name;
+    std::vector<std::string> args;
+  };
+  std::vector<std::pair<std::string, Figures>> rows;
+  for (Tool& t : std::vector<Tool>{
+           {"sigwaittest_f",
+            "sigwaittest",
+            "sigwaittest -f (signal, processes)",
+            {"-f"}},
+           {"ptsematest", "ptsematest", "ptsematest (mutex, threads)", {}}}) {
+    if (access(bench::RtTestsTool(t.tool).c_str(), X_OK) != 0) {
+      std::cerr << "shm_wakeup_benchmark: no " << bench::RtTestsTool(t.tool)
+                << " (Debian package rt-tests): its row is left out\n";
+      continue;
+    }
+    t.args.insert(t.args.end(), common.begin(), common.end());
+    absl::StatusOr<Figures> f = bench::RunRtTest(t.tool, t.args, work_dir);
+    if (!f.ok()) {
+      std::cerr << "shm_wakeup_benchmark: " << f.status().message()
+                << ": its row is left out\n";
+      continue;
+    }
+    f->name = t.name;
+    rows.emplace_back(t.key, *std::move(f));
   }
-  return Figures{what,         std::stod(match[1]), std::stod(match[3]),
-                 std::nullopt, std::stod(match[4]), FLAGS_loops};
+  std::filesystem::remove_all(work_dir);
+  return rows;
 }
 
-int Main() {
-  auto config = configuration::ReadConfigFromJson(kConfig);
-  CHECK(config.ok()) << config.status().message();
-  char base[] = "/dev/shm/aos_wakeup_benchmark_XXXXXX";
-  PCHECK(mkdtemp(base) != nullptr);
-  FLAGS_shm_base = base;
-
-  std::vector<Figures> figures;
-  if (FLAGS_run_timer_driven) {
-    figures.push_back(MeasureAos(&config->message(), Pattern::kTimer));
-  }
-  if (FLAGS_run_floor) figures.push_back(MeasureFloor());
-  if (FLAGS_run_ping_pong) {
-    figures.push_back(MeasureAos(&config->message(), Pattern::kPingPong));
-  }
-  std::filesystem::remove_all(base);
-  if (FLAGS_run_tools) {
-    std::string common = StrCat(" -p ", FLAGS_priority, " -i ",
-                                FLAGS_interval_us, " -l ", FLAGS_loops, " -q");
-    if (FLAGS_cpu >= 0) common += StrCat(" -a ", FLAGS_cpu);
-    for (const auto& [what, command] :
-         std::vector<std::pair<std::string, std::string>>{
-             {"sigwaittest -f (signal, processes)", "sigwaittest -f" + common},
-             {"ptsematest (mutex, threads)", "ptsematest" + common}}) {
-      if (auto tool = RunTool(what, command)) figures.push_back(*tool);
-    }
-  }
-
+void PrintTable(const std::vector<std::pair<std::string, Figures>>& rows) {
   printf(
       "\nWakeup latency, %d messages every %d us, SCHED_FIFO priority %d "
       "(0 = normal), %s, us:\n\n",
@@ -386,26 +384,66 @@ int Main() {
   printf("%-48s %8s %8s %8s %8s %12s\n", "", "min", "avg", "p99", "max",
          "avg/sigwait");
   const Figures* sigwait = nullptr;
-  for (const Figures& f : figures) {
-    if (f.what.starts_with("sigwaittest")) sigwait = &f;
+  for (const auto& [key, f] : rows) {
+    if (key == "sigwaittest_f") sigwait = &f;
   }
-  for (const Figures& f : figures) {
-    const std::string p99 =
-        f.p99_us.has_value()
-            ? StrCat(static_cast<int64_t>(*f.p99_us * 10) / 10.0)
-            : "-";
-    std::string ratio = "-";
+  for (const auto& [key, f] : rows) {
+    char p99[32] = "-";
+    if (!std::isnan(f.p99_us)) snprintf(p99, sizeof(p99), "%.1f", f.p99_us);
+    char ratio[32] = "-";
     if (sigwait != nullptr && sigwait->avg_us > 0) {
-      char text[32];
-      snprintf(text, sizeof(text), "%.2fx", f.avg_us / sigwait->avg_us);
-      ratio = text;
+      snprintf(ratio, sizeof(ratio), "%.2fx", f.avg_us / sigwait->avg_us);
     }
-    printf("%-48s %8.2f %8.2f %8s %8.1f %12s\n", f.what.c_str(), f.min_us,
-           f.avg_us, p99.c_str(), f.max_us, ratio.c_str());
+    printf("%-48s %8.2f %8.2f %8s %8.1f %12s\n", f.name.c_str(), f.min_us,
+           f.avg_us, p99, f.max_us, ratio);
   }
   printf(
-      "\n(rt-tests print whole microseconds; aos figures come from its "
+      "\n(rt-tests measure whole microseconds; aos figures come from its "
       "own histogram, p99 within 1.6%%.)\n");
+}
+
+std::string Json(const std::vector<std::pair<std::string, Figures>>& rows) {
+  JsonWriter json(2);
+  json.BeginObject();
+  json.Key("loops").Number(FLAGS_loops);
+  json.Key("interval_us").Number(FLAGS_interval_us);
+  json.Key("priority").Number(FLAGS_priority);
+  json.Key("cpu").Number(FLAGS_cpu);
+  json.Key("rows").BeginObject();
+  for (const auto& [key, f] : rows) {
+    json.Key(key);
+    bench::WriteFigures(f, &json);
+  }
+  json.EndObject();
+  json.EndObject();
+  return json.Text();
+}
+
+int Main() {
+  // Opened first, so that a path it cannot write fails before measuring.
+  FlagOutputFile json_file("--json", FLAGS_json);
+  auto config = configuration::ReadConfigFromJson(kConfig);
+  CHECK(config.ok()) << config.status().message();
+  char base[] = "/dev/shm/aos_wakeup_benchmark_XXXXXX";
+  PCHECK(mkdtemp(base) != nullptr);
+  FLAGS_shm_base = base;
+
+  std::vector<std::pair<std::string, Figures>> rows;
+  if (FLAGS_run_timer_driven) {
+    rows.emplace_back("timer_driven",
+                      MeasureAos(&config->message(), Pattern::kTimer));
+  }
+  if (FLAGS_run_floor) rows.emplace_back("floor", MeasureFloor());
+  if (FLAGS_run_ping_pong) {
+    rows.emplace_back("ping_pong",
+                      MeasureAos(&config->message(), Pattern::kPingPong));
+  }
+  std::filesystem::remove_all(base);
+  if (FLAGS_run_tools) {
+    for (auto& row : MeasureTools()) rows.push_back(std::move(row));
+  }
+  PrintTable(rows);
+  if (json_file.enabled()) json_file.WriteAndClose(Json(rows));
   return 0;
 }
 
@@ -413,10 +451,11 @@ int Main() {
 }  // namespace aos
 
 int main(int argc, char** argv) {
-  aos::InitGoogle(&argc, &argv,
-                  "Usage: shm_wakeup_benchmark [--priority=N] [--loops=N] "
-                  "[--interval_us=N] [--cpu=N]\nCross-process wakeup latency "
-                  "of ShmEventLoop beside "
-                  "sigwaittest -f and ptsematest, measured in the same run.");
+  aos::InitGoogle(
+      &argc, &argv,
+      "Usage: shm_wakeup_benchmark [--priority=N] [--loops=N] "
+      "[--interval_us=N] [--cpu=N] [--json=FILE]\nCross-process wakeup latency "
+      "of ShmEventLoop beside "
+      "sigwaittest -f and ptsematest, measured in the same run.");
   return aos::Main();
 }

@@ -1,6 +1,6 @@
 // Shared-memory channel throughput and per-message cost.
 //
-//   bazel run //aos/events:shm_throughput_benchmark
+//   bazel run //tools/bench:shm_throughput_benchmark
 //
 // BM_SendFetch/N: one sender and one fetcher of the same channel, N-byte
 // messages; items_per_second is messages per second (goal >= 2 M for 32 B).

@@ -9,7 +9,7 @@
 // - epoll_pwait2 with a relative timeout and no timerfd (the alternative);
 // - an aos ShmEventLoop repeating timer (handler start - scheduled time).
 //
-//   bazel run -c opt //aos/events:timer_wakeup_benchmark -- --priority=80
+//   bazel run -c opt //tools/bench:timer_wakeup_benchmark -- --priority=80
 //
 // Latency is always the monotonic clock read by the woken thread minus the
 // time the wakeup was due. Without realtime permission use --priority=0.
@@ -30,6 +30,7 @@
 #include "aos/events/timing_entry.h"
 #include "aos/init.h"
 #include "glog/logging.h"
+#include "tools/bench/bench_figures.h"
 
 DEFINE_int32(loops, 250, "Wakeups per row per round.");
 DEFINE_int32(rounds, 20, "Rounds; each runs every row once.");
@@ -143,13 +144,13 @@ void EventLoopRow(const Configuration* config,
 
 void PrintRow(const char* what, const timing::LatencyRecorder& row,
               const timing::LatencyRecorder& baseline) {
-  const auto& h = row.histogram();
-  const double avg_us = row.statistic().average() * 1e6;
-  const double p50_us = h.PercentileNs(50) / 1e3;
+  const bench::Figures f =
+      bench::FromHistogram(what, row.histogram(), row.statistic());
+  const bench::Figures base = bench::FromHistogram(
+      "baseline", baseline.histogram(), baseline.statistic());
   printf("%-44s %7.2f %7.2f %7.2f %7.1f %8.1f   %5.2fx %5.2fx\n", what,
-         h.min_ns() / 1e3, avg_us, p50_us, h.PercentileNs(99) / 1e3,
-         h.max_ns() / 1e3, avg_us / (baseline.statistic().average() * 1e6),
-         p50_us / (baseline.histogram().PercentileNs(50) / 1e3));
+         f.min_us, f.avg_us, f.p50_us, f.p99_us, f.max_us,
+         f.avg_us / base.avg_us, f.p50_us / base.p50_us);
 }
 
 int Main() {

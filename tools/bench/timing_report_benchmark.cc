@@ -2,7 +2,7 @@
 // entries (20 timers, 10 watchers, 10 fetchers, 10 senders) whose histograms
 // hold realistic spreads of samples. Goal: <= 20 us per report.
 //
-//   bazel run -c opt //aos/events:timing_report_benchmark
+//   bazel run -c opt //tools/bench:timing_report_benchmark
 #include <random>
 
 #include "aos/configuration.h"
