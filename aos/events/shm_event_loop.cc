@@ -440,6 +440,14 @@ void ShmEventLoop::OnReadable(int fd, std::function<void()> fn) {
   readable_fds_.push_back(fd);
 }
 
+void ShmEventLoop::StopReadable(int fd) {
+  CHECK(!in_run_) << "event loop " << name() << ": StopReadable inside Run()";
+  CHECK(std::erase(readable_fds_, fd) == 1)
+      << "event loop " << name() << ": fd " << fd
+      << " was not given to OnReadable";
+  epoll_.Remove(fd);
+}
+
 std::string ShmEventLoop::ShmPath(const Channel* channel) {
   return StrCat(FLAGS_shm_base, channel->name()->string_view(), "/",
                 channel->type()->string_view(), ".v", ipc_lib::kLayoutVersion);
@@ -629,7 +637,9 @@ void ShmEventLoop::Run() {
   StartRunning();
   // Messages may have arrived while OnRun callbacks ran.
   DeliverMessages();
+  in_run_ = true;
   epoll_.Run();
+  in_run_ = false;
   cpu_latency_limit_.reset();
   if (runtime_realtime_priority() > 0) {
     struct sched_param param = {};

@@ -90,10 +90,13 @@ class ShmEventLoop : public EventLoop {
   // Calls `fn` in the loop's thread whenever `fd` is readable (level
   // triggered): how a loop serves a file descriptor another library owns,
   // e.g. an eventfd that the message bridge's DDS listener writes. Before
-  // Run() only; `fd` stays the caller's and must stay open while the loop
-  // lives. Such callbacks are neither timed in timing reports nor guarded
-  // against allocation.
+  // Run() only; `fd` stays the caller's and must stay open until the loop
+  // is destroyed or StopReadable(fd) is called. Such callbacks are neither
+  // timed in timing reports nor guarded against allocation.
   void OnReadable(int fd, std::function<void()> fn);
+  // Forgets an fd given to OnReadable (before the caller closes it). Before
+  // Run() or after it returned, not from inside it.
+  void StopReadable(int fd);
 
   // The shared memory of `channel`, opened (or created) on first use.
   // Aborts with the queue's message (layout mismatch, permissions) if it
@@ -131,6 +134,8 @@ class ShmEventLoop : public EventLoop {
   // Held from the start of Run() until it returns.
   std::unique_ptr<CpuLatencyLimit> cpu_latency_limit_;
   bool ran_ = false;
+  // True while Run() dispatches events (StopReadable must wait).
+  bool in_run_ = false;
   const UUID boot_uuid_ = UUID::BootUuid();
 };
 
