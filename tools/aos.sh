@@ -34,6 +34,11 @@ readonly PACKAGES=(
   prometheus
   # Tests parse our JSON with a strict parser.
   python3
+  # The message bridge (aos/network) and its benchmark baseline, ddsperf;
+  # multi-node tests and runs join network namespaces with veth pairs.
+  cyclonedds-dev
+  cyclonedds-tools
+  iproute2
 )
 
 log() { echo "aos: $*" >&2; }
