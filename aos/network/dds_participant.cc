@@ -1,0 +1,181 @@
+#include "aos/network/dds_participant.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cctype>
+
+#include "aos/util/str_cat.h"
+#include "glog/logging.h"
+
+namespace aos::message_bridge {
+namespace {
+
+// Cyclone's configuration for one domain: the interface, quiet tracing.
+std::string CycloneXml(const DdsParticipant::Options& options) {
+  std::string interface;
+  if (!options.interface.empty()) {
+    const bool is_address =
+        options.interface.find_first_not_of("0123456789.:abcdefABCDEF") ==
+            std::string::npos &&
+        options.interface.find_first_of(".:") != std::string::npos;
+    interface = StrCat("<General><Interfaces><NetworkInterface ",
+                       is_address ? "address" : "name", "=\"",
+                       options.interface, "\"/></Interfaces></General>");
+  }
+  return StrCat("<CycloneDDS><Domain id=\"any\">", interface,
+                "<Tracing><Verbosity>warning</Verbosity></Tracing>"
+                "</Domain></CycloneDDS>");
+}
+
+dds_qos_t* MakeQos(const DdsParticipant::Qos& qos) {
+  dds_qos_t* result = dds_create_qos();
+  dds_qset_reliability(
+      result,
+      qos.reliable ? DDS_RELIABILITY_RELIABLE : DDS_RELIABILITY_BEST_EFFORT,
+      // A full writer history never blocks the loop: the
+      // write fails instead, and is counted.
+      0);
+  dds_qset_history(result, DDS_HISTORY_KEEP_LAST, qos.depth);
+  dds_qset_durability(result, DDS_DURABILITY_VOLATILE);
+  if (qos.lifespan_ns > 0) dds_qset_lifespan(result, qos.lifespan_ns);
+  return result;
+}
+
+}  // namespace
+
+namespace {
+
+// Listener callbacks, in Cyclone's threads: `arg` is the Signal.
+void OnDataAvailable(dds_entity_t, void* arg) {
+  static_cast<DdsParticipant::Signal*>(arg)->Raise();
+}
+
+void OnPublicationMatched(dds_entity_t,
+                          const dds_publication_matched_status_t status,
+                          void* arg) {
+  if (status.current_count_change > 0) {
+    static_cast<DdsParticipant::Signal*>(arg)->Raise();
+  }
+}
+
+}  // namespace
+
+void DdsParticipant::Signal::Raise() {
+  raised_.store(true, std::memory_order_release);
+  const uint64_t one = 1;
+  // Fails (EAGAIN) only when the counter is saturated: readable already.
+  [[maybe_unused]] ssize_t written = write(wakeup_fd_, &one, sizeof(one));
+}
+
+absl::StatusOr<std::unique_ptr<DdsParticipant>> DdsParticipant::Make(
+    const Options& options) {
+  if (options.domain > 230) {
+    return absl::InvalidArgumentError(
+        StrCat("DDS domain ", options.domain, " is out of range (0-230)"));
+  }
+  std::unique_ptr<DdsParticipant> result(new DdsParticipant());
+  const std::string xml = CycloneXml(options);
+  result->domain_ = dds_create_domain(options.domain, xml.c_str());
+  if (result->domain_ < 0 &&
+      result->domain_ != DDS_RETCODE_PRECONDITION_NOT_MET) {
+    return absl::InvalidArgumentError(StrCat(
+        "Cyclone DDS refused domain ", options.domain,
+        options.interface.empty() ? std::string()
+                                  : StrCat(" on interface ", options.interface),
+        ": ", dds_strretcode(result->domain_),
+        " (is the interface up and does it have an address?)"));
+  }
+  // PRECONDITION_NOT_MET: this process made the domain already.
+  if (result->domain_ < 0) result->domain_ = 0;
+  result->participant_ =
+      dds_create_participant(options.domain, nullptr, nullptr);
+  if (result->participant_ < 0) {
+    return absl::InvalidArgumentError(
+        StrCat("Cyclone DDS could not make a participant in domain ",
+               options.domain, ": ", dds_strretcode(result->participant_)));
+  }
+  result->wakeup_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  PCHECK(result->wakeup_fd_ >= 0) << "eventfd";
+  return result;
+}
+
+DdsParticipant::~DdsParticipant() {
+  // Deleting the participant waits for running listeners.
+  if (participant_ > 0) dds_delete(participant_);
+  if (domain_ > 0) dds_delete(domain_);
+  if (wakeup_fd_ >= 0) close(wakeup_fd_);
+}
+
+void DdsParticipant::ClearWakeup() {
+  uint64_t count;
+  [[maybe_unused]] ssize_t got = read(wakeup_fd_, &count, sizeof(count));
+}
+
+std::string DdsParticipant::TopicName(uint32_t channel_index,
+                                      std::string_view name,
+                                      std::string_view type) {
+  std::string topic = StrCat("aos_", channel_index, "_", name, "_", type);
+  for (char& c : topic) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return topic;
+}
+
+absl::StatusOr<dds_entity_t> DdsParticipant::Topic(
+    const dds_topic_descriptor_t* type, const std::string& name) {
+  const dds_entity_t topic =
+      dds_create_topic(participant_, type, name.c_str(), nullptr, nullptr);
+  if (topic < 0) {
+    return absl::InternalError(StrCat("Cyclone DDS refused topic ", name, ": ",
+                                      dds_strretcode(topic)));
+  }
+  return topic;
+}
+
+absl::StatusOr<dds_entity_t> DdsParticipant::MakeWriter(
+    const dds_topic_descriptor_t* type, const std::string& topic_name,
+    const Qos& qos, Signal* matched) {
+  absl::StatusOr<dds_entity_t> topic = Topic(type, topic_name);
+  if (!topic.ok()) return topic.status();
+  dds_qos_t* dds_qos = MakeQos(qos);
+  dds_listener_t* listener = nullptr;
+  if (matched != nullptr) {
+    matched->wakeup_fd_ = wakeup_fd_;
+    listener = dds_create_listener(matched);
+    dds_lset_publication_matched(listener, OnPublicationMatched);
+  }
+  const dds_entity_t writer =
+      dds_create_writer(participant_, *topic, dds_qos, listener);
+  dds_delete_qos(dds_qos);
+  if (listener != nullptr) dds_delete_listener(listener);
+  if (writer < 0) {
+    return absl::InternalError(StrCat("Cyclone DDS refused a writer on ",
+                                      topic_name, ": ",
+                                      dds_strretcode(writer)));
+  }
+  return writer;
+}
+
+absl::StatusOr<dds_entity_t> DdsParticipant::MakeReader(
+    const dds_topic_descriptor_t* type, const std::string& topic_name,
+    const Qos& qos, Signal* arrived) {
+  absl::StatusOr<dds_entity_t> topic = Topic(type, topic_name);
+  if (!topic.ok()) return topic.status();
+  dds_qos_t* dds_qos = MakeQos(qos);
+  arrived->wakeup_fd_ = wakeup_fd_;
+  dds_listener_t* listener = dds_create_listener(arrived);
+  dds_lset_data_available(listener, OnDataAvailable);
+  const dds_entity_t reader =
+      dds_create_reader(participant_, *topic, dds_qos, listener);
+  dds_delete_qos(dds_qos);
+  dds_delete_listener(listener);
+  if (reader < 0) {
+    return absl::InternalError(StrCat("Cyclone DDS refused a reader on ",
+                                      topic_name, ": ",
+                                      dds_strretcode(reader)));
+  }
+  return reader;
+}
+
+}  // namespace aos::message_bridge

@@ -1,0 +1,111 @@
+#ifndef AOS_NETWORK_DDS_PARTICIPANT_H_
+#define AOS_NETWORK_DDS_PARTICIPANT_H_
+
+// The message bridge's DDS side: one Cyclone DDS participant with its
+// writers and readers, and a way for an event loop to hear about arrivals.
+//
+//   auto dds = DdsParticipant::Make({.domain = 0, .interface = "lo"});
+//   DdsParticipant::Signal arrived;                      // lives as long
+//   dds_entity_t reader = dds.value()->MakeReader(
+//       &aos_bridge_Message_desc, "aos_0_test", qos, &arrived).value();
+//   loop.OnReadable(dds.value()->wakeup_fd(), [&] {
+//     dds.value()->ClearWakeup();
+//     if (arrived.Take()) { ... dds_take(reader, ...) until empty ... }
+//   });
+//
+// Cyclone calls listeners in its own threads; they only raise a Signal and
+// write the participant's eventfd, so every sample is taken, and every
+// local re-send made, in the loop's thread. Cyclone allocates internally
+// for every sample it sends or receives (serialisation, receive buffers):
+// the bridge's DDS side is not allocation-free, its shared-memory side is.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "dds/dds.h"
+
+namespace aos::message_bridge {
+
+class DdsParticipant {
+ public:
+  struct Options {
+    // The DDS domain; bridges talk only within one.
+    uint32_t domain = 0;
+    // The network interface Cyclone uses, by name ("lo", "veth1") or
+    // address; "" lets Cyclone choose.
+    std::string interface;
+  };
+
+  // Quality of service of one topic's writer or reader.
+  struct Qos {
+    // Reliable (resent until acknowledged) or best effort.
+    bool reliable = true;
+    // History: the last `depth` samples are kept (KEEP_LAST).
+    int32_t depth = 1;
+    // Samples older than this are dropped, sent or not; 0: never.
+    int64_t lifespan_ns = 0;
+  };
+
+  // Raised from Cyclone's threads, taken in the loop's.
+  class Signal {
+   public:
+    // True if raised since the last Take().
+    bool Take() { return raised_.exchange(false, std::memory_order_acq_rel); }
+    // Raises it and wakes the loop; any thread (DDS listeners call it).
+    void Raise();
+
+   private:
+    friend class DdsParticipant;
+    std::atomic<bool> raised_{false};
+    int wakeup_fd_ = -1;
+  };
+
+  // Creates the domain (if this process has not) and the participant.
+  // Fails naming the interface or domain Cyclone refused.
+  static absl::StatusOr<std::unique_ptr<DdsParticipant>> Make(
+      const Options& options);
+  // Deletes the participant and everything made from it.
+  ~DdsParticipant();
+
+  DdsParticipant(const DdsParticipant&) = delete;
+  DdsParticipant& operator=(const DdsParticipant&) = delete;
+
+  // A writer on topic `topic` of `type`. `matched`, if given, is raised
+  // whenever a new reader matches it (a peer's bridge started or came
+  // back). Signals must outlive the participant.
+  absl::StatusOr<dds_entity_t> MakeWriter(const dds_topic_descriptor_t* type,
+                                          const std::string& topic,
+                                          const Qos& qos,
+                                          Signal* matched = nullptr);
+  // A reader on topic `topic` of `type`; `arrived` is raised when samples
+  // arrive.
+  absl::StatusOr<dds_entity_t> MakeReader(const dds_topic_descriptor_t* type,
+                                          const std::string& topic,
+                                          const Qos& qos, Signal* arrived);
+
+  // Readable when a Signal was raised; ClearWakeup() before taking them.
+  int wakeup_fd() const { return wakeup_fd_; }
+  void ClearWakeup();
+
+  // A DDS topic name for an aos channel: "aos_<index>_" and the name and
+  // type with every character but letters and digits as '_'.
+  static std::string TopicName(uint32_t channel_index, std::string_view name,
+                               std::string_view type);
+
+ private:
+  DdsParticipant() = default;
+
+  absl::StatusOr<dds_entity_t> Topic(const dds_topic_descriptor_t* type,
+                                     const std::string& name);
+
+  dds_entity_t domain_ = 0;
+  dds_entity_t participant_ = 0;
+  int wakeup_fd_ = -1;
+};
+
+}  // namespace aos::message_bridge
+
+#endif  // AOS_NETWORK_DDS_PARTICIPANT_H_

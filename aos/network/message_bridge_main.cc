@@ -1,0 +1,76 @@
+// message_bridge: forwards a node's channels to the other nodes and theirs
+// to it, as the configuration says, over Cyclone DDS. One per node.
+// docs/network.md.
+#include <iostream>
+
+#include "aos/config_flag.h"
+#include "aos/configuration_lookup.h"
+#include "aos/events/shm_event_loop.h"
+#include "aos/init.h"
+#include "aos/network/message_bridge.h"
+#include "aos/util/str_cat.h"
+#include "aos/util/user_error.h"
+#include "gflags/gflags.h"
+
+DEFINE_string(node, "",
+              "The node this bridge runs on (a name from the configuration's "
+              "nodes).");
+DEFINE_uint32(dds_domain, 0,
+              "The DDS domain (0-230): bridges talk only to bridges of the "
+              "same domain.");
+DEFINE_string(dds_interface, "",
+              "The network interface DDS uses, by name (lo, eth0, veth1) or "
+              "address; empty lets Cyclone DDS choose.");
+
+namespace aos::message_bridge {
+namespace {
+
+int Main() {
+  auto config = ReadConfigFlag("examples/multinode_pingpong_config.json");
+  if (!config.ok()) ExitForUserError(std::string(config.status().message()));
+  const Configuration& configuration = config.value().message();
+  if (!configuration::MultiNode(configuration)) {
+    ExitForUserError(
+        "--config: the configuration has no nodes, so there is "
+        "nothing to forward");
+  }
+  const Node* node = configuration::GetNode(configuration, FLAGS_node);
+  if (node == nullptr) {
+    std::vector<std::string> names;
+    for (const Node* n : *configuration.nodes()) {
+      names.push_back(n->name() == nullptr ? "" : n->name()->str());
+    }
+    ExitForUserError(StrCat("--node=", FLAGS_node,
+                            " is not a node of the configuration; its nodes: ",
+                            StrJoin(names, ", ")));
+  }
+  ShmEventLoop loop(&configuration, "message_bridge", node);
+  MessageBridge::Options options;
+  options.dds.domain = FLAGS_dds_domain;
+  options.dds.interface = FLAGS_dds_interface;
+  auto bridge = MessageBridge::Make(&loop, options);
+  if (!bridge.ok()) ExitForUserError(std::string(bridge.status().message()));
+  loop.Run();
+  return 0;
+}
+
+}  // namespace
+}  // namespace aos::message_bridge
+
+int main(int argc, char** argv) {
+  // The bridge hands every message to Cyclone DDS, which allocates: its
+  // callbacks may not run under --die_on_malloc's guard.
+  gflags::SetCommandLineOptionWithMode("die_on_malloc", "false",
+                                       gflags::SET_FLAGS_DEFAULT);
+  aos::InitGoogle(
+      &argc, &argv,
+      "Usage: message_bridge --node=NAME [--config=FILE] [--dds_domain=N]\n"
+      "    [--dds_interface=NAME] [--shm_base=DIR]\n"
+      "Forwards this node's channels that have destination_nodes to those\n"
+      "nodes, and re-sends theirs here, over Cyclone DDS; publishes\n"
+      "ServerStatistics and ClientStatistics on /aos every second. One per\n"
+      "node; stop with Ctrl-C or SIGTERM. --config defaults to\n"
+      "multinode_pingpong_config.json. docs/network.md.");
+  aos::RefuseArguments(argc, argv);
+  return aos::message_bridge::Main();
+}

@@ -1,0 +1,357 @@
+// The message bridge as it runs: real bridge processes on loopback, each
+// node's shared memory in a directory of its own, the test's event loops on
+// both nodes. No timing is asserted; waits are bounded so that a broken
+// bridge fails the test instead of hanging it.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "aos/configuration.h"
+#include "aos/configuration_lookup.h"
+#include "aos/events/shm_event_loop.h"
+#include "aos/network/bridge_wire.h"
+#include "aos/network/client_statistics_generated.h"
+#include "aos/network/dds_participant.h"
+#include "aos/network/remote_message_generated.h"
+#include "aos/network/server_statistics_generated.h"
+#include "aos/testing/path.h"
+#include "aos/util/str_cat.h"
+#include "aos/util/subprocess.h"
+#include "examples/ping_generated.h"
+#include "gtest/gtest.h"
+
+DECLARE_bool(timing_reports);
+
+namespace aos::message_bridge {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// Generous: a bridge that works connects in well under a second.
+constexpr auto kDeadline = seconds(30);
+
+class MessageBridgeTest : public ::testing::Test {
+ protected:
+  MessageBridgeTest()
+      : config_path_(aos::testing::ArtifactPath(
+            "examples/multinode_pingpong_config.json")),
+        config_(configuration::ReadConfig(config_path_).value()),
+        pi1_(configuration::GetNode(config_.message(), "pi1")),
+        pi2_(configuration::GetNode(config_.message(), "pi2")),
+        dir_(aos::testing::TestTempDir() + "/" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()),
+        // Tests running at once must not hear each other's bridges.
+        domain_(1 + static_cast<uint32_t>(getpid()) % 200) {
+    FLAGS_timing_reports = false;
+    FLAGS_permissions = "0600";
+    for (const char* node : {"pi1", "pi2"}) {
+      std::filesystem::create_directories(dir_ + "/" + node + "/shm");
+    }
+  }
+
+  std::string ShmBase(std::string_view node) const {
+    return StrCat(dir_, "/", node, "/shm");
+  }
+
+  std::unique_ptr<Subprocess> StartBridge(std::string_view node) {
+    return std::make_unique<Subprocess>(
+        aos::testing::ArtifactPath("aos/network/message_bridge"),
+        std::vector<std::string>{
+            StrCat("--config=", config_path_), StrCat("--node=", node),
+            StrCat("--shm_base=", ShmBase(node)),
+            StrCat("--dds_domain=", domain_), "--dds_interface=lo"},
+        StrCat(dir_, "/", node));
+  }
+
+  // A loop on `node`, its channels under that node's shared memory.
+  // ShmEventLoop opens a channel's queue when a sender, fetcher or watcher
+  // is made, under --shm_base as it is then; the test's loops of both
+  // nodes live in one process, so --shm_base is switched around their
+  // setup (timing reports, opened at Run(), are off).
+  std::unique_ptr<ShmEventLoop> MakeLoop(std::string_view name,
+                                         const Node* node) {
+    FLAGS_shm_base = ShmBase(node->name()->string_view());
+    return std::make_unique<ShmEventLoop>(&config_.message(), name, node);
+  }
+
+  uint32_t ChannelIndex(const Channel* channel) const {
+    for (uint32_t i = 0; i < config_.message().channels()->size(); ++i) {
+      if (config_.message().channels()->Get(i) == channel) return i;
+    }
+    return 0xffffffff;
+  }
+  uint32_t NodeIndex(const Node* node) const {
+    for (uint32_t i = 0; i < config_.message().nodes()->size(); ++i) {
+      if (config_.message().nodes()->Get(i) == node) return i;
+    }
+    return 0xffffffff;
+  }
+
+  const std::string config_path_;
+  FlatbufferDetachedBuffer<Configuration> config_;
+  const Node* const pi1_;
+  const Node* const pi2_;
+  const std::string dir_;
+  const uint32_t domain_;
+};
+
+// A ping every 10 ms on pi1 arrives on pi2 in order, none lost after the
+// first, with the remote fields filled; its arrival comes back to pi1 as a
+// remote timestamp; both bridges' statistics say what happened.
+TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
+  auto bridge1 = StartBridge("pi1");
+  auto bridge2 = StartBridge("pi2");
+
+  constexpr int kPings = 2000;
+  // Written by pi1's thread, read after both loops stopped.
+  std::vector<monotonic_clock::time_point> sent_time(kPings);
+  std::vector<uint32_t> sent_queue_index(kPings);
+  struct Arrival {
+    int value;
+    Context context;
+  };
+  std::vector<Arrival> arrivals;
+  arrivals.reserve(kPings);
+  std::vector<std::pair<uint32_t, int64_t>> remote_timestamps;
+  remote_timestamps.reserve(kPings);
+  std::atomic<bool> done{false};
+
+  auto pi1 = MakeLoop("ping", pi1_);
+  Sender<examples::Ping> ping_sender = pi1->MakeSender<examples::Ping>("/test");
+  int next_value = 0;
+  TimerHandler* send_timer = pi1->AddTimer([&]() {
+    if (next_value >= kPings) return;
+    auto builder = ping_sender.MakeBuilder();
+    examples::Ping::Builder ping = builder.MakeBuilder<examples::Ping>();
+    ping.add_value(next_value);
+    ASSERT_EQ(builder.Send(ping.Finish()), RawSender::Error::kOk);
+    sent_time[next_value] = ping_sender.raw()->monotonic_sent_time();
+    sent_queue_index[next_value] = ping_sender.raw()->sent_queue_index();
+    ++next_value;
+  });
+  pi1->MakeWatcher(
+      "/aos/remote_timestamps/pi2", [&](const RemoteMessage& message) {
+        remote_timestamps.emplace_back(message.remote_queue_index(),
+                                       message.monotonic_remote_time());
+      });
+  const ServerStatistics* last_server = nullptr;
+  std::vector<uint8_t> server_copy;
+  pi1->MakeWatcher("/aos", [&](const ServerStatistics&) {
+    const Context& context = pi1->context();
+    server_copy.assign(
+        static_cast<const uint8_t*>(context.data),
+        static_cast<const uint8_t*>(context.data) + context.size);
+    last_server = flatbuffers::GetRoot<ServerStatistics>(server_copy.data());
+    if (done) pi1->Exit();
+  });
+  // Stops pi1 if pi2 gave up and no statistics come to stop it.
+  TimerHandler* pi1_deadline = pi1->AddTimer([&]() { pi1->Exit(); });
+  pi1->OnRun([&]() {
+    send_timer->Schedule(pi1->monotonic_now(), milliseconds(10));
+    pi1_deadline->Schedule(pi1->monotonic_now() + kDeadline + seconds(5));
+  });
+
+  auto pi2 = MakeLoop("pong", pi2_);
+  pi2->MakeWatcher("/test", [&](const examples::Ping& ping) {
+    arrivals.push_back({ping.value(), pi2->context()});
+  });
+  std::vector<uint8_t> client_copy;
+  pi2->MakeWatcher("/aos", [&](const ClientStatistics&) {
+    const Context& context = pi2->context();
+    client_copy.assign(
+        static_cast<const uint8_t*>(context.data),
+        static_cast<const uint8_t*>(context.data) + context.size);
+    // Enough pings, and statistics published after them.
+    if (arrivals.size() >= 200) {
+      done = true;
+      pi2->Exit();
+    }
+  });
+  TimerHandler* deadline = pi2->AddTimer([&]() {
+    ADD_FAILURE() << "no 200 pings within the deadline; bridge pi1 said:\n"
+                  << bridge1->Stderr() << "\nbridge pi2 said:\n"
+                  << bridge2->Stderr();
+    done = true;
+    pi2->Exit();
+  });
+  pi2->OnRun([&]() { deadline->Schedule(pi2->monotonic_now() + kDeadline); });
+
+  std::thread pi1_thread([&]() { pi1->Run(); });
+  pi2->Run();
+  pi1_thread.join();
+
+  ASSERT_GE(arrivals.size(), 200u);
+  const int first = arrivals.front().value;
+  for (size_t i = 0; i < arrivals.size(); ++i) {
+    const Arrival& arrival = arrivals[i];
+    SCOPED_TRACE(StrCat("arrival ", i, " value ", arrival.value));
+    // Reliable: nothing lost or reordered once the first one came.
+    ASSERT_EQ(arrival.value, first + static_cast<int>(i));
+    EXPECT_EQ(arrival.context.remote_queue_index,
+              sent_queue_index[arrival.value]);
+    EXPECT_EQ(arrival.context.monotonic_remote_time, sent_time[arrival.value]);
+    EXPECT_EQ(arrival.context.source_boot_uuid, pi1->boot_uuid());
+    // Re-sent on pi2 after it was sent on pi1 (one machine, one clock).
+    EXPECT_GT(arrival.context.monotonic_event_time,
+              arrival.context.monotonic_remote_time);
+  }
+  // Every remote timestamp names a ping pi1 sent, with its send time.
+  ASSERT_FALSE(remote_timestamps.empty());
+  for (const auto& [remote_queue_index, monotonic_remote] : remote_timestamps) {
+    const auto found = std::find(sent_queue_index.begin(),
+                                 sent_queue_index.end(), remote_queue_index);
+    ASSERT_NE(found, sent_queue_index.end());
+    EXPECT_EQ(
+        monotonic_remote,
+        sent_time[found - sent_queue_index.begin()].time_since_epoch().count());
+  }
+
+  ASSERT_FALSE(client_copy.empty());
+  const auto* client =
+      flatbuffers::GetRoot<ClientStatistics>(client_copy.data());
+  ASSERT_EQ(client->connections()->size(), 1u);
+  const ClientConnection* from_pi1 = client->connections()->Get(0);
+  EXPECT_EQ(from_pi1->node()->string_view(), "pi1");
+  EXPECT_EQ(from_pi1->state(), State::CONNECTED);
+  EXPECT_GE(from_pi1->received_packets(), 200u);
+  EXPECT_EQ(from_pi1->dropped_invalid(), 0u);
+  EXPECT_EQ(from_pi1->dropped_unknown_channel(), 0u);
+  EXPECT_GE(from_pi1->connection_count(), 1u);
+  EXPECT_EQ(from_pi1->boot_uuid()->string_view(), pi1->boot_uuid().ToString());
+  EXPECT_GE(from_pi1->monotonic_offset_uncertainty(), 0);
+  // One clock: the true offset is 0, within the stated uncertainty.
+  EXPECT_LE(std::abs(from_pi1->monotonic_offset()),
+            from_pi1->monotonic_offset_uncertainty());
+  ASSERT_NE(from_pi1->one_way_latency_histogram(), nullptr);
+  EXPECT_GT(from_pi1->one_way_latency_histogram()->buckets()->size(), 0u);
+
+  ASSERT_NE(last_server, nullptr);
+  ASSERT_EQ(last_server->connections()->size(), 1u);
+  const ServerConnection* to_pi2 = last_server->connections()->Get(0);
+  EXPECT_EQ(to_pi2->node()->string_view(), "pi2");
+  EXPECT_EQ(to_pi2->state(), State::CONNECTED);
+  EXPECT_GT(to_pi2->sent_packets(), 0u);
+  EXPECT_GT(to_pi2->delivered_packets(), 0u);
+
+  EXPECT_EQ(bridge1->Terminate(), 0) << bridge1->Stderr();
+  EXPECT_EQ(bridge2->Terminate(), 0) << bridge2->Stderr();
+}
+
+// Network data is untrusted: what pi2's bridge gets from a hostile writer on
+// the Ping topic is dropped and counted, never re-sent, and the bridge
+// lives on. A message from a new boot of pi1 is new; the same again is a
+// duplicate.
+TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
+  auto bridge2 = StartBridge("pi2");
+  const Channel* ping = configuration::GetChannel(
+      config_.message(), "/test", "aos.examples.Ping", "pong", pi2_);
+  ASSERT_NE(ping, nullptr);
+  const uint32_t ping_index = ChannelIndex(ping);
+
+  auto dds = DdsParticipant::Make({.domain = domain_, .interface = "lo"});
+  ASSERT_TRUE(dds.ok()) << dds.status();
+  auto writer = (*dds)->MakeWriter(
+      &aos_bridge_Message_desc,
+      DdsParticipant::TopicName(ping_index, "/test", "aos.examples.Ping"),
+      {.reliable = true, .depth = 100, .lifespan_ns = 0});
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  const auto start = std::chrono::steady_clock::now();
+  dds_publication_matched_status_t matched = {};
+  while (matched.current_count == 0) {
+    ASSERT_LT(std::chrono::steady_clock::now() - start, kDeadline)
+        << "the bridge's reader never matched; it said:\n"
+        << bridge2->Stderr();
+    std::this_thread::sleep_for(milliseconds(10));
+    ASSERT_EQ(dds_get_publication_matched_status(*writer, &matched), 0);
+  }
+
+  flatbuffers::FlatBufferBuilder fbb;
+  examples::Ping::Builder ping_builder(fbb);
+  ping_builder.add_value(42);
+  fbb.Finish(ping_builder.Finish());
+  std::vector<uint8_t> valid(fbb.GetBufferPointer(),
+                             fbb.GetBufferPointer() + fbb.GetSize());
+  std::vector<uint8_t> garbage(valid.size(), 0xff);
+  std::vector<uint8_t> oversize(static_cast<size_t>(ping->max_size()) + 100, 0);
+  const UUID new_boot =
+      UUID::Parse("0badb007-0000-4000-8000-000000000001").value();
+  auto write = [&](uint32_t channel_index, uint32_t source_node,
+                   std::vector<uint8_t>* data) {
+    aos_bridge_Message message = {};
+    message.channel_index = channel_index;
+    message.source_node = source_node;
+    message.queue_index = 5;
+    message.monotonic_sent_ns = 1000;
+    message.realtime_sent_ns = 2000;
+    memcpy(message.boot_uuid, new_boot.bytes().data(), 16);
+    message.data._buffer = data->data();
+    message.data._length = static_cast<uint32_t>(data->size());
+    message.data._maximum = static_cast<uint32_t>(data->size());
+    ASSERT_EQ(dds_write(*writer, &message), 0);
+  };
+  const uint32_t pi1 = NodeIndex(pi1_);
+  write(ping_index + 1, pi1, &valid);  // another channel
+  write(ping_index, 77, &valid);       // no such node
+  write(ping_index, pi1, &oversize);
+  write(ping_index, pi1, &garbage);
+  write(ping_index, pi1, &valid);  // new boot of pi1: re-sent
+  write(ping_index, pi1, &valid);  // the same again: duplicate
+
+  auto pi2 = MakeLoop("pong", pi2_);
+  std::unique_ptr<RawFetcher> pings = pi2->MakeRawFetcher(ping);
+  std::vector<uint8_t> client_copy;
+  pi2->MakeWatcher("/aos", [&](const ClientStatistics& statistics) {
+    const ClientConnection* from_pi1 = statistics.connections()->Get(0);
+    if (from_pi1->duplicate_packets() + from_pi1->received_packets() +
+            from_pi1->dropped_invalid() + from_pi1->dropped_oversize() +
+            from_pi1->dropped_unknown_channel() +
+            statistics.dropped_unknown_node() <
+        6) {
+      return;
+    }
+    const Context& context = pi2->context();
+    client_copy.assign(
+        static_cast<const uint8_t*>(context.data),
+        static_cast<const uint8_t*>(context.data) + context.size);
+    pi2->Exit();
+  });
+  TimerHandler* deadline = pi2->AddTimer([&]() {
+    ADD_FAILURE() << "the statistics never counted all six; bridge said:\n"
+                  << bridge2->Stderr();
+    pi2->Exit();
+  });
+  pi2->OnRun([&]() { deadline->Schedule(pi2->monotonic_now() + kDeadline); });
+  pi2->Run();
+
+  ASSERT_FALSE(client_copy.empty());
+  const auto* client =
+      flatbuffers::GetRoot<ClientStatistics>(client_copy.data());
+  const ClientConnection* from_pi1 = client->connections()->Get(0);
+  EXPECT_EQ(from_pi1->dropped_unknown_channel(), 1u);
+  EXPECT_EQ(client->dropped_unknown_node(), 1u);
+  EXPECT_EQ(from_pi1->dropped_oversize(), 1u);
+  EXPECT_EQ(from_pi1->dropped_invalid(), 1u);
+  EXPECT_EQ(from_pi1->received_packets(), 1u);
+  EXPECT_EQ(from_pi1->duplicate_packets(), 1u);
+
+  // Exactly the valid one was re-sent, with the origin it claimed.
+  ASSERT_TRUE(pings->FetchNext());
+  EXPECT_EQ(pings->context().source_boot_uuid, new_boot);
+  EXPECT_EQ(pings->context().remote_queue_index, 5u);
+  EXPECT_EQ(pings->context().monotonic_remote_time.time_since_epoch().count(),
+            1000);
+  EXPECT_EQ(
+      flatbuffers::GetRoot<examples::Ping>(pings->context().data)->value(), 42);
+  EXPECT_FALSE(pings->FetchNext());
+
+  // And the bridge is still there to stop cleanly.
+  EXPECT_EQ(bridge2->Terminate(), 0) << bridge2->Stderr();
+}
+
+}  // namespace
+}  // namespace aos::message_bridge
