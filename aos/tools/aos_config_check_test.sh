@@ -20,13 +20,13 @@ grep -q '"imports"' "${tmp}/out" && fail "flattened output still has imports"
 
 # A bad config: nothing on stdout, the file and channel on stderr, exit 1.
 cat >"${tmp}/bad.json" <<'JSON'
-{ "channels": [ { "name": "/a", "type": "T", "max_size": 1001 } ] }
+{ "channels": [ { "name": "/a", "type": "T", "max_size": 0 } ] }
 JSON
 "${check}" --config="${tmp}/bad.json" >"${tmp}/out" 2>"${tmp}/err"
 status=$?
 [[ ${status} == 1 ]] || fail "bad config exited ${status}, want 1"
 [[ ! -s "${tmp}/out" ]] || fail "bad config printed to stdout"
-grep -q 'bad.json: channel "/a" (type T): max_size 1001' "${tmp}/err" ||
+grep -q 'bad.json: channel "/a" (type T): max_size 0 must be positive' "${tmp}/err" ||
   fail "message does not name file, channel and field: $(cat "${tmp}/err")"
 
 # No --config: usage error, exit 2.

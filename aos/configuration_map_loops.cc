@@ -1,0 +1,371 @@
+#include "aos/configuration_map_loops.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "aos/configuration_lookup.h"
+#include "aos/configuration_maps.h"
+#include "aos/util/str_cat.h"
+
+namespace aos::configuration {
+namespace {
+
+std::string_view View(const flatbuffers::String* s) {
+  return s == nullptr ? std::string_view() : s->string_view();
+}
+
+constexpr int kGlobal = -1;
+
+// One map, with what matching it needs.
+struct MapInfo {
+  const Map* map;
+  // kGlobal, or the index of the application that owns it.
+  int owner;
+  std::string_view node;
+  std::string_view type;
+  // The match name without its trailing '*'.
+  std::string_view match;
+  bool wildcard;
+  std::string_view rename;
+  const std::string* file;
+
+  // Who may see it: an application's map, or one naming a node.
+  bool specific() const { return owner != kGlobal || !node.empty(); }
+  std::string Apply(std::string_view name) const {
+    return wildcard ? StrCat(rename, name.substr(match.size()))
+                    : std::string(rename);
+  }
+};
+
+// Where a config-wide chain goes from a name: the next name on it that a
+// specific map could rename and how many renames away it is; or, when
+// `next_specific` is empty, that it settles after `renames`.
+struct ChainEntry {
+  std::string_view next_specific;
+  size_t renames = 0;
+};
+
+class MapLoopChecker {
+ public:
+  MapLoopChecker(const Configuration& config, const ConfigSources& sources)
+      : config_(config), root_file_(sources.root_file) {
+    auto add = [&](const Map* map, int owner, const std::string* file) {
+      std::string_view match = View(map->match()->name());
+      const bool wildcard = match.ends_with('*');
+      if (wildcard) match.remove_suffix(1);
+      maps_.push_back({map, owner, View(map->match()->source_node()),
+                       View(map->match()->type()), match, wildcard,
+                       View(map->rename()->name()), file});
+    };
+    if (config.maps() != nullptr) {
+      for (size_t i = 0; i < config.maps()->size(); ++i) {
+        add(config.maps()->Get(i), kGlobal, &sources.map_files[i]);
+        ++global_maps_;
+      }
+    }
+    if (config.applications() != nullptr) {
+      for (size_t i = 0; i < config.applications()->size(); ++i) {
+        const Application* application = config.applications()->Get(i);
+        if (application->maps() == nullptr) continue;
+        for (const Map* map : *application->maps()) {
+          add(map, static_cast<int>(i), &sources.application_files[i]);
+        }
+      }
+    }
+    std::set<size_t> lengths;
+    for (const MapInfo& info : maps_) {
+      file_of_[info.map] = info.file;
+      // In order, so the last map of each key wins, as in lookup.
+      last_[Key(info.owner, info.node, info.type, info.wildcard, info.match)] =
+          &info;
+      if (info.wildcard) lengths.insert(info.match.size());
+      if (info.specific()) {
+        specific_[Key(kGlobal, "", info.type, info.wildcard, info.match)]
+            .push_back(&info);
+      }
+      types_.insert(info.type);
+    }
+    prefix_lengths_.assign(lengths.begin(), lengths.end());
+    if (config.nodes() != nullptr) {
+      for (const Node* node : *config.nodes()) {
+        nodes_.emplace(View(node->name()), node);
+      }
+    }
+  }
+
+  absl::Status Check() {
+    for (std::string_view type : types_) {
+      if (absl::Status status = CheckType(type); !status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  static std::string Key(int owner, std::string_view node,
+                         std::string_view type, bool wildcard,
+                         std::string_view match) {
+    return StrCat(owner, std::string_view("\0", 1), node,
+                  std::string_view("\0", 1), type, wildcard ? "*" : "=", match);
+  }
+
+  std::string_view Intern(std::string name) {
+    return *names_.insert(std::move(name)).first;
+  }
+
+  // Calls fn(key) for the keys of every map of `owner` that could match
+  // `name` asked with `type` on `node` (empty: none).
+  template <typename Fn>
+  void ForEachKey(int owner, std::string_view node, std::string_view type,
+                  std::string_view name, Fn fn) const {
+    for (std::string_view map_node : {std::string_view(), node}) {
+      for (std::string_view map_type : {std::string_view(), type}) {
+        fn(Key(owner, map_node, map_type, false, name));
+        for (size_t length : prefix_lengths_) {
+          if (length > name.size()) break;
+          fn(Key(owner, map_node, map_type, true, name.substr(0, length)));
+        }
+        if (type.empty()) break;
+      }
+      if (node.empty()) break;
+    }
+  }
+
+  // The map that renames `name` for application `owner` (or kGlobal) on
+  // `node`, asked with `type`: the application's last matching map, else
+  // the config's. Null when none does.
+  const MapInfo* Next(int owner, std::string_view node, std::string_view type,
+                      std::string_view name) const {
+    for (int who : {owner, kGlobal}) {
+      const MapInfo* best = nullptr;
+      ForEachKey(who, node, type, name, [&](const std::string& key) {
+        auto it = last_.find(key);
+        if (it != last_.end() && (best == nullptr || it->second > best)) {
+          best = it->second;
+        }
+      });
+      if (best != nullptr) return best;
+      if (who == kGlobal) break;
+    }
+    return nullptr;
+  }
+
+  // Calls fn(map) for every specific map that could rename `name` (asked
+  // with `type`) for some application or node.
+  template <typename Fn>
+  void ForEachSpecific(std::string_view type, std::string_view name,
+                       Fn fn) const {
+    ForEachKey(kGlobal, "", type, name, [&](const std::string& key) {
+      auto it = specific_.find(key);
+      if (it == specific_.end()) return;
+      for (const MapInfo* info : it->second) fn(info);
+    });
+  }
+
+  bool Specific(std::string_view type, std::string_view name) const {
+    bool found = false;
+    ForEachSpecific(type, name, [&](const MapInfo*) { found = true; });
+    return found;
+  }
+
+  // The loop message, from MapChain (which lookup uses) so it reads the same
+  // as what an application would see.
+  absl::Status LoopError(std::string_view start, std::string_view type,
+                         int owner, std::string_view node_name) const {
+    const std::string_view application =
+        owner == kGlobal ? std::string_view()
+                         : View(config_.applications()->Get(owner)->name());
+    const Node* node = node_name.empty() ? nullptr : nodes_.at(node_name);
+    const std::vector<MapStep> chain =
+        MapChain(config_, start, type, application, node);
+    std::vector<std::string> names = {std::string(start)};
+    for (const MapStep& step : chain) names.push_back(step.name);
+    const std::string& file =
+        chain.empty() ? root_file_ : *file_of_.at(chain.front().map);
+    return absl::InvalidArgumentError(StrCat(
+        file, ": maps loop: ", StrJoin(names, " -> "),
+        application.empty() ? std::string()
+                            : StrCat(" (for application ", application, ")"),
+        node == nullptr ? std::string()
+                        : StrCat(" (on node ", node_name, ")")));
+  }
+
+  // Follows the config-wide chain from `start`, remembering every name on it
+  // in chains_; adds the names a specific map could rename to `touched`.
+  absl::Status WalkConfigWide(std::string_view type, std::string_view start,
+                              std::vector<std::string_view>* touched) {
+    std::vector<std::string_view> path;
+    std::unordered_set<std::string_view> on_path;
+    std::string_view name = start;
+    const ChainEntry* tail = nullptr;
+    while (true) {
+      if (auto it = chains_.find(name); it != chains_.end()) {
+        tail = &it->second;
+        break;
+      }
+      if (!on_path.insert(name).second || path.size() > global_maps_ + 1) {
+        return LoopError(start, type, kGlobal, "");
+      }
+      path.push_back(name);
+      const MapInfo* map = Next(kGlobal, "", type, name);
+      if (map == nullptr) break;
+      std::string renamed = map->Apply(name);
+      if (renamed == name) break;
+      name = Intern(std::move(renamed));
+    }
+    // Fill in backwards: each name's entry follows from its successor's.
+    bool has_successor = tail != nullptr;
+    std::string_view successor = name;
+    ChainEntry successor_entry = has_successor ? *tail : ChainEntry{};
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      ChainEntry entry;
+      if (has_successor) {
+        entry = Specific(type, successor)
+                    ? ChainEntry{successor, 1}
+                    : ChainEntry{successor_entry.next_specific,
+                                 successor_entry.renames + 1};
+      }
+      chains_.emplace(*it, entry);
+      if (Specific(type, *it)) touched->push_back(*it);
+      successor = *it;
+      successor_entry = entry;
+      has_successor = true;
+    }
+    return absl::OkStatus();
+  }
+
+  // Follows renaming for application `owner` on `node` from `start`,
+  // skipping along config-wide chains where no map of theirs applies.
+  absl::Status WalkFor(int owner, std::string_view node, std::string_view type,
+                       std::string_view start,
+                       std::unordered_set<std::string_view>* settled) {
+    const size_t limit =
+        global_maps_ +
+        (owner == kGlobal ||
+                 config_.applications()->Get(owner)->maps() == nullptr
+             ? 0
+             : config_.applications()->Get(owner)->maps()->size());
+    std::vector<std::string_view> path;
+    std::unordered_set<std::string_view> on_path;
+    std::string_view name = start;
+    size_t renames = 0;
+    while (!settled->contains(name)) {
+      if (!on_path.insert(name).second || renames > limit + 1) {
+        return LoopError(start, type, owner, node);
+      }
+      path.push_back(name);
+      const MapInfo* map = Next(owner, node, type, name);
+      auto chain = chains_.find(name);
+      if (chain != chains_.end() && map == Next(kGlobal, "", type, name)) {
+        if (chain->second.next_specific.empty()) break;
+        renames += chain->second.renames;
+        name = chain->second.next_specific;
+        continue;
+      }
+      if (map == nullptr) break;
+      std::string renamed = map->Apply(name);
+      if (renamed == name) break;
+      name = Intern(std::move(renamed));
+      ++renames;
+    }
+    settled->insert(path.begin(), path.end());
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckType(std::string_view type) {
+    chains_.clear();
+    std::vector<std::string_view> touched;
+    for (const MapInfo& info : maps_) {
+      if (info.type != type) continue;
+      if (absl::Status status =
+              WalkConfigWide(type, Intern(std::string(info.match)), &touched);
+          !status.ok()) {
+        return status;
+      }
+    }
+    // Where each application and node must start: the names on config-wide
+    // chains that their own maps may rename.
+    std::map<std::pair<int, std::string_view>, std::vector<std::string_view>>
+        starts;
+    std::set<std::pair<std::pair<int, std::string_view>, std::string_view>>
+        added;
+    for (std::string_view name : touched) {
+      ForEachSpecific(type, name, [&](const MapInfo* info) {
+        if (!info->node.empty() && !nodes_.contains(info->node)) return;
+        const std::pair<int, std::string_view> who = {info->owner, info->node};
+        if (added.insert({who, name}).second) starts[who].push_back(name);
+      });
+    }
+    std::set<int> owners;
+    std::set<std::string_view> nodes;
+    for (const auto& [who, names] : starts) {
+      if (who.first != kGlobal) owners.insert(who.first);
+      if (!who.second.empty()) nodes.insert(who.second);
+    }
+    auto walk_all =
+        [&](int owner, std::string_view node,
+            std::initializer_list<std::pair<int, std::string_view>> keys)
+        -> absl::Status {
+      std::unordered_set<std::string_view> settled;
+      for (const auto& key : keys) {
+        auto it = starts.find(key);
+        if (it == starts.end()) continue;
+        for (std::string_view name : it->second) {
+          if (absl::Status status = WalkFor(owner, node, type, name, &settled);
+              !status.ok()) {
+            return status;
+          }
+        }
+      }
+      return absl::OkStatus();
+    };
+    for (int owner : owners) {
+      if (absl::Status status = walk_all(owner, "", {{owner, ""}});
+          !status.ok()) {
+        return status;
+      }
+    }
+    for (std::string_view node : nodes) {
+      if (absl::Status status = walk_all(kGlobal, node, {{kGlobal, node}});
+          !status.ok()) {
+        return status;
+      }
+    }
+    for (int owner : owners) {
+      for (std::string_view node : nodes) {
+        if (absl::Status status = walk_all(
+                owner, node, {{owner, node}, {owner, ""}, {kGlobal, node}});
+            !status.ok()) {
+          return status;
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const Configuration& config_;
+  std::vector<MapInfo> maps_;
+  size_t global_maps_ = 0;
+  std::unordered_map<const Map*, const std::string*> file_of_;
+  std::unordered_map<std::string, const MapInfo*> last_;
+  std::unordered_map<std::string, std::vector<const MapInfo*>> specific_;
+  std::vector<size_t> prefix_lengths_;
+  std::set<std::string_view> types_;
+  std::unordered_map<std::string_view, const Node*> nodes_;
+  std::unordered_set<std::string> names_;
+  std::unordered_map<std::string_view, ChainEntry> chains_;
+  const std::string root_file_;
+};
+
+}  // namespace
+
+absl::Status ValidateMapLoops(const Configuration& config,
+                              const ConfigSources& sources) {
+  return MapLoopChecker(config, sources).Check();
+}
+
+}  // namespace aos::configuration
