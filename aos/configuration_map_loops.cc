@@ -1,5 +1,6 @@
 #include "aos/configuration_map_loops.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -42,12 +43,16 @@ struct MapInfo {
   }
 };
 
-// Where a config-wide chain goes from a name: the next name on it that a
-// specific map could rename and how many renames away it is; or, when
-// `next_specific` is empty, that it settles after `renames`.
+// A name on a config-wide chain: where the chain goes, the next name on it
+// that a specific map could rename (empty if none) and how far that is, how
+// far the chain goes until it settles, and the longest way to the name from
+// a map's match name.
 struct ChainEntry {
+  std::string_view successor;
   std::string_view next_specific;
-  size_t renames = 0;
+  size_t to_next_specific = 0;
+  size_t to_settle = 0;
+  size_t longest_from_start = 0;
 };
 
 class MapLoopChecker {
@@ -196,6 +201,7 @@ class MapLoopChecker {
 
   // Follows the config-wide chain from `start`, remembering every name on it
   // in chains_; adds the names a specific map could rename to `touched`.
+  // Exact: fails as MapChain would for no application and no node.
   absl::Status WalkConfigWide(std::string_view type, std::string_view start,
                               std::vector<std::string_view>* touched) {
     std::vector<std::string_view> path;
@@ -207,7 +213,7 @@ class MapLoopChecker {
         tail = &it->second;
         break;
       }
-      if (!on_path.insert(name).second || path.size() > global_maps_ + 1) {
+      if (!on_path.insert(name).second || path.size() > global_maps_) {
         return LoopError(start, type, kGlobal, "");
       }
       path.push_back(name);
@@ -224,10 +230,15 @@ class MapLoopChecker {
     for (auto it = path.rbegin(); it != path.rend(); ++it) {
       ChainEntry entry;
       if (has_successor) {
-        entry = Specific(type, successor)
-                    ? ChainEntry{successor, 1}
-                    : ChainEntry{successor_entry.next_specific,
-                                 successor_entry.renames + 1};
+        entry.successor = successor;
+        entry.to_settle = successor_entry.to_settle + 1;
+        if (Specific(type, successor)) {
+          entry.next_specific = successor;
+          entry.to_next_specific = 1;
+        } else {
+          entry.next_specific = successor_entry.next_specific;
+          entry.to_next_specific = successor_entry.to_next_specific + 1;
+        }
       }
       chains_.emplace(*it, entry);
       if (Specific(type, *it)) touched->push_back(*it);
@@ -235,34 +246,66 @@ class MapLoopChecker {
       successor_entry = entry;
       has_successor = true;
     }
+    if (chains_.at(start).to_settle > global_maps_) {
+      return LoopError(start, type, kGlobal, "");
+    }
     return absl::OkStatus();
+  }
+
+  // Sets each remembered name's longest_from_start: chains_ is a forest
+  // whose leaves are map match names, so one pass in topological order.
+  void MeasureLongestFromStart() {
+    std::unordered_map<std::string_view, size_t> waiting;
+    for (const auto& [name, entry] : chains_) {
+      if (!entry.successor.empty()) ++waiting[entry.successor];
+    }
+    std::vector<std::string_view> ready;
+    for (const auto& [name, entry] : chains_) {
+      if (!waiting.contains(name)) ready.push_back(name);
+    }
+    while (!ready.empty()) {
+      const std::string_view name = ready.back();
+      ready.pop_back();
+      const ChainEntry& entry = chains_.at(name);
+      if (entry.successor.empty()) continue;
+      ChainEntry& next = chains_.at(entry.successor);
+      next.longest_from_start =
+          std::max(next.longest_from_start, entry.longest_from_start + 1);
+      if (--waiting[entry.successor] == 0) ready.push_back(entry.successor);
+    }
   }
 
   // Follows renaming for application `owner` on `node` from `start`,
   // skipping along config-wide chains where no map of theirs applies.
-  absl::Status WalkFor(int owner, std::string_view node, std::string_view type,
-                       std::string_view start,
-                       std::unordered_set<std::string_view>* settled) {
-    const size_t limit =
-        global_maps_ +
-        (owner == kGlobal ||
-                 config_.applications()->Get(owner)->maps() == nullptr
-             ? 0
-             : config_.applications()->Get(owner)->maps()->size());
-    std::vector<std::string_view> path;
+  // Returns false when renaming may not settle: a name came back, or the
+  // chain, counted from the farthest map match name that leads to `start`,
+  // may be longer than MapChain allows. `settled` holds names already
+  // followed in this context and how many renames they take to settle.
+  bool WalkFor(int owner, std::string_view node, std::string_view type,
+               std::string_view start,
+               std::unordered_map<std::string_view, size_t>* settled) {
+    const size_t limit = ChainLimit(owner);
+    std::vector<std::pair<std::string_view, size_t>> path;
     std::unordered_set<std::string_view> on_path;
     std::string_view name = start;
-    size_t renames = 0;
-    while (!settled->contains(name)) {
-      if (!on_path.insert(name).second || renames > limit + 1) {
-        return LoopError(start, type, owner, node);
+    auto chain = chains_.find(start);
+    size_t renames =
+        chain == chains_.end() ? 0 : chain->second.longest_from_start;
+    while (true) {
+      if (auto done = settled->find(name); done != settled->end()) {
+        renames += done->second;
+        break;
       }
-      path.push_back(name);
+      if (!on_path.insert(name).second || renames > limit) return false;
+      path.emplace_back(name, renames);
       const MapInfo* map = Next(owner, node, type, name);
-      auto chain = chains_.find(name);
+      chain = chains_.find(name);
       if (chain != chains_.end() && map == Next(kGlobal, "", type, name)) {
-        if (chain->second.next_specific.empty()) break;
-        renames += chain->second.renames;
+        if (chain->second.next_specific.empty()) {
+          renames += chain->second.to_settle;
+          break;
+        }
+        renames += chain->second.to_next_specific;
         name = chain->second.next_specific;
         continue;
       }
@@ -272,7 +315,36 @@ class MapLoopChecker {
       name = Intern(std::move(renamed));
       ++renames;
     }
-    settled->insert(path.begin(), path.end());
+    if (renames > limit) return false;
+    for (const auto& [on_chain, at] : path) {
+      settled->emplace(on_chain, renames - at);
+    }
+    return true;
+  }
+
+  // How many renames MapChain allows the application `owner` (or kGlobal).
+  size_t ChainLimit(int owner) const {
+    if (owner == kGlobal) return global_maps_;
+    const Application* application = config_.applications()->Get(owner);
+    return global_maps_ +
+           (application->maps() == nullptr ? 0 : application->maps()->size());
+  }
+
+  // The literal check, for one application, node and type: every map match
+  // name of the type, followed with MapChain. Used only to confirm what
+  // WalkFor could not rule out.
+  absl::Status CheckLiterally(int owner, std::string_view node,
+                              std::string_view type) const {
+    const std::string_view application =
+        owner == kGlobal ? std::string_view()
+                         : View(config_.applications()->Get(owner)->name());
+    const Node* node_pointer = node.empty() ? nullptr : nodes_.at(node);
+    for (const MapInfo& info : maps_) {
+      if (info.type != type) continue;
+      bool looped = false;
+      MapChain(config_, info.match, type, application, node_pointer, &looped);
+      if (looped) return LoopError(info.match, type, owner, node);
+    }
     return absl::OkStatus();
   }
 
@@ -287,6 +359,7 @@ class MapLoopChecker {
         return status;
       }
     }
+    MeasureLongestFromStart();
     // Where each application and node must start: the names on config-wide
     // chains that their own maps may rename.
     std::map<std::pair<int, std::string_view>, std::vector<std::string_view>>
@@ -300,24 +373,29 @@ class MapLoopChecker {
         if (added.insert({who, name}).second) starts[who].push_back(name);
       });
     }
+    // Every application with maps of this type and every node that maps
+    // name: a loop may need both, though only one's maps touch the
+    // config-wide chains.
     std::set<int> owners;
     std::set<std::string_view> nodes;
-    for (const auto& [who, names] : starts) {
-      if (who.first != kGlobal) owners.insert(who.first);
-      if (!who.second.empty()) nodes.insert(who.second);
+    for (const MapInfo& info : maps_) {
+      if (!info.type.empty() && info.type != type) continue;
+      if (info.owner != kGlobal) owners.insert(info.owner);
+      if (!info.node.empty() && nodes_.contains(info.node)) {
+        nodes.insert(info.node);
+      }
     }
     auto walk_all =
         [&](int owner, std::string_view node,
             std::initializer_list<std::pair<int, std::string_view>> keys)
         -> absl::Status {
-      std::unordered_set<std::string_view> settled;
+      std::unordered_map<std::string_view, size_t> settled;
       for (const auto& key : keys) {
         auto it = starts.find(key);
         if (it == starts.end()) continue;
         for (std::string_view name : it->second) {
-          if (absl::Status status = WalkFor(owner, node, type, name, &settled);
-              !status.ok()) {
-            return status;
+          if (!WalkFor(owner, node, type, name, &settled)) {
+            return CheckLiterally(owner, node, type);
           }
         }
       }
