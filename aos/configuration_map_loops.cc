@@ -56,6 +56,9 @@ struct ChainEntry {
 };
 
 class MapLoopChecker {
+  using MapsByMatch =
+      std::unordered_map<std::string, std::vector<const MapInfo*>>;
+
  public:
   MapLoopChecker(const Configuration& config, const ConfigSources& sources)
       : config_(config), root_file_(sources.root_file) {
@@ -89,10 +92,11 @@ class MapLoopChecker {
       last_[Key(info.owner, info.node, info.type, info.wildcard, info.match)] =
           &info;
       if (info.wildcard) lengths.insert(info.match.size());
-      if (info.specific()) {
-        specific_[Key(kGlobal, "", info.type, info.wildcard, info.match)]
-            .push_back(&info);
-      }
+      const std::string by_match =
+          Key(kGlobal, "", info.type, info.wildcard, info.match);
+      if (info.specific()) specific_[by_match].push_back(&info);
+      if (info.owner != kGlobal) application_maps_[by_match].push_back(&info);
+      if (!info.node.empty()) node_maps_[by_match].push_back(&info);
       types_.insert(info.type);
     }
     prefix_lengths_.assign(lengths.begin(), lengths.end());
@@ -159,21 +163,23 @@ class MapLoopChecker {
     return nullptr;
   }
 
-  // Calls fn(map) for every specific map that could rename `name` (asked
+  // Calls fn(map) for every map of `index` that could rename `name` (asked
   // with `type`) for some application or node.
   template <typename Fn>
-  void ForEachSpecific(std::string_view type, std::string_view name,
-                       Fn fn) const {
+  void ForEachIn(const MapsByMatch& index, std::string_view type,
+                 std::string_view name, Fn fn) const {
     ForEachKey(kGlobal, "", type, name, [&](const std::string& key) {
-      auto it = specific_.find(key);
-      if (it == specific_.end()) return;
+      auto it = index.find(key);
+      if (it == index.end()) return;
       for (const MapInfo* info : it->second) fn(info);
     });
   }
 
   bool Specific(std::string_view type, std::string_view name) const {
     bool found = false;
-    ForEachSpecific(type, name, [&](const MapInfo*) { found = true; });
+    ForEachKey(kGlobal, "", type, name, [&](const std::string& key) {
+      found = found || specific_.contains(key);
+    });
     return found;
   }
 
@@ -280,10 +286,12 @@ class MapLoopChecker {
   // Returns false when renaming may not settle: a name came back, or the
   // chain, counted from the farthest map match name that leads to `start`,
   // may be longer than MapChain allows. `settled` holds names already
-  // followed in this context and how many renames they take to settle.
+  // followed in this context and how many renames they take to settle;
+  // the names followed are appended to `visited` (if given).
   bool WalkFor(int owner, std::string_view node, std::string_view type,
                std::string_view start,
-               std::unordered_map<std::string_view, size_t>* settled) {
+               std::unordered_map<std::string_view, size_t>* settled,
+               std::vector<std::string_view>* visited) {
     const size_t limit = ChainLimit(owner);
     std::vector<std::pair<std::string_view, size_t>> path;
     std::unordered_set<std::string_view> on_path;
@@ -318,6 +326,7 @@ class MapLoopChecker {
     if (renames > limit) return false;
     for (const auto& [on_chain, at] : path) {
       settled->emplace(on_chain, renames - at);
+      if (visited != nullptr) visited->push_back(on_chain);
     }
     return true;
   }
@@ -367,7 +376,7 @@ class MapLoopChecker {
     std::set<std::pair<std::pair<int, std::string_view>, std::string_view>>
         added;
     for (std::string_view name : touched) {
-      ForEachSpecific(type, name, [&](const MapInfo* info) {
+      ForEachIn(specific_, type, name, [&](const MapInfo* info) {
         if (!info->node.empty() && !nodes_.contains(info->node)) return;
         const std::pair<int, std::string_view> who = {info->owner, info->node};
         if (added.insert({who, name}).second) starts[who].push_back(name);
@@ -376,50 +385,78 @@ class MapLoopChecker {
     // Every application with maps of this type and every node that maps
     // name: a loop may need both, though only one's maps touch the
     // config-wide chains.
-    std::set<int> owners;
-    std::set<std::string_view> nodes;
-    for (const MapInfo& info : maps_) {
-      if (!info.type.empty() && info.type != type) continue;
-      if (info.owner != kGlobal) owners.insert(info.owner);
-      if (!info.node.empty() && nodes_.contains(info.node)) {
-        nodes.insert(info.node);
-      }
-    }
-    auto walk_all =
+    // Each application alone, then each node alone, remembering the names
+    // their chains pass.
+    auto walk =
         [&](int owner, std::string_view node,
-            std::initializer_list<std::pair<int, std::string_view>> keys)
-        -> absl::Status {
+            std::initializer_list<std::pair<int, std::string_view>> keys,
+            std::vector<std::string_view>* visited) -> absl::Status {
       std::unordered_map<std::string_view, size_t> settled;
       for (const auto& key : keys) {
         auto it = starts.find(key);
         if (it == starts.end()) continue;
         for (std::string_view name : it->second) {
-          if (!WalkFor(owner, node, type, name, &settled)) {
+          if (!WalkFor(owner, node, type, name, &settled, visited)) {
             return CheckLiterally(owner, node, type);
           }
         }
       }
       return absl::OkStatus();
     };
-    for (int owner : owners) {
-      if (absl::Status status = walk_all(owner, "", {{owner, ""}});
+    std::map<int, std::vector<std::string_view>> by_application;
+    std::map<std::string_view, std::vector<std::string_view>> by_node;
+    for (const auto& [who, names] : starts) {
+      if (who.first != kGlobal && who.second.empty()) {
+        by_application[who.first];
+      } else if (who.first == kGlobal) {
+        by_node[who.second];
+      }
+    }
+    for (auto& [owner, visited] : by_application) {
+      if (absl::Status status = walk(owner, "", {{owner, ""}}, &visited);
           !status.ok()) {
         return status;
       }
     }
-    for (std::string_view node : nodes) {
-      if (absl::Status status = walk_all(kGlobal, node, {{kGlobal, node}});
+    for (auto& [node, visited] : by_node) {
+      if (absl::Status status =
+              walk(kGlobal, node, {{kGlobal, node}}, &visited);
           !status.ok()) {
         return status;
       }
     }
-    for (int owner : owners) {
-      for (std::string_view node : nodes) {
-        if (absl::Status status = walk_all(
-                owner, node, {{owner, node}, {owner, ""}, {kGlobal, node}});
-            !status.ok()) {
-          return status;
-        }
+    // An application and a node together can only differ from each alone
+    // where the chain of one passes a name the other's maps rename (or
+    // where a map of the application names the node).
+    std::set<std::pair<int, std::string_view>> pairs;
+    for (const auto& [who, names] : starts) {
+      if (who.first != kGlobal && !who.second.empty()) pairs.insert(who);
+    }
+    for (const auto& [node, visited] : by_node) {
+      for (std::string_view name : visited) {
+        ForEachIn(application_maps_, type, name, [&](const MapInfo* info) {
+          if (info->node.empty() || info->node == node) {
+            pairs.insert({info->owner, node});
+          }
+        });
+      }
+    }
+    for (const auto& [owner, visited] : by_application) {
+      for (std::string_view name : visited) {
+        ForEachIn(node_maps_, type, name, [&](const MapInfo* info) {
+          if ((info->owner == kGlobal || info->owner == owner) &&
+              nodes_.contains(info->node)) {
+            pairs.insert({owner, info->node});
+          }
+        });
+      }
+    }
+    for (const auto& [owner, node] : pairs) {
+      if (absl::Status status =
+              walk(owner, node, {{owner, node}, {owner, ""}, {kGlobal, node}},
+                   nullptr);
+          !status.ok()) {
+        return status;
       }
     }
     return absl::OkStatus();
@@ -430,7 +467,11 @@ class MapLoopChecker {
   size_t global_maps_ = 0;
   std::unordered_map<const Map*, const std::string*> file_of_;
   std::unordered_map<std::string, const MapInfo*> last_;
-  std::unordered_map<std::string, std::vector<const MapInfo*>> specific_;
+  // Maps by (type, match), ignoring owner and node: those that are
+  // specific, those of applications, those naming a node.
+  MapsByMatch specific_;
+  MapsByMatch application_maps_;
+  MapsByMatch node_maps_;
   std::vector<size_t> prefix_lengths_;
   std::set<std::string_view> types_;
   std::unordered_map<std::string_view, const Node*> nodes_;
