@@ -32,7 +32,8 @@ absl::StatusOr<ParsedConfigFile> ParseConfigJson(std::string_view json,
   return ParsedConfigFile{path, std::move(*buffer)};
 }
 
-// Loads a file and, depth first, everything it imports; each file once.
+// Loads a file and, depth first, everything it imports; each file once
+// (a second import of a file is an error, as in AOS).
 class ImportLoader {
  public:
   explicit ImportLoader(int64_t max_file_bytes)
@@ -53,7 +54,13 @@ class ImportLoader {
             StrCat(importer, ": import cycle: ", StrJoin(cycle, " imports ")));
       }
     }
-    if (loaded_.contains(key)) return absl::OkStatus();
+    // As in AOS, each file is imported once: a second import would merge
+    // its definitions again, over what came between.
+    if (auto first = loaded_.find(key); first != loaded_.end()) {
+      return absl::InvalidArgumentError(
+          StrCat(importer, ": imports ", path, ", which ", first->second,
+                 " already imported; import each file in one place"));
+    }
     absl::StatusOr<std::string> json =
         ReadConfigFileBytes(path, max_file_bytes_);
     if (!json.ok()) {
@@ -86,7 +93,7 @@ class ImportLoader {
       }
     }
     stack_.pop_back();
-    loaded_.insert(key);
+    loaded_.emplace(key, importer);
     files_.push_back(std::move(*file));
     return absl::OkStatus();
   }
@@ -97,7 +104,8 @@ class ImportLoader {
   const int64_t max_file_bytes_;
   // (identity, path as shown) of the files being loaded, outermost first.
   std::vector<std::pair<std::string, std::string>> stack_;
-  std::set<std::string> loaded_;
+  // Identity of each file loaded -> the file that imported it.
+  std::map<std::string, std::string> loaded_;
   std::vector<ParsedConfigFile> files_;
 };
 

@@ -11,10 +11,10 @@
 //
 // A configuration file is JSON for the aos.Configuration table
 // (aos/configuration.fbs). Flattening resolves its `imports` (paths relative
-// to the importing file, depth first, each file once), merges everything in
-// that order (imports before the importer; later fields win), sorts channels
-// by (name, type), validates the result and, when asked, embeds each
-// channel's reflection schema. docs/configuration.md describes the rules.
+// to the importing file, depth first, each file at most once), merges
+// everything in that order (imports before the importer; later fields win),
+// sorts channels by (name, type), validates the result and, when asked, embeds
+// each channel's reflection schema. docs/configuration.md describes the rules.
 //
 // Nothing here is for the realtime path: it reads files and allocates.
 

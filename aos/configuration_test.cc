@@ -100,18 +100,20 @@ TEST_F(ConfigurationTest, ImportsAreRelativeToTheImportingFile) {
   EXPECT_EQ(ChannelNames(Read(main).message()), "/a:T /b:T ");
 }
 
-TEST_F(ConfigurationTest, DiamondImportIsMergedOnce) {
-  Write(
-      "common.json",
-      R"({ "maps": [ { "match": { "name": "/x" }, "rename": { "name": "/y" } } ],
-                             "nodes": [ { "name": "pi1" } ] })");
+TEST_F(ConfigurationTest, AFileImportedTwiceIsRefused) {
+  // As in AOS: a second import would merge the file again, over what came
+  // between.
+  Write("common.json", R"({ "nodes": [ { "name": "pi1" } ] })");
   Write("left.json", R"({ "imports": [ "common.json" ] })");
   Write("right.json", R"({ "imports": [ "common.json" ] })");
-  const std::string main =
-      Write("main.json", R"({ "imports": [ "left.json", "right.json" ] })");
-  const auto config = Read(main);
-  EXPECT_EQ(config.message().maps()->size(), 1u);
-  EXPECT_EQ(config.message().nodes()->size(), 1u);
+  auto config = ReadConfig(
+      Write("main.json", R"({ "imports": [ "left.json", "right.json" ] })"));
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(
+      config.status().message(),
+      StrCat(dir_, "/right.json: imports ", dir_, "/common.json, which ", dir_,
+             "/left.json already imported; import each file in one "
+             "place"));
 }
 
 TEST_F(ConfigurationTest, ChannelsAreSortedByNameThenType) {
