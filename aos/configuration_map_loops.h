@@ -16,8 +16,12 @@
 // once, each name remembered with the next name on its chain that some more
 // specific map (an application's, or one with a source_node) could rename;
 // then only the applications and nodes that have such maps are walked, from
-// the names their maps touch, skipping along remembered chains. The result
-// is the same as the literal check.
+// the names their maps touch, skipping along remembered chains, and an
+// application together with a node only where the chains of one pass a name
+// the other's maps rename. Where a walk cannot rule a loop out (a name comes
+// back, or the chain may exceed MapChain's length limit), that one
+// application, node and type are checked literally, so the result is the
+// literal check's (a randomized test in configuration_test compares them).
 
 #include "absl/status/status.h"
 #include "aos/configuration_generated.h"

@@ -359,6 +359,15 @@ TEST_F(ConfigurationTest, ApplicationNodesMustExist) {
               AllOf(HasSubstr("application \"ping\""), HasSubstr("\"pi9\"")));
 }
 
+TEST_F(ConfigurationTest, EntriesWithoutNamesAreNamedByFile) {
+  EXPECT_EQ(ErrorOf(R"({ "applications": [ { "args": [ "-v" ] } ] })"),
+            dir_ + "/bad.json: an application has no name");
+  EXPECT_EQ(ErrorOf(R"({ "nodes": [ { "hostname": "pi" } ] })"),
+            dir_ + "/bad.json: node #0 has no name");
+  EXPECT_EQ(ErrorOf(R"({ "channels": [ { "type": "T" } ] })"),
+            dir_ + "/bad.json: a channel of type T has no name");
+}
+
 TEST_F(ConfigurationTest, MapLoopsAreRejected) {
   EXPECT_THAT(ErrorOf(R"({ "maps": [
       { "match": { "name": "/a" }, "rename": { "name": "/b" } },

@@ -402,6 +402,10 @@ absl::Status ValidateConfiguration(const Configuration& config,
   if (config.applications() != nullptr) {
     for (size_t i = 0; i < config.applications()->size(); ++i) {
       const Application& application = *config.applications()->Get(i);
+      if (View(application.name()).empty()) {
+        return Invalid(sources.application_files[i],
+                       "an application has no name");
+      }
       const std::string owner =
           StrCat("application \"", View(application.name()), "\"");
       if (application.maps() != nullptr) {
