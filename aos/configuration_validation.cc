@@ -145,11 +145,6 @@ class NodeNames {
   std::string list_;
 };
 
-bool HasAddress(const Node& node) {
-  return !View(node.hostname()).empty() ||
-         (node.hostnames() != nullptr && node.hostnames()->size() > 0);
-}
-
 absl::Status ValidateNodes(const Configuration& config,
                            const ConfigSources& sources) {
   if (config.nodes() == nullptr) return absl::OkStatus();
@@ -190,8 +185,7 @@ absl::Status ValidateNodes(const Configuration& config,
 // The checks on one merged channel that involve nodes.
 absl::Status ValidateChannelNodes(const Channel& channel,
                                   std::string_view files,
-                                  const NodeNames& nodes,
-                                  bool nodes_have_addresses) {
+                                  const NodeNames& nodes) {
   // As in AOS, a config without nodes ignores the node fields.
   if (!nodes.multi_node()) return absl::OkStatus();
   const std::string what = Describe(channel);
@@ -260,18 +254,6 @@ absl::Status ValidateChannelNodes(const Channel& channel,
             "timestamp_logger_nodes", connection->timestamp_logger_nodes());
         !unknown.empty()) {
       return Invalid(files, StrCat(destination_what, ": ", unknown));
-    }
-    if (nodes_have_addresses) {
-      for (const Node* end : {source, destination}) {
-        if (!HasAddress(*end)) {
-          return Invalid(
-              files,
-              StrCat(what, ": forwarded from \"", source_name, "\" to \"", name,
-                     "\", but node \"", View(end->name()),
-                     "\" has no hostname or hostnames, so it cannot be "
-                     "reached (other nodes have them)"));
-        }
-      }
     }
   }
   return absl::OkStatus();
@@ -369,12 +351,6 @@ absl::Status ValidateConfiguration(const Configuration& config,
                " must be positive (nanoseconds)"));
   }
   const NodeNames nodes(config);
-  bool nodes_have_addresses = false;
-  if (config.nodes() != nullptr) {
-    for (const Node* node : *config.nodes()) {
-      nodes_have_addresses = nodes_have_addresses || HasAddress(*node);
-    }
-  }
   if (config.channels() != nullptr) {
     for (size_t i = 0; i < config.channels()->size(); ++i) {
       const Channel& channel = *config.channels()->Get(i);
@@ -383,8 +359,8 @@ absl::Status ValidateConfiguration(const Configuration& config,
           !status.ok()) {
         return status;
       }
-      if (absl::Status status = ValidateChannelNodes(
-              channel, sources.channel_files[i], nodes, nodes_have_addresses);
+      if (absl::Status status =
+              ValidateChannelNodes(channel, sources.channel_files[i], nodes);
           !status.ok()) {
         return status;
       }
