@@ -56,7 +56,11 @@ void WriteFile(const std::string& path, const std::string& contents) {
 // Writes the config of `shape` into `directory` as a main file importing
 // nodes, channels and maps files.
 Generated Generate(const Shape& shape, const std::string& directory) {
-  std::filesystem::create_directories(directory);
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error) {
+    ExitForUserError(StrCat("cannot make ", directory, ": ", error.message()));
+  }
   std::string nodes = R"({ "nodes": [)";
   for (int i = 0; i < shape.nodes; ++i) {
     StrAppend(&nodes, i == 0 ? "\n" : ",\n", R"(  { "name": "n)", i,
