@@ -21,6 +21,8 @@ std::string_view View(const flatbuffers::String* s) {
 }
 
 constexpr int kGlobal = -1;
+// Stands for a match type written as "" (no type is an empty view).
+constexpr std::string_view kEmptyType("\x01empty type", 12);
 
 // One map, with what matching it needs.
 struct MapInfo {
@@ -63,12 +65,22 @@ class MapLoopChecker {
   MapLoopChecker(const Configuration& config, const ConfigSources& sources)
       : config_(config), root_file_(sources.root_file) {
     auto add = [&](const Map* map, int owner, const std::string* file) {
-      std::string_view match = View(map->match()->name());
+      const Channel& match_channel = *map->match();
+      // A source_node of "" names no node, so the map never applies.
+      if (match_channel.source_node() != nullptr &&
+          match_channel.source_node()->size() == 0) {
+        return;
+      }
+      std::string_view match = View(match_channel.name());
       const bool wildcard = match.ends_with('*');
       if (wildcard) match.remove_suffix(1);
-      maps_.push_back({map, owner, View(map->match()->source_node()),
-                       View(map->match()->type()), match, wildcard,
-                       View(map->rename()->name()), file});
+      // A type of "" matches only a query of type "", unlike no type.
+      const std::string_view type =
+          match_channel.type() != nullptr && match_channel.type()->size() == 0
+              ? kEmptyType
+              : View(match_channel.type());
+      maps_.push_back({map, owner, View(match_channel.source_node()), type,
+                       match, wildcard, View(map->rename()->name()), file});
     };
     if (config.maps() != nullptr) {
       for (size_t i = 0; i < config.maps()->size(); ++i) {
@@ -97,7 +109,7 @@ class MapLoopChecker {
       if (info.specific()) specific_[by_match].push_back(&info);
       if (info.owner != kGlobal) application_maps_[by_match].push_back(&info);
       if (!info.node.empty()) node_maps_[by_match].push_back(&info);
-      types_.insert(info.type);
+      types_.insert(StartType(info));
     }
     prefix_lengths_.assign(lengths.begin(), lengths.end());
     if (config.nodes() != nullptr) {
@@ -118,8 +130,14 @@ class MapLoopChecker {
   static std::string Key(int owner, std::string_view node,
                          std::string_view type, bool wildcard,
                          std::string_view match) {
-    return StrCat(owner, std::string_view("\0", 1), node,
-                  std::string_view("\0", 1), type, wildcard ? "*" : "=", match);
+    const std::string_view separator("\0", 1);
+    return StrCat(owner, separator, node, separator, type, separator,
+                  wildcard ? "*" : "=", match);
+  }
+
+  // The type a walk from `info`'s match name asks with: its match type.
+  static std::string_view StartType(const MapInfo& info) {
+    return info.type == kEmptyType ? std::string_view() : info.type;
   }
 
   std::string_view Intern(std::string name) {
@@ -131,14 +149,15 @@ class MapLoopChecker {
   template <typename Fn>
   void ForEachKey(int owner, std::string_view node, std::string_view type,
                   std::string_view name, Fn fn) const {
+    // A query of type "" also matches maps whose type is written as "".
+    const std::string_view typed = type.empty() ? kEmptyType : type;
     for (std::string_view map_node : {std::string_view(), node}) {
-      for (std::string_view map_type : {std::string_view(), type}) {
+      for (std::string_view map_type : {std::string_view(), typed}) {
         fn(Key(owner, map_node, map_type, false, name));
         for (size_t length : prefix_lengths_) {
           if (length > name.size()) break;
           fn(Key(owner, map_node, map_type, true, name.substr(0, length)));
         }
-        if (type.empty()) break;
       }
       if (node.empty()) break;
     }
@@ -349,7 +368,7 @@ class MapLoopChecker {
                          : View(config_.applications()->Get(owner)->name());
     const Node* node_pointer = node.empty() ? nullptr : nodes_.at(node);
     for (const MapInfo& info : maps_) {
-      if (info.type != type) continue;
+      if (StartType(info) != type) continue;
       bool looped = false;
       MapChain(config_, info.match, type, application, node_pointer, &looped);
       if (looped) return LoopError(info.match, type, owner, node);
@@ -361,7 +380,7 @@ class MapLoopChecker {
     chains_.clear();
     std::vector<std::string_view> touched;
     for (const MapInfo& info : maps_) {
-      if (info.type != type) continue;
+      if (StartType(info) != type) continue;
       if (absl::Status status =
               WalkConfigWide(type, Intern(std::string(info.match)), &touched);
           !status.ok()) {
