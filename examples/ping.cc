@@ -71,7 +71,8 @@ int Main() {
   // Opened before any ping, so that a path it cannot write fails first.
   FlagOutputFile summary_json("--summary_json", FLAGS_summary_json);
 
-  ShmEventLoop loop(&config.message(), "ping");
+  ShmEventLoop loop(&config.message(), "ping",
+                    ReadPingPongNode(config.message()));
   loop.SetVersionString("ping_version");
   ApplyRealtimeFlags(&loop);
   CheckRate(*loop.GetChannel<Ping>("/test"), period, period_flag);

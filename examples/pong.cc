@@ -15,7 +15,8 @@ namespace {
 
 int Main() {
   auto config = ReadPingPongConfig();
-  ShmEventLoop loop(&config.message(), "pong");
+  ShmEventLoop loop(&config.message(), "pong",
+                    ReadPingPongNode(config.message()));
   loop.SetVersionString("pong_version");
   ApplyRealtimeFlags(&loop);
   Sender<Pong> sender = loop.MakeSender<Pong>("/test");
