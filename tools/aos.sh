@@ -39,6 +39,10 @@ readonly PACKAGES=(
   cyclonedds-dev
   cyclonedds-tools
   iproute2
+  # This kernel may lack tc's netem: tools/netdelay delays a veth link's
+  # packets from user space through an iptables NFQUEUE instead.
+  iptables
+  libnetfilter-queue-dev
 )
 
 log() { echo "aos: $*" >&2; }
