@@ -9,6 +9,7 @@
 #include "aos/events/streamed_report_generated.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/time/time.h"
+#include "aos/util/plain_table.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
@@ -154,38 +155,6 @@ flatbuffers::Offset<timing::Percentiles> EncodePercentiles(
       histogram.PercentileNs(99), histogram.PercentileNs(99.9),
       histogram.max_ns());
 }
-
-// Columns separated by two spaces, the first left-aligned, the others
-// right-aligned.
-class PlainTable {
- public:
-  void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  void Print(std::ostream* out) const {
-    std::vector<size_t> widths;
-    for (const auto& row : rows_) {
-      widths.resize(std::max(widths.size(), row.size()), 0);
-      for (size_t i = 0; i < row.size(); ++i) {
-        widths[i] = std::max(widths[i], row[i].size());
-      }
-    }
-    for (const auto& row : rows_) {
-      std::string line = "  ";
-      for (size_t i = 0; i < row.size(); ++i) {
-        const std::string padding(widths[i] - row[i].size(), ' ');
-        if (i == 0) {
-          line += row[i] + padding;
-        } else {
-          line += "  " + padding + row[i];
-        }
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      *out << line << "\n";
-    }
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-};
 
 // Keeps `text` within `width` characters by cutting its middle.
 std::string FitWidth(const std::string& text, size_t width) {
