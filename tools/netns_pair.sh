@@ -16,6 +16,9 @@
 #   NETDELAY=PATH           the netdelay binary (bazel-bin/tools/netdelay/
 #                           netdelay); needed only when netdelay is used
 #   NETNS_PAIR_DELAY=auto|netem|netdelay   which to use (default auto)
+#   NETDELAY_PRIORITY=N     run netdelay at SCHED_FIFO priority N (default
+#                           0: normal); its p99 wakeup error falls to the
+#                           machine's timer floor under load
 # netdelay's pid and log (its counts, printed by down) are in
 # /run/aos-netns/NAME/. Run a program in one: ip netns exec NAME1 PROGRAM ...
 set -euo pipefail
@@ -55,7 +58,7 @@ start_netdelay() {
   # only through down (SIGTERM), after it has released what it holds.
   setsid ip netns exec "${name}${i}" "${NETDELAY}" --queue="${i}" \
     --delay_ms="${delay_ms}" --loss_percent="${loss_percent}" \
-    --seed="${NETDELAY_SEED:-1}" \
+    --seed="${NETDELAY_SEED:-1}" --priority="${NETDELAY_PRIORITY:-0}" \
     </dev/null >"${run_dir}/netdelay${i}.log" 2>&1 &
   pid=$!
   echo "${pid}" >"${run_dir}/netdelay${i}.pid"
