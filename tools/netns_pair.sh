@@ -10,7 +10,7 @@
 # allowed), each end delays what it sends by DELAY_MS milliseconds, i.e. each
 # way of the link, and drops LOSS_PERCENT of it. This is tc netem when the
 # kernel has it; otherwise netdelay (tools/netdelay) in each namespace, fed
-# by an iptables-legacy NFQUEUE rule on NAMEiv: it delays IPv4 only (ARP and
+# by an iptables(-legacy) NFQUEUE rule on NAMEiv: it delays IPv4 only (ARP and
 # IPv6 pass at once), and drops by packet index with seed NETDELAY_SEED
 # (default 1), so a run loses the same packets every time. Environment:
 #   NETDELAY=PATH           the netdelay binary (bazel-bin/tools/netdelay/
@@ -51,8 +51,12 @@ start_netdelay() {
   [[ -n "${NETDELAY:-}" ]] ||
     fail "this kernel has no tc netem: set NETDELAY to the netdelay binary (bazel build //tools/netdelay, then NETDELAY=bazel-bin/tools/netdelay/netdelay)"
   [[ -x "${NETDELAY}" ]] || fail "NETDELAY '${NETDELAY}' is not an executable"
-  command -v iptables-legacy >/dev/null ||
-    fail "needs iptables-legacy (Debian package iptables)"
+  # Legacy first: it needs no nf_tables queue support in the kernel (both
+  # worked on the kernel without netem that this was written for).
+  local iptables=iptables-legacy
+  command -v "${iptables}" >/dev/null || iptables=iptables
+  command -v "${iptables}" >/dev/null ||
+    fail "needs iptables-legacy or iptables (Debian package iptables)"
   mkdir -p "${run_dir}"
   # setsid: its own session, so a Ctrl-C meant for our caller reaches it
   # only through down (SIGTERM), after it has released what it holds.
@@ -70,7 +74,7 @@ start_netdelay() {
   done
   grep -q ' ready: ' "${run_dir}/netdelay${i}.log" ||
     fail "netdelay in ${name}${i} did not bind queue ${i} within 5 s"
-  ip netns exec "${name}${i}" iptables-legacy -t mangle -A POSTROUTING \
+  ip netns exec "${name}${i}" "${iptables}" -t mangle -A POSTROUTING \
     -o "${name}${i}v" -j NFQUEUE --queue-num "${i}"
 }
 

@@ -4,7 +4,7 @@
 # order, each no sooner than the delay allows (a lower bound: behaviour, not
 # wall-clock luck); then 10% loss with a fixed seed drops exactly the
 # datagrams SeededLoss picks. netdelay's flag errors are checked first, which
-# needs no root. Without root (or ip netns, iptables-legacy) it says why it
+# needs no root. Without root (or ip netns, iptables) it says why it
 # skips the rest and passes.
 set -uo pipefail
 runfiles="${TEST_SRCDIR}/${TEST_WORKSPACE}"
@@ -43,7 +43,8 @@ skip() {
 }
 [[ "$(id -u)" == 0 ]] || skip "not root (needs ip netns and iptables)"
 command -v ip >/dev/null || skip "no ip (Debian package iproute2)"
-command -v iptables-legacy >/dev/null || skip "no iptables-legacy (Debian package iptables)"
+command -v iptables-legacy >/dev/null || command -v iptables >/dev/null ||
+  skip "no iptables (Debian package iptables)"
 command -v python3 >/dev/null || skip "no python3"
 
 # netdelay even where the kernel has netem: it is what is under test.
