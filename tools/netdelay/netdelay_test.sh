@@ -3,9 +3,9 @@
 # each way, 200 UDP datagrams from NAME1 to NAME2 and back arrive all, in
 # order, each no sooner than the delay allows (a lower bound: behaviour, not
 # wall-clock luck); then 10% loss with a fixed seed drops exactly the
-# datagrams SeededLoss picks. netdelay's flag errors are checked first, which
-# needs no root. Without root (or ip netns, iptables) it says why it
-# skips the rest and passes.
+# datagrams SeededLoss picks, and SIGTERM accepts what netdelay still holds.
+# netdelay's flag errors are checked first, which needs no root. Without
+# root (or ip netns, iptables) it says why it skips the rest and passes.
 set -uo pipefail
 runfiles="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 export NETDELAY="${runfiles}/tools/netdelay/netdelay"
@@ -118,8 +118,30 @@ cut -d' ' -f1 "${tmp}/received" | diff -q - "${tmp}/expected" >/dev/null ||
   fail "NAME2 received $(cut -d' ' -f1 "${tmp}/received" | tr '\n' ' '), want $(tr '\n' ' ' <"${tmp}/expected")"
 early="$(awk '$2 < 1000000' "${tmp}/received")"
 [[ -z "${early}" ]] || fail "one-way ns under 1 ms: ${early}"
+loss_failures=${failures}
 "${netns_pair}" down "${name}" 2>"${tmp}/down"
 grep -q "^${name}1: netdelay: queue 1: delayed $((200 - lost)), dropped ${lost}," "${tmp}/down" ||
   fail "netdelay in ${name}1 did not count ${lost} dropped: $(cat "${tmp}/down")"
-echo "10% loss, seed 5: ${lost} of 200 dropped, the ones SeededLoss picks"
+((failures > loss_failures)) ||
+  echo "10% loss, seed 5: ${lost} of 200 dropped, the ones SeededLoss picks"
+
+# SIGTERM accepts what netdelay holds: a datagram delayed 20 s arrives
+# within the receiver's 2 s once NAME1's netdelay is told to stop.
+if ! "${netns_pair}" up "${name}" 20000 2>"${tmp}/up"; then
+  fail "up ${name} 20000: $(cat "${tmp}/up")"
+  finish
+fi
+start_receiver 1
+ip netns exec "${name}1" python3 "${probe}" send 10.213.0.2 5000 1 0 \
+  2>"${tmp}/sender_err" || fail "the sender failed: $(cat "${tmp}/sender_err")"
+sleep 0.2
+kill -TERM "$(cat "/run/aos-netns/${name}/netdelay1.pid")"
+wait "${receiver}"
+receiver=""
+if [[ "$(cut -d' ' -f1 "${tmp}/received")" == 0 ]]; then
+  echo "SIGTERM: the held datagram was accepted"
+else
+  fail "the held datagram was not accepted at SIGTERM: '$(cat "${tmp}/received")'"
+fi
+"${netns_pair}" down "${name}" 2>/dev/null
 finish
