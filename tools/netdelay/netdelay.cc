@@ -63,7 +63,8 @@ struct Counts {
   // Given a verdict at once because the line was full (cannot happen while
   // --queue_maxlen bounds what the kernel hands us; counted to be sure).
   uint64_t overflowed = 0;
-  // recv() found the socket buffer had overflowed: the kernel dropped some.
+  // recv() said ENOBUFS (NETLINK_NO_ENOBUFS should prevent it; the kernel's
+  // own user_dropped count is the one that tells).
   uint64_t enobufs = 0;
 };
 
@@ -117,7 +118,8 @@ void Release(State& state, monotonic_clock::time_point now, bool on_time) {
 }
 
 // Arms `timer_fd` for the front packet's deadline (absolute, CLOCK_MONOTONIC
-// like aos::monotonic_clock), or disarms it when nothing is held.
+// like aos::monotonic_clock), or disarms it when nothing is held. Setting it
+// also clears an expiry nobody read, so poll() stops reporting it.
 void Arm(int timer_fd, const DelayLine& line) {
   itimerspec spec{};
   if (!line.empty()) {
@@ -233,7 +235,8 @@ int Main() {
   PCHECK(nfq_set_queue_maxlen(state.queue, FLAGS_queue_maxlen) >= 0);
   const int netlink_fd = nfq_fd(handle);
   nfnl_rcvbufsiz(nfq_nfnlh(handle), FLAGS_rcvbuf_bytes);
-  // Report a full socket once as ENOBUFS and carry on rather than fail.
+  // No ENOBUFS from recv when the socket overflowed: the kernel drops those
+  // packets and counts them itself (user_dropped, printed at exit).
   const int one = 1;
   setsockopt(netlink_fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof(one));
 
