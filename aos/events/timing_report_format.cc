@@ -260,10 +260,7 @@ std::string FormatTimingTable(const ReportContents& report,
   if (!header.version.empty()) out << " version \"" << header.version << "\"";
   // In seconds: ns / 1e3 in milliseconds.
   out << ": "
-      << FormatDuration(static_cast<double>(header.monotonic_end_ns -
-                                            header.monotonic_start_ns) /
-                            1e3,
-                        TimeUnit::kMilliseconds)
+      << FormatDuration(header.window_ns() / 1e3, TimeUnit::kMilliseconds)
       << " s until "
       << monotonic_clock::time_point(
              std::chrono::nanoseconds(header.monotonic_end_ns))
@@ -343,8 +340,8 @@ std::string FormatTimingReportAos(const ReportContents& report,
       << realtime_clock::time_point(
              std::chrono::nanoseconds(header.realtime_start_ns))
       << "):\n  Window: "
-      << DurationInSeconds(std::chrono::nanoseconds(header.monotonic_end_ns -
-                                                    header.monotonic_start_ns))
+      << DurationInSeconds(std::chrono::nanoseconds(
+             static_cast<int64_t>(std::min(header.window_ns(), 9e18))))
       << " sec, until "
       << monotonic_clock::time_point(
              std::chrono::nanoseconds(header.monotonic_end_ns))

@@ -96,18 +96,17 @@ build() {
   cd "${ROOT}"
   log "building ${LABEL} with clang-14 (output base ${OUTPUT_BASE})"
   local status=0
-  flock -o /tmp/aos-bazel.lock bazel --output_base="${OUTPUT_BASE}" build \
+  # --max_idle_secs: this second Bazel server goes away on its own instead
+  # of holding memory. No vptr and function checks: they need the C++ UBSan
+  # runtime, which linking with clang, not clang++, leaves out.
+  flock -o /tmp/aos-bazel.lock bazel --output_base="${OUTPUT_BASE}" \
+    --max_idle_secs=60 build \
     --repo_env=CC=clang-14 --color=no --curses=no \
     --copt=-Wno-error --copt=-fno-omit-frame-pointer \
     --copt=-fsanitize=fuzzer-no-link,address,undefined \
     --copt=-fno-sanitize-recover=undefined --copt=-fno-sanitize=vptr,function \
     --linkopt=-fsanitize=fuzzer,address,undefined \
     "${LABEL}" || status=$?
-  # (vptr and function checks need the C++ UBSan runtime, which linking
-  # with clang, not clang++, leaves out.)
-  # A second Bazel server would hold memory for nothing.
-  flock -o /tmp/aos-bazel.lock bazel --output_base="${OUTPUT_BASE}" \
-    --ignore_all_rc_files shutdown || true
   ((status == 0)) || exit "${status}"
   local path="${LABEL#//}"
   path="${path/://}"
@@ -129,44 +128,63 @@ readonly WORK="$(dirname "${BINARY}")"
 mkdir -p "${WORK}/corpus"
 rm -f "${WORK}"/fuzz*.log  # An earlier run's, with --binary.
 cp "${CORPUS}"/* "${WORK}/corpus/"
-# libFuzzer's -max_total_time is wall time per process; each process uses
-# one CPU.
-seconds=$((cpu_minutes * 60 / jobs))
-run=("${BINARY}" -timeout=10 -rss_limit_mb=2048 -max_len=1024
-  -max_total_time="${seconds}" -print_final_stats=1
-  -artifact_prefix="${WORK}/" "${extra[@]}" "${WORK}/corpus")
-if ((jobs > 1)); then
-  run+=(-jobs="${jobs}" -workers="${jobs}")
-fi
 namespace=()
 if unshare --pid --fork --mount-proc true 2>/dev/null; then
   namespace=(unshare --pid --fork --mount-proc)
 else
   log "unshare --pid is not allowed here; running in this pid namespace"
 fi
-log "fuzzing for ${cpu_minutes} CPU-minutes (${jobs} x ${seconds} s); work directory ${WORK}"
+log "fuzzing for ${cpu_minutes} CPU-minutes in ${jobs} job(s); work directory ${WORK}"
 # Queue and config files live in memory, in a directory of this run's,
 # removed after.
 shm_dir="$(mktemp -d "/dev/shm/aos_${target}_fuzz.XXXXXX")"
 trap 'rm -rf "${shm_dir}"' EXIT
+# The inputs libFuzzer saved as crashing, hanging or leaking, one a line.
+findings() {
+  find "${WORK}" -maxdepth 1 \( -name 'crash-*' -o -name 'timeout-*' \
+    -o -name 'leak-*' \) -print
+}
+# CPU time of this script's finished children (clock ticks), as the kernel
+# counted it.
+children_ticks() { awk '{print $16 + $17}' /proc/$$/stat; }
+readonly TICKS="$(getconf CLK_TCK)"
+readonly WANTED=$((cpu_minutes * 60 * TICKS))
+readonly START="$(children_ticks)"
+# libFuzzer's -max_total_time is wall time, and on a busy machine a job gets
+# less than a CPU: rounds go on, from the corpus so far, until the jobs
+# together used the CPU time asked for.
 status=0
-start_cpu="$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)"
-(cd "${WORK}" && AOS_QUEUE_FUZZ_DIR="${shm_dir}" AOS_FUZZ_DIR="${shm_dir}" \
-  "${namespace[@]}" "${run[@]}") \
-  >"${WORK}/fuzz.log" 2>&1 || status=$?
-# CPU time of the finished children (clock ticks), as the kernel counted it.
-end_cpu="$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)"
-ticks="$(getconf CLK_TCK)"
-# With --jobs, each job logs to fuzz-<n>.log in the work directory.
-for job_log in "${WORK}"/fuzz.log "${WORK}"/fuzz-*.log; do
-  [[ -f "${job_log}" ]] || continue
-  grep -E "^#[0-9]+.*DONE" "${job_log}" | tail -1 || true
-  grep -E "stat::number_of_executed_units|ERROR|SUMMARY" "${job_log}" || true
+round=0
+while true; do
+  used=$(($(children_ticks) - START))
+  ((used < WANTED)) || break
+  round=$((round + 1))
+  seconds=$(((WANTED - used) / TICKS / jobs))
+  ((seconds >= 10)) || seconds=10
+  run=("${BINARY}" -timeout=10 -rss_limit_mb=2048 -max_len=1024
+    -max_total_time="${seconds}" -print_final_stats=1
+    -artifact_prefix="${WORK}/" "${extra[@]}" "${WORK}/corpus")
+  if ((jobs > 1)); then
+    run+=(-jobs="${jobs}" -workers="${jobs}")
+  fi
+  log "round ${round}: ${jobs} x ${seconds} s"
+  (cd "${WORK}" && AOS_QUEUE_FUZZ_DIR="${shm_dir}" AOS_FUZZ_DIR="${shm_dir}" \
+    "${namespace[@]}" "${run[@]}") \
+    >"${WORK}/fuzz.log" 2>&1 || status=$?
+  # With --jobs, each job logs to fuzz-<n>.log in the work directory.
+  for job_log in "${WORK}"/fuzz.log "${WORK}"/fuzz-*.log; do
+    [[ -f "${job_log}" ]] || continue
+    grep -E "^#[0-9]+.*DONE" "${job_log}" | tail -1 || true
+    grep -E "stat::number_of_executed_units|ERROR|SUMMARY" "${job_log}" || true
+  done
+  if ((status != 0)) || [[ -n "$(findings)" ]]; then
+    break
+  fi
 done
-awk -v t="$((end_cpu - start_cpu))" -v hz="${ticks}" \
-  'BEGIN { printf "%.1f CPU-minutes used\n", t / hz / 60 }' >&2
-if ls "${WORK}"/crash-* "${WORK}"/timeout-* "${WORK}"/leak-* >/dev/null 2>&1; then
-  log "FOUND: $(ls "${WORK}"/crash-* "${WORK}"/timeout-* "${WORK}"/leak-* 2>/dev/null | tr '\n' ' ')"
+awk -v t="$(($(children_ticks) - START))" -v hz="${TICKS}" -v r="${round}" \
+  'BEGIN { printf "%.1f CPU-minutes used in %d round(s)\n", t / hz / 60, r }' >&2
+if [[ -n "$(findings)" ]]; then
+  log "FOUND: $(findings | tr '\n' ' ')"
   log "reproduce: ${BINARY} <file>; full log: ${WORK}/fuzz.log"
   exit 1
 fi
