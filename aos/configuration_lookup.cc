@@ -187,6 +187,12 @@ std::string DescribeClosestChannels(const Configuration& config,
   return result;
 }
 
+size_t MessageBufferSize(const Channel& channel) {
+  const size_t max_size =
+      static_cast<size_t>(std::max<int32_t>(0, channel.max_size()));
+  return (max_size + 7) & ~size_t{7};
+}
+
 int64_t ChannelStorageDurationNs(const Configuration& config,
                                  const Channel& channel) {
   if (flatbuffers::IsFieldPresent(&channel,

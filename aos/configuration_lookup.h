@@ -63,6 +63,13 @@ std::string DescribeClosestChannels(const Configuration& config,
                                     std::string_view name,
                                     std::string_view type, size_t limit = 5);
 
+// The bytes a sender's buffer and a queue slot of `channel` hold: max_size
+// rounded up to a multiple of 8. A message is built backwards from the end
+// of its buffer, so this end must be 8-byte aligned for flatbuffers (AOS
+// accepts any positive max_size and aligns the same way). Messages stay
+// limited to max_size itself.
+size_t MessageBufferSize(const Channel& channel);
+
 // How long messages of `channel` are kept: its channel_storage_duration if
 // set, else the configuration's.
 int64_t ChannelStorageDurationNs(const Configuration& config,

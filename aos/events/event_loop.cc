@@ -40,9 +40,11 @@ RawSender::~RawSender() {
 }
 
 void RawSender::CheckLength(size_t length) {
-  if (length > size()) {
+  const size_t max_size =
+      static_cast<size_t>(std::max<int32_t>(0, channel_->max_size()));
+  if (length > max_size) {
     LOG(FATAL) << "a " << length << " byte message on " << Describe(channel_)
-               << " is larger than its max_size " << size()
+               << " is larger than its max_size " << max_size
                << "; raise max_size in the config";
   }
 }

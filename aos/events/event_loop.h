@@ -131,7 +131,9 @@ class RawSender {
   // n bytes occupies the last n bytes, as a FlatBufferBuilder leaves it.
   // Writing outside it is detected at Send() (kInvalidRedzone).
   virtual void* data() = 0;
-  // The channel's max_size.
+  // The buffer's size: the channel's max_size rounded up to a multiple of 8
+  // (configuration::MessageBufferSize), so a message built backwards from
+  // its end is aligned. Messages may use max_size bytes of it.
   virtual size_t size() = 0;
 
   // Sends the last `length` bytes of data(). `length` > size() aborts with a

@@ -27,7 +27,8 @@ constexpr std::string_view kConfig = R"({
     { "name": "/slow", "type": "aos.testing.TestMessage", "frequency": 2, "max_size": 64,
       "channel_storage_duration": 1000000000 },
     { "name": "/lossy", "type": "aos.testing.TestMessage", "frequency": 20, "max_size": 64,
-      "channel_storage_duration": 100000000 }
+      "channel_storage_duration": 100000000 },
+    { "name": "/odd", "type": "aos.testing.TestMessage", "frequency": 1000, "max_size": 29 }
   ]
 })";
 
@@ -587,6 +588,30 @@ TEST_P(AbstractEventLoopTest, SendingTooFastIsRefusedAndCounted) {
   EXPECT_EQ(timing.error_counts[static_cast<size_t>(
                 timing::SendError::MESSAGE_SENT_TOO_FAST)],
             1u);
+}
+
+// AOS accepts any positive max_size: a channel of 29 bytes gets a 32-byte
+// buffer, so messages built backwards from its end are 8-byte aligned, and
+// still carries messages of up to 29 bytes.
+TEST_P(AbstractEventLoopTest, AnOddMaxSizeStillBuildsAlignedMessages) {
+  auto loop = Make("loop");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/odd");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/odd");
+  RawSender* raw = sender.raw();
+  EXPECT_EQ(raw->size(), 32u);
+  EXPECT_EQ((reinterpret_cast<uintptr_t>(raw->data()) + raw->size()) % 8, 0u);
+  ASSERT_EQ(SendPing(&sender, 42), RawSender::Error::kOk);
+  ASSERT_TRUE(fetcher.Fetch());
+  EXPECT_EQ(fetcher->value(), 42);
+  // A raw message of exactly max_size bytes arrives whole.
+  std::vector<uint8_t> bytes(29);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i);
+  ASSERT_EQ(raw->Send(bytes.data(), bytes.size()), RawSender::Error::kOk);
+  ASSERT_TRUE(fetcher.FetchNext());
+  ASSERT_EQ(fetcher.context().size, 29u);
+  EXPECT_EQ(memcmp(fetcher.context().data, bytes.data(), bytes.size()), 0);
+  EXPECT_DEATH((void)raw->Send(bytes.data(), 30),
+               "a 30 byte message on .*/odd.* is larger than its max_size 29");
 }
 
 TEST_P(AbstractEventLoopTest, WritingOutsideTheBufferIsCaughtByTheRedzone) {

@@ -186,7 +186,7 @@ class ShmFetcher : public RawFetcher {
       : RawFetcher(event_loop, channel),
         reader_(memory),
         queue_size_(memory->layout().queue_size),
-        buffer_(channel->max_size()) {}
+        buffer_(configuration::MessageBufferSize(*channel)) {}
 
  protected:
   FetchResult DoFetch() override {
@@ -264,7 +264,7 @@ class ShmWatcher : public WatcherState {
         memory_(memory),
         reader_(memory),
         queue_size_(memory->layout().queue_size),
-        buffer_(channel->max_size()) {
+        buffer_(configuration::MessageBufferSize(*channel)) {
     loop_->shm_watchers_.push_back(this);
   }
 

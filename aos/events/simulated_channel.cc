@@ -18,7 +18,8 @@ SimulatedChannel::SimulatedChannel(const Configuration* configuration,
                 std::chrono::duration<double>(storage_duration_).count());
   queue_size_ = std::max<size_t>(1, static_cast<size_t>(messages));
   slots_.resize(queue_size_);
-  for (Slot& slot : slots_) slot.data.resize(channel->max_size());
+  for (Slot& slot : slots_)
+    slot.data.resize(configuration::MessageBufferSize(*channel));
 }
 
 RawSender::Error SimulatedChannel::Send(

@@ -83,10 +83,14 @@ class SimulatedSender : public RawSender {
       : RawSender(event_loop, channel),
         loop_(event_loop),
         simulated_channel_(simulated_channel),
-        buffer_(kRedzone + channel->max_size() + kRedzone, kRedzonePattern) {}
+        buffer_(
+            kRedzone + configuration::MessageBufferSize(*channel) + kRedzone,
+            kRedzonePattern) {}
 
   void* data() override { return buffer_.data() + kRedzone; }
-  size_t size() override { return simulated_channel_->channel()->max_size(); }
+  size_t size() override {
+    return configuration::MessageBufferSize(*simulated_channel_->channel());
+  }
 
  protected:
   Error DoSend(size_t length, const RemoteOrigin* remote) override {
@@ -137,7 +141,7 @@ class SimulatedFetcher : public RawFetcher {
                    SimulatedChannel* simulated_channel)
       : RawFetcher(event_loop, channel),
         simulated_channel_(simulated_channel),
-        buffer_(channel->max_size()) {}
+        buffer_(configuration::MessageBufferSize(*channel)) {}
 
  protected:
   FetchResult DoFetch() override {
@@ -188,7 +192,7 @@ class SimulatedWatcher : public WatcherState, public EventScheduler::Event {
       : WatcherState(event_loop, channel, std::move(fn)),
         loop_(event_loop),
         simulated_channel_(simulated_channel),
-        buffer_(channel->max_size()) {
+        buffer_(configuration::MessageBufferSize(*channel)) {
     event_loop->scheduler()->Reserve(1);
     simulated_channel_->AddWatcher(this);
     event_loop->simulated_watchers_.push_back(this);

@@ -33,8 +33,9 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
         time_to_live_(std::chrono::nanoseconds(connection.time_to_live())),
         destination_(destination),
         ring_(capacity) {
-    for (InFlight& slot : ring_) slot.data.resize(channel->max_size());
-    last_.data.resize(channel->max_size());
+    for (InFlight& slot : ring_)
+      slot.data.resize(configuration::MessageBufferSize(*channel));
+    last_.data.resize(configuration::MessageBufferSize(*channel));
     network_->scheduler_->Reserve(1);
   }
   ~ChannelLink() override { network_->scheduler_->Deschedule(this); }

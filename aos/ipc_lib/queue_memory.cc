@@ -455,7 +455,7 @@ QueueLayout QueueLayout::ForChannel(const Configuration& config,
                                     const Channel& channel) {
   QueueLayout layout;
   layout.message_data_size =
-      static_cast<uint32_t>(std::max(0, channel.max_size()));
+      static_cast<uint32_t>(configuration::MessageBufferSize(channel));
   layout.channel_storage_duration_ns =
       configuration::ChannelStorageDurationNs(config, channel);
   // ceil(frequency * storage seconds), in integers: exact, no overflow.
