@@ -2,10 +2,12 @@
 // validates it (everything but schemas), and prints it flattened.
 #include <iostream>
 
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "aos/config_flag.h"
 #include "aos/configuration.h"
 #include "aos/init.h"
+#include "aos/tools/node_summary.h"
 #include "gflags/gflags.h"
 
 DEFINE_string(
@@ -13,13 +15,17 @@ DEFINE_string(
     "Comma-separated binary schemas (.bfbs); when given, every "
     "channel's type must have one and they are embedded in the output.");
 DEFINE_bool(multi_line, true, "Print one field per line.");
+DEFINE_string(node, "",
+              "Instead of the config, print what this node of a multi-node "
+              "config sends (and to whom), receives and runs.");
 DEFINE_int64(max_file_bytes, aos::configuration::kDefaultMaxConfigFileBytes,
              "Refuse a config, import or schema file larger than this.");
 
 int main(int argc, char** argv) {
   aos::InitGoogle(
       &argc, &argv,
-      "Usage: aos_config_check --config=FILE [--schemas=A.bfbs,B.bfbs]\n"
+      "Usage: aos_config_check --config=FILE [--schemas=A.bfbs,B.bfbs] "
+      "[--node=NAME]\n"
       "Reads FILE, resolves imports, merges and validates it, and prints the\n"
       "flattened config as JSON on stdout. On a problem, prints what and "
       "where\n"
@@ -31,7 +37,7 @@ int main(int argc, char** argv) {
   if (argc > 1) {
     std::cerr << "aos_config_check: unexpected argument '" << argv[1]
               << "' (flags are --config, --schemas, --multi_line, "
-                 "--max_file_bytes)\n";
+                 "--max_file_bytes, --node)\n";
     return 2;
   }
   aos::configuration::ReadConfigOptions options;
@@ -45,6 +51,26 @@ int main(int argc, char** argv) {
   if (!config.ok()) {
     std::cerr << "aos_config_check: " << config.status().message() << "\n";
     return 1;
+  }
+  if (!FLAGS_node.empty()) {
+    const aos::Node* node =
+        aos::configuration::GetNode(config->message(), FLAGS_node);
+    if (node == nullptr) {
+      std::vector<std::string> names;
+      if (config->message().nodes() != nullptr) {
+        for (const aos::Node* n : *config->message().nodes()) {
+          names.push_back(n->name()->str());
+        }
+      }
+      std::cerr << "aos_config_check: --node=" << FLAGS_node
+                << " is not a node of " << FLAGS_config << " ("
+                << (names.empty() ? std::string("it has no nodes")
+                                  : "its nodes: " + absl::StrJoin(names, ", "))
+                << ")\n";
+      return 1;
+    }
+    std::cout << aos::DescribeNode(config->message(), *node);
+    return 0;
   }
   std::cout << aos::configuration::ConfigurationToJson(config->message(),
                                                        FLAGS_multi_line)

@@ -69,6 +69,22 @@ status=$?
 grep -q 'channel "/test" has type "aos.testing.Missing"' "${tmp}/err" ||
   fail "flattener does not name the channel without schema: $(cat "${tmp}/err")"
 
+# --node: what one node sends, receives and runs, instead of the config.
+multinode="${root}/examples/multinode_pingpong_config.json"
+"${check}" --config="${multinode}" --node=pi2 >"${tmp}/out" 2>"${tmp}/err"
+status=$?
+[[ ${status} == 0 ]] || fail "--node=pi2 exited ${status}: $(cat "${tmp}/err")"
+grep -q '^node pi2 (hostname pi2, port 9971)$' "${tmp}/out" || fail "--node=pi2 header: $(cat "${tmp}/out")"
+grep -q '^    /test aos.examples.Pong -> pi1 (reliable)$' "${tmp}/out" || fail "--node=pi2 does not send Pong reliably to pi1: $(cat "${tmp}/out")"
+grep -q '^    /test aos.examples.Ping <- pi1$' "${tmp}/out" || fail "--node=pi2 does not receive Ping from pi1: $(cat "${tmp}/out")"
+grep -q '^    /pi2/aos aos.timing.Report -> pi1 (best effort, time to live 500 ms)$' "${tmp}/out" || fail "--node=pi2 reports: $(cat "${tmp}/out")"
+grep -q '^  applications (2): message_bridge, pong$' "${tmp}/out" || fail "--node=pi2 applications: $(cat "${tmp}/out")"
+"${check}" --config="${multinode}" --node=pi7 >"${tmp}/out" 2>"${tmp}/err"
+status=$?
+[[ ${status} == 1 ]] || fail "--node=pi7 exited ${status}, want 1"
+[[ "$(cat "${tmp}/err")" == "aos_config_check: --node=pi7 is not a node of ${multinode} (its nodes: pi1, pi2)" ]] ||
+  fail "--node=pi7 message: $(cat "${tmp}/err")"
+
 if ((failures > 0)); then
   echo "${failures} check(s) failed" >&2
   exit 1
