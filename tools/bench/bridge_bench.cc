@@ -520,6 +520,11 @@ std::string MachineLine() {
 
 double Ratio(double a, double b) { return b > 0 ? a / b : NAN; }
 
+// Issue 12's goals: the forwarded round trip's p50 at most this many times
+// ddsperf's, and at least this many 32 B messages forwarded a second.
+constexpr double kLatencyGoal = 1.3;
+constexpr double kThroughputGoal = 100000;
+
 int Main() {
   if (!(FLAGS_seconds >= 1) || std::isinf(FLAGS_seconds)) {
     ExitForUserError(
@@ -649,6 +654,11 @@ int Main() {
           .Number(
               Ratio(r.forwarded_round_trip.p50_us, r.dds_round_trip.p50_us));
       const Throughput& t = r.throughput;
+      json.Key("latency_goal_met")
+          .Bool(Ratio(r.forwarded_round_trip.p50_us, r.dds_round_trip.p50_us) <=
+                kLatencyGoal);
+      json.Key("throughput_goal_met")
+          .Bool(t.forwarded_per_s >= kThroughputGoal);
       json.Key("throughput").BeginObject();
       json.Key("ddsperf_per_s").Number(t.dds.per_s);
       json.Key("ddsperf_total").Number(t.dds.total);
