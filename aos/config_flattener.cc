@@ -12,6 +12,8 @@
 #include "gflags/gflags.h"
 
 DEFINE_string(out_json, "", "Where to write the flattened config as JSON.");
+DEFINE_int64(max_file_bytes, aos::configuration::kDefaultMaxConfigFileBytes,
+             "Refuse a config, import or schema file larger than this.");
 DEFINE_string(out_bfbs, "",
               "Where to write the flattened config as a binary "
               "aos.Configuration flatbuffer.");
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
   }
   aos::configuration::ReadConfigOptions options;
   options.embed_schemas = true;
+  options.max_file_bytes = FLAGS_max_file_bytes;
   for (int i = 1; i < argc; ++i) {
     if (std::string_view(argv[i]).ends_with(".bfbs"))
       options.schema_paths.push_back(argv[i]);

@@ -11,10 +11,10 @@
 //
 // A configuration file is JSON for the aos.Configuration table
 // (aos/configuration.fbs). Flattening resolves its `imports` (paths relative
-// to the importing file, depth first, each file once), merges everything in
-// that order (imports before the importer; later fields win), sorts channels
-// by (name, type), validates the result and, when asked, embeds each
-// channel's reflection schema. docs/configuration.md describes the rules.
+// to the importing file, depth first, each file at most once), merges
+// everything in that order (imports before the importer; later fields win),
+// sorts channels by (name, type), validates the result and, when asked, embeds
+// each channel's reflection schema. docs/configuration.md describes the rules.
 //
 // Nothing here is for the realtime path: it reads files and allocates.
 
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "aos/configuration_file.h"
 #include "aos/configuration_generated.h"
 #include "aos/configuration_lookup.h"
 #include "aos/flatbuffers.h"
@@ -36,17 +37,22 @@ struct ReadConfigOptions {
   // Embed each channel type's schema in Channel.schema. Every type must then
   // have one among schema_paths, or reading fails naming the channel.
   bool embed_schemas = false;
+  // The largest file (config, import or schema) read, in bytes; a larger one
+  // is refused naming it and both sizes.
+  int64_t max_file_bytes = kDefaultMaxConfigFileBytes;
 };
 
 // Reads the config at `path` (JSON, flattened or not; or a binary
 // aos.Configuration written by aos_config, when the path ends in .bfbs),
 // flattens and validates it.
 //
-// Errors name the file and the culprit: malformed JSON (with line and
-// column), a missing import, an import cycle, a duplicate node, a bad channel
-// name, max_size, frequency or storage duration, an unknown node, a channel
-// without source_node in a multi-node config, a map that loops, or a channel
-// type without a schema.
+// Errors are one line (the JSON ones add the offending line and a caret)
+// naming the file and the culprit: a file that is missing, not a regular
+// file, too large, a symlink loop or too long a name
+// (aos/configuration_file.h); malformed JSON (with line and column); an
+// import cycle; a bad channel; an unknown node; a map that loops; a channel
+// type without a schema. docs/configuration.md lists every check.
+// Cost: near-linear in the size of the config (maps included).
 absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfig(
     std::string_view path, const ReadConfigOptions& options = {});
 

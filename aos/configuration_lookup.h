@@ -46,7 +46,9 @@ enum class ChannelAccess { kRead, kSend };
 // must be the channel's source_node. Returns null when there is
 // no such channel, and then, if `why_not` is given, sets it to a sentence
 // naming the channel, type, application and node and saying why.
-// Cost: O(log channels) after mapping.
+// Cost: O(log channels) after mapping; mapping scans the application's and
+// the config's maps once per rename (about 9 ns a map: 86 us with 10,000
+// maps, tools/bench/config_scale_benchmark).
 const Channel* GetChannel(const Configuration& config, std::string_view name,
                           std::string_view type,
                           std::string_view application_name, const Node* node,

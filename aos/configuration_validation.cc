@@ -1,18 +1,20 @@
 #include "aos/configuration_validation.h"
 
+#include <cstdint>
 #include <set>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "aos/configuration.h"
-#include "aos/configuration_maps.h"
+#include "aos/configuration_map_loops.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::configuration {
 namespace {
 
-// Flatbuffer alignment: the largest scalar a message may hold is 8 bytes, so
-// queues hand out 8-byte aligned slots of max_size bytes.
-constexpr int kMaxSizeAlignment = 8;
+using StringVector =
+    flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>;
 
 std::string_view View(const flatbuffers::String* s) {
   return s == nullptr ? std::string_view() : s->string_view();
@@ -23,33 +25,235 @@ std::string Describe(const Channel& channel) {
                 View(channel.type()), ")");
 }
 
-std::string NodeList(const Configuration& config) {
-  if (!MultiNode(config)) return "it has no nodes";
-  std::vector<std::string_view> names;
-  for (const Node* node : *config.nodes()) names.push_back(View(node->name()));
-  return StrCat("its nodes are ", StrJoin(names, ", "));
-}
-
 absl::Status Invalid(std::string_view files, std::string message) {
   return absl::InvalidArgumentError(StrCat(files, ": ", message));
 }
 
+// Why `name` cannot name a channel (AOS's rules), or empty.
+std::string ChannelNameProblem(std::string_view name) {
+  if (name.empty() || name.front() != '/') return "name must start with '/'";
+  if (name.back() == '/') {
+    return "name must not end with '/'";
+  }
+  if (name.find("//") != std::string_view::npos) {
+    return "name must not contain \"//\"";
+  }
+  for (const char c : name) {
+    const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+                         c == '/';
+    if (!allowed) {
+      return StrCat("name may only use the characters [-a-zA-Z0-9_/], not '",
+                    std::string_view(&c, 1), "'");
+    }
+  }
+  return "";
+}
+
+// The first name that `names` lists twice, or empty.
+std::string_view Duplicate(const StringVector* names) {
+  if (names == nullptr) return "";
+  std::unordered_set<std::string_view> seen;
+  for (const flatbuffers::String* name : *names) {
+    if (!seen.insert(name->string_view()).second) return name->string_view();
+  }
+  return "";
+}
+
+// Checks that need only the channel itself; run on every file and on the
+// merged config.
+absl::Status ValidateChannelAlone(const Channel& channel,
+                                  std::string_view files) {
+  const std::string what = Describe(channel);
+  if (channel.name() == nullptr) {
+    return Invalid(files, StrCat("a channel of type ", View(channel.type()),
+                                 " has no name"));
+  }
+  if (View(channel.type()).empty()) {
+    return Invalid(
+        files, StrCat("channel \"", View(channel.name()), "\" has no type"));
+  }
+  if (const std::string problem = ChannelNameProblem(View(channel.name()));
+      !problem.empty()) {
+    return Invalid(files, StrCat(what, ": ", problem));
+  }
+  if (const std::string_view twice = Duplicate(channel.logger_nodes());
+      !twice.empty()) {
+    return Invalid(files,
+                   StrCat(what, ": logger_nodes lists \"", twice, "\" twice"));
+  }
+  if (channel.destination_nodes() == nullptr) return absl::OkStatus();
+  for (const Connection* connection : *channel.destination_nodes()) {
+    if (const std::string_view twice =
+            Duplicate(connection->timestamp_logger_nodes());
+        !twice.empty()) {
+      return Invalid(
+          files,
+          StrCat(what, ": destination \"", View(connection->name()),
+                 "\" lists \"", twice, "\" twice in timestamp_logger_nodes"));
+    }
+    // AOS's rule: delivery timestamps are useless without the messages.
+    if (channel.logger() == LoggerConfig::NOT_LOGGED &&
+        connection->timestamp_logger() != LoggerConfig::NOT_LOGGED) {
+      return Invalid(
+          files, StrCat(what, ": logger is NOT_LOGGED, but destination \"",
+                        View(connection->name()),
+                        "\" logs delivery timestamps (timestamp_logger ",
+                        EnumNameLoggerConfig(connection->timestamp_logger()),
+                        "); set it to NOT_LOGGED too"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The nodes of a config, by name, for checks that name them.
+class NodeNames {
+ public:
+  explicit NodeNames(const Configuration& config) {
+    if (config.nodes() == nullptr) return;
+    for (const Node* node : *config.nodes()) {
+      by_name_.emplace(View(node->name()), node);
+      if (!list_.empty()) list_ += ", ";
+      list_ += View(node->name());
+    }
+  }
+
+  bool multi_node() const { return !by_name_.empty(); }
+  const Node* Find(std::string_view name) const {
+    auto it = by_name_.find(name);
+    return it == by_name_.end() ? nullptr : it->second;
+  }
+  // "its nodes are pi1, pi2", for messages.
+  std::string List() const {
+    return multi_node() ? StrCat("its nodes are ", list_) : "it has no nodes";
+  }
+  // "`field` names "x", which is not a node of this config (...)", or empty
+  // when every name is a node.
+  std::string Unknown(std::string_view field, const StringVector* names) const {
+    if (names == nullptr) return "";
+    for (const flatbuffers::String* name : *names) {
+      if (Find(name->string_view()) == nullptr) {
+        return StrCat(field, " names \"", name->string_view(),
+                      "\", which is not a node of this config (", List(), ")");
+      }
+    }
+    return "";
+  }
+
+ private:
+  std::unordered_map<std::string_view, const Node*> by_name_;
+  std::string list_;
+};
+
 absl::Status ValidateNodes(const Configuration& config,
                            const ConfigSources& sources) {
   if (config.nodes() == nullptr) return absl::OkStatus();
+  // "host:port" -> the node that listens there.
+  std::unordered_map<std::string, size_t> addresses;
   for (size_t i = 0; i < config.nodes()->size(); ++i) {
     const Node& node = *config.nodes()->Get(i);
     if (View(node.name()).empty()) {
       return Invalid(sources.node_files[i],
                      StrCat("node #", i, " has no name"));
     }
-    for (size_t j = 0; j < i; ++j) {
-      if (View(config.nodes()->Get(j)->name()) == View(node.name())) {
-        return Invalid(
-            sources.node_files[i],
-            StrCat("duplicate node \"", View(node.name()),
-                   "\" (first defined in ", sources.node_files[j], ")"));
+    std::set<std::string_view> hosts;
+    if (!View(node.hostname()).empty()) hosts.insert(View(node.hostname()));
+    if (node.hostnames() != nullptr) {
+      for (const flatbuffers::String* host : *node.hostnames()) {
+        hosts.insert(host->string_view());
       }
+    }
+    for (std::string_view host : hosts) {
+      const std::string address = StrCat(host, ":", node.port());
+      auto [it, inserted] = addresses.emplace(address, i);
+      if (!inserted) {
+        const Node& other = *config.nodes()->Get(it->second);
+        return Invalid(
+            StrCat(sources.node_files[it->second] == sources.node_files[i]
+                       ? sources.node_files[i]
+                       : StrCat(sources.node_files[it->second], ", ",
+                                sources.node_files[i])),
+            StrCat("nodes \"", View(other.name()), "\" and \"",
+                   View(node.name()), "\" are both at ", address,
+                   " (hostname and port must tell nodes apart)"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The checks on one merged channel that involve nodes.
+absl::Status ValidateChannelNodes(const Channel& channel,
+                                  std::string_view files,
+                                  const NodeNames& nodes) {
+  // As in AOS, a config without nodes ignores the node fields.
+  if (!nodes.multi_node()) return absl::OkStatus();
+  const std::string what = Describe(channel);
+  if (channel.source_node() == nullptr) {
+    return Invalid(files, StrCat(what,
+                                 ": a multi-node config needs a source_node "
+                                 "on every channel (",
+                                 nodes.List(), ")"));
+  }
+  const std::string_view source_name = View(channel.source_node());
+  const Node* source = nodes.Find(source_name);
+  if (source == nullptr) {
+    return Invalid(
+        files, StrCat(what, ": source_node \"", source_name,
+                      "\" is not a node of this config (", nodes.List(), ")"));
+  }
+  if (const std::string unknown =
+          nodes.Unknown("logger_nodes", channel.logger_nodes());
+      !unknown.empty()) {
+    return Invalid(files, StrCat(what, ": ", unknown));
+  }
+  if (channel.destination_nodes() == nullptr) return absl::OkStatus();
+  for (const Connection* connection : *channel.destination_nodes()) {
+    const std::string_view name = View(connection->name());
+    const Node* destination = nodes.Find(name);
+    if (destination == nullptr) {
+      return Invalid(files, StrCat(what, ": destination_nodes names \"", name,
+                                   "\", which is not a node of this config (",
+                                   nodes.List(), ")"));
+    }
+    if (destination == source) {
+      return Invalid(
+          files,
+          StrCat(what, ": forwarded to its own source_node \"", name, "\""));
+    }
+    const std::string destination_what =
+        StrCat(what, ": destination \"", name, "\"");
+    switch (connection->timestamp_logger()) {
+      case LoggerConfig::LOCAL_LOGGER:
+      case LoggerConfig::NOT_LOGGED:
+        if (connection->timestamp_logger_nodes() != nullptr &&
+            connection->timestamp_logger_nodes()->size() > 0) {
+          return Invalid(
+              files,
+              StrCat(destination_what,
+                     " has timestamp_logger_nodes, but "
+                     "timestamp_logger ",
+                     EnumNameLoggerConfig(connection->timestamp_logger()),
+                     " uses none (REMOTE_LOGGER or LOCAL_AND_REMOTE_LOGGER "
+                     "do)"));
+        }
+        break;
+      case LoggerConfig::REMOTE_LOGGER:
+      case LoggerConfig::LOCAL_AND_REMOTE_LOGGER:
+        if (connection->timestamp_logger_nodes() == nullptr ||
+            connection->timestamp_logger_nodes()->size() == 0) {
+          return Invalid(
+              files,
+              StrCat(destination_what, ": timestamp_logger ",
+                     EnumNameLoggerConfig(connection->timestamp_logger()),
+                     " needs timestamp_logger_nodes"));
+        }
+        break;
+    }
+    if (const std::string unknown = nodes.Unknown(
+            "timestamp_logger_nodes", connection->timestamp_logger_nodes());
+        !unknown.empty()) {
+      return Invalid(files, StrCat(destination_what, ": ", unknown));
     }
   }
   return absl::OkStatus();
@@ -57,15 +261,14 @@ absl::Status ValidateNodes(const Configuration& config,
 
 absl::Status ValidateChannel(const Configuration& config,
                              const Channel& channel, std::string_view files) {
-  const std::string what = Describe(channel);
-  const std::string_view name = View(channel.name());
-  if (name.empty() || name[0] != '/') {
-    return Invalid(files, StrCat(what, ": name must start with '/'"));
+  if (absl::Status status = ValidateChannelAlone(channel, files);
+      !status.ok()) {
+    return status;
   }
-  if (channel.max_size() <= 0 || channel.max_size() % kMaxSizeAlignment != 0) {
+  const std::string what = Describe(channel);
+  if (channel.max_size() <= 0) {
     return Invalid(files, StrCat(what, ": max_size ", channel.max_size(),
-                                 " must be a positive multiple of ",
-                                 kMaxSizeAlignment, " (flatbuffer alignment)"));
+                                 " must be positive (bytes)"));
   }
   if (channel.frequency() <= 0) {
     return Invalid(files, StrCat(what, ": frequency ", channel.frequency(),
@@ -85,29 +288,21 @@ absl::Status ValidateChannel(const Configuration& config,
                                  ": num_watchers and num_readers must not be "
                                  "negative"));
   }
-  if (channel.source_node() != nullptr &&
-      GetNode(config, View(channel.source_node())) == nullptr) {
-    return Invalid(
-        files,
-        StrCat(what, ": source_node \"", View(channel.source_node()),
-               "\" is not a node of this config (", NodeList(config), ")"));
-  }
-  if (MultiNode(config) && channel.source_node() == nullptr) {
-    return Invalid(files, StrCat(what,
-                                 ": a multi-node config needs a source_node on "
-                                 "every channel (",
-                                 NodeList(config), ")"));
-  }
-  if (channel.destination_nodes() != nullptr) {
-    for (const Connection* connection : *channel.destination_nodes()) {
-      if (GetNode(config, View(connection->name())) == nullptr) {
-        return Invalid(files, StrCat(what, ": destination_nodes names \"",
-                                     View(connection->name()),
-                                     "\", which is not a node of this "
-                                     "config (",
-                                     NodeList(config), ")"));
-      }
-    }
+  // AOS's bound: a queue's messages, with a slot for each sender and reader,
+  // must fit its 32-bit index. (The shared-memory queue here holds at most
+  // 2^20 - 1; it says so when the channel is opened.)
+  const unsigned __int128 queue_size =
+      (static_cast<unsigned __int128>(channel.frequency()) *
+           static_cast<uint64_t>(ChannelStorageDurationNs(config, channel)) +
+       999999999u) /
+      1000000000u;
+  const uint64_t scratch = static_cast<uint64_t>(channel.num_senders()) +
+                           static_cast<uint64_t>(channel.num_readers());
+  if (queue_size + scratch >= UINT32_MAX) {
+    return Invalid(files,
+                   StrCat(what, ": frequency ", channel.frequency(), " for ",
+                          ChannelStorageDurationNs(config, channel),
+                          " ns is more messages than a queue can hold"));
   }
   return absl::OkStatus();
 }
@@ -117,69 +312,32 @@ absl::Status ValidateMap(const Map& map, std::string_view files,
   if (map.match() == nullptr || View(map.match()->name()).empty()) {
     return Invalid(files, StrCat(owner, " has a map without match.name"));
   }
+  const std::string_view match = View(map.match()->name());
   if (map.rename() == nullptr || View(map.rename()->name()).empty()) {
-    return Invalid(files, StrCat(owner, " maps \"", View(map.match()->name()),
-                                 "\" without rename.name"));
+    return Invalid(files,
+                   StrCat(owner, " maps \"", match, "\" without rename.name"));
   }
-  return absl::OkStatus();
-}
-
-// Follows every map from its own match name, as each application and node
-// would see it, and fails if renaming never settles.
-absl::Status ValidateMapLoops(const Configuration& config,
-                              const ConfigSources& sources) {
-  std::vector<std::string_view> applications = {""};
-  if (config.applications() != nullptr) {
-    for (const Application* application : *config.applications()) {
-      applications.push_back(View(application->name()));
-    }
-  }
-  std::vector<const Node*> nodes = {nullptr};
-  if (config.nodes() != nullptr) {
-    for (const Node* node : *config.nodes()) nodes.push_back(node);
-  }
-  std::vector<std::pair<const Map*, std::string>> maps;
-  if (config.maps() != nullptr) {
-    for (size_t i = 0; i < config.maps()->size(); ++i) {
-      maps.emplace_back(config.maps()->Get(i), sources.map_files[i]);
-    }
-  }
-  if (config.applications() != nullptr) {
-    for (size_t i = 0; i < config.applications()->size(); ++i) {
-      const Application* application = config.applications()->Get(i);
-      if (application->maps() == nullptr) continue;
-      for (const Map* map : *application->maps()) {
-        maps.emplace_back(map, sources.application_files[i]);
-      }
-    }
-  }
-  for (const auto& [map, file] : maps) {
-    std::string start(View(map->match()->name()));
-    if (!start.empty() && start.back() == '*') start.pop_back();
-    const std::string_view type = View(map->match()->type());
-    for (std::string_view application : applications) {
-      for (const Node* node : nodes) {
-        bool looped = false;
-        const std::vector<MapStep> chain =
-            MapChain(config, start, type, application, node, &looped);
-        if (!looped) continue;
-        std::vector<std::string> names = {start};
-        for (const MapStep& step : chain) names.push_back(step.name);
-        return Invalid(
-            file, StrCat("maps loop: ", StrJoin(names, " -> "),
-                         application.empty()
-                             ? std::string()
-                             : StrCat(" (for application ", application, ")"),
-                         node == nullptr
-                             ? std::string()
-                             : StrCat(" (on node ", View(node->name()), ")")));
-      }
-    }
+  if (const size_t star = match.find('*');
+      star != std::string_view::npos && star + 1 != match.size()) {
+    return Invalid(files, StrCat(owner, " maps \"", match,
+                                 "\": '*' may only end a match name"));
   }
   return absl::OkStatus();
 }
 
 }  // namespace
+
+absl::Status ValidateConfigFile(const Configuration& config,
+                                std::string_view path) {
+  if (config.channels() == nullptr) return absl::OkStatus();
+  for (const Channel* channel : *config.channels()) {
+    if (absl::Status status = ValidateChannelAlone(*channel, path);
+        !status.ok()) {
+      return status;
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status ValidateConfiguration(const Configuration& config,
                                    const ConfigSources& sources) {
@@ -192,10 +350,17 @@ absl::Status ValidateConfiguration(const Configuration& config,
         StrCat("channel_storage_duration ", config.channel_storage_duration(),
                " must be positive (nanoseconds)"));
   }
+  const NodeNames nodes(config);
   if (config.channels() != nullptr) {
     for (size_t i = 0; i < config.channels()->size(); ++i) {
-      if (absl::Status status = ValidateChannel(
-              config, *config.channels()->Get(i), sources.channel_files[i]);
+      const Channel& channel = *config.channels()->Get(i);
+      if (absl::Status status =
+              ValidateChannel(config, channel, sources.channel_files[i]);
+          !status.ok()) {
+        return status;
+      }
+      if (absl::Status status =
+              ValidateChannelNodes(channel, sources.channel_files[i], nodes);
           !status.ok()) {
         return status;
       }
@@ -213,6 +378,10 @@ absl::Status ValidateConfiguration(const Configuration& config,
   if (config.applications() != nullptr) {
     for (size_t i = 0; i < config.applications()->size(); ++i) {
       const Application& application = *config.applications()->Get(i);
+      if (View(application.name()).empty()) {
+        return Invalid(sources.application_files[i],
+                       "an application has no name");
+      }
       const std::string owner =
           StrCat("application \"", View(application.name()), "\"");
       if (application.maps() != nullptr) {
@@ -224,15 +393,12 @@ absl::Status ValidateConfiguration(const Configuration& config,
           }
         }
       }
-      if (application.nodes() != nullptr) {
-        for (const flatbuffers::String* node : *application.nodes()) {
-          if (GetNode(config, node->string_view()) == nullptr) {
-            return Invalid(
-                sources.application_files[i],
-                StrCat(owner, ": nodes names \"", node->string_view(),
-                       "\", which is not a node of this config (",
-                       NodeList(config), ")"));
-          }
+      if (nodes.multi_node()) {
+        if (const std::string unknown =
+                nodes.Unknown("nodes", application.nodes());
+            !unknown.empty()) {
+          return Invalid(sources.application_files[i],
+                         StrCat(owner, ": ", unknown));
         }
       }
     }

@@ -6,6 +6,7 @@
 // list of checks.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -24,8 +25,18 @@ struct ConfigSources {
   std::vector<std::string> application_files;
 };
 
-// Checks everything but schemas; returns the first problem (InvalidArgument)
-// or OK.
+// The checks AOS makes on each file before merging it (`path` names it):
+// every channel has a name and a type, a valid name, no node twice in
+// logger_nodes or a connection's timestamp_logger_nodes (merging would hide
+// it), and no delivery timestamps logged for a channel that is not logged.
+// Returns the first problem (InvalidArgument) or OK. Cost: linear.
+absl::Status ValidateConfigFile(const Configuration& config,
+                                std::string_view path);
+
+// Checks a merged configuration, everything but schemas; returns the first
+// problem (InvalidArgument) or OK. docs/configuration.md lists the checks.
+// Cost: near-linear in the size of the config (see
+// aos/configuration_map_loops.h for maps).
 absl::Status ValidateConfiguration(const Configuration& config,
                                    const ConfigSources& sources);
 

@@ -1,6 +1,10 @@
 #include "aos/init.h"
 
+#include <errno.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -34,9 +38,40 @@ void PrintHelp(std::string_view usage) {
   std::cout << "  --helpfull\n      Also list the flags of glog and gflags.\n";
 }
 
+// The last resort for an exception nothing caught: one line naming the
+// program and the error, exit status 1. Anything else that ends in
+// std::terminate (a noexcept violation, a joinable thread destroyed) is a
+// bug: abort as before, so it leaves a core.
+[[noreturn]] void TerminateOnUncaughtException() {
+  const std::exception_ptr exception = std::current_exception();
+  if (exception == nullptr) std::abort();
+  std::string what;
+  try {
+    std::rethrow_exception(exception);
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "an exception that is not a std::exception";
+  }
+  for (char& c : what) {
+    if (c == '\n') c = ' ';
+  }
+  std::cout.flush();
+  std::cerr << program_invocation_short_name << ": unexpected error: " << what
+            << std::endl;
+  // Not exit(): other threads may still run, and static destructors with
+  // them.
+  std::_Exit(1);
+}
+
 }  // namespace
 
+void InstallUncaughtExceptionHandler() {
+  std::set_terminate(TerminateOnUncaughtException);
+}
+
 void InitGoogle(int* argc, char*** argv, std::string_view usage) {
+  InstallUncaughtExceptionHandler();
   // -h is what people type first; gflags would call it an unknown flag.
   for (int i = 1; i < *argc; ++i) {
     if (std::string_view((*argv)[i]) == "-h") (*argv)[i] = kHelpFlag;

@@ -14,10 +14,21 @@ namespace aos {
 
 // Parses gflags (removing them from argc/argv) and starts glog logging to
 // stderr. `--help` (or `-h`) prints `usage` and only the flags defined in
-// aos's own sources (aos/, examples/, tools/), then exits 0; `--helpfull` lists every
-// flag, glog's and gflags' included. An unknown flag prints gflags' error
+// aos's own sources (aos/, examples/, tools/), then exits 0; `--helpfull` lists
+// every flag, glog's and gflags' included. An unknown flag prints gflags' error
 // naming it and exits 1. Call once, first thing in main().
+//
+// It also calls InstallUncaughtExceptionHandler().
 void InitGoogle(int* argc, char*** argv, std::string_view usage);
+
+// Installs the last resort for exceptions: one that escapes main()
+// (or a thread) prints "<program>: unexpected error: <what()>" on one line
+// and exits 1, so a user never sees "terminate called after throwing".
+// Tools still turn the errors they expect into their own messages; CHECK
+// and LOG(FATAL) failures, and std::terminate for any other reason, abort
+// with their message as before. InitGoogle calls it; call it directly only
+// where InitGoogle cannot run (a test, whose main has set up logging).
+void InstallUncaughtExceptionHandler();
 
 }  // namespace aos
 

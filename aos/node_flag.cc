@@ -24,6 +24,16 @@ std::string NodeNames(const Configuration& config) {
   return StrJoin(names, ", ");
 }
 
+// Whether `hostname` is the node's hostname or one of its hostnames.
+bool HasHostname(const Node& node, std::string_view hostname) {
+  if (View(node.hostname()) == hostname) return true;
+  if (node.hostnames() == nullptr) return false;
+  for (const flatbuffers::String* name : *node.hostnames()) {
+    if (name->string_view() == hostname) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string ThisHostname() {
@@ -49,7 +59,7 @@ absl::StatusOr<const Node*> ResolveNode(const Configuration& config,
   }
   const Node* match = nullptr;
   for (const Node* node : *config.nodes()) {
-    if (hostname.empty() || View(node->hostname()) != hostname) continue;
+    if (hostname.empty() || !HasHostname(*node, hostname)) continue;
     if (match != nullptr) {
       return absl::InvalidArgumentError(
           StrCat("--node: nodes ", View(match->name()), " and ",

@@ -29,7 +29,7 @@ std::string ThisHostname();
 // and the machine's hostname:
 // - a single-node config (no nodes): null; `node_flag` must be empty;
 // - a multi-node config: the node `node_flag` names; if it is empty, the one
-//   node whose hostname is `hostname`.
+//   node whose hostname (or one of whose hostnames) is `hostname`.
 // Errors are one line that names --node and lists the config's nodes.
 [[nodiscard]] absl::StatusOr<const Node*> ResolveNode(
     const Configuration& config, std::string_view node_flag,

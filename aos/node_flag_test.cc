@@ -59,6 +59,18 @@ TEST(NodeFlagTest, DefaultIsTheNodeWithThisHostname) {
   EXPECT_EQ((*node)->name()->string_view(), "pi2");
 }
 
+TEST(NodeFlagTest, AnyOfTheNodesHostnamesMatches) {
+  auto config = Config(R"({
+    "nodes": [
+      {"name": "pi1", "hostname": "robot-pi1"},
+      {"name": "pi2", "hostnames": ["robot-pi2", "spare-pi"]}
+    ]
+  })");
+  auto node = ResolveNode(config.message(), "", "spare-pi");
+  ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_EQ((*node)->name()->string_view(), "pi2");
+}
+
 TEST(NodeFlagTest, NoMatchingHostnameNamesItAndTheChoices) {
   auto config = Config(kTwoNodes);
   auto node = ResolveNode(config.message(), "", "laptop");

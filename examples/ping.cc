@@ -164,7 +164,7 @@ int Main() {
 int main(int argc, char** argv) {
   aos::InitGoogle(
       &argc, &argv,
-      "Usage: ping [--config=FILE] [--sleep_ms=N] [--count=N] "
+      "Usage: ping [--config=FILE] [--node=NAME] [--sleep_ms=N] [--count=N] "
       "[--duration=S] [--priority=N]\n"
       "            [--summary_json=FILE]\n"
       "Sends /test aos.examples.Ping every --sleep_ms and measures\n"

@@ -240,13 +240,22 @@ std::string FormatDuration(double value_ns, TimeUnit unit) {
                                                          : 1e6;
   const double value = value_ns / scale;
   if (value == 0) return "0";
+  // A report from elsewhere may hold anything a float can.
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char text[64];
+  // Beyond any real latency (a month in ns): 3 digits with an exponent.
+  if (std::abs(value) >= 1e15) {
+    snprintf(text, sizeof(text), "%.3g", value);
+    return text;
+  }
   int exponent = static_cast<int>(std::floor(std::log10(std::abs(value))));
   // 0.99996 rounds to 1.00, not 1.000: the digits follow the rounded value.
   const double last_digit = std::pow(10.0, exponent - 2);
   const double rounded = std::round(value / last_digit) * last_digit;
-  exponent = static_cast<int>(std::floor(std::log10(std::abs(rounded))));
+  if (std::isfinite(rounded)) {
+    exponent = static_cast<int>(std::floor(std::log10(std::abs(rounded))));
+  }
   const int decimals = std::clamp(2 - exponent, 0, 9);
-  char text[64];
   snprintf(text, sizeof(text), "%.*f", decimals, value);
   return text;
 }
@@ -260,10 +269,7 @@ std::string FormatTimingTable(const ReportContents& report,
   if (!header.version.empty()) out << " version \"" << header.version << "\"";
   // In seconds: ns / 1e3 in milliseconds.
   out << ": "
-      << FormatDuration(static_cast<double>(header.monotonic_end_ns -
-                                            header.monotonic_start_ns) /
-                            1e3,
-                        TimeUnit::kMilliseconds)
+      << FormatDuration(header.window_ns() / 1e3, TimeUnit::kMilliseconds)
       << " s until "
       << monotonic_clock::time_point(
              std::chrono::nanoseconds(header.monotonic_end_ns))
@@ -343,8 +349,8 @@ std::string FormatTimingReportAos(const ReportContents& report,
       << realtime_clock::time_point(
              std::chrono::nanoseconds(header.realtime_start_ns))
       << "):\n  Window: "
-      << DurationInSeconds(std::chrono::nanoseconds(header.monotonic_end_ns -
-                                                    header.monotonic_start_ns))
+      << DurationInSeconds(std::chrono::nanoseconds(
+             static_cast<int64_t>(std::min(header.window_ns(), 9e18))))
       << " sec, until "
       << monotonic_clock::time_point(
              std::chrono::nanoseconds(header.monotonic_end_ns))

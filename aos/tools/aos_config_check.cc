@@ -13,6 +13,8 @@ DEFINE_string(
     "Comma-separated binary schemas (.bfbs); when given, every "
     "channel's type must have one and they are embedded in the output.");
 DEFINE_bool(multi_line, true, "Print one field per line.");
+DEFINE_int64(max_file_bytes, aos::configuration::kDefaultMaxConfigFileBytes,
+             "Refuse a config, import or schema file larger than this.");
 
 int main(int argc, char** argv) {
   aos::InitGoogle(
@@ -28,10 +30,12 @@ int main(int argc, char** argv) {
   }
   if (argc > 1) {
     std::cerr << "aos_config_check: unexpected argument '" << argv[1]
-              << "' (flags are --config, --schemas, --multi_line)\n";
+              << "' (flags are --config, --schemas, --multi_line, "
+                 "--max_file_bytes)\n";
     return 2;
   }
   aos::configuration::ReadConfigOptions options;
+  options.max_file_bytes = FLAGS_max_file_bytes;
   if (!FLAGS_schemas.empty()) {
     options.embed_schemas = true;
     options.schema_paths =

@@ -20,14 +20,31 @@ grep -q '"imports"' "${tmp}/out" && fail "flattened output still has imports"
 
 # A bad config: nothing on stdout, the file and channel on stderr, exit 1.
 cat >"${tmp}/bad.json" <<'JSON'
-{ "channels": [ { "name": "/a", "type": "T", "max_size": 1001 } ] }
+{ "channels": [ { "name": "/a", "type": "T", "max_size": 0 } ] }
 JSON
 "${check}" --config="${tmp}/bad.json" >"${tmp}/out" 2>"${tmp}/err"
 status=$?
 [[ ${status} == 1 ]] || fail "bad config exited ${status}, want 1"
 [[ ! -s "${tmp}/out" ]] || fail "bad config printed to stdout"
-grep -q 'bad.json: channel "/a" (type T): max_size 1001' "${tmp}/err" ||
+grep -q 'bad.json: channel "/a" (type T): max_size 0 must be positive' "${tmp}/err" ||
   fail "message does not name file, channel and field: $(cat "${tmp}/err")"
+
+# An import that is not a regular file, and a file over --max_file_bytes:
+# one line naming the path, exit 1, no exception.
+cat >"${tmp}/dir_import.json" <<'JSON'
+{ "imports": [ "/" ] }
+JSON
+"${check}" --config="${tmp}/dir_import.json" >"${tmp}/out" 2>"${tmp}/err"
+status=$?
+[[ ${status} == 1 ]] || fail "directory import exited ${status}, want 1"
+[[ "$(cat "${tmp}/err")" == "aos_config_check: ${tmp}/dir_import.json: import /: is a directory, not a regular file" ]] ||
+  fail "directory import message: $(cat "${tmp}/err")"
+"${check}" --config="${tmp}/dir_import.json" --max_file_bytes=5 >"${tmp}/out" 2>"${tmp}/err"
+status=$?
+[[ ${status} == 1 ]] || fail "too large a config exited ${status}, want 1"
+grep -q "dir_import.json: is 23 bytes, more than the limit of 5 bytes" "${tmp}/err" ||
+  fail "size limit message: $(cat "${tmp}/err")"
+[[ $(wc -l <"${tmp}/err") == 1 ]] || fail "size limit message is not one line"
 
 # No --config: usage error, exit 2.
 "${check}" >"${tmp}/out" 2>"${tmp}/err"

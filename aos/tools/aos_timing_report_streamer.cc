@@ -318,9 +318,7 @@ int Main(int argc, char** argv) {
     for (const auto& summary : summaries) names.push_back(summary.header.name);
     double seconds = 0;
     for (const auto& summary : summaries) {
-      seconds = std::max(seconds, (summary.header.monotonic_end_ns -
-                                   summary.header.monotonic_start_ns) /
-                                      1e9);
+      seconds = std::max(seconds, summary.header.window_ns() / 1e9);
     }
     const absl::Status plotted = WriteLatencyPlot(
         summaries, configuration, FLAGS_plot,
