@@ -111,6 +111,9 @@ class MessageBridge::Impl {
     // What it forwarded to us.
     uint64_t received_packets = 0;
     uint64_t duplicate_packets = 0;
+    // Queue indices skipped between consecutive received messages of a
+    // channel (same boot): sent there, never arrived here.
+    uint64_t lost_packets = 0;
     uint64_t dropped_unknown_channel = 0;
     uint64_t dropped_oversize = 0;
     uint64_t dropped_invalid = 0;
@@ -630,6 +633,13 @@ void MessageBridge::Impl::Receive(Incoming* incoming, Peer* peer) {
     ++peer->dropped_send_failed;
     return;
   }
+  if (incoming->has_last && boot == incoming->last_boot) {
+    // IsNew made it newer, so the difference is positive when no restart of
+    // the source's channel came between.
+    const int32_t ahead =
+        static_cast<int32_t>(message.queue_index - incoming->last_queue_index);
+    if (ahead > 1) peer->lost_packets += static_cast<uint64_t>(ahead - 1);
+  }
   incoming->has_last = true;
   incoming->last_boot = boot;
   incoming->last_queue_index = message.queue_index;
@@ -734,6 +744,7 @@ void MessageBridge::Impl::PublishStatistics() {
                                                  : State::DISCONNECTED);
     connection.add_received_packets(peer->received_packets);
     connection.add_duplicate_packets(peer->duplicate_packets);
+    connection.add_lost_packets(peer->lost_packets);
     connection.add_dropped_unknown_channel(peer->dropped_unknown_channel);
     connection.add_dropped_oversize(peer->dropped_oversize);
     connection.add_dropped_invalid(peer->dropped_invalid);

@@ -245,7 +245,7 @@ TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
 // Network data is untrusted: what pi2's bridge gets from a hostile writer on
 // the Ping topic is dropped and counted, never re-sent, and the bridge
 // lives on. A message from a new boot of pi1 is new; the same again is a
-// duplicate.
+// duplicate; a gap in its queue indices is counted as lost.
 TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   auto bridge2 = StartBridge("pi2");
   const Channel* ping = configuration::GetChannel(
@@ -281,11 +281,11 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   const UUID new_boot =
       UUID::Parse("0badb007-0000-4000-8000-000000000001").value();
   auto write = [&](uint32_t channel_index, uint32_t source_node,
-                   std::vector<uint8_t>* data) {
+                   std::vector<uint8_t>* data, uint32_t queue_index = 5) {
     aos_bridge_Message message = {};
     message.channel_index = channel_index;
     message.source_node = source_node;
-    message.queue_index = 5;
+    message.queue_index = queue_index;
     message.monotonic_sent_ns = 1000;
     message.realtime_sent_ns = 2000;
     memcpy(message.boot_uuid, new_boot.bytes().data(), 16);
@@ -299,8 +299,9 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   write(ping_index, 77, &valid);       // no such node
   write(ping_index, pi1, &oversize);
   write(ping_index, pi1, &garbage);
-  write(ping_index, pi1, &valid);  // new boot of pi1: re-sent
-  write(ping_index, pi1, &valid);  // the same again: duplicate
+  write(ping_index, pi1, &valid);     // new boot of pi1: re-sent
+  write(ping_index, pi1, &valid);     // the same again: duplicate
+  write(ping_index, pi1, &valid, 9);  // 6, 7 and 8 never came: lost
 
   auto pi2 = MakeLoop("pong", pi2_);
   std::unique_ptr<RawFetcher> pings = pi2->MakeRawFetcher(ping);
@@ -311,7 +312,7 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
             from_pi1->dropped_invalid() + from_pi1->dropped_oversize() +
             from_pi1->dropped_unknown_channel() +
             statistics.dropped_unknown_node() <
-        6) {
+        7) {
       return;
     }
     const Context& context = pi2->context();
@@ -321,7 +322,7 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
     pi2->Exit();
   });
   TimerHandler* deadline = pi2->AddTimer([&]() {
-    ADD_FAILURE() << "the statistics never counted all six; bridge said:\n"
+    ADD_FAILURE() << "the statistics never counted all seven; bridge said:\n"
                   << bridge2->Stderr();
     pi2->Exit();
   });
@@ -336,8 +337,9 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   EXPECT_EQ(client->dropped_unknown_node(), 1u);
   EXPECT_EQ(from_pi1->dropped_oversize(), 1u);
   EXPECT_EQ(from_pi1->dropped_invalid(), 1u);
-  EXPECT_EQ(from_pi1->received_packets(), 1u);
+  EXPECT_EQ(from_pi1->received_packets(), 2u);
   EXPECT_EQ(from_pi1->duplicate_packets(), 1u);
+  EXPECT_EQ(from_pi1->lost_packets(), 3u);
 
   // Exactly the valid one was re-sent, with the origin it claimed.
   ASSERT_TRUE(pings->FetchNext());
@@ -347,6 +349,8 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
             1000);
   EXPECT_EQ(
       flatbuffers::GetRoot<examples::Ping>(pings->context().data)->value(), 42);
+  ASSERT_TRUE(pings->FetchNext());
+  EXPECT_EQ(pings->context().remote_queue_index, 9u);
   EXPECT_FALSE(pings->FetchNext());
 
   // And the bridge is still there to stop cleanly.

@@ -24,9 +24,9 @@ std::string FormatClientStatistics(
       << " (message_bridge): clock offset and one-way latency in "
       << TimeUnitName(unit) << "\n";
   PlainTable table;
-  table.AddRow({"from", "state", "received", "dup", "dropped", "reboots",
-                "disc", "offset", "uncert", "latency n", "min", "p50", "p99",
-                "p99.9", "max"});
+  table.AddRow({"from", "state", "received", "lost", "dup", "dropped",
+                "reboots", "disc", "offset", "uncert", "latency n", "min",
+                "p50", "p99", "p99.9", "max"});
   if (statistics.connections() != nullptr) {
     for (const message_bridge::ClientConnection* c :
          *statistics.connections()) {
@@ -38,6 +38,7 @@ std::string FormatClientStatistics(
           std::string(View(c->node())),
           message_bridge::EnumNameState(c->state()),
           StrCat(c->received_packets()),
+          StrCat(c->lost_packets()),
           StrCat(c->duplicate_packets()),
           StrCat(dropped),
           StrCat(c->reboots()),

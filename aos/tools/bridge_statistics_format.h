@@ -5,17 +5,19 @@
 // (aos.message_bridge.ClientStatistics), as a table for people, in the
 // streamer's style:
 //
+// ```
 //   network into pi1 (message_bridge): clock offset and one-way latency in us
-//     from  state      received  dup  dropped  reboots  disc  offset  uncert
-//     ... pi2   CONNECTED      1203    0        0        0     0 -3.10    41.2
-//     ...
+//     from  state      received  lost  dup  dropped  reboots  disc  offset ...
+//     pi2   CONNECTED      1203     0    0        0        0     0   -3.10 ...
+// ```
 //
-// One row per peer: its state, messages received (re-sent locally),
-// duplicates, dropped (damaged, unknown channel, oversize, refused by the
-// local channel: all counted, none re-sent), peer reboots, disconnects, the
-// clock offset estimate (peer minus this node) and its uncertainty, and the
-// one-way latency since the bridge started (count, min, p50, p99, p99.9,
-// max) from its histogram. docs/network.md defines every figure.
+// One row per peer: its state, messages received (re-sent locally), lost
+// (sent there, never arrived: queue index gaps), duplicates, dropped (damaged,
+// unknown channel, oversize, refused by the local channel: all counted, none
+// re-sent), peer reboots, disconnects, the clock offset estimate (peer minus
+// this node) and its uncertainty, and the one-way latency since the bridge
+// started (count, min, p50, p99, p99.9, max) from its histogram.
+// docs/network.md defines every figure.
 
 #include <string>
 #include <string_view>

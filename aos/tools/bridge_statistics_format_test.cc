@@ -19,6 +19,7 @@ TEST(BridgeStatisticsFormatTest, OneRowPerPeerWithLatencyPercentiles) {
   connection.add_node(name);
   connection.add_state(message_bridge::State::CONNECTED);
   connection.add_received_packets(100);
+  connection.add_lost_packets(5);
   connection.add_duplicate_packets(2);
   connection.add_dropped_invalid(1);
   connection.add_dropped_oversize(3);
@@ -37,10 +38,10 @@ TEST(BridgeStatisticsFormatTest, OneRowPerPeerWithLatencyPercentiles) {
       "pi1", TimeUnit::kMicroseconds);
   EXPECT_THAT(text, HasSubstr("network into pi1 (message_bridge)"));
   EXPECT_THAT(text, ::testing::ContainsRegex("from +state +received"));
-  // received 100, dup 2, dropped 1 + 3, reboots 1, disconnects 0, offset
-  // -3.00 us +- 41.0 us, 100 samples from 10 us to 1000 us.
+  // received 100, lost 5, dup 2, dropped 1 + 3, reboots 1, disconnects 0,
+  // offset -3.00 us +- 41.0 us, 100 samples from 10 us to 1000 us.
   EXPECT_THAT(text, ::testing::ContainsRegex(
-                        "pi2 +CONNECTED +100 +2 +4 +1 +0 +-3.00 +41.0 +100 "
+                        "pi2 +CONNECTED +100 +5 +2 +4 +1 +0 +-3.00 +41.0 +100 "
                         "+10.0 +[0-9.]+ +[0-9.]+ +[0-9.]+ +1000"));
   EXPECT_THAT(text, HasSubstr("dropped from no node of the configuration: 7"));
 }
@@ -59,7 +60,7 @@ TEST(BridgeStatisticsFormatTest, NoOffsetOrSamplesYetAreDashes) {
           fbb.GetBufferPointer()),
       "pi1", TimeUnit::kMicroseconds);
   EXPECT_THAT(text, ::testing::ContainsRegex(
-                        "pi2 +DISCONNECTED +0 +0 +0 +0 +0 +- +- +0 +- +- +- "
+                        "pi2 +DISCONNECTED +0 +0 +0 +0 +0 +0 +- +- +0 +- +- +- "
                         "+- +-\n"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("no node of the configuration")));
 }
