@@ -451,7 +451,11 @@ class MapLoopChecker {
     for (const auto& [who, names] : starts) {
       if (who.first != kGlobal && !who.second.empty()) pairs.insert(who);
     }
-    for (const auto& [node, visited] : by_node) {
+    // (Entries by name, not structured bindings: clang 14, which builds the
+    // fuzzers, cannot capture those in a lambda.)
+    for (const auto& entry : by_node) {
+      const auto& node = entry.first;
+      const auto& visited = entry.second;
       for (std::string_view name : visited) {
         ForEachIn(application_maps_, type, name, [&](const MapInfo* info) {
           if (info->node.empty() || info->node == node) {
@@ -460,7 +464,9 @@ class MapLoopChecker {
         });
       }
     }
-    for (const auto& [owner, visited] : by_application) {
+    for (const auto& entry : by_application) {
+      const auto& owner = entry.first;
+      const auto& visited = entry.second;
       for (std::string_view name : visited) {
         ForEachIn(node_maps_, type, name, [&](const MapInfo* info) {
           if ((info->owner == kGlobal || info->owner == owner) &&
