@@ -22,7 +22,11 @@ std::string_view View(const flatbuffers::String* s) {
 
 constexpr int kGlobal = -1;
 // Stands for a match type written as "" (no type is an empty view).
-constexpr std::string_view kEmptyType("\x01empty type", 12);
+// ("\x01" "empty": a hex escape would swallow the e.)
+constexpr std::string_view kEmptyType(
+    "\x01"
+    "empty type",
+    11);
 
 // One map, with what matching it needs.
 struct MapInfo {
