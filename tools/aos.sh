@@ -39,6 +39,13 @@ readonly PACKAGES=(
   cyclonedds-dev
   cyclonedds-tools
   iproute2
+  # MCAP logs (aos/events/logging): chunk compression and CRC-32, and Node
+  # for the test that reads our logs with the MCAP project's own reader.
+  libzstd-dev
+  liblz4-dev
+  zlib1g-dev
+  nodejs
+  npm
 )
 
 log() { echo "aos: $*" >&2; }
@@ -46,6 +53,9 @@ log() { echo "aos: $*" >&2; }
 missing_packages() {
   local package
   for package in "${PACKAGES[@]}"; do
+    # A Node from elsewhere (NodeSource's nodejs) bundles its own npm and
+    # conflicts with Debian's: any working npm will do.
+    if [[ "${package}" == npm ]] && command -v npm >/dev/null; then continue; fi
     if ! dpkg-query -W -f='${Status}' "${package}" 2>/dev/null |
       grep -q "install ok installed"; then
       echo "${package}"
@@ -56,7 +66,10 @@ missing_packages() {
 install_packages() {
   local missing
   missing="$(missing_packages)"
-  [[ -z "${missing}" ]] && return 0
+  if [[ -z "${missing}" ]]; then
+    install_npm_packages
+    return 0
+  fi
   # shellcheck disable=SC2086
   log "installing missing Debian packages:" ${missing}
   local sudo=()
@@ -77,6 +90,23 @@ install_packages() {
     log "still missing after apt-get install:" ${missing}
     exit 1
   fi
+  install_npm_packages
+}
+
+# The npm packages a test reads our MCAP logs with (the MCAP project's own
+# TypeScript reader), pinned by aos/events/logging/mcap_check/package-lock.json
+# and installed next to it (node_modules is ignored by git). Only when the
+# lock file changed since the last install: a second run does no network
+# traffic.
+readonly NPM_DIR="${ROOT}/aos/events/logging/mcap_check"
+install_npm_packages() {
+  local stamp="${NPM_DIR}/node_modules/.aos-installed-lock"
+  if [[ -f "${stamp}" ]] && cmp -s "${stamp}" "${NPM_DIR}/package-lock.json"; then
+    return 0
+  fi
+  log "installing the npm packages of ${NPM_DIR#"${ROOT}"/} (npm ci)"
+  (cd "${NPM_DIR}" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null)
+  cp "${NPM_DIR}/package-lock.json" "${stamp}"
 }
 
 bazel_cmd() {
