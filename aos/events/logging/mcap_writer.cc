@@ -407,8 +407,12 @@ absl::Status McapWriter::WriteSummary() {
   RecordEncoder footer(&scratch_, Opcode::kFooter);
   footer.U64(summary_start);
   footer.U64(summary_offset_start);
-  footer.U32(mcap::Crc32(0, scratch_));
+  footer.U32(0);
   footer.Finish();
+  // The CRC covers the summary up to and including summary_offset_start.
+  mcap::PatchU32(&scratch_, scratch_.size() - 4,
+                 mcap::Crc32(0, std::string_view(scratch_).substr(
+                                    0, scratch_.size() - 4)));
   scratch_ += mcap::kMagic;
   return WriteScratch();
 }
