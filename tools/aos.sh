@@ -2,6 +2,7 @@
 # The one entry point: installs what aos needs from Debian, then runs Bazel.
 #
 #   tools/aos.sh run      the main job: ping + pong + the streamer (README.md)
+#                         --log=FILE.mcap also records the run (docs/logging.md)
 #   tools/aos.sh test     every test; ends with "N passed, N failed"
 #   tools/aos.sh build    bazel build //...
 #   tools/aos.sh install  only install the Debian packages
@@ -12,6 +13,8 @@
 set -euo pipefail
 
 readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Paths the user gives (run --log=FILE) are relative to where they ran us.
+readonly CALLER_DIR="${PWD}"
 cd "${ROOT}"
 
 # Debian bookworm packages aos builds, tests and benchmarks with.
@@ -181,8 +184,23 @@ run_tests() {
 # or until Ctrl-C, then the accumulated summary prints and every process and
 # shared memory file is cleaned up. Extra arguments go to the streamer.
 run_main_job() {
+  # --log=FILE.mcap is ours: aos_logger records the run into FILE.
+  local log_file="" args=()
+  local arg
+  for arg in "$@"; do
+    case "${arg}" in
+      --log=?*) log_file="${arg#--log=}" ;;
+      --log | --log=)
+        log "--log needs a file: --log=FILE.mcap"
+        return 1
+        ;;
+      *) args+=("${arg}") ;;
+    esac
+  done
+  [[ -n "${log_file}" && "${log_file}" != /* ]] && log_file="${CALLER_DIR}/${log_file}"
+  set -- "${args[@]+"${args[@]}"}"
   bazel_cmd build //examples:ping //examples:pong \
-    //aos/tools:aos_timing_report_streamer
+    //aos/tools:aos_timing_report_streamer //aos/events/logging:aos_logger
   local base config status=0
   base="$(mktemp -d /dev/shm/aos_pingpong.XXXXXX)"
   config="bazel-bin/examples/pingpong_config.json"
@@ -198,6 +216,12 @@ run_main_job() {
   trap cleanup EXIT
   # Ctrl-C reaches the streamer, which prints its summary; we clean up after.
   trap ':' INT TERM
+  if [[ -n "${log_file}" ]]; then
+    # Started first, so it records ping and pong from their first message.
+    bazel-bin/aos/events/logging/aos_logger --config="${config}" \
+      --shm_base="${base}" --log_file="${log_file}" &
+    pids+=($!)
+  fi
   log "starting pong and ping (shared memory in ${base})"
   bazel-bin/examples/pong --config="${config}" --shm_base="${base}" &
   pids+=($!)
@@ -223,7 +247,7 @@ main() {
     install) install_packages ;;
     bazel) install_packages && bazel "$@" ;;
     "" | -h | --help | help)
-      sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       ;;
     *)
       log "unknown command '${command}'; try: tools/aos.sh run | test | build | install | bazel ARGS"
