@@ -18,7 +18,9 @@ DEFINE_string(log_file, "",
               "or --log_dir.");
 // glog defines --log_dir (for its own files, which aos programs never
 // write: they log to stderr); here it is the directory of the MCAP log,
-// named aos_log_[NODE_]YYYY-MM-DD_HH-MM-SS.mcap (UTC).
+// named aos_log_[NODE_]YYYY-MM-DD_HH-MM-SS.mcap (UTC). Only when given on
+// the command line: glog's default comes from $GOOGLE_LOG_DIR or
+// $TEST_TMPDIR.
 DECLARE_string(log_dir);
 DEFINE_string(channels, "",
               "Only record channels whose whole name matches this regular "
@@ -38,7 +40,10 @@ namespace aos::logging {
 namespace {
 
 std::string LogPath(const Node* node) {
-  if (FLAGS_log_file.empty() == FLAGS_log_dir.empty()) {
+  const std::string log_dir =
+      gflags::GetCommandLineFlagInfoOrDie("log_dir").is_default ? std::string()
+                                                                : FLAGS_log_dir;
+  if (FLAGS_log_file.empty() == log_dir.empty()) {
     ExitForUserError(
         "give exactly one of --log_file=PATH.mcap and --log_dir=DIR");
   }
@@ -48,7 +53,7 @@ std::string LogPath(const Node* node) {
   gmtime_r(&now, &utc);
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y-%m-%d_%H-%M-%S", &utc);
-  return StrCat(FLAGS_log_dir, "/aos_log_",
+  return StrCat(log_dir, "/aos_log_",
                 node == nullptr ? std::string()
                                 : StrCat(node->name()->string_view(), "_"),
                 stamp, ".mcap");

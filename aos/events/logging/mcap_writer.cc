@@ -50,10 +50,14 @@ McapWriter::McapWriter(std::string_view path, int fd,
 }
 
 McapWriter::~McapWriter() {
-  if (!closed_) {
-    absl::Status status = Close();
-    LOG_IF(ERROR, !status.ok()) << status.message();
+  if (closed_) return;
+  if (!error_.ok()) {
+    // Whoever got the error reported it; only the file is left to close.
+    close(fd_);
+    return;
   }
+  absl::Status status = Close();
+  LOG_IF(ERROR, !status.ok()) << status.message();
 }
 
 absl::Status McapWriter::Check() const {

@@ -67,7 +67,8 @@ class McapWriter {
   // name the path and say why it cannot be written.
   static absl::StatusOr<std::unique_ptr<McapWriter>> Create(
       std::string_view path, const McapWriterOptions& options);
-  // Closes the file if Close() was not called (a failure is logged).
+  // Closes the file if Close() was not called (a new failure is logged;
+  // one a call already returned is not).
   ~McapWriter();
 
   McapWriter(const McapWriter&) = delete;
