@@ -6,9 +6,11 @@
 #include <map>
 #include <string>
 
+#include "aos/configuration.h"
 #include "aos/events/event_loop_generated.h"
 #include "aos/events/logging/log_file_reader.h"
 #include "aos/events/logging/log_reader.h"
+#include "aos/events/logging/mcap_reader.h"
 #include "aos/events/logging/pingpong_log.h"
 #include "aos/events/simulated_event_loop.h"
 #include "aos/testing/path.h"
@@ -201,6 +203,71 @@ TEST_F(LoggerTest, ReplayFeedsNewCodeTheRecordedInputs) {
   for (size_t i = 1; i < ping_times.size(); ++i) {
     EXPECT_EQ(ping_times[i] - ping_times[i - 1], std::chrono::milliseconds(10));
   }
+}
+
+// On one node of a multi-node system: the channels readable there (its own
+// and those forwarded to it), the forwarded ones marked with their source
+// node, and the node named in the log.
+TEST_F(LoggerTest, RecordsTheChannelsOfItsNode) {
+  auto config = configuration::ReadConfigFromJson(R"({
+    "nodes": [ { "name": "pi1", "hostname": "pi1" },
+               { "name": "pi2", "hostname": "pi2" } ],
+    "channels": [
+      { "name": "/forwarded", "type": "aos.testing.TestMessage",
+        "source_node": "pi1", "destination_nodes": [ { "name": "pi2" } ] },
+      { "name": "/pi1_only", "type": "aos.testing.TestMessage",
+        "source_node": "pi1" },
+      { "name": "/pi2_only", "type": "aos.testing.TestMessage",
+        "source_node": "pi2" } ] })");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const Node* pi1 = configuration::GetNode(config->message(), "pi1");
+  const Node* pi2 = configuration::GetNode(config->message(), "pi2");
+  SimulatedEventLoopFactory factory(&config->message());
+  std::unique_ptr<EventLoop> logger_loop =
+      factory.MakeEventLoop("aos_logger", pi2);
+  logger_loop->SkipTimingReport();
+  auto writer = McapWriter::Create(path_, {});
+  ASSERT_TRUE(writer.ok());
+  auto logger = Logger::Make(logger_loop.get(), std::move(*writer), {});
+  ASSERT_TRUE(logger.ok()) << logger.status();
+  EXPECT_EQ((*logger)->channel_count(), 2u);
+
+  std::unique_ptr<EventLoop> sender_loop = factory.MakeEventLoop("sender", pi1);
+  sender_loop->SkipTimingReport();
+  Sender<aos::testing::TestMessage> sender =
+      sender_loop->MakeSender<aos::testing::TestMessage>("/forwarded");
+  sender_loop->OnRun([&]() {
+    auto builder = sender.MakeBuilder();
+    auto message = builder.MakeBuilder<aos::testing::TestMessage>();
+    message.add_value(7);
+    builder.CheckOk(builder.Send(message.Finish()));
+  });
+  factory.RunFor(std::chrono::seconds(1));
+  ASSERT_TRUE((*logger)->Finish().ok());
+
+  auto mcap = McapReader::Open(path_);
+  ASSERT_TRUE(mcap.ok());
+  std::map<std::string, std::string> source_nodes;
+  for (const auto& [id, channel] : (*mcap)->channels()) {
+    auto source = channel.metadata.find("source_node");
+    source_nodes[channel.topic] =
+        source == channel.metadata.end() ? "" : source->second;
+  }
+  EXPECT_EQ(source_nodes, (std::map<std::string, std::string>{
+                              {"/forwarded", "pi1"}, {"/pi2_only", ""}}));
+
+  auto log = LogFileReader::Open(path_);
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_EQ((*log)->node_name(), "pi2");
+  ASSERT_NE((*log)->node(), nullptr);
+  std::optional<LogMessage> message = (*log)->Next();
+  ASSERT_TRUE(message.has_value());
+  EXPECT_EQ(message->channel->name()->string_view(), "/forwarded");
+  EXPECT_EQ(
+      flatbuffers::GetRoot<aos::testing::TestMessage>(message->context.data)
+          ->value(),
+      7);
+  EXPECT_FALSE((*log)->Next().has_value());
 }
 
 }  // namespace
