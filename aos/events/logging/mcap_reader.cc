@@ -403,9 +403,12 @@ void McapReader::OpenPending(const Pending& pending) {
     Problem(StrCat(where, " is malformed; its messages are lost"));
     return;
   }
-  // A chunk may not claim more than a generous ratio of its compressed
-  // size: a corrupt size must not make us allocate terabytes.
-  if (*uncompressed_size > 64 * records->size() + (1 << 20)) {
+  // The chunk header has no CRC: a corrupt size must not make us allocate
+  // terabytes. zstd can shrink repetitive data a thousandfold, so only a
+  // size both huge and beyond that ratio is refused.
+  constexpr uint64_t kHuge = uint64_t{1} << 30;
+  if (*uncompressed_size > kHuge &&
+      *uncompressed_size / 1024 > records->size()) {
     Problem(StrCat(where, " claims ", *uncompressed_size,
                    " uncompressed bytes from ", records->size(),
                    "; its messages are lost"));
