@@ -71,7 +71,8 @@ int Main() {
   // Opened before any ping, so that a path it cannot write fails first.
   FlagOutputFile summary_json("--summary_json", FLAGS_summary_json);
 
-  ShmEventLoop loop(&config.message(), "ping");
+  ShmEventLoop loop(&config.message(), "ping",
+                    ReadPingPongNode(config.message()));
   loop.SetVersionString("ping_version");
   ApplyRealtimeFlags(&loop);
   CheckRate(*loop.GetChannel<Ping>("/test"), period, period_flag);
@@ -163,7 +164,7 @@ int Main() {
 int main(int argc, char** argv) {
   aos::InitGoogle(
       &argc, &argv,
-      "Usage: ping [--config=FILE] [--sleep_ms=N] [--count=N] "
+      "Usage: ping [--config=FILE] [--node=NAME] [--sleep_ms=N] [--count=N] "
       "[--duration=S] [--priority=N]\n"
       "            [--summary_json=FILE]\n"
       "Sends /test aos.examples.Ping every --sleep_ms and measures\n"

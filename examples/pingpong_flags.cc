@@ -1,6 +1,7 @@
 #include "examples/pingpong_flags.h"
 
 #include "aos/config_flag.h"
+#include "aos/node_flag.h"
 #include "aos/util/cpu_set.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
@@ -15,6 +16,12 @@ FlatbufferDetachedBuffer<Configuration> ReadPingPongConfig() {
   auto config = ReadConfigFlag("examples/pingpong_config.json");
   if (!config.ok()) ExitForUserError(StrCat(config.status().message()));
   return std::move(config).value();
+}
+
+const Node* ReadPingPongNode(const Configuration& config) {
+  auto node = ReadNodeFlag(config);
+  if (!node.ok()) ExitForUserError(StrCat(node.status().message()));
+  return *node;
 }
 
 void ApplyRealtimeFlags(EventLoop* loop) {

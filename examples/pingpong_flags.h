@@ -1,7 +1,8 @@
 #ifndef EXAMPLES_PINGPONG_FLAGS_H_
 #define EXAMPLES_PINGPONG_FLAGS_H_
 
-// The flags ping and pong share: --config, --priority and --affinity.
+// The flags ping and pong share: --config, --node, --priority and
+// --affinity.
 
 #include <string_view>
 
@@ -13,6 +14,10 @@ namespace aos::examples {
 // Reads --config (default: pingpong_config.json next to the binary). A
 // problem ends the program with one line naming it.
 FlatbufferDetachedBuffer<Configuration> ReadPingPongConfig();
+
+// The node of `config` to run as (--node, or this machine's hostname; null
+// in a single-node config). A problem ends the program with one line.
+const Node* ReadPingPongNode(const Configuration& config);
 
 // Applies --priority and --affinity to `loop`. A bad value ends the program
 // with one line naming the flag.

@@ -15,7 +15,8 @@ namespace {
 
 int Main() {
   auto config = ReadPingPongConfig();
-  ShmEventLoop loop(&config.message(), "pong");
+  ShmEventLoop loop(&config.message(), "pong",
+                    ReadPingPongNode(config.message()));
   loop.SetVersionString("pong_version");
   ApplyRealtimeFlags(&loop);
   Sender<Pong> sender = loop.MakeSender<Pong>("/test");
@@ -38,7 +39,7 @@ int Main() {
 int main(int argc, char** argv) {
   aos::InitGoogle(
       &argc, &argv,
-      "Usage: pong [--config=FILE] [--priority=N]\n"
+      "Usage: pong [--config=FILE] [--node=NAME] [--priority=N]\n"
       "Answers every /test aos.examples.Ping with a Pong; stop with\n"
       "Ctrl-C or SIGTERM. --config defaults to pingpong_config.json\n"
       "(examples/pingpong.json). docs/pingpong.md.");

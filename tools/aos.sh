@@ -3,6 +3,7 @@
 #
 #   tools/aos.sh run      the main job: ping + pong + the streamer (README.md)
 #                         --log=FILE.mcap also records the run (docs/logging.md)
+#   tools/aos.sh run --multinode   the same across two nodes and two bridges
 #   tools/aos.sh test     every test; ends with "N passed, N failed"
 #   tools/aos.sh build    bazel build //...
 #   tools/aos.sh install  only install the Debian packages
@@ -49,6 +50,10 @@ readonly PACKAGES=(
   zlib1g-dev
   nodejs
   npm
+  # This kernel may lack tc's netem: tools/netdelay delays a veth link's
+  # packets from user space through an iptables NFQUEUE instead.
+  iptables
+  libnetfilter-queue-dev
 )
 
 log() { echo "aos: $*" >&2; }
@@ -179,6 +184,16 @@ run_tests() {
   [[ ${status} == 0 && "${line}" == *" 0 failed"* ]]
 }
 
+# Stops the processes in the caller's `pids` (SIGTERM, then waits) and
+# empties it.
+stop_processes() {
+  if ((${#pids[@]} > 0)); then
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    wait "${pids[@]}" 2>/dev/null || true
+    pids=()
+  fi
+}
+
 # The main job: pong, ping and aos_timing_report_streamer --application=ping
 # on a private --shm_base; reports stream for --duration seconds (default 10)
 # or until Ctrl-C, then the accumulated summary prints and every process and
@@ -206,11 +221,7 @@ run_main_job() {
   config="bazel-bin/examples/pingpong_config.json"
   local pids=()
   cleanup() {
-    if ((${#pids[@]} > 0)); then
-      kill -TERM "${pids[@]}" 2>/dev/null || true
-      wait "${pids[@]}" 2>/dev/null || true
-      pids=()
-    fi
+    stop_processes
     rm -rf "${base}"
   }
   trap cleanup EXIT
@@ -237,17 +248,88 @@ run_main_job() {
   return "${status}"
 }
 
+# The main job across two nodes (examples/multinode_pingpong.json): pi1 runs
+# ping and its message bridge, pi2 runs pong and its bridge, each on its own
+# --shm_base; as root each node is a network namespace joined by a veth pair
+# (tools/netns_pair.sh), otherwise both bridges talk over loopback. One
+# streamer on pi1 shows every node's timing reports (pong's forwarded from
+# pi2) and what pi1's bridge measures of the network. Extra arguments go to
+# the streamer.
+run_multinode_job() {
+  bazel_cmd build //examples:ping //examples:pong \
+    //aos/tools:aos_timing_report_streamer //aos/network:message_bridge \
+    //examples:multinode_pingpong_config
+  local config="bazel-bin/examples/multinode_pingpong_config.json"
+  local bin="bazel-bin"
+  local base1 base2 status=0 netns="" domain
+  base1="$(mktemp -d /dev/shm/aos_pi1.XXXXXX)"
+  base2="$(mktemp -d /dev/shm/aos_pi2.XXXXXX)"
+  # A DDS domain of our own, so that other runs on this machine stay apart.
+  domain=$((1 + RANDOM % 200))
+  local in1=() in2=() interface1=lo interface2=lo
+  if [[ "$(id -u)" == 0 ]] && tools/netns_pair.sh up aosrun 2>/dev/null; then
+    netns=aosrun
+    in1=(ip netns exec aosrun1)
+    in2=(ip netns exec aosrun2)
+    interface1=aosrun1v
+    interface2=aosrun2v
+    log "pi1 and pi2 are network namespaces aosrun1 and aosrun2 (veth)"
+  else
+    log "not root (or no ip netns): both nodes on loopback"
+  fi
+  local pids=()
+  cleanup() {
+    stop_processes
+    [[ -n "${netns}" ]] && tools/netns_pair.sh down "${netns}"
+    rm -rf "${base1}" "${base2}"
+  }
+  trap cleanup EXIT
+  trap ':' INT TERM
+  local common=(--config="${config}")
+  "${in1[@]}" "${bin}/aos/network/message_bridge" "${common[@]}" --node=pi1 \
+    --shm_base="${base1}" --dds_domain="${domain}" \
+    --dds_interface="${interface1}" >&2 &
+  pids+=($!)
+  "${in2[@]}" "${bin}/aos/network/message_bridge" "${common[@]}" --node=pi2 \
+    --shm_base="${base2}" --dds_domain="${domain}" \
+    --dds_interface="${interface2}" >&2 &
+  pids+=($!)
+  "${in2[@]}" "${bin}/examples/pong" "${common[@]}" --node=pi2 \
+    --shm_base="${base2}" >&2 &
+  pids+=($!)
+  # Ping starts once the bridges have found each other (DDS discovery takes
+  # about 0.1 s), so its first pings are not answered late.
+  sleep 1
+  "${in1[@]}" "${bin}/examples/ping" "${common[@]}" --node=pi1 \
+    --shm_base="${base1}" >&2 &
+  pids+=($!)
+  log "streaming every node's timing reports on pi1; Ctrl-C to stop early"
+  "${bin}/aos/tools/aos_timing_report_streamer" "${common[@]}" \
+    --shm_base="${base1}" --duration=10 "$@" || status=$?
+  cleanup
+  trap - EXIT INT TERM
+  return "${status}"
+}
+
 main() {
   local command="${1:-}"
   [[ $# -gt 0 ]] && shift
   case "${command}" in
-    run) install_packages && run_main_job "$@" ;;
+    run)
+      install_packages
+      if [[ "${1:-}" == --multinode ]]; then
+        shift
+        run_multinode_job "$@"
+      else
+        run_main_job "$@"
+      fi
+      ;;
     test) install_packages && run_tests "$@" ;;
     build) install_packages && bazel_cmd build //... "$@" ;;
     install) install_packages ;;
     bazel) install_packages && bazel "$@" ;;
     "" | -h | --help | help)
-      sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       ;;
     *)
       log "unknown command '${command}'; try: tools/aos.sh run | test | build | install | bazel ARGS"

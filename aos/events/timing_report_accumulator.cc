@@ -26,7 +26,7 @@ void MergeEntries(const std::vector<Entry>& from, std::vector<Entry>* into,
 
 void TimingReportAccumulator::Add(const timing::ReportContents& report) {
   const timing::ReportHeader& in = report.header;
-  auto [it, first] = applications_.try_emplace({in.name, in.pid});
+  auto [it, first] = applications_.try_emplace({in.node, in.name, in.pid});
   timing::ReportContents& app = it->second;
   timing::ReportHeader& out = app.header;
   if (first) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -24,7 +25,8 @@ namespace aos {
 class TimingReportAccumulator {
  public:
   // Adds one decoded report (timing_report_codec.h validates it) to its
-  // application's summary (name + pid). Entries merge with the same entry of
+  // application's summary (node + name + pid: two nodes may run the same
+  // program with the same pid). Entries merge with the same entry of
   // earlier reports (watchers, fetchers and senders by channel, timers and
   // phased loops by name; new ones are appended in first-seen order):
   // counts add, statistics combine (as exactly as the reports' floats
@@ -32,14 +34,15 @@ class TimingReportAccumulator {
   // start to the latest end; the CPU latency limit is the latest report's.
   void Add(const timing::ReportContents& report);
 
-  // One summary per application, ordered by name then pid.
+  // One summary per application, ordered by node, name, then pid.
   std::vector<timing::ReportContents> Summaries() const;
 
   // Reports added so far.
   int64_t reports() const { return reports_; }
 
  private:
-  std::map<std::pair<std::string, int>, timing::ReportContents> applications_;
+  std::map<std::tuple<std::string, std::string, int>, timing::ReportContents>
+      applications_;
   int64_t reports_ = 0;
 };
 

@@ -297,6 +297,15 @@ absl::StatusOr<ReportContents> DecodeTimingReport(const Report& report) {
   header.node = Str(report.node());
   header.monotonic_start_ns = report.monotonic_start_time();
   header.monotonic_end_ns = report.monotonic_end_time();
+  int64_t window_ns = 0;
+  if (__builtin_sub_overflow(header.monotonic_end_ns, header.monotonic_start_ns,
+                             &window_ns) ||
+      window_ns < 0) {
+    return absl::InvalidArgumentError(
+        StrCat("timing report of ", header.name, ": its window ends (",
+               header.monotonic_end_ns, " ns) before it starts (",
+               header.monotonic_start_ns, " ns) or is impossibly long"));
+  }
   header.realtime_start_ns = report.realtime_start_time();
   header.send_failures = report.send_failures();
   header.dropped_histograms = report.dropped_histograms();

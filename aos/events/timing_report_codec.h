@@ -38,6 +38,12 @@ struct ReportHeader {
   int64_t monotonic_start_ns = 0;
   int64_t monotonic_end_ns = 0;
   int64_t realtime_start_ns = 0;
+  // The window's length in ns, computed without integer overflow (a summary
+  // of many reports may span any two of them).
+  double window_ns() const {
+    return static_cast<double>(monotonic_end_ns) -
+           static_cast<double>(monotonic_start_ns);
+  }
   uint64_t send_failures = 0;
   uint64_t dropped_histograms = 0;
   uint64_t dropped_entries = 0;
@@ -117,11 +123,12 @@ size_t ReportHeaderSizeBound(const ReportHeader& header);
 // --- Decoding ---------------------------------------------------------------
 
 // Validates `bytes` as an aos.timing.Report (the flatbuffers verifier, a
-// name, histograms that decode: known layout, sane buckets) and returns its
-// contents. The error is one sentence naming what is wrong ("timing report
-// of ping: timer ping: histogram bucket 3: ..."). A statistic whose average
-// is NaN (a window with calls but no sample yet) decodes as empty. Sender
-// error kinds this version does not know are ignored. Allocates.
+// name, a window that ends no earlier than it starts and whose length is
+// an int64_t of ns, histograms that decode: known layout, sane buckets) and
+// returns its contents. The error is one sentence naming what is wrong ("timing
+// report of ping: timer ping: histogram bucket 3: ..."). A statistic whose
+// average is NaN (a window with calls but no sample yet) decodes as empty.
+// Sender error kinds this version does not know are ignored. Allocates.
 absl::StatusOr<ReportContents> DecodeTimingReport(
     std::span<const uint8_t> bytes);
 // The same for a report that is part of an already verified buffer (e.g. a

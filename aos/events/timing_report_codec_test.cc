@@ -88,6 +88,19 @@ TEST(TimingReportCodecTest, MalformedReportsAreRefusedNamingWhatIsWrong) {
   EXPECT_EQ(
       DecodeTimingReport({nameless.data(), nameless.size()}).status().message(),
       "timing report without a name");
+
+  // A window that ends before it starts, or one too long for an int64_t of
+  // ns (found by the fuzzer: formatting its length overflowed).
+  for (const auto& [start, end] :
+       {std::pair<int64_t, int64_t>{kPingEnd, kPingStart},
+        std::pair<int64_t, int64_t>{INT64_MIN + 5, kPingEnd}}) {
+    const auto backwards = ReportFromJson(PingReport(start, end));
+    EXPECT_THAT(
+        std::string(DecodeTimingReport({backwards.data(), backwards.size()})
+                        .status()
+                        .message()),
+        HasSubstr("timing report of ping: its window ends"));
+  }
 }
 
 TEST(TimingReportCodecTest, UnknownSendErrorsAreIgnored) {

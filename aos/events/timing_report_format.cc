@@ -9,6 +9,7 @@
 #include "aos/events/streamed_report_generated.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/time/time.h"
+#include "aos/util/plain_table.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
@@ -155,38 +156,6 @@ flatbuffers::Offset<timing::Percentiles> EncodePercentiles(
       histogram.max_ns());
 }
 
-// Columns separated by two spaces, the first left-aligned, the others
-// right-aligned.
-class PlainTable {
- public:
-  void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  void Print(std::ostream* out) const {
-    std::vector<size_t> widths;
-    for (const auto& row : rows_) {
-      widths.resize(std::max(widths.size(), row.size()), 0);
-      for (size_t i = 0; i < row.size(); ++i) {
-        widths[i] = std::max(widths[i], row[i].size());
-      }
-    }
-    for (const auto& row : rows_) {
-      std::string line = "  ";
-      for (size_t i = 0; i < row.size(); ++i) {
-        const std::string padding(widths[i] - row[i].size(), ' ');
-        if (i == 0) {
-          line += row[i] + padding;
-        } else {
-          line += "  " + padding + row[i];
-        }
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      *out << line << "\n";
-    }
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-};
-
 // Keeps `text` within `width` characters by cutting its middle.
 std::string FitWidth(const std::string& text, size_t width) {
   if (text.size() <= width || width < 5) return text;
@@ -271,13 +240,22 @@ std::string FormatDuration(double value_ns, TimeUnit unit) {
                                                          : 1e6;
   const double value = value_ns / scale;
   if (value == 0) return "0";
+  // A report from elsewhere may hold anything a float can.
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char text[64];
+  // Beyond any real latency (a month in ns): 3 digits with an exponent.
+  if (std::abs(value) >= 1e15) {
+    snprintf(text, sizeof(text), "%.3g", value);
+    return text;
+  }
   int exponent = static_cast<int>(std::floor(std::log10(std::abs(value))));
   // 0.99996 rounds to 1.00, not 1.000: the digits follow the rounded value.
   const double last_digit = std::pow(10.0, exponent - 2);
   const double rounded = std::round(value / last_digit) * last_digit;
-  exponent = static_cast<int>(std::floor(std::log10(std::abs(rounded))));
+  if (std::isfinite(rounded)) {
+    exponent = static_cast<int>(std::floor(std::log10(std::abs(rounded))));
+  }
   const int decimals = std::clamp(2 - exponent, 0, 9);
-  char text[64];
   snprintf(text, sizeof(text), "%.*f", decimals, value);
   return text;
 }
@@ -291,10 +269,7 @@ std::string FormatTimingTable(const ReportContents& report,
   if (!header.version.empty()) out << " version \"" << header.version << "\"";
   // In seconds: ns / 1e3 in milliseconds.
   out << ": "
-      << FormatDuration(static_cast<double>(header.monotonic_end_ns -
-                                            header.monotonic_start_ns) /
-                            1e3,
-                        TimeUnit::kMilliseconds)
+      << FormatDuration(header.window_ns() / 1e3, TimeUnit::kMilliseconds)
       << " s until "
       << monotonic_clock::time_point(
              std::chrono::nanoseconds(header.monotonic_end_ns))
@@ -374,8 +349,8 @@ std::string FormatTimingReportAos(const ReportContents& report,
       << realtime_clock::time_point(
              std::chrono::nanoseconds(header.realtime_start_ns))
       << "):\n  Window: "
-      << DurationInSeconds(std::chrono::nanoseconds(header.monotonic_end_ns -
-                                                    header.monotonic_start_ns))
+      << DurationInSeconds(std::chrono::nanoseconds(
+             static_cast<int64_t>(std::min(header.window_ns(), 9e18))))
       << " sec, until "
       << monotonic_clock::time_point(
              std::chrono::nanoseconds(header.monotonic_end_ns))

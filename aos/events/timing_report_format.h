@@ -32,7 +32,8 @@ std::string_view TimeUnitName(TimeUnit unit);
 [[nodiscard]] bool ParseTimeUnit(std::string_view text, TimeUnit* unit);
 
 // `value_ns` in `unit` with 3 significant digits and no exponent ("5.44",
-// "26.6", "102", "1450"); "-" for NaN.
+// "26.6", "102", "1450"); "-" for NaN, "inf" and "-inf" for infinities,
+// and 3 digits with an exponent from 1e15 on ("1.7e+308").
 std::string FormatDuration(double value_ns, TimeUnit unit);
 
 // The report as a table for people, one row per callback, in `unit`,

@@ -40,6 +40,10 @@ TEST(TimingReportFormatTest, DurationsHaveThreeSignificantDigits) {
   EXPECT_EQ(FormatDuration(102438, TimeUnit::kMicroseconds), "102");
   EXPECT_EQ(FormatDuration(1450000, TimeUnit::kMicroseconds), "1450");
   EXPECT_EQ(FormatDuration(800, TimeUnit::kMicroseconds), "0.800");
+  // Reports from elsewhere may carry any float.
+  EXPECT_EQ(FormatDuration(INFINITY, TimeUnit::kMicroseconds), "inf");
+  EXPECT_EQ(FormatDuration(-INFINITY, TimeUnit::kMicroseconds), "-inf");
+  EXPECT_EQ(FormatDuration(1.7e308, TimeUnit::kNanoseconds), "1.7e+308");
   EXPECT_EQ(FormatDuration(5397, TimeUnit::kNanoseconds), "5397");
   EXPECT_EQ(FormatDuration(5397, TimeUnit::kMilliseconds), "0.00540");
   EXPECT_EQ(FormatDuration(0, TimeUnit::kMicroseconds), "0");

@@ -24,7 +24,8 @@ std::string CycloneXml(const DdsParticipant::Options& options) {
                        options.interface, "\"/></Interfaces></General>");
   }
   return StrCat("<CycloneDDS><Domain id=\"any\">", interface,
-                "<Tracing><Verbosity>warning</Verbosity></Tracing>"
+                "<Tracing><Verbosity>warning</Verbosity>"
+                "<OutputFile>stderr</OutputFile></Tracing>"
                 "</Domain></CycloneDDS>");
 }
 

@@ -8,13 +8,11 @@
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
 #include "aos/network/message_bridge.h"
+#include "aos/node_flag.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
 
-DEFINE_string(node, "",
-              "The node this bridge runs on (a name from the configuration's "
-              "nodes).");
 DEFINE_uint32(dds_domain, 0,
               "The DDS domain (0-230): bridges talk only to bridges of the "
               "same domain.");
@@ -34,17 +32,9 @@ int Main() {
         "--config: the configuration has no nodes, so there is "
         "nothing to forward");
   }
-  const Node* node = configuration::GetNode(configuration, FLAGS_node);
-  if (node == nullptr) {
-    std::vector<std::string> names;
-    for (const Node* n : *configuration.nodes()) {
-      names.push_back(n->name() == nullptr ? "" : n->name()->str());
-    }
-    ExitForUserError(StrCat("--node=", FLAGS_node,
-                            " is not a node of the configuration; its nodes: ",
-                            StrJoin(names, ", ")));
-  }
-  ShmEventLoop loop(&configuration, "message_bridge", node);
+  auto node = ReadNodeFlag(configuration);
+  if (!node.ok()) ExitForUserError(std::string(node.status().message()));
+  ShmEventLoop loop(&configuration, "message_bridge", *node);
   MessageBridge::Options options;
   options.dds.domain = FLAGS_dds_domain;
   options.dds.interface = FLAGS_dds_interface;

@@ -20,8 +20,11 @@
 #include "aos/events/timing_report_codec.h"
 #include "aos/events/timing_report_format.h"
 #include "aos/init.h"
+#include "aos/network/client_statistics_generated.h"
+#include "aos/tools/bridge_statistics_format.h"
 #include "aos/tools/latency_plot.h"
 #include "aos/tools/metrics_exporter.h"
+#include "aos/tools/node_channels.h"
 #include "aos/tools/top_view.h"
 #include "aos/util/str_cat.h"
 
@@ -29,7 +32,10 @@ DEFINE_string(application, "",
               "Only reports of these applications (exact names, comma "
               "separated); default: all.");
 DEFINE_int32(pid, 0, "Only reports of this process id (0: any).");
-DEFINE_string(node, "", "Only reports from this node (default: any).");
+DEFINE_string(node, "",
+              "In a multi-node config: only this node's reports (its /aos, "
+              "e.g. /pi2/aos, read here where the bridge forwards it); "
+              "default: every node's.");
 DEFINE_bool(stream, true, "Print each report as it arrives.");
 DEFINE_bool(accumulate, true,
             "On exit, print every application's reports summed up.");
@@ -150,63 +156,107 @@ int Main(int argc, char** argv) {
     applications.insert(name);
   }
 
+  // Every node's /aos (in a multi-node config, "/aos" is each node's own
+  // channel, forwarded to the others), or only --node's.
+  auto report_channels =
+      ChannelOnEachNode(configuration, "/aos", "aos.timing.Report",
+                        std::string(kProgram), FLAGS_node);
+  if (!report_channels.ok()) {
+    return Misuse(StrCat(report_channels.status().message()));
+  }
+  // The message bridges' view of the network, where there are bridges.
+  auto bridge_channels = ChannelOnEachNode(
+      configuration, "/aos", "aos.message_bridge.ClientStatistics",
+      std::string(kProgram), FLAGS_node);
+
+  // A reader of other nodes' channels too: it runs as no node in particular.
   ShmEventLoop loop(&configuration, "aos_timing_report_streamer");
   loop.SkipTimingReport();
   TimingReportAccumulator accumulator;
   // --top: the latest window of each application.
-  std::map<std::pair<std::string, int>, timing::ReportContents> latest;
+  std::map<std::tuple<std::string, std::string, int>, timing::ReportContents>
+      latest;
+  // The latest ClientStatistics of each node's bridge (they count since the
+  // bridge started, so the latest is the summary).
+  std::map<std::string, std::vector<uint8_t>> latest_bridge_statistics;
   int64_t matched = 0;
   int64_t malformed = 0;
   std::set<std::string> warned;
   std::set<std::string> seen_names;
-  loop.MakeRawWatcher(
-      loop.GetChannel<timing::Report>("/aos"),
-      [&](const Context& context, const void* data) {
-        const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data),
-                                             context.size);
-        // Validated once, here; everything below reads the decoded report.
-        absl::StatusOr<timing::ReportContents> decoded =
-            timing::DecodeTimingReport(bytes);
-        if (!decoded.ok()) {
+  auto on_report = [&](const Context& context, const void* data) {
+    const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data),
+                                         context.size);
+    // Validated once, here; everything below reads the decoded report.
+    absl::StatusOr<timing::ReportContents> decoded =
+        timing::DecodeTimingReport(bytes);
+    if (!decoded.ok()) {
+      ++malformed;
+      const std::string message(decoded.status().message());
+      if (warned.insert(message).second) {
+        LOG(WARNING) << "ignoring a malformed timing report (queue index "
+                     << context.queue_index << "): " << message
+                     << "; further ones like it are only counted";
+      }
+      return;
+    }
+    const timing::ReportContents& report = *decoded;
+    const timing::ReportHeader& header = report.header;
+    seen_names.insert(header.name);
+    if (!applications.empty() && !applications.contains(header.name)) {
+      return;
+    }
+    if (FLAGS_pid != 0 && header.pid != FLAGS_pid) return;
+    if (!FLAGS_node.empty() && header.node != FLAGS_node) return;
+    ++matched;
+    accumulator.Add(report);
+    if (metrics.has_value()) {
+      metrics->Publish(RenderMetrics(accumulator.Summaries(), configuration));
+    }
+    if (FLAGS_top) {
+      latest[{header.node, header.name, header.pid}] = report;
+      std::vector<timing::ReportContents> windows;
+      for (const auto& [key, window] : latest) windows.push_back(window);
+      std::cout << kClearScreen
+                << RenderTop(windows, configuration,
+                             {.unit = unit,
+                              .gate_us = FLAGS_max_wakeup_latency_us,
+                              .max_rows = static_cast<size_t>(
+                                  std::max(0, FLAGS_top_rows))})
+                << std::flush;
+    } else if (FLAGS_stream) {
+      std::cout << format(report, configuration, false) << std::flush;
+    }
+    if (FLAGS_count > 0 && matched >= FLAGS_count) loop.Exit();
+  };
+  for (const NodeChannel& channel : *report_channels) {
+    loop.MakeRawWatcher(channel.channel, on_report);
+  }
+  const bool show_bridges =
+      FLAGS_format == "table" && !FLAGS_top && bridge_channels.ok();
+  if (show_bridges) {
+    for (const NodeChannel& channel : *bridge_channels) {
+      loop.MakeRawWatcher(channel.channel, [&, node = channel.node](
+                                               const Context& context,
+                                               const void* data) {
+        const auto* bytes = static_cast<const uint8_t*>(data);
+        flatbuffers::Verifier verifier(bytes, context.size);
+        if (!verifier.VerifyBuffer<message_bridge::ClientStatistics>()) {
           ++malformed;
-          const std::string message(decoded.status().message());
-          if (warned.insert(message).second) {
-            LOG(WARNING) << "ignoring a malformed timing report (queue index "
-                         << context.queue_index << "): " << message
-                         << "; further ones like it are only counted";
-          }
           return;
         }
-        const timing::ReportContents& report = *decoded;
-        const timing::ReportHeader& header = report.header;
-        seen_names.insert(header.name);
-        if (!applications.empty() && !applications.contains(header.name)) {
-          return;
+        latest_bridge_statistics[node].assign(bytes, bytes + context.size);
+        if (FLAGS_stream) {
+          std::cout
+              << FormatClientStatistics(
+                     *flatbuffers::GetRoot<message_bridge::ClientStatistics>(
+                         bytes),
+                     node, unit)
+              << "\n"
+              << std::flush;
         }
-        if (FLAGS_pid != 0 && header.pid != FLAGS_pid) return;
-        if (!FLAGS_node.empty() && header.node != FLAGS_node) return;
-        ++matched;
-        accumulator.Add(report);
-        if (metrics.has_value()) {
-          metrics->Publish(
-              RenderMetrics(accumulator.Summaries(), configuration));
-        }
-        if (FLAGS_top) {
-          latest[{header.name, header.pid}] = report;
-          std::vector<timing::ReportContents> windows;
-          for (const auto& [key, window] : latest) windows.push_back(window);
-          std::cout << kClearScreen
-                    << RenderTop(windows, configuration,
-                                 {.unit = unit,
-                                  .gate_us = FLAGS_max_wakeup_latency_us,
-                                  .max_rows = static_cast<size_t>(
-                                      std::max(0, FLAGS_top_rows))})
-                    << std::flush;
-        } else if (FLAGS_stream) {
-          std::cout << format(report, configuration, false) << std::flush;
-        }
-        if (FLAGS_count > 0 && matched >= FLAGS_count) loop.Exit();
       });
+    }
+  }
 
   if (FLAGS_duration > 0) {
     TimerHandler* stop = loop.AddTimer([&]() { loop.Exit(); });
@@ -243,6 +293,13 @@ int Main(int argc, char** argv) {
       std::cout << format(summary, configuration, true)
                 << (FLAGS_format == "aos" ? "\n" : "");
     }
+    for (const auto& [node, bytes] : latest_bridge_statistics) {
+      std::cout << FormatClientStatistics(
+                       *flatbuffers::GetRoot<message_bridge::ClientStatistics>(
+                           bytes.data()),
+                       node, unit)
+                << "\n";
+    }
   }
   if (malformed > 0) {
     LOG(WARNING) << malformed << " malformed timing reports were ignored";
@@ -261,9 +318,7 @@ int Main(int argc, char** argv) {
     for (const auto& summary : summaries) names.push_back(summary.header.name);
     double seconds = 0;
     for (const auto& summary : summaries) {
-      seconds = std::max(seconds, (summary.header.monotonic_end_ns -
-                                   summary.header.monotonic_start_ns) /
-                                      1e9);
+      seconds = std::max(seconds, summary.header.window_ns() / 1e9);
     }
     const absl::Status plotted = WriteLatencyPlot(
         summaries, configuration, FLAGS_plot,

@@ -151,6 +151,16 @@ absl::Status WriteLatencyPlot(
         StrCat("nothing to plot in ", png_path,
                ": no timer or watcher of the selected reports ran"));
   }
+  return WriteLatencyPlot(latencies, png_path, title);
+}
+
+absl::Status WriteLatencyPlot(const std::vector<PlottedLatency>& latencies,
+                              const std::string& png_path,
+                              std::string_view title) {
+  if (latencies.empty()) {
+    return absl::FailedPreconditionError(
+        StrCat("nothing to plot in ", png_path, ": no latencies"));
+  }
   char directory[] = "/tmp/aos_plot_XXXXXX";
   if (mkdtemp(directory) == nullptr) {
     return absl::InternalError(StrCat("cannot make a directory for ", png_path,

@@ -59,6 +59,11 @@ absl::Status WriteLatencyPlot(
     const Configuration& config, const std::string& png_path,
     std::string_view title);
 
+// The same for any latencies (a benchmark's, cyclictest's), one curve each.
+absl::Status WriteLatencyPlot(const std::vector<PlottedLatency>& latencies,
+                              const std::string& png_path,
+                              std::string_view title);
+
 }  // namespace aos
 
 #endif  // AOS_TOOLS_LATENCY_PLOT_H_

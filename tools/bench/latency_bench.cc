@@ -26,6 +26,7 @@
 #include "aos/events/timing_statistic.h"
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
+#include "aos/tools/latency_plot.h"
 #include "aos/util/cpu_latency_limit.h"
 #include "aos/util/flag_output_file.h"
 #include "aos/util/json_writer.h"
@@ -394,45 +395,32 @@ std::string Ratio(double ours, double theirs) {
   return text;
 }
 
-void WritePlot(const Bench& bench, const Figures& ours,
-               const Figures& cyclictest) {
-  auto write = [&](const Figures& f, const std::string& path) {
-    std::ofstream out(path);
-    for (const auto& [bin, count] : f.bins) out << bin << " " << count << "\n";
-  };
-  const std::string ours_path = bench.work_dir() + "/ours.dat";
-  const std::string theirs_path = bench.work_dir() + "/cyclictest.dat";
-  write(ours, ours_path);
-  write(cyclictest, theirs_path);
-  const std::string script_path = bench.work_dir() + "/plot.gp";
-  std::ofstream script(script_path);
-  script
-      << "set terminal png size 1100,650 noenhanced\n"
-      << "set output '" << FLAGS_plot << "'\n"
-      << "set title 'Timer wakeup latency: aos ping timer vs cyclictest "
-         "(SCHED_FIFO "
-      << FLAGS_priority << ", " << FLAGS_interval_us << " us, " << ours.count
-      << " + " << cyclictest.count << " samples)'\n"
-      << "set xlabel 'latency (us)'\nset ylabel 'samples'\nset logscale y\n"
-      << "set yrange [0.8:*]\nset grid\nset key outside bottom center "
-         "horizontal\n"
-      << "set arrow 1 from " << ours.max_us << ", graph 0 to " << ours.max_us
-      << ", graph 1 nohead lc rgb 'red' dt 2\n"
-      << "set label 1 sprintf('aos max %.0f us', " << ours.max_us << ") at "
-      << ours.max_us << ", graph 0.95 right offset -0.5,0 tc rgb 'red'\n"
-      << "set arrow 2 from " << cyclictest.max_us << ", graph 0 to "
-      << cyclictest.max_us << ", graph 1 nohead lc rgb 'blue' dt 2\n"
-      << "set label 2 sprintf('cyclictest max %.0f us', " << cyclictest.max_us
-      << ") at " << cyclictest.max_us
-      << ", graph 0.88 right offset -0.5,0 tc rgb 'blue'\n"
-      << "plot '" << theirs_path
-      << "' using 1:2 with impulses lw 3 lc rgb '#6060ff' title 'cyclictest', '"
-      << ours_path
-      << "' using 1:2 with impulses lw 1 lc rgb 'red' title 'aos ping timer'\n";
-  script.close();
-  const std::string command = "gnuplot " + script_path;
-  if (system(command.c_str()) != 0) {
-    std::cerr << "latency_bench: gnuplot failed; the plot was not written\n";
+// The samples of `f`'s 1 us classes (read at their middle) and overflows
+// (at the maximum) as one curve of the streamer's OSADL-style plot.
+PlottedLatency ToPlotted(std::string label, const Figures& f) {
+  PlottedLatency plotted{std::move(label), {}};
+  for (const auto& [bin, count] : f.bins) {
+    for (uint64_t i = 0; i < count; ++i)
+      plotted.histogram.Record(bin * 1000 + 500);
+  }
+  for (uint64_t i = 0; i < f.overflows; ++i) {
+    plotted.histogram.Record(static_cast<int64_t>(f.max_us * 1000));
+  }
+  return plotted;
+}
+
+// The plot the streamer's --plot draws (aos/tools/latency_plot.h): x on the
+// range that shows the distributions, the far maxima marked at the edge.
+void WritePlot(const Figures& ours, const Figures& cyclictest) {
+  const absl::Status status = WriteLatencyPlot(
+      {ToPlotted("cyclictest", cyclictest), ToPlotted("aos ping timer", ours)},
+      FLAGS_plot,
+      StrCat("Timer wakeup latency: aos ping timer vs cyclictest (SCHED_FIFO ",
+             FLAGS_priority, ", ", FLAGS_interval_us, " us, ", ours.count,
+             " + ", cyclictest.count, " samples)"));
+  if (!status.ok()) {
+    std::cerr << "latency_bench: " << status.message()
+              << "; the plot was not written\n";
   }
 }
 
@@ -857,7 +845,7 @@ int Main() {
   json.EndArray();
   json.EndObject();
   json_file.WriteAndClose(json.Text());
-  WritePlot(bench, timer, cyclic);
+  WritePlot(timer, cyclic);
   std::cout << "\nWrote " << FLAGS_json << " and " << FLAGS_plot << "\n";
   return 0;
 }

@@ -1,0 +1,82 @@
+#include "aos/tools/bridge_statistics_format.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "aos/events/timing_histogram.h"
+#include "aos/util/plain_table.h"
+#include "aos/util/str_cat.h"
+
+namespace aos {
+namespace {
+
+std::string_view View(const flatbuffers::String* s) {
+  return s == nullptr ? std::string_view() : s->string_view();
+}
+
+}  // namespace
+
+std::string FormatClientStatistics(
+    const message_bridge::ClientStatistics& statistics, std::string_view node,
+    TimeUnit unit) {
+  std::ostringstream out;
+  out << "network into " << (node.empty() ? "this node" : node)
+      << " (message_bridge): clock offset and one-way latency in "
+      << TimeUnitName(unit) << "\n";
+  PlainTable table;
+  table.AddRow({"from", "state", "received", "dup", "dropped", "reboots",
+                "disc", "offset", "uncert", "latency n", "min", "p50", "p99",
+                "p99.9", "max"});
+  if (statistics.connections() != nullptr) {
+    for (const message_bridge::ClientConnection* c :
+         *statistics.connections()) {
+      const uint64_t dropped = c->dropped_unknown_channel() +
+                               c->dropped_oversize() + c->dropped_invalid() +
+                               c->dropped_send_failed();
+      const bool has_offset = c->monotonic_offset_uncertainty() >= 0;
+      std::vector<std::string> row = {
+          std::string(View(c->node())),
+          message_bridge::EnumNameState(c->state()),
+          StrCat(c->received_packets()),
+          StrCat(c->duplicate_packets()),
+          StrCat(dropped),
+          StrCat(c->reboots()),
+          StrCat(c->disconnects()),
+          has_offset
+              ? FormatDuration(static_cast<double>(c->monotonic_offset()), unit)
+              : "-",
+          has_offset ? FormatDuration(static_cast<double>(
+                                          c->monotonic_offset_uncertainty()),
+                                      unit)
+                     : "-"};
+      timing::LatencyHistogram histogram;
+      std::string why;
+      const bool decoded =
+          c->one_way_latency_histogram() != nullptr &&
+          timing::LatencyHistogram::Decode(*c->one_way_latency_histogram(),
+                                           &histogram, &why);
+      if (decoded && histogram.count() > 0) {
+        row.push_back(StrCat(histogram.count()));
+        row.push_back(
+            FormatDuration(static_cast<double>(histogram.min_ns()), unit));
+        for (double percentile : {50.0, 99.0, 99.9}) {
+          row.push_back(FormatDuration(
+              static_cast<double>(histogram.PercentileNs(percentile)), unit));
+        }
+        row.push_back(
+            FormatDuration(static_cast<double>(histogram.max_ns()), unit));
+      } else {
+        row.insert(row.end(), {"0", "-", "-", "-", "-", "-"});
+      }
+      table.AddRow(std::move(row));
+    }
+  }
+  table.Print(&out);
+  if (statistics.dropped_unknown_node() > 0) {
+    out << "  dropped from no node of the configuration: "
+        << statistics.dropped_unknown_node() << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace aos
