@@ -32,6 +32,9 @@ DEFINE_string(compression, "zstd", "Chunk compression: zstd, lz4 or none.");
 DEFINE_int64(chunk_size, 1 << 20,
              "Uncompressed bytes per chunk (a chunk is written out when "
              "full).");
+DEFINE_int32(poll_period_ms, 10,
+             "Read the channels every this many ms, all at once (one wakeup "
+             "per period); 0: wake up for every message.");
 DEFINE_int32(flush_period_ms, 1000,
              "Write the open chunk out at least this often, so a crash loses "
              "at most this much.");
@@ -70,6 +73,10 @@ int Main() {
     ExitForUserError(StrCat("--chunk_size=", FLAGS_chunk_size,
                             ": give 1024 to 1073741824 bytes"));
   }
+  if (FLAGS_poll_period_ms < 0) {
+    ExitForUserError(StrCat("--poll_period_ms=", FLAGS_poll_period_ms,
+                            ": give 0 (a wakeup per message) or more"));
+  }
   if (FLAGS_flush_period_ms <= 0) {
     ExitForUserError(StrCat("--flush_period_ms=", FLAGS_flush_period_ms,
                             ": give a positive period"));
@@ -106,6 +113,7 @@ int Main() {
   if (!writer.ok()) ExitForUserError(std::string(writer.status().message()));
   LoggerOptions options;
   options.flush_period = std::chrono::milliseconds(FLAGS_flush_period_ms);
+  options.poll_period = std::chrono::milliseconds(FLAGS_poll_period_ms);
   if (channels.has_value()) {
     options.channel_filter = [&channels](const Channel& channel) {
       return std::regex_match(channel.name()->str(), *channels);

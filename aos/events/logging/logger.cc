@@ -65,13 +65,23 @@ absl::StatusOr<std::unique_ptr<Logger>> Logger::Make(
   if (absl::Status status = logger->WriteHeaderRecords(options); !status.ok()) {
     return status;
   }
-  for (const std::unique_ptr<RecordedChannel>& recorded : logger->channels_) {
-    RecordedChannel* channel = recorded.get();
-    Logger* self = logger.get();
-    event_loop->MakeRawWatcher(
-        channel->channel, [self, channel](const Context& context, const void*) {
-          self->Record(channel, context);
-        });
+  if (options.poll_period > monotonic_clock::duration::zero()) {
+    for (const std::unique_ptr<RecordedChannel>& channel : logger->channels_) {
+      channel->fetcher = event_loop->MakeRawFetcher(channel->channel);
+    }
+    PhasedLoopHandler* poll = event_loop->AddPhasedLoop(
+        [self = logger.get()](int) { self->Poll(); }, options.poll_period);
+    poll->set_name("poll");
+  } else {
+    for (const std::unique_ptr<RecordedChannel>& recorded : logger->channels_) {
+      RecordedChannel* channel = recorded.get();
+      Logger* self = logger.get();
+      event_loop->MakeRawWatcher(
+          channel->channel,
+          [self, channel](const Context& context, const void*) {
+            self->Record(channel, context);
+          });
+    }
   }
   TimerHandler* flush =
       event_loop->AddTimer([self = logger.get()]() { self->Flush(); });
@@ -146,8 +156,10 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
       absl::StatusOr<uint16_t> id = writer_->AddChannel(
           schema->second, View(channel->name()), kFlatbufferEncoding, metadata);
       if (!id.ok()) return id.status();
-      channels_.push_back(std::make_unique<RecordedChannel>(
-          RecordedChannel{.channel = channel, .mcap_id = *id}));
+      auto recorded = std::make_unique<RecordedChannel>();
+      recorded->channel = channel;
+      recorded->mcap_id = *id;
+      channels_.push_back(std::move(recorded));
     }
   }
   if (channels_.empty()) {
@@ -183,6 +195,29 @@ void Logger::Record(RecordedChannel* channel, const Context& context) {
   if (!status.ok()) Fail(std::move(status));
 }
 
+void Logger::Poll() {
+  // Every channel's next unrecorded message is its fetcher's current one
+  // (after a FetchNext); record the earliest, advance that fetcher, until
+  // all are drained: a merge in send order, as watchers would deliver.
+  for (const std::unique_ptr<RecordedChannel>& channel : channels_) {
+    if (!channel->pending) channel->pending = channel->fetcher->FetchNext();
+  }
+  while (status_.ok()) {
+    RecordedChannel* earliest = nullptr;
+    for (const std::unique_ptr<RecordedChannel>& channel : channels_) {
+      if (!channel->pending) continue;
+      if (earliest == nullptr ||
+          channel->fetcher->context().monotonic_event_time <
+              earliest->fetcher->context().monotonic_event_time) {
+        earliest = channel.get();
+      }
+    }
+    if (earliest == nullptr) return;
+    Record(earliest, earliest->fetcher->context());
+    earliest->pending = earliest->fetcher->FetchNext();
+  }
+}
+
 void Logger::Flush() {
   if (!status_.ok()) return;
   absl::Status status = WriteLostCounts();
@@ -211,6 +246,8 @@ void Logger::Fail(absl::Status status) {
 
 absl::Status Logger::Finish() {
   finished_ = true;
+  // What was sent since the last poll.
+  if (!channels_.empty() && channels_.front()->fetcher != nullptr) Poll();
   if (status_.ok()) status_ = WriteLostCounts();
   absl::Status closed = writer_->Close();
   if (status_.ok()) status_ = closed;

@@ -10,9 +10,10 @@
 //   loop.Run();
 //   absl::Status status = (*logger)->Finish();
 //
-// Make() writes the schemas, channels, configuration and node at once, then
-// the logger has one watcher per channel (messages are recorded in the
-// order the loop delivers them: send order) and a timer "flush" that writes
+// Make() writes the schemas, channels, configuration and node at once; then
+// the logger reads every channel, with one watcher per channel or, given a
+// poll_period, with fetchers drained by a phased loop "poll" (either way in
+// send order), and has a timer "flush" that writes
 // the open chunk out every `flush_period`, so a crash loses at most that
 // much. Its callbacks are timed in the loop's reports like any other.
 //
@@ -50,6 +51,13 @@ struct LoggerOptions {
   std::function<bool(const Channel&)> channel_filter;
   // How often the open chunk is written out even if it is not full.
   monotonic_clock::duration flush_period = std::chrono::seconds(1);
+  // Positive: read every channel with a fetcher from a phased loop "poll"
+  // this often (one wakeup per period, however many messages: less
+  // interference with the applications recorded; the logger lags by up to
+  // a period, which must stay well below the channels'
+  // channel_storage_duration). Zero: a watcher per channel (a wakeup per
+  // message, recorded at once).
+  monotonic_clock::duration poll_period = monotonic_clock::duration::zero();
 };
 
 class Logger {
@@ -62,7 +70,8 @@ class Logger {
       LoggerOptions options);
   ~Logger();
 
-  // Writes what is left (open chunk, lost counts) and closes the file with
+  // Writes what is left (with a poll_period, the messages sent since the
+  // last poll; the open chunk; lost counts) and closes the file with
   // its summary. Call once, after the loop stopped. Returns the first error
   // of the whole recording, if any.
   absl::Status Finish();
@@ -78,16 +87,23 @@ class Logger {
 
  private:
   struct RecordedChannel {
-    const Channel* channel;
-    uint16_t mcap_id;
+    const Channel* channel = nullptr;
+    uint16_t mcap_id = 0;
     uint32_t last_queue_index = Context::kInvalidQueueIndex;
     uint64_t lost = 0;
+    // With a poll_period: the channel's fetcher, and whether its current
+    // message is still to be recorded.
+    std::unique_ptr<RawFetcher> fetcher;
+    bool pending = false;
   };
 
   Logger(EventLoop* event_loop, std::unique_ptr<McapWriter> writer);
 
   absl::Status WriteHeaderRecords(const LoggerOptions& options);
   void Record(RecordedChannel* channel, const Context& context);
+  // Records, in send order, every message the fetchers hold that is not
+  // recorded yet.
+  void Poll();
   void Flush();
   absl::Status WriteLostCounts();
   void Fail(absl::Status status);

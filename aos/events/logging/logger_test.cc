@@ -46,9 +46,15 @@ class LoggerTest : public ::testing::Test {
   std::string path_ = aos::testing::TestTempDir() + "/pingpong.mcap";
 };
 
-TEST_F(LoggerTest, LogsEveryMessageAtItsSendTimes) {
-  const PingPongLog sent =
-      RecordPingPong(path_, Compression::kZstd, std::chrono::seconds(2));
+// With watchers (poll period 0) and with fetchers polled every 10 ms: the
+// same log.
+class LoggerModeTest
+    : public LoggerTest,
+      public ::testing::WithParamInterface<monotonic_clock::duration> {};
+
+TEST_P(LoggerModeTest, LogsEveryMessageAtItsSendTimes) {
+  const PingPongLog sent = RecordPingPong(path_, Compression::kZstd,
+                                          std::chrono::seconds(2), GetParam());
   ASSERT_EQ(sent.sent.size(), 2u * 200u);
 
   auto log = LogFileReader::Open(path_);
@@ -98,6 +104,16 @@ TEST_F(LoggerTest, LogsEveryMessageAtItsSendTimes) {
   EXPECT_TRUE((*log)->problems().empty());
   EXPECT_TRUE((*log)->lost_messages().empty());
 }
+
+INSTANTIATE_TEST_SUITE_P(WatchersAndPolling, LoggerModeTest,
+                         ::testing::Values(monotonic_clock::duration::zero(),
+                                           std::chrono::milliseconds(10)),
+                         [](const auto& info) {
+                           return info.param ==
+                                          monotonic_clock::duration::zero()
+                                      ? std::string("Watchers")
+                                      : std::string("Polling");
+                         });
 
 TEST_F(LoggerTest, RecordsOnlyTheChannelsTheFilterSelects) {
   SimulatedEventLoopFactory factory(&TestConfig());

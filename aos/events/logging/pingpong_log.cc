@@ -21,14 +21,17 @@ const Configuration& TestConfig() {
 }
 
 PingPongLog RecordPingPong(const std::string& path, Compression compression,
-                           monotonic_clock::duration duration) {
+                           monotonic_clock::duration duration,
+                           monotonic_clock::duration poll_period) {
   PingPongLog result;
   SimulatedEventLoopFactory factory(&TestConfig());
   std::unique_ptr<EventLoop> logger_loop = factory.MakeEventLoop("aos_logger");
   auto writer = McapWriter::Create(
       path, {.compression = compression, .chunk_size = 4096});
   CHECK(writer.ok()) << writer.status();
-  auto logger = Logger::Make(logger_loop.get(), std::move(*writer), {});
+  LoggerOptions options;
+  options.poll_period = poll_period;
+  auto logger = Logger::Make(logger_loop.get(), std::move(*writer), options);
   CHECK(logger.ok()) << logger.status();
 
   std::unique_ptr<EventLoop> ping = factory.MakeEventLoop("ping");

@@ -33,9 +33,12 @@ const Configuration& TestConfig();
 
 // Runs ping (every 10 ms), pong and the logger for `duration` of simulated
 // time, logging into `path` with `compression` and small chunks (so there
-// are many). Aborts if the log cannot be written (a test bug).
-PingPongLog RecordPingPong(const std::string& path, Compression compression,
-                           monotonic_clock::duration duration);
+// are many), with the logger's `poll_period` (zero: watchers). Aborts if the
+// log cannot be written (a test bug).
+PingPongLog RecordPingPong(
+    const std::string& path, Compression compression,
+    monotonic_clock::duration duration,
+    monotonic_clock::duration poll_period = monotonic_clock::duration::zero());
 
 }  // namespace aos::logging::testing
 
