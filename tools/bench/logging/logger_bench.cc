@@ -40,10 +40,20 @@ DEFINE_int32(messages, 400000, "Throughput: 1 KiB messages per run.");
 DEFINE_string(compressions, "none,lz4,zstd",
               "Throughput: the compressions to run, in this order.");
 DEFINE_bool(latency, true, "Run the latency part.");
+DEFINE_int32(poll_period_ms, -1,
+             "Give aos_logger this --poll_period_ms (-1: its default).");
 DEFINE_bool(throughput, true, "Run the throughput part.");
 
 namespace aos::bench {
 namespace {
+
+// `args` and --poll_period_ms, if given.
+std::vector<std::string> LoggerArgs(std::vector<std::string> args) {
+  if (FLAGS_poll_period_ms >= 0) {
+    args.push_back(StrCat("--poll_period_ms=", FLAGS_poll_period_ms));
+  }
+  return args;
+}
 
 std::string MakeShmBase() {
   char base[] = "/dev/shm/aos_logger_bench.XXXXXX";
@@ -65,8 +75,8 @@ timing::TimerTiming PingRound(bool with_logger, const std::string& out_dir) {
   if (with_logger) {
     processes.push_back(std::make_unique<Subprocess>(
         FLAGS_bin_dir + "/aos/events/logging/aos_logger",
-        std::vector<std::string>{"--config=" + config, "--shm_base=" + base,
-                                 "--log_file=" + log_file},
+        LoggerArgs({"--config=" + config, "--shm_base=" + base,
+                    "--log_file=" + log_file}),
         out_dir));
   }
   processes.push_back(std::make_unique<Subprocess>(
@@ -174,10 +184,11 @@ void ThroughputRun(const std::string& compression, double rate_mb_s,
   std::unique_ptr<RawSender> sender = sender_loop.MakeRawSender(
       configuration::GetChannel(read->message(), "/bench", "aos.bench.Blob",
                                 "bench_sender", nullptr));
-  Subprocess logger(FLAGS_bin_dir + "/aos/events/logging/aos_logger",
-                    {"--config=" + config_path, "--shm_base=" + base,
-                     "--log_file=" + log_file, "--compression=" + compression},
-                    out_dir);
+  Subprocess logger(
+      FLAGS_bin_dir + "/aos/events/logging/aos_logger",
+      LoggerArgs({"--config=" + config_path, "--shm_base=" + base,
+                  "--log_file=" + log_file, "--compression=" + compression}),
+      out_dir);
   // Let the logger start watching before the first message.
   std::this_thread::sleep_for(std::chrono::seconds(1));
   // Incompressible payload (xorshift), different in every message: the
