@@ -2,6 +2,7 @@
 # The one entry point: installs what aos needs from Debian, then runs Bazel.
 #
 #   tools/aos.sh run      the main job: ping + pong + the streamer (README.md)
+#                         --log=FILE.mcap also records the run (docs/logging.md)
 #   tools/aos.sh run --multinode   the same across two nodes and two bridges
 #   tools/aos.sh test     every test; ends with "N passed, N failed"
 #   tools/aos.sh build    bazel build //...
@@ -13,6 +14,8 @@
 set -euo pipefail
 
 readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Paths the user gives (run --log=FILE) are relative to where they ran us.
+readonly CALLER_DIR="${PWD}"
 cd "${ROOT}"
 
 # Debian bookworm packages aos builds, tests and benchmarks with.
@@ -40,6 +43,13 @@ readonly PACKAGES=(
   cyclonedds-dev
   cyclonedds-tools
   iproute2
+  # MCAP logs (aos/events/logging): chunk compression and CRC-32, and Node
+  # for the test that reads our logs with the MCAP project's own reader.
+  libzstd-dev
+  liblz4-dev
+  zlib1g-dev
+  nodejs
+  npm
   # This kernel may lack tc's netem: tools/netdelay delays a veth link's
   # packets from user space through an iptables NFQUEUE instead.
   iptables
@@ -51,6 +61,9 @@ log() { echo "aos: $*" >&2; }
 missing_packages() {
   local package
   for package in "${PACKAGES[@]}"; do
+    # A Node from elsewhere (NodeSource's nodejs) bundles its own npm and
+    # conflicts with Debian's: any working npm will do.
+    if [[ "${package}" == npm ]] && command -v npm >/dev/null; then continue; fi
     if ! dpkg-query -W -f='${Status}' "${package}" 2>/dev/null |
       grep -q "install ok installed"; then
       echo "${package}"
@@ -61,7 +74,10 @@ missing_packages() {
 install_packages() {
   local missing
   missing="$(missing_packages)"
-  [[ -z "${missing}" ]] && return 0
+  if [[ -z "${missing}" ]]; then
+    install_npm_packages
+    return 0
+  fi
   # shellcheck disable=SC2086
   log "installing missing Debian packages:" ${missing}
   local sudo=()
@@ -82,6 +98,23 @@ install_packages() {
     log "still missing after apt-get install:" ${missing}
     exit 1
   fi
+  install_npm_packages
+}
+
+# The npm packages a test reads our MCAP logs with (the MCAP project's own
+# TypeScript reader), pinned by aos/events/logging/mcap_check/package-lock.json
+# and installed next to it (node_modules is ignored by git). Only when the
+# lock file changed since the last install: a second run does no network
+# traffic.
+readonly NPM_DIR="${ROOT}/aos/events/logging/mcap_check"
+install_npm_packages() {
+  local stamp="${NPM_DIR}/node_modules/.aos-installed-lock"
+  if [[ -f "${stamp}" ]] && cmp -s "${stamp}" "${NPM_DIR}/package-lock.json"; then
+    return 0
+  fi
+  log "installing the npm packages of ${NPM_DIR#"${ROOT}"/} (npm ci)"
+  (cd "${NPM_DIR}" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null)
+  cp "${NPM_DIR}/package-lock.json" "${stamp}"
 }
 
 bazel_cmd() {
@@ -166,8 +199,23 @@ stop_processes() {
 # or until Ctrl-C, then the accumulated summary prints and every process and
 # shared memory file is cleaned up. Extra arguments go to the streamer.
 run_main_job() {
+  # --log=FILE.mcap is ours: aos_logger records the run into FILE.
+  local log_file="" args=()
+  local arg
+  for arg in "$@"; do
+    case "${arg}" in
+      --log=?*) log_file="${arg#--log=}" ;;
+      --log | --log=)
+        log "--log needs a file: --log=FILE.mcap"
+        return 1
+        ;;
+      *) args+=("${arg}") ;;
+    esac
+  done
+  [[ -n "${log_file}" && "${log_file}" != /* ]] && log_file="${CALLER_DIR}/${log_file}"
+  set -- "${args[@]+"${args[@]}"}"
   bazel_cmd build //examples:ping //examples:pong \
-    //aos/tools:aos_timing_report_streamer
+    //aos/tools:aos_timing_report_streamer //aos/events/logging:aos_logger
   local base config status=0
   base="$(mktemp -d /dev/shm/aos_pingpong.XXXXXX)"
   config="bazel-bin/examples/pingpong_config.json"
@@ -179,6 +227,12 @@ run_main_job() {
   trap cleanup EXIT
   # Ctrl-C reaches the streamer, which prints its summary; we clean up after.
   trap ':' INT TERM
+  if [[ -n "${log_file}" ]]; then
+    # Started first, so it records ping and pong from their first message.
+    bazel-bin/aos/events/logging/aos_logger --config="${config}" \
+      --shm_base="${base}" --log_file="${log_file}" &
+    pids+=($!)
+  fi
   log "starting pong and ping (shared memory in ${base})"
   bazel-bin/examples/pong --config="${config}" --shm_base="${base}" &
   pids+=($!)
@@ -275,7 +329,7 @@ main() {
     install) install_packages ;;
     bazel) install_packages && bazel "$@" ;;
     "" | -h | --help | help)
-      sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       ;;
     *)
       log "unknown command '${command}'; try: tools/aos.sh run | test | build | install | bazel ARGS"

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "aos/config_flag.h"
+#include "aos/events/logging/log_file_reader.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
@@ -15,6 +16,10 @@ DEFINE_bool(fetch, false, "Print the latest message first, if there is one.");
 DEFINE_int64(count, 0, "Stop after printing this many messages (0: never).");
 DEFINE_int32(max_vector_size, 100,
              "Print longer vectors as \"[ ... N elements ... ]\".");
+DEFINE_string(log, "",
+              "Print the channel's messages from this log (an MCAP file "
+              "aos_logger wrote) instead of live ones, then exit; the log's "
+              "own configuration is used.");
 
 namespace aos {
 namespace {
@@ -93,23 +98,35 @@ std::string ListChannels(const Configuration& config) {
              : StrCat("channels of the config: ", StrJoin(channels, ", "));
 }
 
-int Main(int argc, char** argv) {
-  if (argc > 3) {
-    ExitForUserError(StrCat("unexpected argument '", argv[3],
-                            "': give CHANNEL [TYPE] (see --help)"));
+// One line: the message's send times, its channel, and the message as JSON
+// (or a note that it is not a valid message of the channel's type).
+void PrintMessage(const Channel& channel, const reflection::Schema& schema,
+                  const Context& context,
+                  const FlatbufferToJsonOptions& options) {
+  const auto* data = static_cast<const uint8_t*>(context.data);
+  std::cout << context.monotonic_event_time << " ("
+            << context.realtime_event_time << ") "
+            << channel.name()->string_view() << " "
+            << channel.type()->string_view() << ": ";
+  if (!flatbuffers::Verify(schema, *schema.root_table(), data, context.size)) {
+    std::cout << "<" << context.size << " bytes that are not a valid "
+              << channel.type()->string_view() << ">\n";
+  } else {
+    std::cout << FlatbufferToJson(data, schema, options) << "\n";
   }
-  if (FLAGS_count < 0) {
-    ExitForUserError(
-        StrCat("--count=", FLAGS_count, " is negative: give 0 or more"));
-  }
-  auto config = ReadConfigFlag("aos/aos_config.json");
-  if (!config.ok()) ExitForUserError(StrCat(config.status().message()));
+  std::cout << std::flush;
+}
+
+// The channel `argv[1]` [of type argv[2]] of `config`, with its schema, or
+// the program ends with a message naming what is wrong.
+std::pair<const Channel*, const reflection::Schema*> FindChannelAndSchema(
+    const Configuration& config, int argc, char** argv) {
   if (argc < 2) {
-    ExitForUserError(StrCat("give the CHANNEL [TYPE] to print; ",
-                            ListChannels(config->message())));
+    ExitForUserError(
+        StrCat("give the CHANNEL [TYPE] to print; ", ListChannels(config)));
   }
   const std::string_view type = argc == 3 ? argv[2] : "";
-  auto channel = FindDumpChannel(config->message(), argv[1], type);
+  auto channel = FindDumpChannel(config, argv[1], type);
   if (!channel.ok()) ExitForUserError(StrCat(channel.status().message()));
   const reflection::Schema* schema = (*channel)->schema();
   if (schema == nullptr || schema->root_table() == nullptr) {
@@ -119,32 +136,66 @@ int Main(int argc, char** argv) {
                "; use the config aos_config built (e.g. bazel-bin/examples/"
                "pingpong_config.json)"));
   }
+  return {*channel, schema};
+}
+
+// --log: every message of the channel in the log, then the log's problems
+// (a cut-short file, a damaged chunk) on stderr.
+int DumpLog(int argc, char** argv, const FlatbufferToJsonOptions& options) {
+  if (FLAGS_fetch) {
+    ExitForUserError("--fetch: a log is printed from its start; drop --fetch");
+  }
+  auto log = logging::LogFileReader::Open(FLAGS_log);
+  if (!log.ok()) {
+    ExitForUserError(StrCat("--log: ", log.status().message()));
+  }
+  const auto [channel, schema] =
+      FindChannelAndSchema(*(*log)->configuration(), argc, argv);
+  int64_t printed = 0;
+  while (std::optional<logging::LogMessage> message = (*log)->Next()) {
+    if (message->channel != channel) continue;
+    PrintMessage(*channel, *schema, message->context, options);
+    if (FLAGS_count > 0 && ++printed >= FLAGS_count) break;
+  }
+  for (const std::string& problem : (*log)->problems()) {
+    std::cerr << "aos_dump: " << problem << "\n";
+  }
+  auto lost = (*log)->lost_messages().find(channel);
+  if (lost != (*log)->lost_messages().end()) {
+    std::cerr << "aos_dump: the logger missed " << lost->second
+              << " messages of this channel (it fell behind)\n";
+  }
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  if (argc > 3) {
+    ExitForUserError(StrCat("unexpected argument '", argv[3],
+                            "': give CHANNEL [TYPE] (see --help)"));
+  }
+  if (FLAGS_count < 0) {
+    ExitForUserError(
+        StrCat("--count=", FLAGS_count, " is negative: give 0 or more"));
+  }
+  const FlatbufferToJsonOptions options{
+      .max_vector_size =
+          static_cast<size_t>(std::max(0, FLAGS_max_vector_size))};
+  if (!FLAGS_log.empty()) return DumpLog(argc, argv, options);
+  auto config = ReadConfigFlag("aos/aos_config.json");
+  if (!config.ok()) ExitForUserError(StrCat(config.status().message()));
+  const auto [channel, schema] =
+      FindChannelAndSchema(config->message(), argc, argv);
 
   ShmEventLoop loop(&config->message(), "aos_dump");
   loop.SkipTimingReport();
   int64_t printed = 0;
-  const FlatbufferToJsonOptions options{
-      .max_vector_size =
-          static_cast<size_t>(std::max(0, FLAGS_max_vector_size))};
   auto print = [&](const Context& context) {
-    const auto* data = static_cast<const uint8_t*>(context.data);
-    std::cout << context.monotonic_event_time << " ("
-              << context.realtime_event_time << ") "
-              << (*channel)->name()->string_view() << " "
-              << (*channel)->type()->string_view() << ": ";
-    if (!flatbuffers::Verify(*schema, *schema->root_table(), data,
-                             context.size)) {
-      std::cout << "<" << context.size << " bytes that are not a valid "
-                << (*channel)->type()->string_view() << ">\n";
-    } else {
-      std::cout << FlatbufferToJson(data, *schema, options) << "\n";
-    }
-    std::cout << std::flush;
+    PrintMessage(*channel, *schema, context, options);
     if (FLAGS_count > 0 && ++printed >= FLAGS_count) loop.Exit();
   };
-  auto fetcher = loop.MakeRawFetcher(*channel);
+  auto fetcher = loop.MakeRawFetcher(channel);
   loop.MakeRawWatcher(
-      *channel, [&](const Context& context, const void*) { print(context); });
+      channel, [&](const Context& context, const void*) { print(context); });
   if (FLAGS_fetch) {
     loop.OnRun([&]() {
       if (fetcher->Fetch()) print(fetcher->context());
@@ -161,8 +212,10 @@ int main(int argc, char** argv) {
   aos::InitGoogle(
       &argc, &argv,
       "Usage: aos_dump [--config=FILE] CHANNEL [TYPE]\n"
+      "       aos_dump --log=FILE.mcap CHANNEL [TYPE]\n"
       "Prints every new message on CHANNEL as JSON, with its send\n"
-      "times, until Ctrl-C (or --count). --config defaults to the\n"
+      "times, until Ctrl-C (or --count); with --log, every message of\n"
+      "CHANNEL in the log, then exits. --config defaults to the\n"
       "framework's aos/aos.json (/aos only). See docs/aos_dump.md.");
   return aos::Main(argc, argv);
 }

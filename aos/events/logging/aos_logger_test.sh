@@ -1,0 +1,97 @@
+#!/bin/bash
+# aos_logger as users run it, on real shared memory: it records its own
+# timing reports (the framework config has only /aos); a SIGKILLed logger
+# leaves a log whose finished chunks aos_dump --log reads; SIGTERM finishes
+# the file; bad paths and flags are one line naming them, exit 1.
+set -euo pipefail
+
+runfiles="${TEST_SRCDIR:-$0.runfiles}/${TEST_WORKSPACE:-aos}"
+logger="${runfiles}/aos/events/logging/aos_logger"
+dump="${runfiles}/aos/tools/aos_dump"
+config="${runfiles}/aos/aos_config.json"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}/aos_logger_test"
+mkdir -p "${tmp}"
+base="$(mktemp -d /dev/shm/aos_logger_test.XXXXXX)"
+pid=""
+cleanup() {
+  [[ -n "${pid}" ]] && kill -KILL "${pid}" 2>/dev/null || true
+  rm -rf "${base}"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+# Waits (up to 60 s) until aos_dump --log finds at least $2 reports in $1.
+wait_for_reports() {
+  local i
+  for ((i = 0; i < 600; ++i)); do
+    if [[ -f "$1" ]] && (("$("${dump}" --log="$1" /aos 2>/dev/null | wc -l)" >= $2)); then
+      return 0
+    fi
+    sleep 0.1
+  done
+  fail "no $2 reports in $1 after 60 s"
+}
+
+# A logger killed with SIGKILL: the chunks it wrote out are all readable.
+killed="${tmp}/killed.mcap"
+"${logger}" --config="${config}" --shm_base="${base}" --log_file="${killed}" \
+  --flush_period_ms=100 2>"${tmp}/killed.err" &
+pid=$!
+wait_for_reports "${killed}" 2
+kill -KILL "${pid}"
+wait "${pid}" 2>/dev/null || true
+pid=""
+"${dump}" --log="${killed}" /aos >"${tmp}/killed.out" 2>"${tmp}/killed.dump.err"
+(($(wc -l <"${tmp}/killed.out") >= 2)) || fail "killed log: $(cat "${tmp}/killed.out")"
+grep -q '"name": "aos_logger"' "${tmp}/killed.out" || fail "killed log holds no aos_logger report"
+grep -q "no Footer" "${tmp}/killed.dump.err" || fail "aos_dump did not say the log was unfinished: $(cat "${tmp}/killed.dump.err")"
+
+# SIGTERM: the logger finishes the file (summary and all) and says so.
+mkdir -p "${tmp}/dir"
+"${logger}" --config="${config}" --shm_base="${base}" --log_dir="${tmp}/dir" \
+  --compression=lz4 2>"${tmp}/term.err" &
+pid=$!
+for ((i = 0; i < 600; ++i)); do
+  log_file="$(ls "${tmp}/dir"/aos_log_*.mcap 2>/dev/null || true)"
+  [[ -n "${log_file}" ]] && break
+  sleep 0.1
+done
+[[ "${log_file}" =~ /aos_log_[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{2}-[0-9]{2}-[0-9]{2}\.mcap$ ]] ||
+  fail "--log_dir made '${log_file}'"
+wait_for_reports "${log_file}" 1
+kill -TERM "${pid}"
+status=0
+wait "${pid}" || status=$?
+pid=""
+((status == 0)) || fail "SIGTERM: exit ${status}: $(cat "${tmp}/term.err")"
+grep -q "aos_logger: recorded [0-9]* messages into ${log_file}" "${tmp}/term.err" ||
+  fail "no summary line: $(cat "${tmp}/term.err")"
+"${dump}" --log="${log_file}" /aos >/dev/null 2>"${tmp}/term.dump.err"
+[[ ! -s "${tmp}/term.dump.err" ]] || fail "a finished log has problems: $(cat "${tmp}/term.dump.err")"
+
+# Bad paths and flags: one line naming them, exit 1.
+expect_error() {
+  local expected="$1"
+  shift
+  local status=0
+  "${logger}" --config="${config}" --shm_base="${base}" "$@" >"${tmp}/out" 2>"${tmp}/err" || status=$?
+  ((status == 1)) || fail "$* exited ${status}, not 1"
+  (($(wc -l <"${tmp}/err") == 1)) || fail "$*: not one line: $(cat "${tmp}/err")"
+  grep -qF -- "${expected}" "${tmp}/err" || fail "$*: '${expected}' not in: $(cat "${tmp}/err")"
+}
+expect_error "${tmp}/no/such/dir/x.mcap: cannot create the log file" \
+  --log_file="${tmp}/no/such/dir/x.mcap"
+expect_error "/dev/full: cannot write the log: No space left on device" \
+  --log_file=/dev/full
+expect_error "--channels=(: not a regular expression" \
+  --log_file="${tmp}/x.mcap" '--channels=('
+expect_error "nothing to log" --log_file="${tmp}/x.mcap" --channels=/nothing
+expect_error "give exactly one of --log_file" 
+expect_error "--compression=gzip" --log_file="${tmp}/x.mcap" --compression=gzip
+"${logger}" --help >"${tmp}/help" 2>&1 || true
+grep -q "docs/logging.md" "${tmp}/help" || fail "--help: $(cat "${tmp}/help")"
+echo PASS

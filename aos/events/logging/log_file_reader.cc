@@ -1,0 +1,157 @@
+#include "aos/events/logging/log_file_reader.h"
+
+#include <charconv>
+
+#include "aos/events/logging/log_format.h"
+#include "aos/util/str_cat.h"
+
+namespace aos::logging {
+namespace {
+
+// The channel of `config` named `name` of `type`, or null (no maps: the log
+// holds the names as configured).
+const Channel* ChannelByNameAndType(const Configuration& config,
+                                    std::string_view name,
+                                    std::string_view type) {
+  if (config.channels() == nullptr) return nullptr;
+  for (const Channel* channel : *config.channels()) {
+    if (channel->name() != nullptr && channel->type() != nullptr &&
+        channel->name()->string_view() == name &&
+        channel->type()->string_view() == type) {
+      return channel;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
+    std::string_view path) {
+  absl::StatusOr<std::unique_ptr<McapReader>> mcap = McapReader::Open(path);
+  if (!mcap.ok()) return mcap.status();
+  std::unique_ptr<LogFileReader> log(new LogFileReader(std::move(*mcap)));
+  const McapReader& reader = *log->mcap_;
+  for (const McapAttachment& attachment : reader.attachments()) {
+    if (attachment.name == kConfigAttachment) log->config_ = attachment.data;
+  }
+  if (log->config_.empty()) {
+    return absl::InvalidArgumentError(
+        StrCat(path, ": not an aos log: it has no ", kConfigAttachment,
+               " attachment (the configuration aos_logger stores)"));
+  }
+  flatbuffers::Verifier verifier(
+      reinterpret_cast<const uint8_t*>(log->config_.data()),
+      log->config_.size());
+  if (!VerifyConfigurationBuffer(verifier)) {
+    return absl::InvalidArgumentError(
+        StrCat(path, ": its ", kConfigAttachment,
+               " attachment is not a valid aos.Configuration"));
+  }
+  for (const McapMetadata& metadata : reader.metadata()) {
+    if (metadata.name == kLoggerMetadata) {
+      auto node = metadata.metadata.find(std::string(kLoggerNode));
+      if (node != metadata.metadata.end()) log->node_name_ = node->second;
+    }
+    if (metadata.name == kLostMetadata) {
+      // The last record counts: it has the latest totals.
+      log->lost_.clear();
+      for (const auto& [channel, count] : metadata.metadata) {
+        const size_t space = channel.find(' ');
+        const Channel* found = ChannelByNameAndType(
+            *log->configuration(), channel.substr(0, space),
+            space == std::string::npos ? "" : channel.substr(space + 1));
+        uint64_t value = 0;
+        const auto [end, error] =
+            std::from_chars(count.data(), count.data() + count.size(), value);
+        if (found != nullptr && error == std::errc() &&
+            end == count.data() + count.size()) {
+          log->lost_[found] = value;
+        }
+      }
+    }
+  }
+  if (!log->node_name_.empty()) {
+    log->node_ = configuration::GetNode(*log->configuration(), log->node_name_);
+    if (log->node_ == nullptr) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ": it was logged on node ", log->node_name_,
+                 ", which its configuration does not have"));
+    }
+  }
+  log->SyncProblems();
+  return log;
+}
+
+LogFileReader::LogFileReader(std::unique_ptr<McapReader> mcap)
+    : mcap_(std::move(mcap)) {}
+
+void LogFileReader::SyncProblems() {
+  const std::vector<std::string>& problems = mcap_->problems();
+  for (; mcap_problems_seen_ < problems.size(); ++mcap_problems_seen_) {
+    problems_.push_back(problems[mcap_problems_seen_]);
+  }
+}
+
+std::vector<const Channel*> LogFileReader::logged_channels() const {
+  std::vector<const Channel*> result;
+  for (const auto& [id, mcap_channel] : mcap_->channels()) {
+    auto type = mcap_channel.metadata.find(std::string(kChannelType));
+    if (type == mcap_channel.metadata.end()) continue;
+    const Channel* channel = ChannelByNameAndType(
+        *configuration(), mcap_channel.topic, type->second);
+    if (channel != nullptr) result.push_back(channel);
+  }
+  return result;
+}
+
+const Channel* LogFileReader::FindChannel(uint16_t mcap_channel) {
+  auto known = channels_.find(mcap_channel);
+  if (known != channels_.end()) return known->second;
+  const Channel* channel = nullptr;
+  auto found = mcap_->channels().find(mcap_channel);
+  if (found == mcap_->channels().end()) {
+    problems_.push_back(StrCat(path(), ": messages on MCAP channel ",
+                               mcap_channel,
+                               ", which the log never declares; skipped"));
+  } else {
+    auto type = found->second.metadata.find(std::string(kChannelType));
+    if (type != found->second.metadata.end()) {
+      channel = ChannelByNameAndType(*configuration(), found->second.topic,
+                                     type->second);
+    }
+    if (channel == nullptr) {
+      problems_.push_back(
+          StrCat(path(), ": MCAP channel ", found->second.topic,
+                 " matches no channel of the logged configuration; skipped"));
+    }
+  }
+  channels_.emplace(mcap_channel, channel);
+  return channel;
+}
+
+std::optional<LogMessage> LogFileReader::Next() {
+  while (true) {
+    std::optional<McapMessage> message = mcap_->Next();
+    SyncProblems();
+    if (!message.has_value()) return std::nullopt;
+    const Channel* channel = FindChannel(message->channel_id);
+    if (channel == nullptr) continue;
+    LogMessage result;
+    result.channel = channel;
+    Context& context = result.context;
+    context.monotonic_event_time = monotonic_clock::time_point(
+        monotonic_clock::duration(message->log_time));
+    context.realtime_event_time = realtime_clock::time_point(
+        realtime_clock::duration(message->publish_time));
+    context.monotonic_remote_time = context.monotonic_event_time;
+    context.realtime_remote_time = context.realtime_event_time;
+    context.queue_index = message->sequence;
+    context.remote_queue_index = message->sequence;
+    context.size = message->data.size();
+    context.data = message->data.data();
+    return result;
+  }
+}
+
+}  // namespace aos::logging

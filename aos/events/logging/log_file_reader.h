@@ -1,0 +1,98 @@
+#ifndef AOS_EVENTS_LOGGING_LOG_FILE_READER_H_
+#define AOS_EVENTS_LOGGING_LOG_FILE_READER_H_
+
+// Reads an aos log (an MCAP file aos_logger wrote; log_format.h) back as
+// aos messages: the channel of the logged configuration, the context the
+// watchers saw, and the bytes, in the order they were sent.
+//
+//   auto log = LogFileReader::Open("/tmp/run.mcap");
+//   if (!log.ok()) aos::ExitForUserError(log.status().message());
+//   while (std::optional<LogMessage> message = (*log)->Next()) {
+//     if (message->channel->name()->string_view() == "/aos") ...
+//     const auto* report =
+//         flatbuffers::GetRoot<aos::timing::Report>(message->context.data);
+//   }
+//   for (const std::string& problem : (*log)->problems()) ... (stderr)
+//
+// Damage: as McapReader, a cut-short file (a killed logger) or a damaged
+// chunk costs only what is damaged; each is a sentence in problems(),
+// which grows while reading (a chunk is checked when its time comes).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "aos/configuration_generated.h"
+#include "aos/events/event_loop.h"
+#include "aos/events/logging/mcap_reader.h"
+
+namespace aos::logging {
+
+struct LogMessage {
+  // The channel in configuration(); never null.
+  const Channel* channel = nullptr;
+  // As a watcher on the logging node saw the message: monotonic and
+  // realtime event times (the send times), queue_index, size and data.
+  // The remote fields equal the local ones (the log keeps the logging
+  // node's times only). data is valid until the next Next().
+  Context context;
+};
+
+class LogFileReader {
+ public:
+  // Opens the log at `path`. Errors name the file: cannot open, not MCAP,
+  // or not an aos log (no configuration attached, or one that does not
+  // verify).
+  static absl::StatusOr<std::unique_ptr<LogFileReader>> Open(
+      std::string_view path);
+
+  // The next message in send order (ties: file order), or nullopt at the
+  // end. Messages of MCAP channels that match no channel of the
+  // configuration are skipped (one problem per such channel).
+  std::optional<LogMessage> Next();
+
+  // The flattened configuration the logger ran with (schemas embedded).
+  const Configuration* configuration() const {
+    return flatbuffers::GetRoot<Configuration>(config_.data());
+  }
+  // The node the log was recorded on: its name ("" in a single-node
+  // system) and the node of configuration() (null in a single-node one).
+  const std::string& node_name() const { return node_name_; }
+  const Node* node() const { return node_; }
+  // The channels recorded, in the order of configuration().
+  std::vector<const Channel*> logged_channels() const;
+  // Messages the logger missed because it fell behind, by channel.
+  const std::map<const Channel*, uint64_t>& lost_messages() const {
+    return lost_;
+  }
+  // What was damaged and skipped; see the header comment.
+  const std::vector<std::string>& problems() const { return problems_; }
+  const std::string& path() const { return mcap_->path(); }
+
+ private:
+  explicit LogFileReader(std::unique_ptr<McapReader> mcap);
+
+  // The channel of configuration() that `mcap_channel` was recorded from,
+  // or null (and a problem, once).
+  const Channel* FindChannel(uint16_t mcap_channel);
+  void SyncProblems();
+
+  std::unique_ptr<McapReader> mcap_;
+  std::string config_;
+  std::string node_name_;
+  const Node* node_ = nullptr;
+  // Indexed by MCAP channel id, filled on first use.
+  std::map<uint16_t, const Channel*> channels_;
+  std::map<const Channel*, uint64_t> lost_;
+  std::vector<std::string> problems_;
+  size_t mcap_problems_seen_ = 0;
+};
+
+}  // namespace aos::logging
+
+#endif  // AOS_EVENTS_LOGGING_LOG_FILE_READER_H_

@@ -1,0 +1,92 @@
+#include "aos/events/logging/log_reader.h"
+
+#include <algorithm>
+
+#include "glog/logging.h"
+
+namespace aos::logging {
+namespace {
+
+std::string_view View(const flatbuffers::String* string) {
+  return string == nullptr ? std::string_view() : string->string_view();
+}
+
+}  // namespace
+
+LogReader::LogReader(LogFileReader* log, SimulatedEventLoopFactory* factory,
+                     ReplayOptions options)
+    : log_(log), factory_(factory), exit_when_done_(options.exit_when_done) {
+  CHECK(factory->configuration() == log->configuration())
+      << "LogReader: make the SimulatedEventLoopFactory from the log's "
+         "configuration()";
+  next_ = log_->Next();
+  if (next_.has_value()) {
+    const monotonic_clock::duration first =
+        next_->context.monotonic_event_time.time_since_epoch();
+    factory->SetMonotonicOffset(log_->node(),
+                                std::max(monotonic_clock::duration::zero(),
+                                         first - std::chrono::seconds(1)));
+  }
+  event_loop_ = factory->MakeEventLoop("log_reader", log_->node());
+  event_loop_->SkipTimingReport();
+  const Configuration& config = *log_->configuration();
+  senders_.resize(config.channels() == nullptr ? 0 : config.channels()->size());
+  for (const Channel* channel : log_->logged_channels()) {
+    if (options.channel_filter && !options.channel_filter(*channel)) continue;
+    if (log_->node() != nullptr &&
+        View(channel->source_node()) != View(log_->node()->name())) {
+      skipped_.push_back(channel);
+      continue;
+    }
+    senders_[IndexOf(channel)] = event_loop_->MakeRawSender(channel);
+  }
+  timer_ = event_loop_->AddTimer([this]() { SendDue(); });
+  timer_->set_name("replay");
+  exit_timer_ = event_loop_->AddTimer([this]() { factory_->Exit(); });
+  exit_timer_->set_name("replay_done");
+  event_loop_->OnRun([this]() { ScheduleNext(); });
+}
+
+LogReader::~LogReader() = default;
+
+size_t LogReader::IndexOf(const Channel* channel) const {
+  // Linear: a configuration has tens of channels.
+  const auto& channels = *log_->configuration()->channels();
+  for (size_t i = 0; i < channels.size(); ++i) {
+    if (channels[i] == channel) return i;
+  }
+  LOG(FATAL) << "channel " << View(channel->name())
+             << " is not in the log's configuration";
+}
+
+void LogReader::ScheduleNext() {
+  while (next_.has_value()) {
+    if (senders_[IndexOf(next_->channel)] != nullptr) {
+      timer_->Schedule(next_->context.monotonic_event_time);
+      return;
+    }
+    next_ = log_->Next();
+  }
+  // Exit from a timer due now: it runs after the watchers of the last
+  // message, whose deliveries were scheduled first.
+  if (exit_when_done_) exit_timer_->Schedule(event_loop_->monotonic_now());
+}
+
+void LogReader::SendDue() {
+  const monotonic_clock::time_point now = event_loop_->monotonic_now();
+  while (next_.has_value() && next_->context.monotonic_event_time <= now) {
+    RawSender* sender = senders_[IndexOf(next_->channel)].get();
+    if (sender != nullptr) {
+      if (sender->Send(next_->context.data, next_->context.size) ==
+          RawSender::Error::kOk) {
+        ++replayed_;
+      } else {
+        ++send_errors_;
+      }
+    }
+    next_ = log_->Next();
+  }
+  ScheduleNext();
+}
+
+}  // namespace aos::logging

@@ -1,0 +1,123 @@
+#ifndef AOS_EVENTS_LOGGING_LOGGER_H_
+#define AOS_EVENTS_LOGGING_LOGGER_H_
+
+// Records the channels an event loop can read into an MCAP log
+// (log_format.h says what goes where).
+//
+//   aos::ShmEventLoop loop(&config.message(), "aos_logger");
+//   auto writer = McapWriter::Create("/tmp/run.mcap", {});
+//   auto logger = Logger::Make(&loop, std::move(*writer), {});
+//   loop.Run();
+//   absl::Status status = (*logger)->Finish();
+//
+// Make() writes the schemas, channels, configuration and node at once; then
+// the logger reads every channel, with one watcher per channel or, given a
+// poll_period, with fetchers drained by a phased loop "poll" (either way in
+// send order), and has a timer "flush" that writes
+// the open chunk out every `flush_period`, so a crash loses at most that
+// much. Its callbacks are timed in the loop's reports like any other.
+//
+// Never blocking senders: the logger is a reader like any other; if it
+// falls behind by more than a channel's queue, the messages it missed are
+// gone for it, counted per channel from the gaps in queue_index, logged
+// once as a warning per channel, and written into the file
+// (kLostMetadata).
+//
+// Errors: the first failed write (disk full, I/O error) stops recording,
+// keeps the status (naming the file) and asks the loop to Exit().
+//
+// Memory: the writer's chunk buffers are allocated up front and kept; its
+// message indexes keep their capacity across chunks, so steady-state
+// logging allocates only when a chunk holds more messages of a channel than
+// any before it (and one chunk-index entry per chunk). The logger is not a
+// realtime application: it runs without SCHED_FIFO, and so without the
+// allocation guard (docs/logging.md).
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "aos/events/event_loop.h"
+#include "aos/events/logging/mcap_writer.h"
+
+namespace aos::logging {
+
+struct LoggerOptions {
+  // Which channels to record (of those readable on the loop's node); null:
+  // all of them.
+  std::function<bool(const Channel&)> channel_filter;
+  // How often the open chunk is written out even if it is not full.
+  monotonic_clock::duration flush_period = std::chrono::seconds(1);
+  // Positive: read every channel with a fetcher from a phased loop "poll"
+  // this often (one wakeup per period, however many messages: less
+  // interference with the applications recorded; the logger lags by up to
+  // a period, which must stay well below the channels'
+  // channel_storage_duration). Zero: a watcher per channel (a wakeup per
+  // message, recorded at once).
+  monotonic_clock::duration poll_period = monotonic_clock::duration::zero();
+};
+
+class Logger {
+ public:
+  // Sets up recording on `event_loop` (before it runs) into `writer`.
+  // Errors: nothing to record (no channel readable on the node passes the
+  // filter), or the writer failed (its status names the file).
+  static absl::StatusOr<std::unique_ptr<Logger>> Make(
+      EventLoop* event_loop, std::unique_ptr<McapWriter> writer,
+      LoggerOptions options);
+  ~Logger();
+
+  // Writes what is left (with a poll_period, the messages sent since the
+  // last poll; the open chunk; lost counts) and closes the file with
+  // its summary. Call once, after the loop stopped. Returns the first error
+  // of the whole recording, if any.
+  absl::Status Finish();
+
+  // The first write error (OK while recording works).
+  const absl::Status& status() const { return status_; }
+  // Channels being recorded.
+  size_t channel_count() const { return channels_.size(); }
+  // Messages recorded, and missed, so far.
+  uint64_t recorded_messages() const { return writer_->message_count(); }
+  uint64_t lost_messages() const { return lost_total_; }
+  const std::string& path() const { return writer_->path(); }
+
+ private:
+  struct RecordedChannel {
+    const Channel* channel = nullptr;
+    uint16_t mcap_id = 0;
+    uint32_t last_queue_index = Context::kInvalidQueueIndex;
+    uint64_t lost = 0;
+    // With a poll_period: the channel's fetcher, and whether its current
+    // message is still to be recorded.
+    std::unique_ptr<RawFetcher> fetcher;
+    bool pending = false;
+  };
+
+  Logger(EventLoop* event_loop, std::unique_ptr<McapWriter> writer);
+
+  absl::Status WriteHeaderRecords(const LoggerOptions& options);
+  void Record(RecordedChannel* channel, const Context& context);
+  // Records, in send order, every message the fetchers hold that is not
+  // recorded yet.
+  void Poll();
+  void Flush();
+  absl::Status WriteLostCounts();
+  void Fail(absl::Status status);
+
+  EventLoop* const event_loop_;
+  std::unique_ptr<McapWriter> writer_;
+  // Stable addresses: watchers point at their entry.
+  std::vector<std::unique_ptr<RecordedChannel>> channels_;
+  absl::Status status_;
+  uint64_t lost_total_ = 0;
+  uint64_t lost_written_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace aos::logging
+
+#endif  // AOS_EVENTS_LOGGING_LOGGER_H_

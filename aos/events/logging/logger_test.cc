@@ -1,0 +1,290 @@
+// The logger, LogFileReader and LogReader together, in simulation: what a
+// ping/pong run sends is what the log holds, at the same times, and what
+// replay sends again.
+#include "aos/events/logging/logger.h"
+
+#include <map>
+#include <string>
+
+#include "aos/configuration.h"
+#include "aos/events/event_loop_generated.h"
+#include "aos/events/logging/log_file_reader.h"
+#include "aos/events/logging/log_reader.h"
+#include "aos/events/logging/mcap_reader.h"
+#include "aos/events/logging/pingpong_log.h"
+#include "aos/events/simulated_event_loop.h"
+#include "aos/testing/path.h"
+#include "aos/testing/test_message_generated.h"
+#include "aos/testing/test_reply_generated.h"
+#include "gtest/gtest.h"
+
+namespace aos::logging {
+namespace {
+
+using testing::PingPongLog;
+using testing::RecordPingPong;
+using testing::SentMessage;
+using testing::TestConfig;
+
+std::string Describe(const Channel* channel) {
+  return std::string(channel->name()->string_view()) + " " +
+         std::string(channel->type()->string_view());
+}
+
+int ValueOf(const LogMessage& message) {
+  const std::string type = std::string(message.channel->type()->string_view());
+  if (type == "aos.testing.TestMessage") {
+    return flatbuffers::GetRoot<aos::testing::TestMessage>(message.context.data)
+        ->value();
+  }
+  return flatbuffers::GetRoot<aos::testing::TestReply>(message.context.data)
+      ->value();
+}
+
+class LoggerTest : public ::testing::Test {
+ protected:
+  std::string path_ = aos::testing::TestTempDir() + "/pingpong.mcap";
+};
+
+// With watchers (poll period 0) and with fetchers polled every 10 ms: the
+// same log.
+class LoggerModeTest
+    : public LoggerTest,
+      public ::testing::WithParamInterface<monotonic_clock::duration> {};
+
+TEST_P(LoggerModeTest, LogsEveryMessageAtItsSendTimes) {
+  const PingPongLog sent = RecordPingPong(path_, Compression::kZstd,
+                                          std::chrono::seconds(2), GetParam());
+  ASSERT_EQ(sent.sent.size(), 2u * 200u);
+
+  auto log = LogFileReader::Open(path_);
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_EQ((*log)->node_name(), "");
+  EXPECT_EQ((*log)->node(), nullptr);
+  // The stored configuration is the one logged with, schemas included.
+  ASSERT_EQ((*log)->configuration()->channels()->size(),
+            TestConfig().channels()->size());
+  std::vector<std::string> logged;
+  for (const Channel* channel : (*log)->logged_channels()) {
+    EXPECT_NE(channel->schema(), nullptr);
+    logged.push_back(Describe(channel));
+  }
+  EXPECT_EQ(logged, (std::vector<std::string>{"/aos aos.timing.Report",
+                                              "/test aos.testing.TestMessage",
+                                              "/test aos.testing.TestReply"}));
+
+  size_t next = 0;
+  int reports = 0;
+  std::map<std::string, int> report_applications;
+  monotonic_clock::time_point last = monotonic_clock::min_time;
+  while (std::optional<LogMessage> message = (*log)->Next()) {
+    EXPECT_GE(message->context.monotonic_event_time, last);
+    last = message->context.monotonic_event_time;
+    if (message->channel->name()->string_view() == "/aos") {
+      ++reports;
+      const auto* report =
+          flatbuffers::GetRoot<aos::timing::Report>(message->context.data);
+      ++report_applications[report->name()->str()];
+      continue;
+    }
+    ASSERT_LT(next, sent.sent.size());
+    const SentMessage& expected = sent.sent[next++];
+    EXPECT_EQ(Describe(message->channel), expected.channel);
+    EXPECT_EQ(message->context.monotonic_event_time,
+              expected.monotonic_sent_time);
+    EXPECT_EQ(message->context.realtime_event_time,
+              expected.realtime_sent_time);
+    EXPECT_EQ(ValueOf(*message), expected.value);
+  }
+  EXPECT_EQ(next, sent.sent.size());
+  EXPECT_EQ(reports, sent.reports);
+  // The logger is an ordinary application: its own reports are logged.
+  EXPECT_GT(report_applications["aos_logger"], 0);
+  EXPECT_GT(report_applications["ping"], 0);
+  EXPECT_TRUE((*log)->problems().empty());
+  EXPECT_TRUE((*log)->lost_messages().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(WatchersAndPolling, LoggerModeTest,
+                         ::testing::Values(monotonic_clock::duration::zero(),
+                                           std::chrono::milliseconds(10)),
+                         [](const auto& info) {
+                           return info.param ==
+                                          monotonic_clock::duration::zero()
+                                      ? std::string("Watchers")
+                                      : std::string("Polling");
+                         });
+
+TEST_F(LoggerTest, RecordsOnlyTheChannelsTheFilterSelects) {
+  SimulatedEventLoopFactory factory(&TestConfig());
+  std::unique_ptr<EventLoop> loop = factory.MakeEventLoop("aos_logger");
+  auto writer = McapWriter::Create(path_, {});
+  ASSERT_TRUE(writer.ok());
+  auto logger = Logger::Make(loop.get(), std::move(*writer),
+                             {.channel_filter = [](const Channel& channel) {
+                               return channel.name()->string_view() == "/aos";
+                             }});
+  ASSERT_TRUE(logger.ok()) << logger.status();
+  EXPECT_EQ((*logger)->channel_count(), 1u);
+  factory.RunFor(std::chrono::milliseconds(2500));
+  ASSERT_TRUE((*logger)->Finish().ok());
+  auto log = LogFileReader::Open(path_);
+  ASSERT_TRUE(log.ok()) << log.status();
+  ASSERT_EQ((*log)->logged_channels().size(), 1u);
+  int messages = 0;
+  while ((*log)->Next().has_value()) ++messages;
+  EXPECT_EQ(messages, 2);  // The logger's own reports at 1 s and 2 s.
+}
+
+TEST_F(LoggerTest, NothingToLogIsAnError) {
+  SimulatedEventLoopFactory factory(&TestConfig());
+  std::unique_ptr<EventLoop> loop = factory.MakeEventLoop("aos_logger");
+  auto writer = McapWriter::Create(path_, {});
+  ASSERT_TRUE(writer.ok());
+  auto logger =
+      Logger::Make(loop.get(), std::move(*writer),
+                   {.channel_filter = [](const Channel&) { return false; }});
+  ASSERT_FALSE(logger.ok());
+  EXPECT_NE(logger.status().message().find(path_), std::string::npos);
+}
+
+TEST_F(LoggerTest, AnMcapFileWithoutConfigurationIsNotAnAosLog) {
+  auto writer = McapWriter::Create(path_, {});
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  auto log = LogFileReader::Open(path_);
+  ASSERT_FALSE(log.ok());
+  EXPECT_NE(log.status().message().find("not an aos log"), std::string::npos)
+      << log.status();
+}
+
+// Replay: a fresh watcher sees every recorded Pong at its recorded time.
+TEST_F(LoggerTest, ReplaySendsEveryMessageAtItsRecordedTime) {
+  const PingPongLog sent =
+      RecordPingPong(path_, Compression::kLz4, std::chrono::seconds(1));
+  auto log = LogFileReader::Open(path_);
+  ASSERT_TRUE(log.ok()) << log.status();
+  SimulatedEventLoopFactory factory((*log)->configuration());
+  LogReader replay(log->get(), &factory);
+  std::unique_ptr<EventLoop> test = factory.MakeEventLoop("test");
+  std::vector<SentMessage> seen;
+  test->MakeWatcher("/test", [&](const aos::testing::TestReply& reply) {
+    seen.push_back(
+        SentMessage{.channel = "/test aos.testing.TestReply",
+                    .monotonic_sent_time = test->context().monotonic_event_time,
+                    .realtime_sent_time = realtime_clock::min_time,
+                    .value = reply.value()});
+  });
+  factory.Run();
+  std::vector<SentMessage> pongs;
+  for (const SentMessage& message : sent.sent) {
+    if (message.channel == "/test aos.testing.TestReply") {
+      pongs.push_back(message);
+    }
+  }
+  ASSERT_EQ(seen.size(), pongs.size());
+  ASSERT_EQ(pongs.size(), 100u);
+  for (size_t i = 0; i < pongs.size(); ++i) {
+    EXPECT_EQ(seen[i].value, pongs[i].value) << i;
+    EXPECT_EQ(seen[i].monotonic_sent_time, pongs[i].monotonic_sent_time) << i;
+  }
+  EXPECT_EQ(replay.send_errors(), 0u);
+  EXPECT_EQ(replay.replayed_messages(), sent.sent.size() + sent.reports);
+}
+
+// New code against recorded data: a new pong answers the recorded pings.
+TEST_F(LoggerTest, ReplayFeedsNewCodeTheRecordedInputs) {
+  RecordPingPong(path_, Compression::kZstd, std::chrono::seconds(1));
+  auto log = LogFileReader::Open(path_);
+  ASSERT_TRUE(log.ok()) << log.status();
+  SimulatedEventLoopFactory factory((*log)->configuration());
+  LogReader replay(
+      log->get(), &factory, {.channel_filter = [](const Channel& channel) {
+        return channel.type()->string_view() == "aos.testing.TestMessage";
+      }});
+  std::unique_ptr<EventLoop> pong = factory.MakeEventLoop("new_pong");
+  Sender<aos::testing::TestReply> sender =
+      pong->MakeSender<aos::testing::TestReply>("/test");
+  std::vector<monotonic_clock::time_point> ping_times;
+  pong->MakeWatcher("/test", [&](const aos::testing::TestMessage& message) {
+    ping_times.push_back(pong->context().monotonic_event_time);
+    auto builder = sender.MakeBuilder();
+    auto reply = builder.MakeBuilder<aos::testing::TestReply>();
+    reply.add_value(-message.value());
+    builder.CheckOk(builder.Send(reply.Finish()));
+  });
+  factory.Run();
+  ASSERT_EQ(ping_times.size(), 100u);
+  // The recorded pings came every 10 ms; so do the replayed ones.
+  for (size_t i = 1; i < ping_times.size(); ++i) {
+    EXPECT_EQ(ping_times[i] - ping_times[i - 1], std::chrono::milliseconds(10));
+  }
+}
+
+// On one node of a multi-node system: the channels readable there (its own
+// and those forwarded to it), the forwarded ones marked with their source
+// node, and the node named in the log.
+TEST_F(LoggerTest, RecordsTheChannelsOfItsNode) {
+  auto config = configuration::ReadConfigFromJson(R"({
+    "nodes": [ { "name": "pi1", "hostname": "pi1" },
+               { "name": "pi2", "hostname": "pi2" } ],
+    "channels": [
+      { "name": "/forwarded", "type": "aos.testing.TestMessage",
+        "source_node": "pi1", "destination_nodes": [ { "name": "pi2" } ] },
+      { "name": "/pi1_only", "type": "aos.testing.TestMessage",
+        "source_node": "pi1" },
+      { "name": "/pi2_only", "type": "aos.testing.TestMessage",
+        "source_node": "pi2" } ] })");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const Node* pi1 = configuration::GetNode(config->message(), "pi1");
+  const Node* pi2 = configuration::GetNode(config->message(), "pi2");
+  SimulatedEventLoopFactory factory(&config->message());
+  std::unique_ptr<EventLoop> logger_loop =
+      factory.MakeEventLoop("aos_logger", pi2);
+  logger_loop->SkipTimingReport();
+  auto writer = McapWriter::Create(path_, {});
+  ASSERT_TRUE(writer.ok());
+  auto logger = Logger::Make(logger_loop.get(), std::move(*writer), {});
+  ASSERT_TRUE(logger.ok()) << logger.status();
+  EXPECT_EQ((*logger)->channel_count(), 2u);
+
+  std::unique_ptr<EventLoop> sender_loop = factory.MakeEventLoop("sender", pi1);
+  sender_loop->SkipTimingReport();
+  Sender<aos::testing::TestMessage> sender =
+      sender_loop->MakeSender<aos::testing::TestMessage>("/forwarded");
+  sender_loop->OnRun([&]() {
+    auto builder = sender.MakeBuilder();
+    auto message = builder.MakeBuilder<aos::testing::TestMessage>();
+    message.add_value(7);
+    builder.CheckOk(builder.Send(message.Finish()));
+  });
+  factory.RunFor(std::chrono::seconds(1));
+  ASSERT_TRUE((*logger)->Finish().ok());
+
+  auto mcap = McapReader::Open(path_);
+  ASSERT_TRUE(mcap.ok());
+  std::map<std::string, std::string> source_nodes;
+  for (const auto& [id, channel] : (*mcap)->channels()) {
+    auto source = channel.metadata.find("source_node");
+    source_nodes[channel.topic] =
+        source == channel.metadata.end() ? "" : source->second;
+  }
+  EXPECT_EQ(source_nodes, (std::map<std::string, std::string>{
+                              {"/forwarded", "pi1"}, {"/pi2_only", ""}}));
+
+  auto log = LogFileReader::Open(path_);
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_EQ((*log)->node_name(), "pi2");
+  ASSERT_NE((*log)->node(), nullptr);
+  std::optional<LogMessage> message = (*log)->Next();
+  ASSERT_TRUE(message.has_value());
+  EXPECT_EQ(message->channel->name()->string_view(), "/forwarded");
+  EXPECT_EQ(
+      flatbuffers::GetRoot<aos::testing::TestMessage>(message->context.data)
+          ->value(),
+      7);
+  EXPECT_FALSE((*log)->Next().has_value());
+}
+
+}  // namespace
+}  // namespace aos::logging

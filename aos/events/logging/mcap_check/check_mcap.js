@@ -1,0 +1,172 @@
+// Reads aos MCAP logs with the MCAP project's own TypeScript reader
+// (@mcap/core, decompression from @mcap/support) and checks them against
+// what aos says it logged (expected.json from mcap_check_log_writer).
+//
+//   node check_mcap.js expected.json a.mcap [b.mcap ...]
+//
+// For each file, through the summary (McapIndexedReader) and by streaming
+// every record (McapStreamReader): the header, one flatbuffer schema per
+// type holding a binary schema (.bfbs), one channel per aos channel with
+// its type, the attached configuration, message counts (statistics too)
+// and every message's log and publish time, in order. Prints one line per
+// file; exits 1 with the first difference.
+"use strict";
+const fs = require("fs");
+const assert = require("assert/strict");
+const { McapIndexedReader, McapStreamReader } = require("@mcap/core");
+const { loadDecompressHandlers } = require("@mcap/support");
+
+function checkSchemasAndChannels(file, schemasById, channelsById, expected) {
+  const topics = [...channelsById.values()]
+    .map((c) => `${c.topic} ${c.metadata.get("aos_type")}`)
+    .sort();
+  assert.deepEqual(
+    topics,
+    expected.map((e) => `${e.topic} ${e.type}`).sort(),
+    `${file}: channels`
+  );
+  for (const channel of channelsById.values()) {
+    assert.equal(channel.messageEncoding, "flatbuffer", `${file}: encoding`);
+    const schema = schemasById.get(channel.schemaId);
+    assert.ok(schema, `${file}: ${channel.topic} has no schema`);
+    assert.equal(schema.name, channel.metadata.get("aos_type"));
+    assert.equal(schema.encoding, "flatbuffer");
+    // A binary flatbuffer schema: file identifier "BFBS" at bytes 4..8.
+    assert.equal(
+      Buffer.from(schema.data.subarray(4, 8)).toString("latin1"),
+      "BFBS",
+      `${file}: schema ${schema.name} is not a .bfbs`
+    );
+  }
+  assert.equal(
+    new Set([...schemasById.values()].map((s) => s.name)).size,
+    schemasById.size,
+    `${file}: one schema per type`
+  );
+}
+
+function checkMessages(file, how, channelsById, messages, expected) {
+  const times = new Map();
+  for (const message of messages) {
+    const channel = channelsById.get(message.channelId);
+    const key = `${channel.topic} ${channel.metadata.get("aos_type")}`;
+    if (!times.has(key)) times.set(key, { log: [], publish: [] });
+    times.get(key).log.push(message.logTime.toString());
+    times.get(key).publish.push(message.publishTime.toString());
+  }
+  for (const e of expected) {
+    const got = times.get(`${e.topic} ${e.type}`) ?? { log: [], publish: [] };
+    assert.equal(got.log.length, e.log_times.length,
+      `${file} (${how}): ${e.topic} ${e.type} message count`);
+    assert.deepEqual(got.log, e.log_times, `${file} (${how}): log times`);
+    assert.deepEqual(got.publish, e.publish_times,
+      `${file} (${how}): publish times`);
+  }
+  // Log time order overall.
+  for (let i = 1; i < messages.length; ++i) {
+    assert.ok(messages[i - 1].logTime <= messages[i].logTime,
+      `${file} (${how}): message ${i} out of log time order`);
+  }
+}
+
+async function checkIndexed(file, bytes, expected, decompressHandlers) {
+  const readable = {
+    size: async () => BigInt(bytes.length),
+    read: async (offset, length) =>
+      bytes.subarray(Number(offset), Number(offset + length)),
+  };
+  const reader = await McapIndexedReader.Initialize({
+    readable,
+    decompressHandlers,
+  });
+  assert.equal(reader.header.library, "aos");
+  checkSchemasAndChannels(file, reader.schemasById, reader.channelsById,
+    expected);
+  assert.ok(reader.chunkIndexes.length > 1, `${file}: several chunks`);
+  const total = expected.reduce((n, e) => n + e.log_times.length, 0);
+  assert.equal(reader.statistics.messageCount, BigInt(total),
+    `${file}: statistics.messageCount`);
+  for (const [id, count] of reader.statistics.channelMessageCounts) {
+    const channel = reader.channelsById.get(id);
+    const e = expected.find((x) => x.topic === channel.topic &&
+      x.type === channel.metadata.get("aos_type"));
+    assert.equal(count, BigInt(e.log_times.length),
+      `${file}: statistics for ${channel.topic}`);
+  }
+  assert.deepEqual(reader.attachmentIndexes.map((a) => a.name),
+    ["aos_config.bfbs"], `${file}: attachments`);
+  assert.ok(reader.metadataIndexes.some((m) => m.name === "aos_logger"),
+    `${file}: aos_logger metadata`);
+  const messages = [];
+  for await (const message of reader.readMessages()) messages.push(message);
+  checkMessages(file, "indexed", reader.channelsById, messages, expected);
+  return messages.length;
+}
+
+function checkStream(file, bytes, expected, decompressHandlers) {
+  const reader = new McapStreamReader({ decompressHandlers, validateCrcs: true });
+  reader.append(bytes);
+  const schemasById = new Map();
+  const channelsById = new Map();
+  const messages = [];
+  let footer = false;
+  for (let record; (record = reader.nextRecord()); ) {
+    if (record.type === "Schema") schemasById.set(record.id, record);
+    if (record.type === "Channel") channelsById.set(record.id, record);
+    if (record.type === "Message") messages.push(record);
+    if (record.type === "Footer") footer = true;
+  }
+  assert.ok(footer && reader.done(), `${file}: stream ends with a footer`);
+  checkSchemasAndChannels(file, schemasById, channelsById, expected);
+  // The stream is in file order; our chunks are in log time order too.
+  checkMessages(file, "stream", channelsById, messages, expected);
+}
+
+// A log cut short (a killed logger): the MCAP reader streams the chunks
+// before the cut, and they hold a prefix of every channel's messages.
+function checkCutShort(file, bytes, expected, decompressHandlers) {
+  const reader = new McapStreamReader({ decompressHandlers, validateCrcs: true });
+  reader.append(bytes.subarray(0, Math.floor(bytes.length * 0.6)));
+  const channelsById = new Map();
+  const times = new Map();
+  let count = 0;
+  for (let record; (record = reader.nextRecord()); ) {
+    if (record.type === "Channel") channelsById.set(record.id, record);
+    if (record.type !== "Message") continue;
+    const channel = channelsById.get(record.channelId);
+    const key = `${channel.topic} ${channel.metadata.get("aos_type")}`;
+    if (!times.has(key)) times.set(key, []);
+    times.get(key).push(record.logTime.toString());
+    ++count;
+  }
+  assert.ok(!reader.done(), `${file} cut short: the reader noticed the cut`);
+  const total = expected.reduce((n, e) => n + e.log_times.length, 0);
+  assert.ok(count > total / 3 && count < total,
+    `${file} cut short: ${count} of ${total} messages read`);
+  for (const e of expected) {
+    const got = times.get(`${e.topic} ${e.type}`) ?? [];
+    assert.deepEqual(got, e.log_times.slice(0, got.length),
+      `${file} cut short: ${e.topic} ${e.type} is a prefix`);
+  }
+  return count;
+}
+
+async function main() {
+  const [expectedPath, ...files] = process.argv.slice(2);
+  const expected = JSON.parse(fs.readFileSync(expectedPath, "utf8"));
+  const decompressHandlers = await loadDecompressHandlers();
+  for (const file of files) {
+    const bytes = new Uint8Array(fs.readFileSync(file));
+    const count = await checkIndexed(file, bytes, expected, decompressHandlers);
+    checkStream(file, bytes, expected, decompressHandlers);
+    const cut = checkCutShort(file, bytes, expected, decompressHandlers);
+    console.log(`${file}: ${count} messages on ${expected.length} channels ` +
+      "read by @mcap/core as aos logged them (indexed and streamed); " +
+      `cut at 60%: the first ${cut}`);
+  }
+}
+
+main().catch((error) => {
+  console.error(`check_mcap.js: ${error.message}`);
+  process.exit(1);
+});
