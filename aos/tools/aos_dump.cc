@@ -1,6 +1,7 @@
 // aos_dump: prints the messages of a channel as JSON, using the schema the
 // configuration embeds (aos_config puts one in every channel).
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "aos/config_flag.h"
@@ -8,6 +9,7 @@
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
+#include "aos/node_flag.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "flatbuffers/reflection.h"
@@ -186,10 +188,26 @@ int Main(int argc, char** argv) {
   const auto [channel, schema] =
       FindChannelAndSchema(config->message(), argc, argv);
 
-  ShmEventLoop loop(&config->message(), "aos_dump");
+  auto node = ReadNodeFlag(config->message());
+  if (!node.ok()) ExitForUserError(StrCat(node.status().message()));
+  ShmEventLoop loop(&config->message(), "aos_dump", *node);
   loop.SkipTimingReport();
   int64_t printed = 0;
+  // Loss is always said: a gap in the queue indices printed means the
+  // sender lapped us (we were stopped, or slower than the channel).
+  std::optional<uint32_t> last_queue_index;
   auto print = [&](const Context& context) {
+    if (last_queue_index.has_value()) {
+      const uint32_t lost = context.queue_index - *last_queue_index - 1;
+      if (lost > 0 && lost < 0x80000000u) {
+        std::cerr << "aos_dump: lost " << lost << " messages on "
+                  << channel->name()->string_view() << " "
+                  << channel->type()->string_view() << " before queue index "
+                  << context.queue_index
+                  << " (the sender overwrote them before we read them)\n";
+      }
+    }
+    last_queue_index = context.queue_index;
     PrintMessage(*channel, *schema, context, options);
     if (FLAGS_count > 0 && ++printed >= FLAGS_count) loop.Exit();
   };
@@ -211,7 +229,7 @@ int Main(int argc, char** argv) {
 int main(int argc, char** argv) {
   aos::InitGoogle(
       &argc, &argv,
-      "Usage: aos_dump [--config=FILE] CHANNEL [TYPE]\n"
+      "Usage: aos_dump [--config=FILE] [--node=NAME] CHANNEL [TYPE]\n"
       "       aos_dump --log=FILE.mcap CHANNEL [TYPE]\n"
       "Prints every new message on CHANNEL as JSON, with its send\n"
       "times, until Ctrl-C (or --count); with --log, every message of\n"
