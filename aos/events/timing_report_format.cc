@@ -512,4 +512,78 @@ WorstWakeup FindWorstWakeup(const std::vector<ReportContents>& reports,
   return worst;
 }
 
+namespace {
+
+// A CSV field: quoted (quotes doubled) if it holds a comma, quote or
+// newline.
+std::string CsvField(std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) {
+    return std::string(text);
+  }
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+// A number for CSV: plain, 6 significant digits; empty for NaN.
+std::string CsvNumber(double value) {
+  if (std::isnan(value)) return "";
+  char text[64];
+  snprintf(text, sizeof(text), "%.6g", value);
+  return text;
+}
+
+}  // namespace
+
+std::string TimingReportCsvHeader() {
+  return "time_s,node,application,pid,kind,name,count,avg_us,p50_us,p99_us,"
+         "max_us,missed_or_lost\n";
+}
+
+std::string TimingReportToCsvRows(const ReportContents& report,
+                                  const Configuration& config) {
+  const timing::ReportHeader& header = report.header;
+  const std::string prefix = StrCat(
+      CsvNumber(static_cast<double>(header.monotonic_end_ns) / 1e9), ",",
+      CsvField(header.node), ",", CsvField(header.name), ",", header.pid, ",");
+  std::string out;
+  auto row = [&](std::string_view kind, std::string_view name, uint64_t count,
+                 const LatencyRecorder* latency, uint64_t missed_or_lost) {
+    const bool samples =
+        latency != nullptr && !std::isnan(latency->statistic().average());
+    StrAppend(
+        &out, prefix, kind, ",", CsvField(name), ",", count, ",",
+        samples ? CsvNumber(latency->statistic().average() * 1e6) : "", ",",
+        latency == nullptr ? "" : CsvNumber(PercentileNs(*latency, 50) / 1e3),
+        ",",
+        latency == nullptr ? "" : CsvNumber(PercentileNs(*latency, 99) / 1e3),
+        ",", samples ? CsvNumber(MaxNs(*latency) / 1e3) : "", ",",
+        missed_or_lost, "\n");
+  };
+  for (const timing::TimerTiming& t : report.timers) {
+    row("timer", t.name, t.count, &t.wakeup_latency, t.missed_cycles);
+  }
+  for (const timing::TimerTiming& t : report.phased_loops) {
+    row("phased_loop", t.name, t.count, &t.wakeup_latency, t.missed_cycles);
+  }
+  for (const timing::WatcherTiming& w : report.watchers) {
+    row("watcher", DescribeChannel(config, w.channel_index), w.count,
+        &w.wakeup_latency, w.lost_messages);
+  }
+  for (const timing::FetcherTiming& f : report.fetchers) {
+    row("fetcher", DescribeChannel(config, f.channel_index), f.count,
+        &f.latency, f.lost_messages);
+  }
+  for (const timing::SenderTiming& s : report.senders) {
+    uint64_t errors = 0;
+    for (uint64_t e : s.error_counts) errors += e;
+    row("sender", DescribeChannel(config, s.channel_index), s.count, nullptr,
+        errors);
+  }
+  return out;
+}
+
 }  // namespace aos

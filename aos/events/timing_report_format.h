@@ -55,6 +55,20 @@ std::string FormatDuration(double value_ns, TimeUnit unit);
 std::string FormatTimingTable(const timing::ReportContents& report,
                               const Configuration& config, TimeUnit unit);
 
+// The header line of the CSV below, ending in '\n':
+//   time_s,node,application,pid,kind,name,count,avg_us,p50_us,p99_us,max_us,missed_or_lost
+std::string TimingReportCsvHeader();
+
+// One CSV row (RFC 4180: fields with a comma, quote or newline quoted) per
+// entry of `report`: time_s is the end of its window on the loop's
+// monotonic clock in seconds; kind is timer, phased_loop, watcher, fetcher
+// or sender; name is the timer's name or the channel's name and type;
+// avg/p50/p99/max are the wakeup latency (fetchers: fetch latency) in us,
+// empty where there were no samples (and for senders); missed_or_lost is
+// missed cycles, lost messages, or a sender's failed sends.
+std::string TimingReportToCsvRows(const timing::ReportContents& report,
+                                  const Configuration& config);
+
 // The report as a table in AOS's format, with the window on its own line:
 //
 //   ping[3885755] () version: "ping_version" (12.000000000sec,2026-...):

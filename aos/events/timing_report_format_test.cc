@@ -34,6 +34,34 @@ TEST(TimingReportFormatTest, FormatsLikeAosWithPercentilesAndMissedCycles) {
 )");
 }
 
+TEST(TimingReportFormatTest, CsvHasOneRowPerEntryWithAHeader) {
+  const std::string csv =
+      TimingReportToCsvRows(DecodedFromJson(PingReport(kPingStart, kPingEnd)),
+                            PingPongChannels().message());
+  const std::string header = TimingReportCsvHeader();
+  EXPECT_EQ(header,
+            "time_s,node,application,pid,kind,name,count,avg_us,p50_us,p99_us,"
+            "max_us,missed_or_lost\n");
+  // Every row has the header's 12 fields and ends its line.
+  size_t rows = 0;
+  for (size_t start = 0; start < csv.size();) {
+    const size_t end = csv.find('\n', start);
+    ASSERT_NE(end, std::string::npos);
+    const std::string line = csv.substr(start, end - start);
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 11) << line;
+    // time_s, no node, application, pid.
+    EXPECT_THAT(line, ::testing::ContainsRegex("^[0-9.e+]+,,ping,3885755,"));
+    start = end + 1;
+    ++rows;
+  }
+  EXPECT_GE(rows, 3u);
+  // A timer row names it; a watcher row names its channel and type; a
+  // sender row has no latencies.
+  EXPECT_THAT(csv, ::testing::ContainsRegex(",timer,ping,[0-9]+,[0-9.e+-]+,"));
+  EXPECT_THAT(csv, HasSubstr(",watcher,/test aos.examples.Pong,"));
+  EXPECT_THAT(csv, ::testing::ContainsRegex(",sender,[^,]+,[0-9]+,,,,,0\n"));
+}
+
 TEST(TimingReportFormatTest, DurationsHaveThreeSignificantDigits) {
   EXPECT_EQ(FormatDuration(5397, TimeUnit::kMicroseconds), "5.40");
   EXPECT_EQ(FormatDuration(26608.2, TimeUnit::kMicroseconds), "26.6");

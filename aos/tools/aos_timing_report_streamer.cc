@@ -8,13 +8,16 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
 #include "absl/strings/str_split.h"
 #include "aos/config_flag.h"
+#include "aos/events/logging/log_file_reader.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/events/timing_report_accumulator.h"
 #include "aos/events/timing_report_codec.h"
@@ -46,8 +49,13 @@ DEFINE_double(duration, 0,
               "Stop after this many seconds (0: at Ctrl-C or SIGTERM).");
 DEFINE_string(format, "table",
               "table (one row per callback, in --units), aos (AOS's "
-              "streamer layout, seconds, plus percentiles), or json (one "
-              "aos.timing.StreamedReport per line, strict JSON).");
+              "streamer layout, seconds, plus percentiles), json (one "
+              "aos.timing.StreamedReport per line, strict JSON), or csv (a "
+              "header, then one row per report entry, us; no summary).");
+DEFINE_string(log, "",
+              "Read the timing reports from this MCAP log (aos_logger wrote "
+              "it) instead of live shared memory, then exit; the log's "
+              "configuration is used.");
 DEFINE_string(units, "us", "Time unit of --format=table: ns, us or ms.");
 DEFINE_string(histogram_file, "",
               "On exit, write the accumulated histograms here as a gnuplot "
@@ -85,15 +93,72 @@ int Misuse(std::string_view what) {
   return 1;
 }
 
+// Watches `reports` (and `bridges`, if given) on `loop` until Ctrl-C,
+// SIGTERM, --duration or the handlers stop it; warns when nothing matched
+// for --no_match_warning_s.
+void RunLive(ShmEventLoop* loop, const std::vector<NodeChannel>& reports,
+             const std::vector<NodeChannel>* bridges,
+             const std::function<void(const Context&, const void*)>& on_report,
+             const std::function<void(const std::string&, const Context&,
+                                      const void*)>& on_bridge,
+             const int64_t* matched, const std::set<std::string>* seen_names) {
+  for (const NodeChannel& channel : reports) {
+    loop->MakeRawWatcher(channel.channel, on_report);
+  }
+  if (bridges != nullptr) {
+    for (const NodeChannel& channel : *bridges) {
+      loop->MakeRawWatcher(channel.channel,
+                           [&on_bridge, node = channel.node](
+                               const Context& context, const void* data) {
+                             on_bridge(node, context, data);
+                           });
+    }
+  }
+  if (FLAGS_duration > 0) {
+    TimerHandler* stop = loop->AddTimer([loop]() { loop->Exit(); });
+    loop->OnRun([&, stop]() {
+      stop->Schedule(
+          loop->monotonic_now() +
+          std::chrono::nanoseconds(static_cast<int64_t>(FLAGS_duration * 1e9)));
+    });
+  }
+  TimerHandler* no_match = loop->AddTimer([&]() {
+    if (*matched > 0) return;
+    LOG(WARNING) << "no timing report matched --application="
+                 << FLAGS_application << " --pid=" << FLAGS_pid
+                 << " --node=" << FLAGS_node << " in "
+                 << FLAGS_no_match_warning_s << " s; reports seen from: "
+                 << (seen_names->empty() ? std::string("nobody")
+                                         : StrJoin(*seen_names, ", "));
+  });
+  loop->OnRun([&]() {
+    no_match->Schedule(loop->monotonic_now() +
+                       std::chrono::nanoseconds(static_cast<int64_t>(
+                           FLAGS_no_match_warning_s * 1e9)));
+  });
+  loop->Run();
+}
+
 int Main(int argc, char** argv) {
   if (argc > 1) {
     return Misuse(StrCat("unexpected argument '", argv[1],
                          "'; every option is a --flag (see --help)"));
   }
   if (FLAGS_format != "table" && FLAGS_format != "aos" &&
-      FLAGS_format != "json") {
-    return Misuse(
-        StrCat("--format=", FLAGS_format, " is not one of table, aos, json"));
+      FLAGS_format != "json" && FLAGS_format != "csv") {
+    return Misuse(StrCat("--format=", FLAGS_format,
+                         " is not one of table, aos, json, csv"));
+  }
+  if (!FLAGS_log.empty()) {
+    for (const auto& [flag, set] :
+         {std::pair{"--duration", FLAGS_duration != 0},
+          std::pair{"--top", FLAGS_top},
+          std::pair{"--metrics_port", FLAGS_metrics_port != 0}}) {
+      if (set) {
+        return Misuse(
+            StrCat(flag, " watches live reports; drop it with --log"));
+      }
+    }
   }
   TimeUnit unit;
   if (!ParseTimeUnit(FLAGS_units, &unit)) {
@@ -117,6 +182,9 @@ int Main(int argc, char** argv) {
     if (FLAGS_format == "aos") {
       return FormatTimingReportAos(report, configuration);
     }
+    if (FLAGS_format == "csv") {
+      return TimingReportToCsvRows(report, configuration);
+    }
     return FormatTimingTable(report, configuration, unit) + "\n";
   };
   // Output files are checked now, not after a long run.
@@ -131,8 +199,19 @@ int Main(int argc, char** argv) {
     }
     close(fd);
   }
-  auto config = ReadConfigFlag("aos/aos_config.json");
-  if (!config.ok()) return Misuse(StrCat(config.status().message()));
+  // The configuration: the log's, or --config's.
+  std::unique_ptr<logging::LogFileReader> log;
+  std::optional<FlatbufferDetachedBuffer<Configuration>> config;
+  if (!FLAGS_log.empty()) {
+    auto opened = logging::LogFileReader::Open(FLAGS_log);
+    if (!opened.ok())
+      return Misuse(StrCat("--log: ", opened.status().message()));
+    log = std::move(opened).value();
+  } else {
+    auto read = ReadConfigFlag("aos/aos_config.json");
+    if (!read.ok()) return Misuse(StrCat(read.status().message()));
+    config.emplace(std::move(read).value());
+  }
   if (FLAGS_metrics_port < 0 || FLAGS_metrics_port > 65535) {
     return Misuse(StrCat("--metrics_port=", FLAGS_metrics_port,
                          " is not a TCP port: give 1-65535 (0: off)"));
@@ -149,7 +228,8 @@ int Main(int argc, char** argv) {
               << FLAGS_metrics_address << ":" << metrics->port()
               << "/metrics\n";
   }
-  const Configuration& configuration = config->message();
+  const Configuration& configuration =
+      log != nullptr ? *log->configuration() : config->message();
   std::set<std::string, std::less<>> applications;
   for (const std::string& name : std::vector<std::string>(
            absl::StrSplit(FLAGS_application, ',', absl::SkipEmpty()))) {
@@ -169,9 +249,17 @@ int Main(int argc, char** argv) {
       configuration, "/aos", "aos.message_bridge.ClientStatistics",
       std::string(kProgram), FLAGS_node);
 
-  // A reader of other nodes' channels too: it runs as no node in particular.
-  ShmEventLoop loop(&configuration, "aos_timing_report_streamer");
-  loop.SkipTimingReport();
+  // Live: a reader of other nodes' channels too, it runs as no node in
+  // particular.
+  std::optional<ShmEventLoop> loop;
+  if (log == nullptr) {
+    loop.emplace(&configuration, "aos_timing_report_streamer");
+    loop->SkipTimingReport();
+  }
+  bool stop = false;
+  if (FLAGS_format == "csv" && FLAGS_stream && !FLAGS_top) {
+    std::cout << TimingReportCsvHeader();
+  }
   TimingReportAccumulator accumulator;
   // --top: the latest window of each application.
   std::map<std::tuple<std::string, std::string, int>, timing::ReportContents>
@@ -226,61 +314,67 @@ int Main(int argc, char** argv) {
     } else if (FLAGS_stream) {
       std::cout << format(report, configuration, false) << std::flush;
     }
-    if (FLAGS_count > 0 && matched >= FLAGS_count) loop.Exit();
+    if (FLAGS_count > 0 && matched >= FLAGS_count) {
+      stop = true;
+      if (loop.has_value()) loop->Exit();
+    }
   };
-  for (const NodeChannel& channel : *report_channels) {
-    loop.MakeRawWatcher(channel.channel, on_report);
-  }
   const bool show_bridges =
       FLAGS_format == "table" && !FLAGS_top && bridge_channels.ok();
-  if (show_bridges) {
-    for (const NodeChannel& channel : *bridge_channels) {
-      loop.MakeRawWatcher(channel.channel, [&, node = channel.node](
-                                               const Context& context,
-                                               const void* data) {
-        const auto* bytes = static_cast<const uint8_t*>(data);
-        flatbuffers::Verifier verifier(bytes, context.size);
-        if (!verifier.VerifyBuffer<message_bridge::ClientStatistics>()) {
-          ++malformed;
-          return;
-        }
-        latest_bridge_statistics[node].assign(bytes, bytes + context.size);
-        if (FLAGS_stream) {
-          std::cout
-              << FormatClientStatistics(
-                     *flatbuffers::GetRoot<message_bridge::ClientStatistics>(
-                         bytes),
-                     node, unit)
-              << "\n"
-              << std::flush;
-        }
-      });
+  auto on_bridge = [&](const std::string& node, const Context& context,
+                       const void* data) {
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    flatbuffers::Verifier verifier(bytes, context.size);
+    if (!verifier.VerifyBuffer<message_bridge::ClientStatistics>()) {
+      ++malformed;
+      return;
     }
-  }
+    latest_bridge_statistics[node].assign(bytes, bytes + context.size);
+    if (FLAGS_stream) {
+      std::cout << FormatClientStatistics(
+                       *flatbuffers::GetRoot<message_bridge::ClientStatistics>(
+                           bytes),
+                       node, unit)
+                << "\n"
+                << std::flush;
+    }
+  };
 
-  if (FLAGS_duration > 0) {
-    TimerHandler* stop = loop.AddTimer([&]() { loop.Exit(); });
-    loop.OnRun([&, stop]() {
-      stop->Schedule(
-          loop.monotonic_now() +
-          std::chrono::nanoseconds(static_cast<int64_t>(FLAGS_duration * 1e9)));
-    });
+  if (log != nullptr) {
+    // Every report in the log, in the order they were sent.
+    std::map<const Channel*, std::string> report_nodes;
+    for (const NodeChannel& c : *report_channels) report_nodes[c.channel] = "";
+    std::map<const Channel*, std::string> bridge_nodes;
+    if (show_bridges) {
+      for (const NodeChannel& c : *bridge_channels) {
+        bridge_nodes[c.channel] = c.node;
+      }
+    }
+    while (!stop) {
+      std::optional<logging::LogMessage> message = log->Next();
+      if (!message.has_value()) break;
+      if (report_nodes.contains(message->channel)) {
+        on_report(message->context, message->context.data);
+      } else if (auto it = bridge_nodes.find(message->channel);
+                 it != bridge_nodes.end()) {
+        on_bridge(it->second, message->context, message->context.data);
+      }
+    }
+    for (const std::string& problem : log->problems()) {
+      std::cerr << kProgram << ": " << problem << "\n";
+    }
+    if (matched == 0) {
+      std::cerr << kProgram << ": no timing report in " << FLAGS_log
+                << " matched; reports seen from: "
+                << (seen_names.empty() ? std::string("nobody")
+                                       : StrJoin(seen_names, ", "))
+                << "\n";
+    }
+  } else {
+    RunLive(&*loop, *report_channels,
+            show_bridges ? &*bridge_channels : nullptr, on_report, on_bridge,
+            &matched, &seen_names);
   }
-  TimerHandler* no_match = loop.AddTimer([&]() {
-    if (matched > 0) return;
-    LOG(WARNING) << "no timing report matched --application="
-                 << FLAGS_application << " --pid=" << FLAGS_pid
-                 << " --node=" << FLAGS_node << " in "
-                 << FLAGS_no_match_warning_s << " s; reports seen from: "
-                 << (seen_names.empty() ? std::string("nobody")
-                                        : StrJoin(seen_names, ", "));
-  });
-  loop.OnRun([&]() {
-    no_match->Schedule(loop.monotonic_now() +
-                       std::chrono::nanoseconds(static_cast<int64_t>(
-                           FLAGS_no_match_warning_s * 1e9)));
-  });
-  loop.Run();
 
   const auto summaries = accumulator.Summaries();
   if (FLAGS_accumulate) {

@@ -1,0 +1,73 @@
+#!/bin/bash
+# aos_timing_report_streamer --log: the same reports from an MCAP log that
+# it shows live (aos_logger recorded a short ping/pong run), as strict JSON,
+# CSV and the table with its summary; filters apply; misuse is one line.
+set -uo pipefail
+root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+streamer="${root}/aos/tools/aos_timing_report_streamer"
+logger="${root}/aos/events/logging/aos_logger"
+ping="${root}/examples/ping"
+pong="${root}/examples/pong"
+config="${root}/examples/pingpong_config.json"
+tmp="${TEST_TMPDIR}"
+base="${tmp}/shm"
+log="${tmp}/run.mcap"
+mkdir -p "${base}"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+common=(--config="${config}" --shm_base="${base}")
+"${logger}" "${common[@]}" --log_file="${log}" 2>"${tmp}/logger_err" &
+logger_pid=$!
+"${pong}" "${common[@]}" --priority=0 2>/dev/null &
+pong_pid=$!
+trap 'kill -9 ${logger_pid} ${pong_pid} 2>/dev/null' EXIT
+sleep 0.5
+"${ping}" "${common[@]}" --priority=0 --duration=2.5 >/dev/null 2>&1
+sleep 0.2
+kill -TERM "${pong_pid}" "${logger_pid}"
+wait "${logger_pid}" || fail "aos_logger failed: $(cat "${tmp}/logger_err")"
+
+# JSON: strict, every line a report; ping's windows, then the summaries.
+"${streamer}" --log="${log}" --format=json >"${tmp}/json" 2>"${tmp}/err" ||
+  fail "--format=json exited $?: $(cat "${tmp}/err")"
+python3 - "${tmp}/json" <<'PY' || fail "JSON from the log: $(head -c 400 "${tmp}/json")"
+import json, sys
+def refuse(name):
+    raise ValueError("not strict JSON: " + name)
+lines = [json.loads(l, parse_constant=refuse) for l in open(sys.argv[1])]
+windows = [l for l in lines if not l.get("accumulated")]
+summaries = [l for l in lines if l.get("accumulated")]
+names = {l["report"]["name"] for l in windows}
+assert {"ping", "pong"} <= names, names
+assert sum(1 for l in windows if l["report"]["name"] == "ping") >= 2
+assert {l["report"]["name"] for l in summaries} >= {"ping", "pong"}
+PY
+
+# CSV: a header, then rows of 12 fields, ping's timer among them.
+"${streamer}" --log="${log}" --format=csv --application=ping >"${tmp}/csv" 2>"${tmp}/err" ||
+  fail "--format=csv exited $?: $(cat "${tmp}/err")"
+[[ "$(head -1 "${tmp}/csv")" == "time_s,node,application,pid,kind,name,count,avg_us,p50_us,p99_us,max_us,missed_or_lost" ]] ||
+  fail "CSV header: $(head -1 "${tmp}/csv")"
+awk -F, 'NR > 1 && NF != 12 { bad = 1 } END { exit bad }' "${tmp}/csv" || fail "a CSV row without 12 fields"
+grep -q '^[0-9.e+]*,,ping,[0-9]*,timer,ping,' "${tmp}/csv" || fail "no row for ping's timer: $(head -5 "${tmp}/csv")"
+grep -q ',pong,' "${tmp}/csv" && fail "--application=ping let pong through"
+
+# The table, with the summary.
+"${streamer}" --log="${log}" >"${tmp}/table" 2>"${tmp}/err" || fail "table exited $?"
+grep -q '^ping\[[0-9]*\]' "${tmp}/table" || fail "no ping report in the table"
+grep -q '^Summary: every report of each application added up' "${tmp}/table" || fail "no summary"
+
+# Misuse: one line, exit 1.
+"${streamer}" --log="${tmp}/missing.mcap" >/dev/null 2>"${tmp}/err"
+[[ $? == 1 && "$(wc -l <"${tmp}/err")" == 1 ]] || fail "missing log: $(cat "${tmp}/err")"
+grep -q "^aos_timing_report_streamer: --log: .*missing.mcap" "${tmp}/err" || fail "missing log message: $(cat "${tmp}/err")"
+"${streamer}" --log="${log}" --duration=5 >/dev/null 2>"${tmp}/err"
+[[ $? == 1 && "$(cat "${tmp}/err")" == "aos_timing_report_streamer: --duration watches live reports; drop it with --log" ]] ||
+  fail "--duration with --log: $(cat "${tmp}/err")"
+
+if ((failures > 0)); then
+  echo "${failures} check(s) failed" >&2
+  exit 1
+fi
+echo "all streamer --log checks passed"
