@@ -9,6 +9,7 @@
 #include "aos/events/logging/logger.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
+#include "aos/node_flag.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -25,9 +26,6 @@ DECLARE_string(log_dir);
 DEFINE_string(channels, "",
               "Only record channels whose whole name matches this regular "
               "expression (ECMAScript), e.g. '/aos|/test'. Default: all.");
-DEFINE_string(node, "",
-              "The node this logger runs on, in a multi-node configuration: "
-              "it records the channels readable there.");
 DEFINE_string(compression, "zstd", "Chunk compression: zstd, lz4 or none.");
 DEFINE_int64(chunk_size, 1 << 20,
              "Uncompressed bytes per chunk (a chunk is written out when "
@@ -93,18 +91,11 @@ int Main() {
   auto config = ReadConfigFlag("aos/aos_config.json");
   if (!config.ok()) ExitForUserError(std::string(config.status().message()));
   const Configuration& configuration = config->message();
-  const Node* node = nullptr;
-  if (configuration::MultiNode(configuration)) {
-    node = configuration::GetNode(configuration, FLAGS_node);
-    if (node == nullptr) {
-      ExitForUserError(StrCat("--node=", FLAGS_node,
-                              ": not a node of the configuration (a "
-                              "multi-node system needs the logger's node)"));
-    }
-  } else if (!FLAGS_node.empty()) {
-    ExitForUserError(
-        StrCat("--node=", FLAGS_node, ": the configuration has no nodes"));
-  }
+  // In a multi-node system it records what its node (--node, or this
+  // machine's by hostname) can read.
+  auto node_or = ReadNodeFlag(configuration);
+  if (!node_or.ok()) ExitForUserError(StrCat(node_or.status().message()));
+  const Node* node = *node_or;
 
   ShmEventLoop loop(&configuration, "aos_logger", node);
   auto writer = McapWriter::Create(
