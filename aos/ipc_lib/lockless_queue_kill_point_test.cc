@@ -240,7 +240,8 @@ std::vector<Scenario> Scenarios() {
     return [sender, length] {
       MessageInfo sent;
       // Run to the end, it publishes (CheckAfter checks the message).
-      if (sender->Send(length, MessageOrigin(), &sent) != QueueSender::Result::kGood) {
+      if (sender->Send(length, MessageOrigin(), &sent) !=
+          QueueSender::Result::kGood) {
         _exit(4);
       }
     };

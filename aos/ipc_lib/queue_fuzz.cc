@@ -43,8 +43,8 @@ void SendSome(QueueSender* sender, uint32_t writer, int count,
     std::memset(static_cast<char*>(sender->Data()) + sender->size() - length,
                 static_cast<int>(writer + i), length);
     MessageInfo sent;
-    stats->corrupt_sends +=
-        sender->Send(length, MessageOrigin(), &sent) == QueueSender::Result::kCorrupt;
+    stats->corrupt_sends += sender->Send(length, MessageOrigin(), &sent) ==
+                            QueueSender::Result::kCorrupt;
   }
 }
 

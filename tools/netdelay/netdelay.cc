@@ -232,7 +232,10 @@ int Main() {
   }
   // Only the packet id matters for a verdict: copy no payload.
   PCHECK(nfq_set_mode(state.queue, NFQNL_COPY_META, 0) >= 0);
-  PCHECK(nfq_set_queue_maxlen(state.queue, FLAGS_queue_maxlen) >= 0);
+  if (nfq_set_queue_maxlen(state.queue, FLAGS_queue_maxlen) < 0) {
+    ExitForUserError(StrCat("--queue_maxlen=", FLAGS_queue_maxlen,
+                            ": the kernel refused it: ", strerror(errno)));
+  }
   const int netlink_fd = nfq_fd(handle);
   nfnl_rcvbufsiz(nfq_nfnlh(handle), FLAGS_rcvbuf_bytes);
   // No ENOBUFS from recv when the socket overflowed: the kernel drops those
