@@ -4,17 +4,14 @@
 #include <optional>
 
 #include "aos/configuration_maps.h"
+#include "aos/flatbuffer_string_view.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::configuration {
 namespace {
 
-std::string_view View(const flatbuffers::String* s) {
-  return s == nullptr ? std::string_view() : s->string_view();
-}
-
 std::string NodeName(const Node* node) {
-  return node == nullptr ? "(no node)" : std::string(View(node->name()));
+  return node == nullptr ? "(no node)" : std::string(StringView(node->name()));
 }
 
 }  // namespace
@@ -35,7 +32,7 @@ bool MultiNode(const Configuration& config) {
 const Node* GetNode(const Configuration& config, std::string_view name) {
   if (config.nodes() == nullptr) return nullptr;
   for (const Node* node : *config.nodes()) {
-    if (View(node->name()) == name) return node;
+    if (StringView(node->name()) == name) return node;
   }
   return nullptr;
 }
@@ -74,11 +71,12 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
         channels->begin(), channels->end(), std::make_pair(mapped, type),
         [](const Channel* channel,
            const std::pair<std::string, std::string_view>& key) {
-          return std::make_pair(View(channel->name()), View(channel->type())) <
+          return std::make_pair(StringView(channel->name()),
+                                StringView(channel->type())) <
                  std::make_pair(std::string_view(key.first), key.second);
         });
-    if (it != channels->end() && View(it->name()) == mapped &&
-        View(it->type()) == type) {
+    if (it != channels->end() && StringView(it->name()) == mapped &&
+        StringView(it->type()) == type) {
       found = *it;
     }
   }
@@ -87,29 +85,29 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
   }
 
   if (node != nullptr) {
-    const std::string_view node_name = View(node->name());
-    bool readable = View(found->source_node()) == node_name;
+    const std::string_view node_name = StringView(node->name());
+    bool readable = StringView(found->source_node()) == node_name;
     if (!readable && found->destination_nodes() != nullptr) {
       for (const Connection* connection : *found->destination_nodes()) {
-        if (View(connection->name()) == node_name) readable = true;
+        if (StringView(connection->name()) == node_name) readable = true;
       }
     }
     if (access == ChannelAccess::kSend &&
-        View(found->source_node()) != node_name) {
+        StringView(found->source_node()) != node_name) {
       return fail(StrCat(asked, " cannot be sent on node ", node_name,
                          " (asked by ", who, "): only its source_node ",
-                         View(found->source_node()), " sends on it"));
+                         StringView(found->source_node()), " sends on it"));
     }
     if (!readable) {
       std::vector<std::string> destinations;
       if (found->destination_nodes() != nullptr) {
         for (const Connection* connection : *found->destination_nodes()) {
-          destinations.emplace_back(View(connection->name()));
+          destinations.emplace_back(StringView(connection->name()));
         }
       }
       return fail(StrCat(
           asked, " is not readable on node ", node_name, " (asked by ", who,
-          "): its source_node is ", View(found->source_node()),
+          "): its source_node is ", StringView(found->source_node()),
           destinations.empty()
               ? std::string(" and it goes nowhere else")
               : StrCat(" and it goes to ", StrJoin(destinations, ", "))));
@@ -161,15 +159,17 @@ std::string DescribeClosestChannels(const Configuration& config,
   std::vector<Candidate> candidates;
   if (config.channels() != nullptr) {
     for (const Channel* channel : *config.channels()) {
-      const size_t name_distance = EditDistance(View(channel->name()), name);
-      const bool same_type = View(channel->type()) == type;
+      const size_t name_distance =
+          EditDistance(StringView(channel->name()), name);
+      const bool same_type = StringView(channel->type()) == type;
       const bool close_name =
           name_distance <= std::max<size_t>(2, name.size() / 3);
       if (!same_type && !close_name) continue;
       candidates.push_back(
           {name_distance +
-               (same_type ? 0
-                          : 1 + EditDistance(View(channel->type()), type) / 4),
+               (same_type
+                    ? 0
+                    : 1 + EditDistance(StringView(channel->type()), type) / 4),
            channel});
     }
   }
@@ -181,8 +181,8 @@ std::string DescribeClosestChannels(const Configuration& config,
   }
   std::string result = "closest channels in the config:";
   for (size_t i = 0; i < candidates.size() && i < limit; ++i) {
-    StrAppend(&result, "\n  ", View(candidates[i].channel->name()), " (",
-              View(candidates[i].channel->type()), ")");
+    StrAppend(&result, "\n  ", StringView(candidates[i].channel->name()), " (",
+              StringView(candidates[i].channel->type()), ")");
   }
   return result;
 }

@@ -11,14 +11,11 @@
 
 #include "aos/configuration_lookup.h"
 #include "aos/configuration_maps.h"
+#include "aos/flatbuffer_string_view.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::configuration {
 namespace {
-
-std::string_view View(const flatbuffers::String* s) {
-  return s == nullptr ? std::string_view() : s->string_view();
-}
 
 constexpr int kGlobal = -1;
 // Stands for a match type written as "" (no type is an empty view).
@@ -75,16 +72,17 @@ class MapLoopChecker {
           match_channel.source_node()->size() == 0) {
         return;
       }
-      std::string_view match = View(match_channel.name());
+      std::string_view match = StringView(match_channel.name());
       const bool wildcard = match.ends_with('*');
       if (wildcard) match.remove_suffix(1);
       // A type of "" matches only a query of type "", unlike no type.
       const std::string_view type =
           match_channel.type() != nullptr && match_channel.type()->size() == 0
               ? kEmptyType
-              : View(match_channel.type());
-      maps_.push_back({map, owner, View(match_channel.source_node()), type,
-                       match, wildcard, View(map->rename()->name()), file});
+              : StringView(match_channel.type());
+      maps_.push_back({map, owner, StringView(match_channel.source_node()),
+                       type, match, wildcard, StringView(map->rename()->name()),
+                       file});
     };
     if (config.maps() != nullptr) {
       for (size_t i = 0; i < config.maps()->size(); ++i) {
@@ -118,7 +116,7 @@ class MapLoopChecker {
     prefix_lengths_.assign(lengths.begin(), lengths.end());
     if (config.nodes() != nullptr) {
       for (const Node* node : *config.nodes()) {
-        nodes_.emplace(View(node->name()), node);
+        nodes_.emplace(StringView(node->name()), node);
       }
     }
   }
@@ -211,8 +209,9 @@ class MapLoopChecker {
   absl::Status LoopError(std::string_view start, std::string_view type,
                          int owner, std::string_view node_name) const {
     const std::string_view application =
-        owner == kGlobal ? std::string_view()
-                         : View(config_.applications()->Get(owner)->name());
+        owner == kGlobal
+            ? std::string_view()
+            : StringView(config_.applications()->Get(owner)->name());
     const Node* node = node_name.empty() ? nullptr : nodes_.at(node_name);
     const std::vector<MapStep> chain =
         MapChain(config_, start, type, application, node);
@@ -368,8 +367,9 @@ class MapLoopChecker {
   absl::Status CheckLiterally(int owner, std::string_view node,
                               std::string_view type) const {
     const std::string_view application =
-        owner == kGlobal ? std::string_view()
-                         : View(config_.applications()->Get(owner)->name());
+        owner == kGlobal
+            ? std::string_view()
+            : StringView(config_.applications()->Get(owner)->name());
     const Node* node_pointer = node.empty() ? nullptr : nodes_.at(node);
     for (const MapInfo& info : maps_) {
       if (StartType(info) != type) continue;

@@ -3,14 +3,11 @@
 #include <algorithm>
 #include <optional>
 
+#include "aos/flatbuffer_string_view.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::configuration {
 namespace {
-
-std::string_view View(const flatbuffers::String* s) {
-  return s == nullptr ? std::string_view() : s->string_view();
-}
 
 // The name `map` turns `name` into, or nullopt if it does not apply.
 std::optional<std::string> ApplyMap(const Map& map, std::string_view name,
@@ -20,14 +17,15 @@ std::optional<std::string> ApplyMap(const Map& map, std::string_view name,
     return std::nullopt;
   }
   const Channel& match = *map.match();
-  if (match.type() != nullptr && View(match.type()) != type)
+  if (match.type() != nullptr && StringView(match.type()) != type)
     return std::nullopt;
   if (match.source_node() != nullptr &&
-      (node == nullptr || View(node->name()) != View(match.source_node()))) {
+      (node == nullptr ||
+       StringView(node->name()) != StringView(match.source_node()))) {
     return std::nullopt;
   }
-  const std::string_view match_name = View(match.name());
-  const std::string_view rename = View(map.rename()->name());
+  const std::string_view match_name = StringView(match.name());
+  const std::string_view rename = StringView(map.rename()->name());
   if (match_name.ends_with("*")) {
     const std::string_view prefix = match_name.substr(0, match_name.size() - 1);
     if (!name.starts_with(prefix)) return std::nullopt;
@@ -57,7 +55,7 @@ const Application* GetApplication(const Configuration& config,
                                   std::string_view name) {
   if (config.applications() == nullptr) return nullptr;
   for (const Application* application : *config.applications()) {
-    if (View(application->name()) == name) return application;
+    if (StringView(application->name()) == name) return application;
   }
   return nullptr;
 }

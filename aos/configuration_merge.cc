@@ -4,6 +4,7 @@
 
 #include "aos/configuration.h"
 #include "aos/flatbuffer_merge.h"
+#include "aos/flatbuffer_string_view.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -14,10 +15,6 @@ using flatbuffers::FlatBufferBuilder;
 using flatbuffers::Offset;
 using flatbuffers::Table;
 using StringVector = flatbuffers::Vector<Offset<flatbuffers::String>>;
-
-std::string_view View(const flatbuffers::String* s) {
-  return s == nullptr ? std::string_view() : s->string_view();
-}
 
 const Table* AsTable(const void* table) {
   return reinterpret_cast<const Table*>(table);
@@ -89,7 +86,7 @@ Offset<Channel> MergeChannel(FlatBufferBuilder* fbb, const Layers& layers,
     Unite(&Channel::logger_nodes, channel, &logger_nodes);
     if (channel.destination_nodes() == nullptr) continue;
     for (const Connection* connection : *channel.destination_nodes()) {
-      const std::string_view name = View(connection->name());
+      const std::string_view name = StringView(connection->name());
       connections[name].push_back(AsTable(connection));
       Unite(&Connection::timestamp_logger_nodes, *connection,
             &timestamp_logger_nodes[name]);
@@ -215,8 +212,8 @@ FlatbufferDetachedBuffer<Configuration> MergeConfigFiles(
     }
     if (config->channels() != nullptr) {
       for (const Channel* channel : *config->channels()) {
-        channels[{View(channel->name()), View(channel->type())}].Add(channel,
-                                                                     file.path);
+        channels[{StringView(channel->name()), StringView(channel->type())}]
+            .Add(channel, file.path);
       }
     }
     if (config->maps() != nullptr) {
@@ -224,12 +221,13 @@ FlatbufferDetachedBuffer<Configuration> MergeConfigFiles(
     }
     if (config->nodes() != nullptr) {
       for (const Node* node : *config->nodes()) {
-        nodes[View(node->name())].Add(node, file.path);
+        nodes[StringView(node->name())].Add(node, file.path);
       }
     }
     if (config->applications() != nullptr) {
       for (const Application* application : *config->applications()) {
-        applications[View(application->name())].Add(application, file.path);
+        applications[StringView(application->name())].Add(application,
+                                                          file.path);
       }
     }
   }

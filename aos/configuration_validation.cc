@@ -8,6 +8,7 @@
 
 #include "aos/configuration.h"
 #include "aos/configuration_map_loops.h"
+#include "aos/flatbuffer_string_view.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::configuration {
@@ -16,13 +17,9 @@ namespace {
 using StringVector =
     flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>;
 
-std::string_view View(const flatbuffers::String* s) {
-  return s == nullptr ? std::string_view() : s->string_view();
-}
-
 std::string Describe(const Channel& channel) {
-  return StrCat("channel \"", View(channel.name()), "\" (type ",
-                View(channel.type()), ")");
+  return StrCat("channel \"", StringView(channel.name()), "\" (type ",
+                StringView(channel.type()), ")");
 }
 
 absl::Status Invalid(std::string_view files, std::string message) {
@@ -66,14 +63,15 @@ absl::Status ValidateChannelAlone(const Channel& channel,
                                   std::string_view files) {
   const std::string what = Describe(channel);
   if (channel.name() == nullptr) {
-    return Invalid(files, StrCat("a channel of type ", View(channel.type()),
-                                 " has no name"));
+    return Invalid(files, StrCat("a channel of type ",
+                                 StringView(channel.type()), " has no name"));
   }
-  if (View(channel.type()).empty()) {
-    return Invalid(
-        files, StrCat("channel \"", View(channel.name()), "\" has no type"));
+  if (StringView(channel.type()).empty()) {
+    return Invalid(files, StrCat("channel \"", StringView(channel.name()),
+                                 "\" has no type"));
   }
-  if (const std::string problem = ChannelNameProblem(View(channel.name()));
+  if (const std::string problem =
+          ChannelNameProblem(StringView(channel.name()));
       !problem.empty()) {
     return Invalid(files, StrCat(what, ": ", problem));
   }
@@ -89,7 +87,7 @@ absl::Status ValidateChannelAlone(const Channel& channel,
         !twice.empty()) {
       return Invalid(
           files,
-          StrCat(what, ": destination \"", View(connection->name()),
+          StrCat(what, ": destination \"", StringView(connection->name()),
                  "\" lists \"", twice, "\" twice in timestamp_logger_nodes"));
     }
     // AOS's rule: delivery timestamps are useless without the messages.
@@ -97,7 +95,7 @@ absl::Status ValidateChannelAlone(const Channel& channel,
         connection->timestamp_logger() != LoggerConfig::NOT_LOGGED) {
       return Invalid(
           files, StrCat(what, ": logger is NOT_LOGGED, but destination \"",
-                        View(connection->name()),
+                        StringView(connection->name()),
                         "\" logs delivery timestamps (timestamp_logger ",
                         EnumNameLoggerConfig(connection->timestamp_logger()),
                         "); set it to NOT_LOGGED too"));
@@ -112,9 +110,9 @@ class NodeNames {
   explicit NodeNames(const Configuration& config) {
     if (config.nodes() == nullptr) return;
     for (const Node* node : *config.nodes()) {
-      by_name_.emplace(View(node->name()), node);
+      by_name_.emplace(StringView(node->name()), node);
       if (!list_.empty()) list_ += ", ";
-      list_ += View(node->name());
+      list_ += StringView(node->name());
     }
   }
 
@@ -152,12 +150,13 @@ absl::Status ValidateNodes(const Configuration& config,
   std::unordered_map<std::string, size_t> addresses;
   for (size_t i = 0; i < config.nodes()->size(); ++i) {
     const Node& node = *config.nodes()->Get(i);
-    if (View(node.name()).empty()) {
+    if (StringView(node.name()).empty()) {
       return Invalid(sources.node_files[i],
                      StrCat("node #", i, " has no name"));
     }
     std::set<std::string_view> hosts;
-    if (!View(node.hostname()).empty()) hosts.insert(View(node.hostname()));
+    if (!StringView(node.hostname()).empty())
+      hosts.insert(StringView(node.hostname()));
     if (node.hostnames() != nullptr) {
       for (const flatbuffers::String* host : *node.hostnames()) {
         hosts.insert(host->string_view());
@@ -173,8 +172,8 @@ absl::Status ValidateNodes(const Configuration& config,
                        ? sources.node_files[i]
                        : StrCat(sources.node_files[it->second], ", ",
                                 sources.node_files[i])),
-            StrCat("nodes \"", View(other.name()), "\" and \"",
-                   View(node.name()), "\" are both at ", address,
+            StrCat("nodes \"", StringView(other.name()), "\" and \"",
+                   StringView(node.name()), "\" are both at ", address,
                    " (hostname and port must tell nodes apart)"));
       }
     }
@@ -195,7 +194,7 @@ absl::Status ValidateChannelNodes(const Channel& channel,
                                  "on every channel (",
                                  nodes.List(), ")"));
   }
-  const std::string_view source_name = View(channel.source_node());
+  const std::string_view source_name = StringView(channel.source_node());
   const Node* source = nodes.Find(source_name);
   if (source == nullptr) {
     return Invalid(
@@ -209,7 +208,7 @@ absl::Status ValidateChannelNodes(const Channel& channel,
   }
   if (channel.destination_nodes() == nullptr) return absl::OkStatus();
   for (const Connection* connection : *channel.destination_nodes()) {
-    const std::string_view name = View(connection->name());
+    const std::string_view name = StringView(connection->name());
     const Node* destination = nodes.Find(name);
     if (destination == nullptr) {
       return Invalid(files, StrCat(what, ": destination_nodes names \"", name,
@@ -309,11 +308,11 @@ absl::Status ValidateChannel(const Configuration& config,
 
 absl::Status ValidateMap(const Map& map, std::string_view files,
                          std::string_view owner) {
-  if (map.match() == nullptr || View(map.match()->name()).empty()) {
+  if (map.match() == nullptr || StringView(map.match()->name()).empty()) {
     return Invalid(files, StrCat(owner, " has a map without match.name"));
   }
-  const std::string_view match = View(map.match()->name());
-  if (map.rename() == nullptr || View(map.rename()->name()).empty()) {
+  const std::string_view match = StringView(map.match()->name());
+  if (map.rename() == nullptr || StringView(map.rename()->name()).empty()) {
     return Invalid(files,
                    StrCat(owner, " maps \"", match, "\" without rename.name"));
   }
@@ -378,12 +377,12 @@ absl::Status ValidateConfiguration(const Configuration& config,
   if (config.applications() != nullptr) {
     for (size_t i = 0; i < config.applications()->size(); ++i) {
       const Application& application = *config.applications()->Get(i);
-      if (View(application.name()).empty()) {
+      if (StringView(application.name()).empty()) {
         return Invalid(sources.application_files[i],
                        "an application has no name");
       }
       const std::string owner =
-          StrCat("application \"", View(application.name()), "\"");
+          StrCat("application \"", StringView(application.name()), "\"");
       if (application.maps() != nullptr) {
         for (const Map* map : *application.maps()) {
           if (absl::Status status =

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "aos/flatbuffer_string_view.h"
 #include "aos/util/str_cat.h"
 
 DEFINE_string(node, "",
@@ -14,19 +15,16 @@ DEFINE_string(node, "",
 namespace aos {
 namespace {
 
-std::string_view View(const flatbuffers::String* s) {
-  return s == nullptr ? std::string_view() : s->string_view();
-}
-
 std::string NodeNames(const Configuration& config) {
   std::vector<std::string_view> names;
-  for (const Node* node : *config.nodes()) names.push_back(View(node->name()));
+  for (const Node* node : *config.nodes())
+    names.push_back(StringView(node->name()));
   return StrJoin(names, ", ");
 }
 
 // Whether `hostname` is the node's hostname or one of its hostnames.
 bool HasHostname(const Node& node, std::string_view hostname) {
-  if (View(node.hostname()) == hostname) return true;
+  if (StringView(node.hostname()) == hostname) return true;
   if (node.hostnames() == nullptr) return false;
   for (const flatbuffers::String* name : *node.hostnames()) {
     if (name->string_view() == hostname) return true;
@@ -61,10 +59,10 @@ absl::StatusOr<const Node*> ResolveNode(const Configuration& config,
   for (const Node* node : *config.nodes()) {
     if (hostname.empty() || !HasHostname(*node, hostname)) continue;
     if (match != nullptr) {
-      return absl::InvalidArgumentError(
-          StrCat("--node: nodes ", View(match->name()), " and ",
-                 View(node->name()), " both have this machine's hostname \"",
-                 hostname, "\"; pass --node=NAME"));
+      return absl::InvalidArgumentError(StrCat(
+          "--node: nodes ", StringView(match->name()), " and ",
+          StringView(node->name()), " both have this machine's hostname \"",
+          hostname, "\"; pass --node=NAME"));
     }
     match = node;
   }

@@ -8,6 +8,7 @@
 #include "aos/configuration_lookup.h"
 #include "aos/events/timing_histogram.h"
 #include "aos/events/timing_statistic.h"
+#include "aos/flatbuffer_string_view.h"
 #include "aos/network/bridge_wire.h"
 #include "aos/network/client_statistics_generated.h"
 #include "aos/network/clock_offset_estimator.h"
@@ -22,10 +23,6 @@ namespace aos::message_bridge {
 namespace {
 
 constexpr uint32_t kNoNode = 0xffffffff;
-
-std::string_view View(const flatbuffers::String* s) {
-  return s == nullptr ? std::string_view() : s->string_view();
-}
 
 int64_t Ns(monotonic_clock::time_point t) {
   return t.time_since_epoch().count();
@@ -82,7 +79,7 @@ class MessageBridge::Impl {
     Peer(const Node* node, uint32_t index, const Options& options)
         : node(node),
           index(index),
-          name(View(node->name())),
+          name(StringView(node->name())),
           state(options.disconnect_timeout),
           clock(options.clock_window) {}
 
@@ -247,21 +244,21 @@ absl::Status MessageBridge::Impl::Setup() {
     }
   }
 
-  const std::string_view my_name = View(node->name());
+  const std::string_view my_name = StringView(node->name());
   for (flatbuffers::uoffset_t i = 0; i < config_.channels()->size(); ++i) {
     const Channel* channel = config_.channels()->Get(i);
     if (channel->destination_nodes() == nullptr ||
         channel->destination_nodes()->size() == 0) {
       continue;
     }
-    if (View(channel->source_node()) == my_name) {
+    if (StringView(channel->source_node()) == my_name) {
       if (absl::Status status = SetupOutgoing(channel, i); !status.ok()) {
         return status;
       }
       continue;
     }
     for (const Connection* connection : *channel->destination_nodes()) {
-      if (View(connection->name()) == my_name) {
+      if (StringView(connection->name()) == my_name) {
         if (absl::Status status = SetupIncoming(channel); !status.ok()) {
           return status;
         }
@@ -291,11 +288,11 @@ absl::Status MessageBridge::Impl::Setup() {
 absl::Status MessageBridge::Impl::SetupPeers() {
   const uint32_t nodes = config_.nodes()->size();
   peers_by_index_.assign(nodes, nullptr);
-  const std::string_view my_name = View(loop_->node()->name());
+  const std::string_view my_name = StringView(loop_->node()->name());
   auto peer_named = [&](std::string_view name) -> Peer* {
     for (uint32_t i = 0; i < nodes; ++i) {
       const Node* node = config_.nodes()->Get(i);
-      if (View(node->name()) != name || i == my_index_) continue;
+      if (StringView(node->name()) != name || i == my_index_) continue;
       if (peers_by_index_[i] == nullptr) {
         peers_.push_back(std::make_unique<Peer>(node, i, options_));
         peers_by_index_[i] = peers_.back().get();
@@ -306,9 +303,9 @@ absl::Status MessageBridge::Impl::SetupPeers() {
   };
   for (const Channel* channel : *config_.channels()) {
     if (channel->destination_nodes() == nullptr) continue;
-    const std::string_view source = View(channel->source_node());
+    const std::string_view source = StringView(channel->source_node());
     for (const Connection* connection : *channel->destination_nodes()) {
-      const std::string_view destination = View(connection->name());
+      const std::string_view destination = StringView(connection->name());
       if (source == my_name) {
         if (Peer* peer = peer_named(destination)) peer->is_destination = true;
       } else if (destination == my_name) {
@@ -328,9 +325,10 @@ absl::Status MessageBridge::Impl::SetupStatistics() {
         config_, name, type, loop_->name(), node, &why_not,
         configuration::ChannelAccess::kSend);
     if (channel == nullptr) {
-      return absl::InvalidArgumentError(StrCat(
-          "the message bridge on node ", View(node->name()), " needs channel ",
-          name, " of type ", type, " in the configuration: ", why_not));
+      return absl::InvalidArgumentError(
+          StrCat("the message bridge on node ", StringView(node->name()),
+                 " needs channel ", name, " of type ", type,
+                 " in the configuration: ", why_not));
     }
     *sender = loop_->MakeRawSender(channel);
     return absl::OkStatus();
@@ -352,12 +350,12 @@ absl::Status MessageBridge::Impl::SetupStatistics() {
     // Needed only if some channel we forward to it sends timestamps back.
     bool needed = false;
     for (const Channel* channel : *config_.channels()) {
-      if (View(channel->source_node()) != View(node->name()) ||
+      if (StringView(channel->source_node()) != StringView(node->name()) ||
           channel->destination_nodes() == nullptr) {
         continue;
       }
       for (const Connection* connection : *channel->destination_nodes()) {
-        if (View(connection->name()) == peer->name &&
+        if (StringView(connection->name()) == peer->name &&
             TimestampsGoBack(*connection)) {
           needed = true;
         }
@@ -385,7 +383,7 @@ absl::Status MessageBridge::Impl::SetupOutgoing(const Channel* channel,
     if (connection->time_to_live() == 0) outgoing->reliable = true;
     lifespan_ns = std::max<int64_t>(lifespan_ns, connection->time_to_live());
     for (const std::unique_ptr<Peer>& peer : peers_) {
-      if (peer->name == View(connection->name())) {
+      if (peer->name == StringView(connection->name())) {
         outgoing->destinations.push_back(peer.get());
       }
     }
@@ -394,11 +392,11 @@ absl::Status MessageBridge::Impl::SetupOutgoing(const Channel* channel,
       .reliable = outgoing->reliable,
       .depth = QueueDepth(config_, *channel),
       .lifespan_ns = outgoing->reliable ? 0 : lifespan_ns};
-  absl::StatusOr<dds_entity_t> writer =
-      dds_->MakeWriter(&aos_bridge_Message_desc,
-                       DdsParticipant::TopicName(index, View(channel->name()),
-                                                 View(channel->type())),
-                       qos, outgoing->reliable ? &outgoing->matched : nullptr);
+  absl::StatusOr<dds_entity_t> writer = dds_->MakeWriter(
+      &aos_bridge_Message_desc,
+      DdsParticipant::TopicName(index, StringView(channel->name()),
+                                StringView(channel->type())),
+      qos, outgoing->reliable ? &outgoing->matched : nullptr);
   if (!writer.ok()) return writer.status();
   outgoing->writer = *writer;
   if (outgoing->reliable) outgoing->latest = loop_->MakeRawFetcher(channel);
@@ -423,7 +421,7 @@ absl::Status MessageBridge::Impl::SetupIncoming(const Channel* channel) {
   for (const Connection* connection : *channel->destination_nodes()) {
     if (connection->time_to_live() == 0) reliable = true;
     lifespan_ns = std::max<int64_t>(lifespan_ns, connection->time_to_live());
-    if (View(connection->name()) == View(loop_->node()->name())) {
+    if (StringView(connection->name()) == StringView(loop_->node()->name())) {
       incoming->timestamps_go_back = TimestampsGoBack(*connection);
     }
   }
@@ -436,7 +434,8 @@ absl::Status MessageBridge::Impl::SetupIncoming(const Channel* channel) {
   absl::StatusOr<dds_entity_t> reader = dds_->MakeReader(
       &aos_bridge_Message_desc,
       DdsParticipant::TopicName(incoming->check.channel_index(),
-                                View(channel->name()), View(channel->type())),
+                                StringView(channel->name()),
+                                StringView(channel->type())),
       DdsParticipant::Qos{.reliable = reliable,
                           .depth = incoming->depth,
                           .lifespan_ns = reliable ? 0 : lifespan_ns},

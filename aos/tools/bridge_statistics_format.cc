@@ -4,18 +4,11 @@
 #include <sstream>
 
 #include "aos/events/timing_histogram.h"
+#include "aos/flatbuffer_string_view.h"
 #include "aos/util/plain_table.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
-namespace {
-
-std::string_view View(const flatbuffers::String* s) {
-  return s == nullptr ? std::string_view() : s->string_view();
-}
-
-}  // namespace
-
 std::string FormatClientStatistics(
     const message_bridge::ClientStatistics& statistics, std::string_view node,
     TimeUnit unit) {
@@ -35,7 +28,7 @@ std::string FormatClientStatistics(
                                c->dropped_send_failed();
       const bool has_offset = c->monotonic_offset_uncertainty() >= 0;
       std::vector<std::string> row = {
-          std::string(View(c->node())),
+          std::string(StringView(c->node())),
           message_bridge::EnumNameState(c->state()),
           StrCat(c->received_packets()),
           StrCat(c->lost_packets()),

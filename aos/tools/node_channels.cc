@@ -2,17 +2,10 @@
 
 #include <algorithm>
 
+#include "aos/flatbuffer_string_view.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
-namespace {
-
-std::string_view View(const flatbuffers::String* s) {
-  return s == nullptr ? std::string_view() : s->string_view();
-}
-
-}  // namespace
-
 absl::StatusOr<std::vector<NodeChannel>> ChannelOnEachNode(
     const Configuration& config, std::string_view name, std::string_view type,
     std::string_view application, std::string_view only_node) {
@@ -32,8 +25,8 @@ absl::StatusOr<std::vector<NodeChannel>> ChannelOnEachNode(
   }
   std::vector<std::string_view> names;
   for (const Node* node : *config.nodes()) {
-    names.push_back(View(node->name()));
-    if (!only_node.empty() && View(node->name()) != only_node) continue;
+    names.push_back(StringView(node->name()));
+    if (!only_node.empty() && StringView(node->name()) != only_node) continue;
     const Channel* channel =
         configuration::GetChannel(config, name, type, application, node);
     if (channel == nullptr) continue;
@@ -41,7 +34,8 @@ absl::StatusOr<std::vector<NodeChannel>> ChannelOnEachNode(
         std::any_of(result.begin(), result.end(),
                     [&](const NodeChannel& c) { return c.channel == channel; });
     if (!seen) {
-      result.push_back({std::string(View(channel->source_node())), channel});
+      result.push_back(
+          {std::string(StringView(channel->source_node())), channel});
     }
   }
   if (!only_node.empty() &&

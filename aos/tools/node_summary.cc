@@ -4,34 +4,31 @@
 #include <string_view>
 #include <vector>
 
+#include "aos/flatbuffer_string_view.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
 namespace {
 
-std::string_view View(const flatbuffers::String* s) {
-  return s == nullptr ? std::string_view() : s->string_view();
-}
-
 std::string DescribeConnection(const aos::Connection& connection) {
   if (connection.time_to_live() == 0) {
-    return StrCat(View(connection.name()), " (reliable)");
+    return StrCat(StringView(connection.name()), " (reliable)");
   }
-  return StrCat(View(connection.name()), " (best effort, time to live ",
+  return StrCat(StringView(connection.name()), " (best effort, time to live ",
                 connection.time_to_live() / 1'000'000.0, " ms)");
 }
 
 }  // namespace
 
 std::string DescribeNode(const Configuration& config, const Node& node) {
-  const std::string_view name = View(node.name());
+  const std::string_view name = StringView(node.name());
   std::vector<std::string> sends;
   std::vector<std::string> receives;
   if (config.channels() != nullptr) {
     for (const Channel* channel : *config.channels()) {
       const std::string what =
-          StrCat(View(channel->name()), " ", View(channel->type()));
-      if (View(channel->source_node()) == name) {
+          StrCat(StringView(channel->name()), " ", StringView(channel->type()));
+      if (StringView(channel->source_node()) == name) {
         std::vector<std::string> to;
         if (channel->destination_nodes() != nullptr) {
           for (const aos::Connection* c : *channel->destination_nodes()) {
@@ -44,9 +41,9 @@ std::string DescribeNode(const Configuration& config, const Node& node) {
       }
       if (channel->destination_nodes() == nullptr) continue;
       for (const aos::Connection* c : *channel->destination_nodes()) {
-        if (View(c->name()) == name) {
+        if (StringView(c->name()) == name) {
           receives.push_back(
-              StrCat(what, " <- ", View(channel->source_node())));
+              StrCat(what, " <- ", StringView(channel->source_node())));
         }
       }
     }
@@ -57,14 +54,14 @@ std::string DescribeNode(const Configuration& config, const Node& node) {
       if (application->nodes() == nullptr) continue;
       for (const flatbuffers::String* n : *application->nodes()) {
         if (n->string_view() == name) {
-          applications.push_back(View(application->name()));
+          applications.push_back(StringView(application->name()));
         }
       }
     }
   }
   std::ostringstream out;
   out << "node " << name << " (hostname "
-      << (node.hostname() == nullptr ? "none" : View(node.hostname()))
+      << (node.hostname() == nullptr ? "none" : StringView(node.hostname()))
       << ", port " << node.port() << ")\n";
   for (const auto& [title, lines] :
        {std::pair{"sends", &sends}, std::pair{"receives", &receives}}) {

@@ -2,17 +2,10 @@
 
 #include <algorithm>
 
+#include "aos/flatbuffer_string_view.h"
 #include "glog/logging.h"
 
 namespace aos::logging {
-namespace {
-
-std::string_view View(const flatbuffers::String* string) {
-  return string == nullptr ? std::string_view() : string->string_view();
-}
-
-}  // namespace
-
 LogReader::LogReader(LogFileReader* log, SimulatedEventLoopFactory* factory,
                      ReplayOptions options)
     : log_(log), factory_(factory), exit_when_done_(options.exit_when_done) {
@@ -33,8 +26,8 @@ LogReader::LogReader(LogFileReader* log, SimulatedEventLoopFactory* factory,
   senders_.resize(config.channels() == nullptr ? 0 : config.channels()->size());
   for (const Channel* channel : log_->logged_channels()) {
     if (options.channel_filter && !options.channel_filter(*channel)) continue;
-    if (log_->node() != nullptr &&
-        View(channel->source_node()) != View(log_->node()->name())) {
+    if (log_->node() != nullptr && StringView(channel->source_node()) !=
+                                       StringView(log_->node()->name())) {
       skipped_.push_back(channel);
       continue;
     }
@@ -55,7 +48,7 @@ size_t LogReader::IndexOf(const Channel* channel) const {
   for (size_t i = 0; i < channels.size(); ++i) {
     if (channels[i] == channel) return i;
   }
-  LOG(FATAL) << "channel " << View(channel->name())
+  LOG(FATAL) << "channel " << StringView(channel->name())
              << " is not in the log's configuration";
 }
 

@@ -6,6 +6,7 @@
 #include "aos/configuration.h"
 #include "aos/events/logging/log_format.h"
 #include "aos/flatbuffer_merge.h"
+#include "aos/flatbuffer_string_view.h"
 #include "aos/util/str_cat.h"
 #include "flatbuffers/reflection.h"
 #include "glog/logging.h"
@@ -13,19 +14,15 @@
 namespace aos::logging {
 namespace {
 
-std::string_view View(const flatbuffers::String* string) {
-  return string == nullptr ? std::string_view() : string->string_view();
-}
-
 // True if messages of `channel` reach `node` (all do in a single-node
 // system).
 bool ReadableOnNode(const Channel& channel, const Node* node) {
   if (node == nullptr) return true;
-  const std::string_view name = View(node->name());
-  if (View(channel.source_node()) == name) return true;
+  const std::string_view name = StringView(node->name());
+  if (StringView(channel.source_node()) == name) return true;
   if (channel.destination_nodes() != nullptr) {
     for (const Connection* connection : *channel.destination_nodes()) {
-      if (View(connection->name()) == name) return true;
+      if (StringView(connection->name()) == name) return true;
     }
   }
   return false;
@@ -116,8 +113,9 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
   if (!status.ok()) return status;
   status = writer_->AddMetadata(
       kLoggerMetadata,
-      {{std::string(kLoggerNode),
-        node == nullptr ? std::string() : std::string(View(node->name()))},
+      {{std::string(kLoggerNode), node == nullptr
+                                      ? std::string()
+                                      : std::string(StringView(node->name()))},
        {std::string(kLoggerBootUuid), event_loop_->boot_uuid().ToString()}});
   if (!status.ok()) return status;
 
@@ -128,7 +126,7 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
       if (options.channel_filter && !options.channel_filter(*channel)) {
         continue;
       }
-      const std::string_view type = View(channel->type());
+      const std::string_view type = StringView(channel->type());
       auto schema = schema_ids.find(type);
       if (schema == schema_ids.end()) {
         uint16_t id = 0;
@@ -149,12 +147,13 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
       std::map<std::string, std::string> metadata = {
           {std::string(kChannelType), std::string(type)}};
       if (node != nullptr &&
-          View(channel->source_node()) != View(node->name())) {
+          StringView(channel->source_node()) != StringView(node->name())) {
         metadata.emplace(kChannelSourceNode,
-                         std::string(View(channel->source_node())));
+                         std::string(StringView(channel->source_node())));
       }
-      absl::StatusOr<uint16_t> id = writer_->AddChannel(
-          schema->second, View(channel->name()), kFlatbufferEncoding, metadata);
+      absl::StatusOr<uint16_t> id =
+          writer_->AddChannel(schema->second, StringView(channel->name()),
+                              kFlatbufferEncoding, metadata);
       if (!id.ok()) return id.status();
       auto recorded = std::make_unique<RecordedChannel>();
       recorded->channel = channel;
@@ -179,8 +178,8 @@ void Logger::Record(RecordedChannel* channel, const Context& context) {
     const uint32_t missed = context.queue_index - channel->last_queue_index - 1;
     if (missed > 0) {
       LOG_IF(WARNING, channel->lost == 0)
-          << "fell behind on " << View(channel->channel->name()) << " "
-          << View(channel->channel->type()) << ": " << missed
+          << "fell behind on " << StringView(channel->channel->name()) << " "
+          << StringView(channel->channel->type()) << ": " << missed
           << " messages lost (counted in the log's " << kLostMetadata << ")";
       channel->lost += missed;
       lost_total_ += missed;
@@ -230,8 +229,8 @@ absl::Status Logger::WriteLostCounts() {
   std::map<std::string, std::string> counts;
   for (const std::unique_ptr<RecordedChannel>& channel : channels_) {
     if (channel->lost == 0) continue;
-    counts.emplace(StrCat(View(channel->channel->name()), " ",
-                          View(channel->channel->type())),
+    counts.emplace(StrCat(StringView(channel->channel->name()), " ",
+                          StringView(channel->channel->type())),
                    std::to_string(channel->lost));
   }
   lost_written_ = lost_total_;
