@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "aos/flatbuffer_string_view.h"
+#include "aos/node_resolution.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
@@ -10,12 +11,15 @@ absl::StatusOr<std::vector<NodeChannel>> ChannelOnEachNode(
     const Configuration& config, std::string_view name, std::string_view type,
     std::string_view application, std::string_view only_node) {
   std::vector<NodeChannel> result;
-  if (!configuration::MultiNode(config)) {
-    if (!only_node.empty()) {
-      return absl::InvalidArgumentError(
-          StrCat("--node=", only_node,
-                 ": the configuration has no nodes; drop --node"));
+  if (!only_node.empty()) {
+    // The name is checked as every program's --node is (no hostname
+    // default: an empty name means every node here).
+    if (absl::StatusOr<const Node*> node = ResolveNode(config, only_node, "");
+        !node.ok()) {
+      return node.status();
     }
+  }
+  if (!configuration::MultiNode(config)) {
     std::string why_not;
     const Channel* channel = configuration::GetChannel(
         config, name, type, application, nullptr, &why_not);
@@ -23,9 +27,7 @@ absl::StatusOr<std::vector<NodeChannel>> ChannelOnEachNode(
     result.push_back({"", channel});
     return result;
   }
-  std::vector<std::string_view> names;
   for (const Node* node : *config.nodes()) {
-    names.push_back(StringView(node->name()));
     if (!only_node.empty() && StringView(node->name()) != only_node) continue;
     const Channel* channel =
         configuration::GetChannel(config, name, type, application, node);
@@ -37,12 +39,6 @@ absl::StatusOr<std::vector<NodeChannel>> ChannelOnEachNode(
       result.push_back(
           {std::string(StringView(channel->source_node())), channel});
     }
-  }
-  if (!only_node.empty() &&
-      configuration::GetNode(config, only_node) == nullptr) {
-    return absl::InvalidArgumentError(
-        StrCat("--node=", only_node, " is not a node of the configuration; ",
-               "its nodes: ", StrJoin(names, ", ")));
   }
   if (result.empty()) {
     return absl::NotFoundError(StrCat(
