@@ -47,7 +47,7 @@ readonly PACKAGES=(
   # for the test that reads our logs with the MCAP project's own reader.
   libzstd-dev
   liblz4-dev
-  zlib1g-dev
+  libdeflate-dev
   nodejs
   npm
   # This kernel may lack tc's netem: tools/netdelay delays a veth link's

@@ -1,7 +1,7 @@
 #include "aos/events/logging/mcap_records.h"
 
 #include <endian.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <algorithm>
 
@@ -37,14 +37,7 @@ void RecordEncoder::Finish() {
 }
 
 uint32_t Crc32(uint32_t crc, std::string_view data) {
-  // zlib's crc32 takes a uInt length: feed it in pieces.
-  while (!data.empty()) {
-    const size_t piece = std::min<size_t>(data.size(), 1u << 30);
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(data.data()),
-                static_cast<uInt>(piece));
-    data.remove_prefix(piece);
-  }
-  return crc;
+  return libdeflate_crc32(crc, data.data(), data.size());
 }
 
 void PatchU32(std::string* out, size_t offset, uint32_t value) {

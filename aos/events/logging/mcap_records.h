@@ -85,7 +85,7 @@ class RecordEncoder {
 };
 
 // The CRC-32 (ISO-HDLC, zlib's) MCAP records carry, continued from `crc`
-// over `data` (start with 0).
+// over `data` (start with 0). Computed by libdeflate (carry-less multiply).
 uint32_t Crc32(uint32_t crc, std::string_view data);
 
 // Overwrites 4 or 8 bytes of `out` at `offset` (lengths known only later).
