@@ -58,6 +58,7 @@ void EPoll::Run() {
       if (it != callbacks_.end()) it->second();
       if (quit_.load(std::memory_order_acquire)) break;
     }
+    if (after_each_wakeup_) after_each_wakeup_();
   }
   quit_.store(false, std::memory_order_release);
 }

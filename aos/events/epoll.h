@@ -28,6 +28,13 @@ class EPoll {
   void OnReadable(int fd, std::function<void()> fn);
   void Remove(int fd);
 
+  // Calls `fn` after the callbacks of every wakeup: once per epoll_wait
+  // that returned events, after all of them were served (also when Quit()
+  // cut the wakeup short). One at a time: replaces an earlier `fn`.
+  void AfterEachWakeup(std::function<void()> fn) {
+    after_each_wakeup_ = std::move(fn);
+  }
+
   // Waits for and dispatches events until Quit().
   void Run();
   // Makes Run() return after the callback being run. Thread-safe.
@@ -39,6 +46,7 @@ class EPoll {
   int quit_fd_;
   std::atomic<bool> quit_{false};
   std::map<int, std::function<void()>> callbacks_;
+  std::function<void()> after_each_wakeup_;
 };
 
 }  // namespace aos::internal

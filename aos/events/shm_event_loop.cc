@@ -448,6 +448,15 @@ void ShmEventLoop::StopReadable(int fd) {
   epoll_.Remove(fd);
 }
 
+void ShmEventLoop::OnWakeupEnd(std::function<void()> fn) {
+  CHECK(!ran_) << "event loop " << name()
+               << ": OnWakeupEnd after Run() started";
+  CHECK(!on_wakeup_end_) << "event loop " << name()
+                         << ": OnWakeupEnd called twice";
+  on_wakeup_end_ = fn;
+  epoll_.AfterEachWakeup(std::move(fn));
+}
+
 std::string ShmEventLoop::ShmPath(const Channel* channel) {
   return StrCat(FLAGS_shm_base, channel->name()->string_view(), "/",
                 channel->type()->string_view(), ".v", ipc_lib::kLayoutVersion);
@@ -637,6 +646,7 @@ void ShmEventLoop::Run() {
   StartRunning();
   // Messages may have arrived while OnRun callbacks ran.
   DeliverMessages();
+  if (on_wakeup_end_) on_wakeup_end_();
   in_run_ = true;
   epoll_.Run();
   in_run_ = false;

@@ -98,6 +98,18 @@ class ShmEventLoop : public EventLoop {
   // Run() or after it returned, not from inside it.
   void StopReadable(int fd);
 
+  // Calls `fn` in the loop's thread at the end of every wakeup, once the
+  // callbacks it woke for have returned: all the watchers' deliveries,
+  // timers and OnReadable callbacks of one epoll_wait, and once after the
+  // OnRun callbacks and the deliveries right after them. No watcher, timer
+  // or OnReadable callback runs between the last one of a wakeup and `fn`,
+  // so work those callbacks batch up (the message bridge's DDS writes) can
+  // be finished there. A wakeup that finds messages arriving as fast as
+  // they are delivered does not end until they stop: bound such batches
+  // yourself. Before Run() only; one per loop. Like OnReadable callbacks,
+  // `fn` is neither timed nor guarded against allocation.
+  void OnWakeupEnd(std::function<void()> fn);
+
   // The shared memory of `channel`, opened (or created) on first use.
   // Aborts with the queue's message (layout mismatch, permissions) if it
   // cannot be used.
@@ -128,6 +140,8 @@ class ShmEventLoop : public EventLoop {
   int signal_fd_ = -1;
   // Registered with OnReadable.
   std::vector<int> readable_fds_;
+  // Given to OnWakeupEnd, if any.
+  std::function<void()> on_wakeup_end_;
   std::vector<std::pair<const Channel*, std::unique_ptr<ipc_lib::QueueMemory>>>
       queues_;
   std::vector<class ShmWatcher*> shm_watchers_;

@@ -352,6 +352,43 @@ TEST_F(ShmEventLoopTest, OnReadableServesAnotherThreadsFd) {
   close(event_fd);
 }
 
+// The hook runs after every callback of a wakeup: after the OnRun
+// callbacks, after the timer, and after all three messages the timer sent
+// (delivered together in the next wakeup), never between them.
+TEST_F(ShmEventLoopTest, OnWakeupEndRunsAfterEachWakeupsCallbacks) {
+  auto loop = std::make_unique<ShmEventLoop>(factory_.configuration(), "loop");
+  std::vector<std::string> calls;
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  loop->MakeWatcher("/test", [&](const TestMessage& message) {
+    calls.push_back("watcher " + std::to_string(message.value()));
+    if (message.value() == 3) loop->Exit();
+  });
+  TimerHandler* timer = loop->AddTimer([&]() {
+    calls.push_back("timer");
+    for (int value : {1, 2, 3}) {
+      auto builder = sender.MakeBuilder();
+      TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+      message.add_value(value);
+      ASSERT_EQ(builder.Send(message.Finish()), RawSender::Error::kOk);
+    }
+  });
+  loop->OnRun([&]() {
+    calls.push_back("on run");
+    timer->Schedule(loop->monotonic_now());
+  });
+  loop->OnWakeupEnd([&]() { calls.push_back("end"); });
+  loop->Run();
+  EXPECT_THAT(calls, ::testing::ElementsAre("on run", "end", "timer", "end",
+                                            "watcher 1", "watcher 2",
+                                            "watcher 3", "end"));
+}
+
+TEST_F(ShmEventLoopTest, OnWakeupEndOnlyOnce) {
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.OnWakeupEnd([]() {});
+  EXPECT_DEATH(loop.OnWakeupEnd([]() {}), "OnWakeupEnd called twice");
+}
+
 // Runs `loop` until its first timer call, and returns what it held then.
 struct HeldWhileRunning {
   bool dma_latency_open = false;

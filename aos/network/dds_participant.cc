@@ -11,7 +11,8 @@
 namespace aos::message_bridge {
 namespace {
 
-// Cyclone's configuration for one domain: the interface, quiet tracing.
+// Cyclone's configuration for one domain: the interface, write batching,
+// quiet tracing.
 std::string CycloneXml(const DdsParticipant::Options& options) {
   std::string interface;
   if (!options.interface.empty()) {
@@ -23,7 +24,13 @@ std::string CycloneXml(const DdsParticipant::Options& options) {
                        is_address ? "address" : "name", "=\"",
                        options.interface, "\"/></Interfaces></General>");
   }
-  return StrCat("<CycloneDDS><Domain id=\"any\">", interface,
+  // Per domain, unlike dds_write_set_batch(), which sets it for every
+  // domain of the process.
+  const std::string_view batch =
+      options.batch_writes
+          ? "<Internal><WriteBatch>true</WriteBatch></Internal>"
+          : "";
+  return StrCat("<CycloneDDS><Domain id=\"any\">", interface, batch,
                 "<Tracing><Verbosity>warning</Verbosity>"
                 "<OutputFile>stderr</OutputFile></Tracing>"
                 "</Domain></CycloneDDS>");
@@ -63,7 +70,9 @@ void OnPublicationMatched(dds_entity_t,
 }  // namespace
 
 void DdsParticipant::Signal::Raise() {
-  raised_.store(true, std::memory_order_release);
+  // Raised already: the eventfd was written, and the loop's Take(), still
+  // to come, sees the samples that arrived before this Raise.
+  if (raised_.exchange(true, std::memory_order_acq_rel)) return;
   const uint64_t one = 1;
   // Fails (EAGAIN) only when the counter is saturated: readable already.
   [[maybe_unused]] ssize_t written = write(wakeup_fd_, &one, sizeof(one));

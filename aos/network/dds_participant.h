@@ -37,6 +37,11 @@ class DdsParticipant {
     // The network interface Cyclone uses, by name ("lo", "veth1") or
     // address; "" lets Cyclone choose.
     std::string interface;
+    // Whether writers batch: dds_write only packs the sample, and the pack
+    // goes out as one datagram when it is full (Cyclone's MaxMessageSize)
+    // or at Flush(writer). Otherwise every dds_write sends at once. Set for
+    // the domain by the first participant of a process on it.
+    bool batch_writes = false;
   };
 
   // Quality of service of one topic's writer or reader.
@@ -55,6 +60,7 @@ class DdsParticipant {
     // True if raised since the last Take().
     bool Take() { return raised_.exchange(false, std::memory_order_acq_rel); }
     // Raises it and wakes the loop; any thread (DDS listeners call it).
+    // Raising it again before the loop took it costs no syscall.
     void Raise();
 
    private:
@@ -85,6 +91,10 @@ class DdsParticipant {
   absl::StatusOr<dds_entity_t> MakeReader(const dds_topic_descriptor_t* type,
                                           const std::string& topic,
                                           const Qos& qos, Signal* arrived);
+
+  // Sends what `writer` has packed (batch_writes), if anything. Any
+  // thread.
+  static void Flush(dds_entity_t writer) { dds_write_flush(writer); }
 
   // Readable when a Signal was raised; ClearWakeup() before taking them.
   int wakeup_fd() const { return wakeup_fd_; }

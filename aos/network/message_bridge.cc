@@ -24,6 +24,13 @@ namespace {
 
 constexpr uint32_t kNoNode = 0xffffffff;
 
+// Writes packed and not yet sent, across writers, after which the bridge
+// sends them without waiting for the end of the wakeup: a wakeup lasts as
+// long as messages keep arriving, and a sample of a quiet channel must not
+// wait for a flood on another to stop. A full pack (about 100 small
+// samples) goes out by itself.
+constexpr uint32_t kMaxUnflushedWrites = 64;
+
 int64_t Ns(monotonic_clock::time_point t) {
   return t.time_since_epoch().count();
 }
@@ -168,6 +175,12 @@ class MessageBridge::Impl {
   void Receive(Incoming* incoming, Peer* peer);
   void SendProbes();
   void PublishStatistics();
+  // dds_write; false (and counted in write_failures_) if it failed. The
+  // sample waits in the writer's pack until FlushWrites().
+  bool Write(dds_entity_t writer, const void* sample);
+  // Sends every pack written since the last flush. At the end of each of
+  // the loop's wakeups, and after kMaxUnflushedWrites writes.
+  void FlushWrites();
   // Whether a message (boot, queue index) is newer than the last re-sent.
   bool IsNew(const Incoming& incoming, const UUID& boot,
              uint32_t queue_index) const;
@@ -194,6 +207,10 @@ class MessageBridge::Impl {
   std::unique_ptr<RawSender> client_statistics_;
   uint64_t write_failures_ = 0;
   uint64_t dropped_unknown_node_ = 0;
+  // Writers written to since the last FlushWrites(), each once; its
+  // capacity is every writer's, reserved before Run().
+  std::vector<dds_entity_t> unflushed_writers_;
+  uint32_t unflushed_writes_ = 0;
 };
 
 absl::Status MessageBridge::Impl::Setup() {
@@ -211,8 +228,13 @@ absl::Status MessageBridge::Impl::Setup() {
   if (absl::Status status = SetupPeers(); !status.ok()) return status;
   if (absl::Status status = SetupStatistics(); !status.ok()) return status;
 
+  // Every write is flushed by the end of the wakeup that made it
+  // (FlushWrites): many samples a datagram when messages come faster than
+  // the loop wakes up, and no sample left waiting for the next write.
+  DdsParticipant::Options dds_options = options_.dds;
+  dds_options.batch_writes = true;
   absl::StatusOr<std::unique_ptr<DdsParticipant>> dds =
-      DdsParticipant::Make(options_.dds);
+      DdsParticipant::Make(dds_options);
   if (!dds.ok()) return dds.status();
   dds_ = std::move(dds).value();
 
@@ -268,6 +290,9 @@ absl::Status MessageBridge::Impl::Setup() {
 
   loop_->OnReadable(dds_->wakeup_fd(), [this]() { ServeDds(); });
   serving_fd_ = true;
+  // A probe and a delivery writer per peer, one writer per outgoing channel.
+  unflushed_writers_.reserve(2 * peers_.size() + outgoing_.size());
+  loop_->OnWakeupEnd([this]() { FlushWrites(); });
   TimerHandler* probe_timer = loop_->AddTimer([this]() { SendProbes(); });
   probe_timer->set_name("probe");
   TimerHandler* statistics_timer =
@@ -466,10 +491,7 @@ void MessageBridge::Impl::Forward(Outgoing* outgoing, const Context& context) {
   message.data._length = static_cast<uint32_t>(context.size);
   message.data._buffer = static_cast<uint8_t*>(const_cast<void*>(context.data));
   message.data._release = false;
-  if (dds_write(outgoing->writer, &message) < 0) {
-    ++write_failures_;
-    return;
-  }
+  if (!Write(outgoing->writer, &message)) return;
   for (Peer* peer : outgoing->destinations) {
     ++peer->sent_packets;
     peer->sent_bytes += context.size;
@@ -662,7 +684,7 @@ void MessageBridge::Impl::Receive(Incoming* incoming, Peer* peer) {
     delivery.queue_index = sender->sent_queue_index();
     delivery.monotonic_sent_ns = Ns(sender->monotonic_sent_time());
     delivery.realtime_sent_ns = Ns(sender->realtime_sent_time());
-    if (dds_write(peer->delivery_writer, &delivery) < 0) ++write_failures_;
+    Write(peer->delivery_writer, &delivery);
   }
 }
 
@@ -677,8 +699,27 @@ void MessageBridge::Impl::SendProbes() {
     probe.monotonic_sent_ns = Ns(now);
     probe.echo_sent_ns = peer->echo_sent_ns;
     probe.echo_received_ns = peer->echo_received_ns;
-    if (dds_write(peer->probe_writer, &probe) < 0) ++write_failures_;
+    Write(peer->probe_writer, &probe);
   }
+}
+
+bool MessageBridge::Impl::Write(dds_entity_t writer, const void* sample) {
+  if (dds_write(writer, sample) < 0) {
+    ++write_failures_;
+    return false;
+  }
+  if (std::find(unflushed_writers_.begin(), unflushed_writers_.end(), writer) ==
+      unflushed_writers_.end()) {
+    unflushed_writers_.push_back(writer);
+  }
+  if (++unflushed_writes_ >= kMaxUnflushedWrites) FlushWrites();
+  return true;
+}
+
+void MessageBridge::Impl::FlushWrites() {
+  for (dds_entity_t writer : unflushed_writers_) DdsParticipant::Flush(writer);
+  unflushed_writers_.clear();
+  unflushed_writes_ = 0;
 }
 
 void MessageBridge::Impl::PublishStatistics() {

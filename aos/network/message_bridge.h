@@ -17,7 +17,10 @@
 //   (reliable for channels forwarded with time_to_live 0, best effort with
 //   that lifespan otherwise). When a peer's reader appears (its bridge
 //   started or came back), the latest message of each reliable channel is
-//   written again; the peer drops it if it has it.
+//   written again; the peer drops it if it has it. Writes are packed, many
+//   samples a datagram, and sent at the end of the loop's wakeup that made
+//   them (ShmEventLoop::OnWakeupEnd), or after 64 writes when messages keep
+//   the wakeup going: no sample waits for a later one.
 // - Reads the topic of every channel forwarded to N and re-sends each
 //   message into N's shared memory with RawSender::Send(RemoteOrigin): the
 //   source's send times, queue index and boot. A message that names another

@@ -12,6 +12,7 @@
 
 #include "aos/configuration.h"
 #include "aos/configuration_lookup.h"
+#include "aos/events/event_loop_generated.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/network/bridge_wire.h"
 #include "aos/network/client_statistics_generated.h"
@@ -58,14 +59,16 @@ class MessageBridgeTest : public ::testing::Test {
     return StrCat(dir_, "/", node, "/shm");
   }
 
-  std::unique_ptr<Subprocess> StartBridge(std::string_view node) {
+  std::unique_ptr<Subprocess> StartBridge(
+      std::string_view node, std::vector<std::string> extra_args = {}) {
+    std::vector<std::string> args{
+        StrCat("--config=", config_path_), StrCat("--node=", node),
+        StrCat("--shm_base=", ShmBase(node)), StrCat("--dds_domain=", domain_),
+        "--dds_interface=lo"};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
     return std::make_unique<Subprocess>(
         aos::testing::ArtifactPath("aos/network/message_bridge"),
-        std::vector<std::string>{
-            StrCat("--config=", config_path_), StrCat("--node=", node),
-            StrCat("--shm_base=", ShmBase(node)),
-            StrCat("--dds_domain=", domain_), "--dds_interface=lo"},
-        StrCat(dir_, "/", node));
+        std::move(args), StrCat(dir_, "/", node));
   }
 
   // A loop on `node`, its channels under that node's shared memory.
@@ -238,6 +241,69 @@ TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
   EXPECT_GT(to_pi2->sent_packets(), 0u);
   EXPECT_GT(to_pi2->delivered_packets(), 0u);
 
+  EXPECT_EQ(bridge1->Terminate(), 0) << bridge1->Stderr();
+  EXPECT_EQ(bridge2->Terminate(), 0) << bridge2->Stderr();
+}
+
+// The bridge packs its DDS writes and sends the packs at the end of each
+// wakeup: the last message of a best-effort channel (never retransmitted)
+// crosses although no later write follows it. The bridges send no timing
+// reports of their own, so the test's are the only writes on /pi1/aos.
+TEST_F(MessageBridgeTest, LastMessageOfAQuietChannelCrosses) {
+  auto bridge1 = StartBridge("pi1", {"--timing_reports=false"});
+  auto bridge2 = StartBridge("pi2", {"--timing_reports=false"});
+
+  // pids of the reports pi1 sent and pi2 received; the last one sent.
+  std::atomic<int> first_received{0};
+  std::atomic<int> last_sent{0};
+  auto pi1 = MakeLoop("reporter", pi1_);
+  Sender<timing::Report> report_sender =
+      pi1->MakeSender<timing::Report>("/aos");
+  int next_pid = 1;
+  TimerHandler* send_timer = pi1->AddTimer([&]() {
+    if (last_sent != 0) return;
+    const int pid = next_pid++;
+    // Until pi2 has one (best effort: those before the match are lost),
+    // then one more, the last.
+    const bool last = first_received != 0;
+    auto builder = report_sender.MakeBuilder();
+    timing::Report::Builder report = builder.MakeBuilder<timing::Report>();
+    report.add_pid(pid);
+    ASSERT_EQ(builder.Send(report.Finish()), RawSender::Error::kOk);
+    if (last) {
+      last_sent = pid;
+      pi1->Exit();
+    }
+  });
+  pi1->OnRun(
+      [&]() { send_timer->Schedule(pi1->monotonic_now(), milliseconds(100)); });
+
+  auto pi2 = MakeLoop("listener", pi2_);
+  int received_last = 0;
+  pi2->MakeWatcher("/pi1/aos", [&](const timing::Report& report) {
+    if (first_received == 0) first_received = report.pid();
+    if (last_sent != 0 && report.pid() == last_sent) {
+      received_last = report.pid();
+      pi2->Exit();
+    }
+  });
+  TimerHandler* deadline = pi2->AddTimer([&]() {
+    ADD_FAILURE() << "report " << last_sent << " never crossed (first "
+                  << first_received << "); bridge pi1 said:\n"
+                  << bridge1->Stderr() << "\nbridge pi2 said:\n"
+                  << bridge2->Stderr();
+    pi1->Exit();
+    pi2->Exit();
+  });
+  pi2->OnRun([&]() { deadline->Schedule(pi2->monotonic_now() + kDeadline); });
+
+  std::thread pi1_thread([&]() { pi1->Run(); });
+  pi2->Run();
+  pi1_thread.join();
+
+  EXPECT_NE(first_received, 0);
+  EXPECT_NE(last_sent, 0);
+  EXPECT_EQ(received_last, last_sent);
   EXPECT_EQ(bridge1->Terminate(), 0) << bridge1->Stderr();
   EXPECT_EQ(bridge2->Terminate(), 0) << bridge2->Stderr();
 }
