@@ -1,8 +1,9 @@
 // For mcap_check_test: records a ping/pong run in simulation into
 // DIR/{none,lz4,zstd}.mcap, and writes DIR/expected.json: for each logged
 // channel its topic, type, and the log and publish times (ns, as decimal
-// strings) of every message, in order, as LogFileReader reads them back
-// (logger_test checks those against what was sent).
+// strings) and the JSON (aos's printer, aos/json_to_flatbuffer.h) of every
+// message, in order, as LogFileReader reads them back (logger_test checks
+// those against what was sent).
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -10,6 +11,7 @@
 #include "aos/events/logging/log_file_reader.h"
 #include "aos/events/logging/pingpong_log.h"
 #include "aos/init.h"
+#include "aos/json_to_flatbuffer.h"
 #include "aos/util/json_writer.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -24,6 +26,7 @@ struct ChannelTimes {
   std::string type;
   std::vector<std::string> log_times;
   std::vector<std::string> publish_times;
+  std::vector<std::string> json;
 };
 
 int Main() {
@@ -49,6 +52,9 @@ int Main() {
           message->context.monotonic_event_time.time_since_epoch().count()));
       times.publish_times.push_back(std::to_string(
           message->context.realtime_event_time.time_since_epoch().count()));
+      times.json.push_back(
+          FlatbufferToJson(static_cast<const uint8_t*>(message->context.data),
+                           *message->channel->schema()));
     }
   }
   JsonWriter json;
@@ -59,7 +65,8 @@ int Main() {
     json.Key("type").String(times.type);
     for (const auto& [key, values] :
          {std::pair{"log_times", &times.log_times},
-          std::pair{"publish_times", &times.publish_times}}) {
+          std::pair{"publish_times", &times.publish_times},
+          std::pair{"json", &times.json}}) {
       json.Key(key).BeginArray();
       for (const std::string& value : *values) json.String(value);
       json.EndArray();

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Our MCAP logs, read by the MCAP project's own TypeScript reader
-# (@mcap/core; check_mcap.js says what is checked), for every compression.
+# (@mcap/core; check_mcap.js says what is checked), for every compression,
+# and every message decoded as Foxglove does (foxglove_decode.js).
 # The npm packages are installed by ./tools/aos.sh (install, test, run)
 # next to mcap_check/package.json.
 set -euo pipefail
@@ -18,10 +19,12 @@ if ! command -v node >/dev/null; then
   echo "FAIL: no node on PATH: run ./tools/aos.sh install (Debian's nodejs)"
   exit 1
 fi
-if [[ ! -d "${npm_dir}/node_modules/@mcap/core" ]]; then
-  echo "FAIL: ${npm_dir}/node_modules has no @mcap/core: run ./tools/aos.sh install"
-  exit 1
-fi
+for package in @mcap/core @mcap/support flatbuffers flatbuffers_reflection; do
+  if [[ ! -d "${npm_dir}/node_modules/${package}" ]]; then
+    echo "FAIL: ${npm_dir}/node_modules has no ${package}: run ./tools/aos.sh install"
+    exit 1
+  fi
+done
 
 "${writer}" --dir="${dir}"
 NODE_PATH="${npm_dir}/node_modules" node "${script}" "${dir}/expected.json" \

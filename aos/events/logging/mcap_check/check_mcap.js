@@ -8,13 +8,15 @@
 // every record (McapStreamReader): the header, one flatbuffer schema per
 // type holding a binary schema (.bfbs), one channel per aos channel with
 // its type, the attached configuration, message counts (statistics too)
-// and every message's log and publish time, in order. Prints one line per
-// file; exits 1 with the first difference.
+// and every message's log and publish time, in order; and every message
+// decoded as Foxglove decodes flatbuffer channels (foxglove_decode.js).
+// Prints one line per file; exits 1 with the first difference.
 "use strict";
 const fs = require("fs");
 const assert = require("assert/strict");
 const { McapIndexedReader, McapStreamReader } = require("@mcap/core");
 const { loadDecompressHandlers } = require("@mcap/support");
+const { checkDecodedLikeFoxglove } = require("./foxglove_decode");
 
 function checkSchemasAndChannels(file, schemasById, channelsById, expected) {
   const topics = [...channelsById.values()]
@@ -100,6 +102,8 @@ async function checkIndexed(file, bytes, expected, decompressHandlers) {
   const messages = [];
   for await (const message of reader.readMessages()) messages.push(message);
   checkMessages(file, "indexed", reader.channelsById, messages, expected);
+  checkDecodedLikeFoxglove(file, reader.schemasById, reader.channelsById,
+    messages, expected);
   return messages.length;
 }
 
@@ -161,7 +165,8 @@ async function main() {
     checkStream(file, bytes, expected, decompressHandlers);
     const cut = checkCutShort(file, bytes, expected, decompressHandlers);
     console.log(`${file}: ${count} messages on ${expected.length} channels ` +
-      "read by @mcap/core as aos logged them (indexed and streamed); " +
+      "read by @mcap/core as aos logged them (indexed and streamed), " +
+      "decoded as Foxglove does; " +
       `cut at 60%: the first ${cut}`);
   }
 }
