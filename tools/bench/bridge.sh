@@ -5,20 +5,21 @@
 #                         [--ping_interval_us=N] [--dry-run]
 #
 # For each link, side by side in one run: ddsperf ping/pong's round trip and
-# ours (ping on node pi1, pong on pi2, through both message bridges), the
-# bridges' one-way latency histograms, and the rate of 32 B messages
+# ours (ping on node pi1, pong on pi2, through both message bridges), ping
+# and pong on one node without a bridge, the bridges' one-way latency
+# histograms, and the rate of 32 B messages
 # ddsperf pub/sub moves against what the bridges forward from bridge_flood
 # on pi1 to pi2. lo: both nodes on loopback; veth: pi1 and pi2 in two
 # network namespaces joined by a veth pair (tools/netns_pair.sh; needs
 # root); both (the default as root; lo otherwise). --seconds (default 5)
-# is the length of each of the four measurements per link. It builds what
+# is the length of each of the five measurements per link. It builds what
 # it needs, then holds the build lock (/tmp/aos-bazel.lock) while it
 # measures so that builds do not disturb the figures. --dry-run prints what
 # it would run and stops. docs/benchmarks.md shows a real run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
-usage() { sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 fail() {
   echo "bridge.sh: $*" >&2
   exit 1
@@ -64,7 +65,7 @@ bazel_cmd=bazel
 command -v sbazel >/dev/null && bazel_cmd=sbazel
 targets=(//tools/bench:bridge_bench //tools/bench:bridge_flood
   //tools/bench:bridge_bench_config //aos/network:message_bridge
-  //examples:ping //examples:pong)
+  //examples:ping //examples:pong //examples:pingpong_config)
 lock=/tmp/aos-bazel.lock
 netns=aosbench
 bench_args=(--links="${links}" --seconds="${seconds}"

@@ -6,6 +6,8 @@
 // For each link (lo: both nodes in this namespace on loopback; veth: pi1
 // in namespace <netns>1, pi2 in <netns>2, joined by a veth pair), in turn:
 //   1. ddsperf ping / pong at the ping rate: DDS's round trip;
+//   1b. ping and pong on one node (single-node config, no bridge): the
+//      round trip through shared memory alone;
 //   2. the bridges of pi1 and pi2, pong on pi2 and ping on pi1 at the same
 //      rate: the forwarded round trip (through both bridges), then each
 //      bridge's one-way latency histogram (ClientStatistics);
@@ -56,13 +58,16 @@ DEFINE_string(netns, "aosbench",
               "For veth: the namespaces <netns>1 and <netns>2 "
               "(tools/netns_pair.sh up <netns>) with interfaces <netns>1v and "
               "<netns>2v.");
-DEFINE_double(seconds, 5, "Seconds for each of the four measurements.");
+DEFINE_double(seconds, 5, "Seconds for each of the five measurements.");
 DEFINE_int32(ping_interval_us, 1000,
              "Microseconds between pings, ours and ddsperf's.");
 DEFINE_string(work_dir, "",
               "A directory this bench may fill and empty: the nodes' shared "
               "memory and the programs' output (bridge.sh makes one).");
 DEFINE_string(json, "", "Also write every figure to this file as JSON.");
+DEFINE_string(local_config, "",
+              "Single-node ping/pong config for the local round trip "
+              "(default: <bin_dir>/examples/pingpong_config.json).");
 
 namespace aos::bench {
 namespace {
@@ -263,6 +268,8 @@ struct Throughput {
 struct LinkResult {
   std::string link;
   Figures dds_round_trip, forwarded_round_trip;
+  // ping and pong on one node, no bridge: two shared-memory hops.
+  Figures local_round_trip;
   Figures one_way_pi1_to_pi2, one_way_pi2_to_pi1;
   int64_t pings = 0, pongs = 0;
   Throughput throughput;
@@ -319,6 +326,34 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
            ping.get());
     }
     result.dds_round_trip = *figures;
+    pong->Terminate();
+  }
+
+  std::cerr << "[" << link.name << "] ping / pong on one node (no bridge), "
+            << seconds << " s\n";
+  {
+    const std::string local_config =
+        FLAGS_local_config.empty()
+            ? StrCat(FLAGS_bin_dir, "/examples/pingpong_config.json")
+            : FLAGS_local_config;
+    const std::string local_base = StrCat(work, "/local");
+    auto pong = Start(
+        link, 0, StrCat(FLAGS_bin_dir, "/examples/pong"),
+        {StrCat("--config=", local_config), StrCat("--shm_base=", local_base)},
+        out);
+    Sleep(0.5);
+    const std::string summary = StrCat(out, "/local_ping.json");
+    auto ping = Start(
+        link, 0, StrCat(FLAGS_bin_dir, "/examples/ping"),
+        {StrCat("--config=", local_config), StrCat("--shm_base=", local_base),
+         StrCat("--sleep_us=", FLAGS_ping_interval_us),
+         StrCat("--duration=", seconds), StrCat("--summary_json=", summary)},
+        out);
+    const int status = ping->Wait();
+    if (status != 0) Fail(StrCat("local ping exited ", status), ping.get());
+    int64_t pings = 0, pongs = 0;
+    result.local_round_trip = PingRoundTrip(summary, &pings, &pongs);
+    result.local_round_trip.name = "local ping/pong";
     pong->Terminate();
   }
 
@@ -610,8 +645,21 @@ int Main() {
     row("ddsperf one-way (RTT/2)", d, 0.5, 0);
     row("bridge one-way pi1->pi2", r.one_way_pi1_to_pi2, 1, d.p50_us / 2);
     row("bridge one-way pi2->pi1", r.one_way_pi2_to_pi1, 1, d.p50_us / 2);
+    row("local ping/pong round trip", r.local_round_trip, 1, 0);
   }
   table.Print(&std::cout);
+  std::cout << "\nThe forwarded round trip crosses DDS twice and shared "
+               "memory four times (ping -> bridge -> pong -> bridge -> "
+               "ping, on both nodes); ddsperf RTT + 2 x local RTT (p50s) is "
+               "what those hops cost alone:\n";
+  for (const LinkResult& r : results) {
+    const double floor =
+        r.dds_round_trip.p50_us + 2 * r.local_round_trip.p50_us;
+    std::cout << "  " << r.link << ": " << Fixed(floor) << " us; forwarded "
+              << Fixed(r.forwarded_round_trip.p50_us) << " us = "
+              << Fixed(Ratio(r.forwarded_round_trip.p50_us, floor), 2)
+              << "x of it\n";
+  }
 
   std::cout << "\nThroughput, 32 B messages, " << FLAGS_seconds
             << " s each (messages a second)\n";
@@ -659,6 +707,10 @@ int Main() {
       WriteFigures(r.dds_round_trip, &json);
       json.Key("forwarded_round_trip");
       WriteFigures(r.forwarded_round_trip, &json);
+      json.Key("local_round_trip");
+      WriteFigures(r.local_round_trip, &json);
+      json.Key("hops_floor_p50_us")
+          .Number(r.dds_round_trip.p50_us + 2 * r.local_round_trip.p50_us);
       json.Key("bridge_one_way_pi1_to_pi2");
       WriteFigures(r.one_way_pi1_to_pi2, &json);
       json.Key("bridge_one_way_pi2_to_pi1");
