@@ -1,6 +1,7 @@
 #!/bin/bash
 # Our MCAP logs, read by the MCAP project's own TypeScript reader
-# (@mcap/core; check_mcap.js says what is checked), for every compression.
+# (@mcap/core; check_mcap.js says what is checked), for every compression,
+# and a two-node log with remote records.
 # The npm packages are installed by ./tools/aos.sh (install, test, run)
 # next to mcap_check/package.json.
 set -euo pipefail
@@ -26,3 +27,6 @@ fi
 "${writer}" --dir="${dir}"
 NODE_PATH="${npm_dir}/node_modules" node "${script}" "${dir}/expected.json" \
   "${dir}/none.mcap" "${dir}/lz4.mcap" "${dir}/zstd.mcap"
+# pi2's log of a two-node run: forwarded channels and their remote records.
+NODE_PATH="${npm_dir}/node_modules" node "${script}" \
+  "${dir}/multinode_expected.json" "${dir}/multinode.mcap"
