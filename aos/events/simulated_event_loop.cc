@@ -420,13 +420,24 @@ void SimulatedEventLoopFactory::AdvanceTime(
   scheduler_.AdvanceTime(duration);
 }
 
-void SimulatedEventLoopFactory::SetMonotonicOffset(
-    const Node* node, monotonic_clock::duration offset) {
+void SimulatedEventLoopFactory::CheckNoLoopOn(const Node* node,
+                                              std::string_view setter) const {
   for (SimulatedEventLoop* loop : loops_) {
     CHECK(loop->node() != node)
-        << "SetMonotonicOffset: node already has event loop " << loop->name();
+        << setter << ": node already has event loop " << loop->name();
   }
+}
+
+void SimulatedEventLoopFactory::SetMonotonicOffset(
+    const Node* node, monotonic_clock::duration offset) {
+  CheckNoLoopOn(node, "SetMonotonicOffset");
   Clock(node).monotonic_offset = offset;
+}
+
+void SimulatedEventLoopFactory::SetRealtimeOffset(
+    const Node* node, realtime_clock::duration offset) {
+  CheckNoLoopOn(node, "SetRealtimeOffset");
+  Clock(node).realtime_offset = offset;
 }
 
 void SimulatedEventLoopFactory::SetLinkDelay(const Node* from, const Node* to,

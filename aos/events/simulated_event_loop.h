@@ -21,7 +21,8 @@
 // So a timer's wakeup latency is exactly d and its handler time exactly h.
 //
 // Nodes: a multi-node config gets one clock per node (node time = simulated
-// time + the node's offset, SetMonotonicOffset), and each node has its own
+// time + the node's offset, SetMonotonicOffset; its realtime = node time +
+// its realtime offset, SetRealtimeOffset), and each node has its own
 // copy of every channel it can read. Channels forwarded to other nodes
 // (destination_nodes) cross a simulated network, as the message bridge
 // forwards them in production (aos/events/simulated_network.h explains the
@@ -71,8 +72,11 @@ class SimulatedEventLoopFactory {
 
   // A node's clock is the simulated time plus its offset. Before any loop of
   // the node is made.
-  // Realtime is the node's monotonic time + 2026-01-01 UTC.
   void SetMonotonicOffset(const Node* node, monotonic_clock::duration offset);
+  // A node's realtime clock is its monotonic time plus its realtime offset:
+  // by default 2026-01-01 UTC (1767225600 s), so realtime looks like a
+  // date; replay sets the recorded one. Before any loop of the node is made.
+  void SetRealtimeOffset(const Node* node, realtime_clock::duration offset);
 
   // The simulated network (simulated_network.h): per link from one node to
   // another, its delay (default 100 us), the loss of best-effort messages
@@ -106,6 +110,8 @@ class SimulatedEventLoopFactory {
   SimulatedChannel* GetSimulatedChannel(const Channel* channel,
                                         const Node* node);
   void StartPendingLoops();
+  // Aborts if `node` has a loop: `setter` would change its clock under it.
+  void CheckNoLoopOn(const Node* node, std::string_view setter) const;
   NodeClock& Clock(const Node* node);
   const NodeClock& Clock(const Node* node) const;
 

@@ -448,5 +448,33 @@ TEST(SimulatedMultiNodeTest, EachNodeHasItsClockAndItsChannels) {
                "multi-node config; give a node");
 }
 
+TEST(SimulatedMultiNodeTest, RealtimeFollowsTheNodesRealtimeOffset) {
+  auto config = configuration::ReadConfigFromJson(R"({
+    "nodes": [ { "name": "pi1" }, { "name": "pi2" } ],
+    "channels": [ { "name": "/test", "type": "aos.testing.TestMessage",
+                    "source_node": "pi2" } ] })");
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  const Node* pi1 = configuration::GetNode(config->message(), "pi1");
+  const Node* pi2 = configuration::GetNode(config->message(), "pi2");
+  SimulatedEventLoopFactory factory(&config->message());
+  factory.SetMonotonicOffset(pi2, std::chrono::seconds(7));
+  factory.SetRealtimeOffset(pi2, std::chrono::seconds(1600000000));
+  auto on_pi2 = factory.MakeEventLoop("sender", pi2);
+  Sender<TestMessage> sender = on_pi2->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = on_pi2->MakeFetcher<TestMessage>("/test");
+  factory.RunFor(milliseconds(3));
+  SendPing(&sender, 1);
+  ASSERT_TRUE(fetcher.Fetch());
+  EXPECT_EQ(fetcher.context().realtime_event_time,
+            realtime_clock::time_point(std::chrono::seconds(1600000007) +
+                                       milliseconds(3)));
+  // Other nodes keep the default: 2026-01-01 + their monotonic time.
+  EXPECT_EQ(factory.realtime_now(pi1),
+            realtime_clock::time_point(std::chrono::seconds(1767225600) +
+                                       milliseconds(3)));
+  EXPECT_DEATH(factory.SetRealtimeOffset(pi2, std::chrono::seconds(0)),
+               "SetRealtimeOffset: node already has event loop sender");
+}
+
 }  // namespace
 }  // namespace aos::testing

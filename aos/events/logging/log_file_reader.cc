@@ -52,6 +52,11 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
     if (metadata.name == kLoggerMetadata) {
       auto node = metadata.metadata.find(std::string(kLoggerNode));
       if (node != metadata.metadata.end()) log->node_name_ = node->second;
+      auto boot = metadata.metadata.find(std::string(kLoggerBootUuid));
+      if (boot != metadata.metadata.end()) {
+        absl::StatusOr<UUID> parsed = UUID::Parse(boot->second);
+        if (parsed.ok()) log->boot_uuid_ = *parsed;
+      }
     }
     if (metadata.name == kLostMetadata) {
       // The last record counts: it has the latest totals.
@@ -105,29 +110,82 @@ std::vector<const Channel*> LogFileReader::logged_channels() const {
   return result;
 }
 
-const Channel* LogFileReader::FindChannel(uint16_t mcap_channel) {
+const LogFileReader::LoggedChannel& LogFileReader::FindChannel(
+    uint16_t mcap_channel) {
   auto known = channels_.find(mcap_channel);
   if (known != channels_.end()) return known->second;
-  const Channel* channel = nullptr;
+  LoggedChannel logged;
   auto found = mcap_->channels().find(mcap_channel);
   if (found == mcap_->channels().end()) {
     problems_.push_back(StrCat(path(), ": messages on MCAP channel ",
                                mcap_channel,
                                ", which the log never declares; skipped"));
+    return channels_.emplace(mcap_channel, logged).first->second;
+  }
+  const McapChannel& channel = found->second;
+  auto type = channel.metadata.find(std::string(kChannelType));
+  if (type == channel.metadata.end() && channel.topic == kRemoteMessageTopic) {
+    logged.remote_records = true;
   } else {
-    auto type = found->second.metadata.find(std::string(kChannelType));
-    if (type != found->second.metadata.end()) {
-      channel = ChannelByNameAndType(*configuration(), found->second.topic,
-                                     type->second);
+    if (type != channel.metadata.end()) {
+      logged.channel =
+          ChannelByNameAndType(*configuration(), channel.topic, type->second);
     }
-    if (channel == nullptr) {
+    if (logged.channel == nullptr) {
       problems_.push_back(
-          StrCat(path(), ": MCAP channel ", found->second.topic,
+          StrCat(path(), ": MCAP channel ", channel.topic,
                  " matches no channel of the logged configuration; skipped"));
+    } else {
+      logged.forwarded = ForwardedTo(*logged.channel, node_);
     }
   }
-  channels_.emplace(mcap_channel, channel);
-  return channel;
+  return channels_.emplace(mcap_channel, logged).first->second;
+}
+
+void LogFileReader::KeepRemoteRecord(std::string_view data, uint64_t log_time) {
+  std::optional<RemoteRecord> record = DecodeRemoteRecord(data);
+  if (record.has_value()) {
+    remote_records_[record->channel_id] = *record;
+  } else if (!malformed_remote_said_) {
+    malformed_remote_said_ = true;
+    problems_.push_back(
+        StrCat(path(), ": the remote record at log time ", log_time,
+               " ns is not a valid ", kRemoteMessageType,
+               " (damaged or hand-made log); skipped, as are any later such"));
+  }
+}
+
+void LogFileReader::FillRemoteFields(uint16_t mcap_channel,
+                                     const LoggedChannel& logged,
+                                     Context* context) {
+  if (!logged.forwarded) {
+    context->monotonic_remote_time = context->monotonic_event_time;
+    context->realtime_remote_time = context->realtime_event_time;
+    context->remote_queue_index = context->queue_index;
+    context->source_boot_uuid = boot_uuid_;
+    return;
+  }
+  auto record = remote_records_.find(mcap_channel);
+  if (record != remote_records_.end() &&
+      record->second.queue_index == context->queue_index) {
+    const RemoteOrigin& origin = record->second.origin;
+    context->monotonic_remote_time = origin.monotonic_remote_time;
+    context->realtime_remote_time = origin.realtime_remote_time;
+    context->remote_queue_index = origin.remote_queue_index;
+    context->source_boot_uuid = origin.source_boot_uuid;
+    remote_records_.erase(record);
+    return;
+  }
+  // Unknown: Context's defaults.
+  if (unknown_remote_said_.insert(mcap_channel).second) {
+    problems_.push_back(StrCat(
+        path(), ": the message of ", logged.channel->name()->string_view(), " ",
+        logged.channel->type()->string_view(), " (forwarded from ",
+        logged.channel->source_node()->string_view(), ") at log time ",
+        context->monotonic_event_time.time_since_epoch().count(),
+        " ns has no valid remote record; its remote fields are unknown, as "
+        "are those of any later such message of the channel"));
+  }
 }
 
 std::optional<LogMessage> LogFileReader::Next() {
@@ -135,21 +193,23 @@ std::optional<LogMessage> LogFileReader::Next() {
     std::optional<McapMessage> message = mcap_->Next();
     SyncProblems();
     if (!message.has_value()) return std::nullopt;
-    const Channel* channel = FindChannel(message->channel_id);
-    if (channel == nullptr) continue;
+    const LoggedChannel& logged = FindChannel(message->channel_id);
+    if (logged.remote_records) {
+      KeepRemoteRecord(message->data, message->log_time);
+      continue;
+    }
+    if (logged.channel == nullptr) continue;
     LogMessage result;
-    result.channel = channel;
+    result.channel = logged.channel;
     Context& context = result.context;
     context.monotonic_event_time = monotonic_clock::time_point(
         monotonic_clock::duration(message->log_time));
     context.realtime_event_time = realtime_clock::time_point(
         realtime_clock::duration(message->publish_time));
-    context.monotonic_remote_time = context.monotonic_event_time;
-    context.realtime_remote_time = context.realtime_event_time;
     context.queue_index = message->sequence;
-    context.remote_queue_index = message->sequence;
     context.size = message->data.size();
     context.data = message->data.data();
+    FillRemoteFields(message->channel_id, logged, &context);
     return result;
   }
 }

@@ -17,11 +17,19 @@
 // Damage: as McapReader, a cut-short file (a killed logger) or a damaged
 // chunk costs only what is damaged; each is a sentence in problems(),
 // which grows while reading (a chunk is checked when its time comes).
+//
+// Forwarded messages (of a channel sent on another node) get their remote
+// fields from the remote record the logger wrote before each
+// (log_format.h). A record that is missing or malformed (damage, a
+// hand-made log) never stops reading: the message comes with unknown remote
+// fields (see LogMessage), and problems() says so once per channel (and
+// once for malformed records).
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +38,8 @@
 #include "aos/configuration_generated.h"
 #include "aos/events/event_loop.h"
 #include "aos/events/logging/mcap_reader.h"
+#include "aos/events/logging/remote_record.h"
+#include "aos/util/uuid.h"
 
 namespace aos::logging {
 
@@ -38,8 +48,12 @@ struct LogMessage {
   const Channel* channel = nullptr;
   // As a watcher on the logging node saw the message: monotonic and
   // realtime event times (the send times), queue_index, size and data.
-  // The remote fields equal the local ones (the log keeps the logging
-  // node's times only). data is valid until the next Next().
+  // Remote fields: for a local message, the local ones and the logging
+  // node's boot (all zeros if the log does not name it); for a forwarded
+  // message, the recorded ones (where it was first sent), or, if its remote
+  // record is missing or malformed, unknown: min_time times,
+  // kInvalidQueueIndex and an all-zero source_boot_uuid. data is valid
+  // until the next Next().
   Context context;
 };
 
@@ -53,7 +67,8 @@ class LogFileReader {
 
   // The next message in send order (ties: file order), or nullopt at the
   // end. Messages of MCAP channels that match no channel of the
-  // configuration are skipped (one problem per such channel).
+  // configuration are skipped (one problem per such channel); remote
+  // records are not messages, they fill the remote fields.
   std::optional<LogMessage> Next();
 
   // The flattened configuration the logger ran with (schemas embedded).
@@ -77,17 +92,38 @@ class LogFileReader {
  private:
   explicit LogFileReader(std::unique_ptr<McapReader> mcap);
 
-  // The channel of configuration() that `mcap_channel` was recorded from,
-  // or null (and a problem, once).
-  const Channel* FindChannel(uint16_t mcap_channel);
+  // What an MCAP channel of the log holds.
+  struct LoggedChannel {
+    // The channel of configuration() it was recorded from; null: none (its
+    // messages are skipped) or the remote records' channel.
+    const Channel* channel = nullptr;
+    // Sent on another node: its messages have remote records.
+    bool forwarded = false;
+    bool remote_records = false;
+  };
+
+  // What `mcap_channel` holds; a problem (once) if it is nothing known.
+  const LoggedChannel& FindChannel(uint16_t mcap_channel);
+  // Keeps the remote record in `data` for the message it belongs to.
+  void KeepRemoteRecord(std::string_view data, uint64_t log_time);
+  // Fills the remote fields of `context`, a message of `mcap_channel`.
+  void FillRemoteFields(uint16_t mcap_channel, const LoggedChannel& logged,
+                        Context* context);
   void SyncProblems();
 
   std::unique_ptr<McapReader> mcap_;
   std::string config_;
   std::string node_name_;
   const Node* node_ = nullptr;
+  UUID boot_uuid_;
   // Indexed by MCAP channel id, filled on first use.
-  std::map<uint16_t, const Channel*> channels_;
+  std::map<uint16_t, LoggedChannel> channels_;
+  // The latest remote record of each MCAP channel, until its message comes.
+  std::map<uint16_t, RemoteRecord> remote_records_;
+  // MCAP channels with a message whose remote fields are unknown (said
+  // once each), and whether a malformed record was said.
+  std::set<uint16_t> unknown_remote_said_;
+  bool malformed_remote_said_ = false;
   std::map<const Channel*, uint64_t> lost_;
   std::vector<std::string> problems_;
   size_t mcap_problems_seen_ = 0;

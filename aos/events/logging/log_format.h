@@ -17,6 +17,20 @@
 //   logger ran with (binary flatbuffer, schemas embedded).
 // - Metadata kLoggerMetadata: kLoggerNode (the node's name, "" in a
 //   single-node system), kLoggerBootUuid.
+// - Remote records, only in a log of a node that receives forwarded
+//   channels: one Schema kRemoteMessageType (its .bfbs,
+//   remote_message.fbs) and one Channel, topic kRemoteMessageTopic
+//   (no kChannelType: it is not an aos channel; aos channel names start
+//   with '/', so the topic cannot collide with one). For every message of a
+//   forwarded channel, one RemoteMessage on it, written just before the
+//   message with the same log_time and publish_time: the message's MCAP
+//   channel id and queue index (its sequence), and where it was first
+//   sent: monotonic_remote_time and realtime_remote_time (ns, source
+//   node's clocks), remote_queue_index, source_boot_uuid (16 bytes). Its
+//   sequence counts the remote records from 0. A reader pairs a record
+//   with the next message of that channel id whose sequence matches; a
+//   forwarded message without one (damage, a hand-made log) has unknown
+//   remote fields.
 // - Metadata kLostMetadata, written again whenever the counts grow (the
 //   last one counts): "<channel name> <type>" -> how many messages of that
 //   channel the logger missed because it fell behind.
@@ -35,6 +49,9 @@ inline constexpr std::string_view kLoggerMetadata = "aos_logger";
 inline constexpr std::string_view kLoggerNode = "node";
 inline constexpr std::string_view kLoggerBootUuid = "boot_uuid";
 inline constexpr std::string_view kLostMetadata = "aos_lost_messages";
+inline constexpr std::string_view kRemoteMessageTopic = "aos_remote_message";
+inline constexpr std::string_view kRemoteMessageType =
+    "aos.logging.RemoteMessage";
 
 }  // namespace aos::logging
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "aos/events/logging/remote_record.h"
 #include "aos/flatbuffer_string_view.h"
 #include "glog/logging.h"
 
@@ -19,19 +20,22 @@ LogReader::LogReader(LogFileReader* log, SimulatedEventLoopFactory* factory,
     factory->SetMonotonicOffset(log_->node(),
                                 std::max(monotonic_clock::duration::zero(),
                                          first - std::chrono::seconds(1)));
+    factory->SetRealtimeOffset(
+        log_->node(),
+        next_->context.realtime_event_time.time_since_epoch() - first);
   }
   event_loop_ = factory->MakeEventLoop("log_reader", log_->node());
   event_loop_->SkipTimingReport();
   const Configuration& config = *log_->configuration();
-  senders_.resize(config.channels() == nullptr ? 0 : config.channels()->size());
+  channels_.resize(config.channels() == nullptr ? 0
+                                                : config.channels()->size());
   for (const Channel* channel : log_->logged_channels()) {
     if (options.channel_filter && !options.channel_filter(*channel)) continue;
-    if (log_->node() != nullptr && StringView(channel->source_node()) !=
-                                       StringView(log_->node()->name())) {
-      skipped_.push_back(channel);
-      continue;
-    }
-    senders_[IndexOf(channel)] = event_loop_->MakeRawSender(channel);
+    ReplayedChannel& replayed = channels_[IndexOf(channel)];
+    // The simulated loop sends on a channel forwarded to its node, as the
+    // message bridge's loop does in production.
+    replayed.sender = event_loop_->MakeRawSender(channel);
+    replayed.forwarded = ForwardedTo(*channel, log_->node());
   }
   timer_ = event_loop_->AddTimer([this]() { SendDue(); });
   timer_->set_name("replay");
@@ -54,7 +58,7 @@ size_t LogReader::IndexOf(const Channel* channel) const {
 
 void LogReader::ScheduleNext() {
   while (next_.has_value()) {
-    if (senders_[IndexOf(next_->channel)] != nullptr) {
+    if (channels_[IndexOf(next_->channel)].sender != nullptr) {
       timer_->Schedule(next_->context.monotonic_event_time);
       return;
     }
@@ -68,10 +72,15 @@ void LogReader::ScheduleNext() {
 void LogReader::SendDue() {
   const monotonic_clock::time_point now = event_loop_->monotonic_now();
   while (next_.has_value() && next_->context.monotonic_event_time <= now) {
-    RawSender* sender = senders_[IndexOf(next_->channel)].get();
-    if (sender != nullptr) {
-      if (sender->Send(next_->context.data, next_->context.size) ==
-          RawSender::Error::kOk) {
+    const ReplayedChannel& replayed = channels_[IndexOf(next_->channel)];
+    if (replayed.sender != nullptr) {
+      const Context& context = next_->context;
+      const RawSender::Error error =
+          replayed.forwarded
+              ? replayed.sender->Send(context.data, context.size,
+                                      RemoteOriginOf(context))
+              : replayed.sender->Send(context.data, context.size);
+      if (error == RawSender::Error::kOk) {
         ++replayed_;
       } else {
         ++send_errors_;

@@ -11,18 +11,29 @@
 //   test->MakeWatcher("/test", [&](const Pong& pong) { ... });
 //   factory.Run();   // returns after the log's last message
 //
-// Time: the logged node's simulated monotonic clock equals the recorded
-// one: the replayer sets the node's offset so that simulated time 0 is one
+// Time: the logged node's simulated clocks equal the recorded ones. The
+// replayer sets the node's monotonic offset so that simulated time 0 is one
 // second before the log's first message (loops made for the replay are
 // running by then), and sends each message at exactly its recorded
-// monotonic_sent_time. A watcher sees it with that monotonic_event_time.
-// Realtime is the simulation's (realtime_event_time is not the recorded
-// one).
+// monotonic_sent_time: a watcher sees it with that monotonic_event_time.
+// It sets the node's realtime offset to the first message's recorded
+// realtime - monotonic, so a replayed message's realtime_event_time is its
+// recorded realtime_sent_time (exactly, as long as the recording node's
+// realtime clock did not step or drift against its monotonic one: a
+// simulated recording, or a short real one).
 //
-// What is sent: every logged channel the node may send on (forwarded
-// channels are skipped, counted in skipped_channels()), except those
+// What is sent: every logged channel, on the logged node, except those
 // `options.channel_filter` rejects: leave out the channels the code under
-// test sends itself, e.g. to run a new pong against recorded pings.
+// test sends itself, e.g. to run a new pong against recorded pings. That
+// includes channels forwarded to the node from others (the message bridge
+// re-sent them there): they are sent with RawSender::Send(RemoteOrigin),
+// as the bridge does, so watchers see their recorded remote fields
+// (monotonic_remote_time, realtime_remote_time, remote_queue_index,
+// source_boot_uuid). One whose remote fields the log lacks
+// (LogFileReader: unknown) is sent with an empty origin: the simulated
+// channel then gives it the local times and queue index as remote ones and
+// an all-zero source_boot_uuid. Nothing is sent on other nodes, and nothing
+// recorded is forwarded again to where it came from.
 //
 // Lifetime: `log` and `factory` must outlive the replayer; the replayer is
 // a loop of the factory ("log_reader", no timing reports), so destroy it
@@ -48,7 +59,7 @@ struct ReplayOptions {
 
 class LogReader {
  public:
-  // Sets the node's clock and starts replaying when the factory runs.
+  // Sets the node's clocks and starts replaying when the factory runs.
   // `factory` must be made from log->configuration() (channel pointers are
   // shared), and no loop of the logged node may exist yet (aborts
   // otherwise: the clock would jump under it).
@@ -60,10 +71,6 @@ class LogReader {
   // than the channel's frequency allows).
   uint64_t replayed_messages() const { return replayed_; }
   uint64_t send_errors() const { return send_errors_; }
-  // Logged channels this node may not send on (forwarded from elsewhere).
-  const std::vector<const Channel*>& skipped_channels() const {
-    return skipped_;
-  }
   // The loop that sends the messages.
   EventLoop* event_loop() { return event_loop_.get(); }
 
@@ -78,10 +85,15 @@ class LogReader {
   SimulatedEventLoopFactory* const factory_;
   const bool exit_when_done_;
   std::unique_ptr<EventLoop> event_loop_;
-  // Indexed by the channel's position in the configuration; null: not
-  // replayed.
-  std::vector<std::unique_ptr<RawSender>> senders_;
-  std::vector<const Channel*> skipped_;
+  struct ReplayedChannel {
+    // Null: not replayed.
+    std::unique_ptr<RawSender> sender;
+    // Sent with the recorded remote origin.
+    bool forwarded = false;
+  };
+
+  // Indexed by the channel's position in the configuration.
+  std::vector<ReplayedChannel> channels_;
   TimerHandler* timer_ = nullptr;
   TimerHandler* exit_timer_ = nullptr;
   std::optional<LogMessage> next_;

@@ -5,6 +5,7 @@
 
 #include "aos/configuration.h"
 #include "aos/events/logging/log_format.h"
+#include "aos/events/logging/remote_record.h"
 #include "aos/flatbuffer_merge.h"
 #include "aos/flatbuffer_string_view.h"
 #include "aos/util/str_cat.h"
@@ -146,8 +147,8 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
       }
       std::map<std::string, std::string> metadata = {
           {std::string(kChannelType), std::string(type)}};
-      if (node != nullptr &&
-          StringView(channel->source_node()) != StringView(node->name())) {
+      const bool forwarded = ForwardedTo(*channel, node);
+      if (forwarded) {
         metadata.emplace(kChannelSourceNode,
                          std::string(StringView(channel->source_node())));
       }
@@ -158,6 +159,7 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
       auto recorded = std::make_unique<RecordedChannel>();
       recorded->channel = channel;
       recorded->mcap_id = *id;
+      recorded->forwarded = forwarded;
       channels_.push_back(std::move(recorded));
     }
   }
@@ -167,6 +169,24 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
                "selected, so there is nothing to log into ",
                writer_->path()));
   }
+  return AddRemoteChannelIfForwarded();
+}
+
+absl::Status Logger::AddRemoteChannelIfForwarded() {
+  bool any_forwarded = false;
+  for (const std::unique_ptr<RecordedChannel>& channel : channels_) {
+    any_forwarded = any_forwarded || channel->forwarded;
+  }
+  if (!any_forwarded) return absl::OkStatus();
+  absl::StatusOr<uint16_t> schema = writer_->AddSchema(
+      kRemoteMessageType, kFlatbufferEncoding, RemoteMessageSchema());
+  if (!schema.ok()) return schema.status();
+  absl::StatusOr<uint16_t> channel = writer_->AddChannel(
+      *schema, kRemoteMessageTopic, kFlatbufferEncoding, {});
+  if (!channel.ok()) return channel.status();
+  remote_channel_id_ = *channel;
+  // Grow the builder's buffer now rather than while recording.
+  EncodeRemoteRecord({}, &remote_builder_);
   return absl::OkStatus();
 }
 
@@ -186,10 +206,24 @@ void Logger::Record(RecordedChannel* channel, const Context& context) {
     }
   }
   channel->last_queue_index = context.queue_index;
+  const uint64_t log_time = Nanoseconds(context.monotonic_event_time);
+  const uint64_t publish_time = Nanoseconds(context.realtime_event_time);
+  if (channel->forwarded) {
+    // Just before the message, at the same time: log_format.h.
+    const RemoteRecord record{.channel_id = channel->mcap_id,
+                              .queue_index = context.queue_index,
+                              .origin = RemoteOriginOf(context)};
+    absl::Status status = writer_->WriteMessage(
+        remote_channel_id_, static_cast<uint32_t>(remote_records_), log_time,
+        publish_time, EncodeRemoteRecord(record, &remote_builder_));
+    if (!status.ok()) {
+      Fail(std::move(status));
+      return;
+    }
+    ++remote_records_;
+  }
   absl::Status status = writer_->WriteMessage(
-      channel->mcap_id, context.queue_index,
-      Nanoseconds(context.monotonic_event_time),
-      Nanoseconds(context.realtime_event_time),
+      channel->mcap_id, context.queue_index, log_time, publish_time,
       std::string_view(static_cast<const char*>(context.data), context.size));
   if (!status.ok()) Fail(std::move(status));
 }

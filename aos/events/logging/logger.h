@@ -17,6 +17,11 @@
 // the open chunk out every `flush_period`, so a crash loses at most that
 // much. Its callbacks are timed in the loop's reports like any other.
 //
+// Forwarded channels (sent on another node, readable on this one): each of
+// their messages is preceded by a remote record holding its remote fields
+// (where and when it was first sent), which an MCAP Message has no room
+// for (log_format.h). A single-node log has none.
+//
 // Never blocking senders: the logger is a reader like any other; if it
 // falls behind by more than a channel's queue, the messages it missed are
 // gone for it, counted per channel from the gaps in queue_index, logged
@@ -42,6 +47,7 @@
 #include "absl/status/statusor.h"
 #include "aos/events/event_loop.h"
 #include "aos/events/logging/mcap_writer.h"
+#include "flatbuffers/flatbuffers.h"
 
 namespace aos::logging {
 
@@ -81,7 +87,10 @@ class Logger {
   // Channels being recorded.
   size_t channel_count() const { return channels_.size(); }
   // Messages recorded, and missed, so far.
-  uint64_t recorded_messages() const { return writer_->message_count(); }
+  // (Remote records of forwarded messages are not counted.)
+  uint64_t recorded_messages() const {
+    return writer_->message_count() - remote_records_;
+  }
   uint64_t lost_messages() const { return lost_total_; }
   const std::string& path() const { return writer_->path(); }
 
@@ -91,6 +100,8 @@ class Logger {
     uint16_t mcap_id = 0;
     uint32_t last_queue_index = Context::kInvalidQueueIndex;
     uint64_t lost = 0;
+    // Sent from another node: each message gets a remote record.
+    bool forwarded = false;
     // With a poll_period: the channel's fetcher, and whether its current
     // message is still to be recorded.
     std::unique_ptr<RawFetcher> fetcher;
@@ -100,6 +111,9 @@ class Logger {
   Logger(EventLoop* event_loop, std::unique_ptr<McapWriter> writer);
 
   absl::Status WriteHeaderRecords(const LoggerOptions& options);
+  // Adds the remote records' schema and channel (log_format.h) if a
+  // recorded channel is forwarded.
+  absl::Status AddRemoteChannelIfForwarded();
   void Record(RecordedChannel* channel, const Context& context);
   // Records, in send order, every message the fetchers hold that is not
   // recorded yet.
@@ -112,6 +126,10 @@ class Logger {
   std::unique_ptr<McapWriter> writer_;
   // Stable addresses: watchers point at their entry.
   std::vector<std::unique_ptr<RecordedChannel>> channels_;
+  // The remote records' MCAP channel, their builder (reused) and count.
+  uint16_t remote_channel_id_ = 0;
+  flatbuffers::FlatBufferBuilder remote_builder_;
+  uint64_t remote_records_ = 0;
   absl::Status status_;
   uint64_t lost_total_ = 0;
   uint64_t lost_written_ = 0;

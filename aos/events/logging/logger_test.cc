@@ -269,8 +269,11 @@ TEST_F(LoggerTest, RecordsTheChannelsOfItsNode) {
     source_nodes[channel.topic] =
         source == channel.metadata.end() ? "" : source->second;
   }
-  EXPECT_EQ(source_nodes, (std::map<std::string, std::string>{
-                              {"/forwarded", "pi1"}, {"/pi2_only", ""}}));
+  // And the remote records of the forwarded messages (log_format.h).
+  EXPECT_EQ(source_nodes,
+            (std::map<std::string, std::string>{{"/forwarded", "pi1"},
+                                                {"/pi2_only", ""},
+                                                {"aos_remote_message", ""}}));
 
   auto log = LogFileReader::Open(path_);
   ASSERT_TRUE(log.ok()) << log.status();
@@ -283,7 +286,11 @@ TEST_F(LoggerTest, RecordsTheChannelsOfItsNode) {
       flatbuffers::GetRoot<aos::testing::TestMessage>(message->context.data)
           ->value(),
       7);
+  EXPECT_EQ(message->context.source_boot_uuid, factory.boot_uuid(pi1));
+  EXPECT_EQ(message->context.remote_queue_index, 0u);
+  EXPECT_EQ(message->context.monotonic_remote_time, monotonic_clock::epoch());
   EXPECT_FALSE((*log)->Next().has_value());
+  EXPECT_TRUE((*log)->problems().empty());
 }
 
 }  // namespace

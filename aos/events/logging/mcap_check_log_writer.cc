@@ -1,15 +1,22 @@
 // For mcap_check_test: records a ping/pong run in simulation into
-// DIR/{none,lz4,zstd}.mcap, and writes DIR/expected.json: for each logged
-// channel its topic, type, and the log and publish times (ns, as decimal
-// strings) and the JSON (aos's printer, aos/json_to_flatbuffer.h) of every
-// message, in order, as LogFileReader reads them back (logger_test checks
-// those against what was sent).
+// DIR/{none,lz4,zstd}.mcap, and pi2's side of a two-node run (with remote
+// records) into DIR/multinode.mcap, and writes DIR/expected.json and
+// DIR/multinode_expected.json: for each MCAP channel its topic, type, and
+// the log and publish times (ns, as decimal strings) and the JSON (aos's
+// printer, aos/json_to_flatbuffer.h; not for remote records) of every
+// message, in order, as LogFileReader reads them back (logger_test and
+// forwarded_log_test check those against what was sent). A forwarded
+// channel also has "remote": the remote fields of each message; the remote
+// records' channel (type aos.logging.RemoteMessage) has the times of the
+// forwarded messages, which its records share.
 #include <fstream>
 #include <iostream>
 #include <map>
 
 #include "aos/events/logging/log_file_reader.h"
+#include "aos/events/logging/log_format.h"
 #include "aos/events/logging/pingpong_log.h"
+#include "aos/events/logging/remote_record.h"
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/util/json_writer.h"
@@ -27,56 +34,108 @@ struct ChannelTimes {
   std::vector<std::string> log_times;
   std::vector<std::string> publish_times;
   std::vector<std::string> json;
+  // Forwarded channels: each message's remote fields.
+  bool forwarded = false;
+  std::vector<std::string> monotonic_remote_times;
+  std::vector<std::string> realtime_remote_times;
+  std::vector<std::string> remote_queue_indexes;
+  std::vector<std::string> source_boot_uuids;
 };
+
+template <typename Time>
+std::string Nanoseconds(Time time) {
+  return std::to_string(time.time_since_epoch().count());
+}
+
+void AddTimes(const Context& context, ChannelTimes* times) {
+  times->log_times.push_back(Nanoseconds(context.monotonic_event_time));
+  times->publish_times.push_back(Nanoseconds(context.realtime_event_time));
+}
+
+void WriteArray(JsonWriter* json, const char* key,
+                const std::vector<std::string>& values) {
+  json->Key(key).BeginArray();
+  for (const std::string& value : values) json->String(value);
+  json->EndArray();
+}
+
+// What the log at `log_path` holds, as LogFileReader reads it, into
+// `json_path`; the program ends if either fails.
+void WriteExpected(const std::string& log_path, const std::string& json_path) {
+  auto log = LogFileReader::Open(log_path);
+  if (!log.ok()) ExitForUserError(std::string(log.status().message()));
+  std::map<const Channel*, ChannelTimes> expected;
+  ChannelTimes remote_records;
+  remote_records.topic = kRemoteMessageTopic;
+  remote_records.type = kRemoteMessageType;
+  while (std::optional<LogMessage> message = (*log)->Next()) {
+    const Channel* channel = message->channel;
+    const Context& context = message->context;
+    ChannelTimes& times = expected[channel];
+    times.topic = channel->name()->str();
+    times.type = channel->type()->str();
+    AddTimes(context, &times);
+    times.json.push_back(FlatbufferToJson(
+        static_cast<const uint8_t*>(context.data), *channel->schema()));
+    times.forwarded = ForwardedTo(*channel, (*log)->node());
+    if (!times.forwarded) continue;
+    AddTimes(context, &remote_records);
+    times.monotonic_remote_times.push_back(
+        Nanoseconds(context.monotonic_remote_time));
+    times.realtime_remote_times.push_back(
+        Nanoseconds(context.realtime_remote_time));
+    times.remote_queue_indexes.push_back(
+        std::to_string(context.remote_queue_index));
+    times.source_boot_uuids.push_back(context.source_boot_uuid.ToString());
+  }
+  if (!(*log)->problems().empty()) {
+    ExitForUserError((*log)->problems().front());
+  }
+  JsonWriter json;
+  json.BeginArray();
+  auto write = [&json](const ChannelTimes& times) {
+    json.BeginObject();
+    json.Key("topic").String(times.topic);
+    json.Key("type").String(times.type);
+    WriteArray(&json, "log_times", times.log_times);
+    WriteArray(&json, "publish_times", times.publish_times);
+    if (!times.json.empty()) WriteArray(&json, "json", times.json);
+    if (times.forwarded) {
+      json.Key("remote").BeginObject();
+      WriteArray(&json, "monotonic_remote_times", times.monotonic_remote_times);
+      WriteArray(&json, "realtime_remote_times", times.realtime_remote_times);
+      WriteArray(&json, "remote_queue_indexes", times.remote_queue_indexes);
+      WriteArray(&json, "source_boot_uuids", times.source_boot_uuids);
+      json.EndObject();
+    }
+    json.EndObject();
+  };
+  for (const auto& [channel, times] : expected) write(times);
+  if (!remote_records.log_times.empty()) write(remote_records);
+  json.EndArray();
+  std::ofstream out(json_path);
+  out << json.Text() << "\n";
+  if (!out.good()) ExitForUserError(json_path + ": cannot write it");
+}
 
 int Main() {
   if (FLAGS_dir.empty()) ExitForUserError("give --dir=DIR");
-  std::map<const Channel*, ChannelTimes> expected;
   for (Compression compression :
        {Compression::kNone, Compression::kLz4, Compression::kZstd}) {
     const std::string name = compression == Compression::kNone
                                  ? std::string("none")
                                  : std::string(CompressionName(compression));
-    const std::string path = FLAGS_dir + "/" + name + ".mcap";
-    testing::RecordPingPong(path, compression, std::chrono::seconds(3));
-    if (compression != Compression::kZstd) continue;
-    // The three runs are identical (simulation is deterministic): take the
-    // times from one.
-    auto log = LogFileReader::Open(path);
-    if (!log.ok()) ExitForUserError(std::string(log.status().message()));
-    while (std::optional<LogMessage> message = (*log)->Next()) {
-      ChannelTimes& times = expected[message->channel];
-      times.topic = message->channel->name()->str();
-      times.type = message->channel->type()->str();
-      times.log_times.push_back(std::to_string(
-          message->context.monotonic_event_time.time_since_epoch().count()));
-      times.publish_times.push_back(std::to_string(
-          message->context.realtime_event_time.time_since_epoch().count()));
-      times.json.push_back(
-          FlatbufferToJson(static_cast<const uint8_t*>(message->context.data),
-                           *message->channel->schema()));
-    }
+    testing::RecordPingPong(FLAGS_dir + "/" + name + ".mcap", compression,
+                            std::chrono::seconds(3));
   }
-  JsonWriter json;
-  json.BeginArray();
-  for (const auto& [channel, times] : expected) {
-    json.BeginObject();
-    json.Key("topic").String(times.topic);
-    json.Key("type").String(times.type);
-    for (const auto& [key, values] :
-         {std::pair{"log_times", &times.log_times},
-          std::pair{"publish_times", &times.publish_times},
-          std::pair{"json", &times.json}}) {
-      json.Key(key).BeginArray();
-      for (const std::string& value : *values) json.String(value);
-      json.EndArray();
-    }
-    json.EndObject();
-  }
-  json.EndArray();
-  std::ofstream out(FLAGS_dir + "/expected.json");
-  out << json.Text() << "\n";
-  return out.good() ? 0 : 1;
+  // The three runs are identical (simulation is deterministic): take the
+  // times from one.
+  WriteExpected(FLAGS_dir + "/zstd.mcap", FLAGS_dir + "/expected.json");
+  testing::RecordMultiNodePingPong(FLAGS_dir + "/multinode.mcap",
+                                   std::chrono::seconds(3));
+  WriteExpected(FLAGS_dir + "/multinode.mcap",
+                FLAGS_dir + "/multinode_expected.json");
+  return 0;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Our MCAP logs, read by the MCAP project's own TypeScript reader
 # (@mcap/core; check_mcap.js says what is checked), for every compression,
-# and every message decoded as Foxglove does (foxglove_decode.js).
+# and a two-node log with remote records; every message is also decoded as
+# Foxglove does (foxglove_decode.js).
 # The npm packages are installed by ./tools/aos.sh (install, test, run)
 # next to mcap_check/package.json.
 set -euo pipefail
@@ -29,3 +30,6 @@ done
 "${writer}" --dir="${dir}"
 NODE_PATH="${npm_dir}/node_modules" node "${script}" "${dir}/expected.json" \
   "${dir}/none.mcap" "${dir}/lz4.mcap" "${dir}/zstd.mcap"
+# pi2's log of a two-node run: forwarded channels and their remote records.
+NODE_PATH="${npm_dir}/node_modules" node "${script}" \
+  "${dir}/multinode_expected.json" "${dir}/multinode.mcap"

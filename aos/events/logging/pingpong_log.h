@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "aos/configuration.h"
+#include "aos/events/event_loop.h"
 #include "aos/events/logging/chunk_compression.h"
 #include "aos/time/time.h"
+#include "aos/util/uuid.h"
 
 namespace aos::logging::testing {
 
@@ -39,6 +41,39 @@ PingPongLog RecordPingPong(
     const std::string& path, Compression compression,
     monotonic_clock::duration duration,
     monotonic_clock::duration poll_period = monotonic_clock::duration::zero());
+
+// The flattened two-node test config (aos/testing:test_multinode_config):
+// TestMessage on pi1, TestReply on pi2, /test forwarded both ways, each
+// node's timing reports forwarded to the other. Read once.
+const FlatbufferDetachedBuffer<Configuration>& MultiNodeTestConfig();
+
+// A ping as pi2 received it, forwarded from pi1.
+struct ReceivedPing {
+  int value;
+  // What a watcher on pi2 saw (data null): local send times and queue index
+  // on pi2, and the remote fields.
+  Context context;
+};
+
+struct MultiNodePingPongLog {
+  std::vector<ReceivedPing> pings;
+  // Pongs sent on pi2.
+  int pongs = 0;
+  UUID pi1_boot;
+  UUID pi2_boot;
+};
+
+// pi2's side of a two-node ping/pong (MultiNodeTestConfig()): ping on pi1
+// every 10 ms, pong on pi2, the logger on pi2 writing `path`, for
+// `duration`. pi2's clocks differ from pi1's and from the simulation's
+// defaults (kPi2MonotonicOffset, kPi2RealtimeOffset), so replay has to set
+// them. Aborts if the log cannot be written.
+inline constexpr monotonic_clock::duration kPi2MonotonicOffset =
+    std::chrono::seconds(40);
+inline constexpr realtime_clock::duration kPi2RealtimeOffset =
+    std::chrono::seconds(1600000000);
+MultiNodePingPongLog RecordMultiNodePingPong(
+    const std::string& path, monotonic_clock::duration duration);
 
 }  // namespace aos::logging::testing
 

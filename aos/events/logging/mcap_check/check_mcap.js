@@ -8,9 +8,14 @@
 // every record (McapStreamReader): the header, one flatbuffer schema per
 // type holding a binary schema (.bfbs), one channel per aos channel with
 // its type, the attached configuration, message counts (statistics too)
-// and every message's log and publish time, in order; and every message
-// decoded as Foxglove decodes flatbuffer channels (foxglove_decode.js).
-// Prints one line per file; exits 1 with the first difference.
+// and every message's log and publish time, in order. In a log with
+// forwarded channels, the remote records' channel (aos_remote_message, no
+// aos_type, schema aos.logging.RemoteMessage): each record, decoded here
+// by hand from its flatbuffer, comes just before the message it names
+// (same channel id, sequence and log time) and holds the remote fields
+// aos says it logged. Every message is also decoded as Foxglove decodes
+// flatbuffer channels (foxglove_decode.js). Prints one line per file;
+// exits 1 with the first difference.
 "use strict";
 const fs = require("fs");
 const assert = require("assert/strict");
@@ -18,10 +23,44 @@ const { McapIndexedReader, McapStreamReader } = require("@mcap/core");
 const { loadDecompressHandlers } = require("@mcap/support");
 const { checkDecodedLikeFoxglove } = require("./foxglove_decode");
 
+const REMOTE_TOPIC = "aos_remote_message";
+const REMOTE_TYPE = "aos.logging.RemoteMessage";
+
+// "topic type": the aos channel, or the remote records' channel.
+function keyOf(channel) {
+  return `${channel.topic} ${channel.metadata.get("aos_type") ?? REMOTE_TYPE}`;
+}
+
+// A RemoteMessage flatbuffer (remote_message.fbs), read with the
+// flatbuffers wire format: root table offset, vtable, little-endian fields.
+function decodeRemoteMessage(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const table = view.getUint32(0, true);
+  const vtable = table - view.getInt32(table, true);
+  const vtableSize = view.getUint16(vtable, true);
+  const field = (id) => {
+    const entry = 4 + 2 * id;
+    const offset = entry < vtableSize ? view.getUint16(vtable + entry, true) : 0;
+    assert.ok(offset !== 0, `RemoteMessage field ${id} is missing`);
+    return table + offset;
+  };
+  const uuidAt = field(5) + view.getUint32(field(5), true);
+  assert.equal(view.getUint32(uuidAt, true), 16, "source_boot_uuid size");
+  const hex = Buffer.from(bytes.subarray(uuidAt + 4, uuidAt + 20))
+    .toString("hex");
+  return {
+    channelId: view.getUint16(field(0), true),
+    queueIndex: view.getUint32(field(1), true),
+    monotonicRemoteTime: view.getBigInt64(field(2), true).toString(),
+    realtimeRemoteTime: view.getBigInt64(field(3), true).toString(),
+    remoteQueueIndex: view.getUint32(field(4), true).toString(),
+    sourceBootUuid: [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16),
+      hex.slice(16, 20), hex.slice(20)].join("-"),
+  };
+}
+
 function checkSchemasAndChannels(file, schemasById, channelsById, expected) {
-  const topics = [...channelsById.values()]
-    .map((c) => `${c.topic} ${c.metadata.get("aos_type")}`)
-    .sort();
+  const topics = [...channelsById.values()].map(keyOf).sort();
   assert.deepEqual(
     topics,
     expected.map((e) => `${e.topic} ${e.type}`).sort(),
@@ -31,7 +70,10 @@ function checkSchemasAndChannels(file, schemasById, channelsById, expected) {
     assert.equal(channel.messageEncoding, "flatbuffer", `${file}: encoding`);
     const schema = schemasById.get(channel.schemaId);
     assert.ok(schema, `${file}: ${channel.topic} has no schema`);
-    assert.equal(schema.name, channel.metadata.get("aos_type"));
+    if (!channel.metadata.has("aos_type")) {
+      assert.equal(channel.topic, REMOTE_TOPIC, `${file}: channel without aos_type`);
+    }
+    assert.equal(schema.name, keyOf(channel).slice(channel.topic.length + 1));
     assert.equal(schema.encoding, "flatbuffer");
     // A binary flatbuffer schema: file identifier "BFBS" at bytes 4..8.
     assert.equal(
@@ -47,11 +89,50 @@ function checkSchemasAndChannels(file, schemasById, channelsById, expected) {
   );
 }
 
+// The remote records decoded, paired with the messages they name (by
+// channel id and sequence), against the remote fields expected per
+// forwarded channel; in file order (`adjacent`), each record is also just
+// before its message, at the same time.
+function checkRemoteRecords(file, how, channelsById, messages, expected,
+  adjacent) {
+  const remote = new Map();
+  const bySequence = new Map();
+  for (const message of messages) {
+    bySequence.set(`${message.channelId} ${message.sequence}`, message);
+  }
+  messages.forEach((message, i) => {
+    if (channelsById.get(message.channelId).topic !== REMOTE_TOPIC) return;
+    const record = decodeRemoteMessage(message.data);
+    const paired = bySequence.get(`${record.channelId} ${record.queueIndex}`);
+    assert.ok(paired, `${file} (${how}): remote record ${i} names no message`);
+    assert.equal(paired.logTime, message.logTime,
+      `${file} (${how}): remote record ${i} log time`);
+    if (adjacent) {
+      assert.equal(messages[i + 1], paired,
+        `${file} (${how}): remote record ${i} is not just before its message`);
+    }
+    const key = keyOf(channelsById.get(record.channelId));
+    if (!remote.has(key)) {
+      remote.set(key, { monotonic_remote_times: [], realtime_remote_times: [],
+        remote_queue_indexes: [], source_boot_uuids: [] });
+    }
+    const got = remote.get(key);
+    got.monotonic_remote_times.push(record.monotonicRemoteTime);
+    got.realtime_remote_times.push(record.realtimeRemoteTime);
+    got.remote_queue_indexes.push(record.remoteQueueIndex);
+    got.source_boot_uuids.push(record.sourceBootUuid);
+  });
+  for (const e of expected) {
+    if (!e.remote) continue;
+    assert.deepEqual(remote.get(`${e.topic} ${e.type}`), e.remote,
+      `${file} (${how}): remote fields of ${e.topic} ${e.type}`);
+  }
+}
+
 function checkMessages(file, how, channelsById, messages, expected) {
   const times = new Map();
   for (const message of messages) {
-    const channel = channelsById.get(message.channelId);
-    const key = `${channel.topic} ${channel.metadata.get("aos_type")}`;
+    const key = keyOf(channelsById.get(message.channelId));
     if (!times.has(key)) times.set(key, { log: [], publish: [] });
     times.get(key).log.push(message.logTime.toString());
     times.get(key).publish.push(message.publishTime.toString());
@@ -90,8 +171,7 @@ async function checkIndexed(file, bytes, expected, decompressHandlers) {
     `${file}: statistics.messageCount`);
   for (const [id, count] of reader.statistics.channelMessageCounts) {
     const channel = reader.channelsById.get(id);
-    const e = expected.find((x) => x.topic === channel.topic &&
-      x.type === channel.metadata.get("aos_type"));
+    const e = expected.find((x) => `${x.topic} ${x.type}` === keyOf(channel));
     assert.equal(count, BigInt(e.log_times.length),
       `${file}: statistics for ${channel.topic}`);
   }
@@ -102,6 +182,8 @@ async function checkIndexed(file, bytes, expected, decompressHandlers) {
   const messages = [];
   for await (const message of reader.readMessages()) messages.push(message);
   checkMessages(file, "indexed", reader.channelsById, messages, expected);
+  checkRemoteRecords(file, "indexed", reader.channelsById, messages, expected,
+    false);
   checkDecodedLikeFoxglove(file, reader.schemasById, reader.channelsById,
     messages, expected);
   return messages.length;
@@ -124,6 +206,7 @@ function checkStream(file, bytes, expected, decompressHandlers) {
   checkSchemasAndChannels(file, schemasById, channelsById, expected);
   // The stream is in file order; our chunks are in log time order too.
   checkMessages(file, "stream", channelsById, messages, expected);
+  checkRemoteRecords(file, "stream", channelsById, messages, expected, true);
 }
 
 // A log cut short (a killed logger): the MCAP reader streams the chunks
@@ -137,8 +220,7 @@ function checkCutShort(file, bytes, expected, decompressHandlers) {
   for (let record; (record = reader.nextRecord()); ) {
     if (record.type === "Channel") channelsById.set(record.id, record);
     if (record.type !== "Message") continue;
-    const channel = channelsById.get(record.channelId);
-    const key = `${channel.topic} ${channel.metadata.get("aos_type")}`;
+    const key = keyOf(channelsById.get(record.channelId));
     if (!times.has(key)) times.set(key, []);
     times.get(key).push(record.logTime.toString());
     ++count;
