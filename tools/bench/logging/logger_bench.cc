@@ -163,8 +163,8 @@ void ThroughputRun(const std::string& compression, double rate_mb_s,
                    const std::string& out_dir) {
   constexpr size_t kSize = 1024;
   const std::string base = MakeShmBase();
-  const std::string config_path =
-      base + "/../" + base.substr(base.rfind('/') + 1) + ".json";
+  // Beside the shm directory, not through it: it is removed first.
+  const std::string config_path = base + ".json";
   {
     // 50 ms of storage at up to 1 M messages/s: a logger 50 ms behind
     // starts missing messages.
