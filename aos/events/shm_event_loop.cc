@@ -453,8 +453,15 @@ void ShmEventLoop::OnWakeupEnd(std::function<void()> fn) {
                << ": OnWakeupEnd after Run() started";
   CHECK(!on_wakeup_end_) << "event loop " << name()
                          << ": OnWakeupEnd called twice";
-  on_wakeup_end_ = fn;
-  epoll_.AfterEachWakeup(std::move(fn));
+  CHECK(fn) << "event loop " << name() << ": OnWakeupEnd without a function";
+  on_wakeup_end_ = std::move(fn);
+  epoll_.AfterEachWakeup([this]() { on_wakeup_end_(); });
+}
+
+void ShmEventLoop::StopWakeupEnd() {
+  CHECK(!in_run_) << "event loop " << name() << ": StopWakeupEnd inside Run()";
+  epoll_.AfterEachWakeup(nullptr);
+  on_wakeup_end_ = nullptr;
 }
 
 std::string ShmEventLoop::ShmPath(const Channel* channel) {

@@ -109,6 +109,9 @@ class ShmEventLoop : public EventLoop {
   // yourself. Before Run() only; one per loop. Like OnReadable callbacks,
   // `fn` is neither timed nor guarded against allocation.
   void OnWakeupEnd(std::function<void()> fn);
+  // Forgets the OnWakeupEnd function (before what it points at goes away).
+  // Before Run() or after it returned, not from inside it.
+  void StopWakeupEnd();
 
   // The shared memory of `channel`, opened (or created) on first use.
   // Aborts with the queue's message (layout mismatch, permissions) if it

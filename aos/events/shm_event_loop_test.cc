@@ -389,6 +389,20 @@ TEST_F(ShmEventLoopTest, OnWakeupEndOnlyOnce) {
   EXPECT_DEATH(loop.OnWakeupEnd([]() {}), "OnWakeupEnd called twice");
 }
 
+// What owned the first function (a message bridge destroyed before the
+// loop ran) forgets it; it is never called, and another may take its place.
+TEST_F(ShmEventLoopTest, StopWakeupEndForgetsTheFunction) {
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  std::vector<std::string> calls;
+  loop.OnWakeupEnd([&]() { calls.push_back("first"); });
+  loop.StopWakeupEnd();
+  loop.OnWakeupEnd([&]() { calls.push_back("second"); });
+  TimerHandler* timer = loop.AddTimer([&]() { loop.Exit(); });
+  loop.OnRun([&]() { timer->Schedule(loop.monotonic_now()); });
+  loop.Run();
+  EXPECT_THAT(calls, ::testing::ElementsAre("second", "second"));
+}
+
 // Runs `loop` until its first timer call, and returns what it held then.
 struct HeldWhileRunning {
   bool dma_latency_open = false;

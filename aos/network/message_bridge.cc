@@ -73,7 +73,10 @@ class MessageBridge::Impl {
   // goes first.
   ~Impl() {
     if (dds_ != nullptr) {
-      if (serving_fd_) loop_->StopReadable(dds_->wakeup_fd());
+      if (serving_fd_) {
+        loop_->StopReadable(dds_->wakeup_fd());
+        loop_->StopWakeupEnd();
+      }
       dds_.reset();
     }
   }
