@@ -266,14 +266,13 @@ TEST_F(MessageBridgeTest, LastMessageOfAQuietChannelCrosses) {
     // Until pi2 has one (best effort: those before the match are lost),
     // then one more, the last.
     const bool last = first_received != 0;
+    // Said before it is sent: pi2 may receive it before Send returns.
+    if (last) last_sent = pid;
     auto builder = report_sender.MakeBuilder();
     timing::Report::Builder report = builder.MakeBuilder<timing::Report>();
     report.add_pid(pid);
     ASSERT_EQ(builder.Send(report.Finish()), RawSender::Error::kOk);
-    if (last) {
-      last_sent = pid;
-      pi1->Exit();
-    }
+    if (last) pi1->Exit();
   });
   pi1->OnRun(
       [&]() { send_timer->Schedule(pi1->monotonic_now(), milliseconds(100)); });
