@@ -4,12 +4,22 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <map>
+#include <mutex>
 
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
 namespace aos::message_bridge {
 namespace {
+
+// The batch_writes of each domain this process made through Make(): Cyclone
+// keeps the first configuration of a domain for every later participant.
+std::mutex domain_batching_mutex;
+std::map<uint32_t, bool>& DomainBatching() {
+  static std::map<uint32_t, bool>* batching = new std::map<uint32_t, bool>();
+  return *batching;
+}
 
 // Cyclone's configuration for one domain: the interface, write batching,
 // quiet tracing.
@@ -85,7 +95,9 @@ absl::StatusOr<std::unique_ptr<DdsParticipant>> DdsParticipant::Make(
         StrCat("DDS domain ", options.domain, " is out of range (0-230)"));
   }
   std::unique_ptr<DdsParticipant> result(new DdsParticipant());
+  result->domain_id_ = options.domain;
   const std::string xml = CycloneXml(options);
+  std::lock_guard<std::mutex> lock(domain_batching_mutex);
   result->domain_ = dds_create_domain(options.domain, xml.c_str());
   if (result->domain_ < 0 &&
       result->domain_ != DDS_RETCODE_PRECONDITION_NOT_MET) {
@@ -96,8 +108,23 @@ absl::StatusOr<std::unique_ptr<DdsParticipant>> DdsParticipant::Make(
         ": ", dds_strretcode(result->domain_),
         " (is the interface up and does it have an address?)"));
   }
-  // PRECONDITION_NOT_MET: this process made the domain already.
-  if (result->domain_ < 0) result->domain_ = 0;
+  // PRECONDITION_NOT_MET: this process made the domain already, with the
+  // configuration of then.
+  if (result->domain_ < 0) {
+    result->domain_ = 0;
+    auto made = DomainBatching().find(options.domain);
+    if (made != DomainBatching().end() &&
+        made->second != options.batch_writes) {
+      return absl::FailedPreconditionError(
+          StrCat("DDS domain ", options.domain,
+                 " was made in this process with batch_writes=",
+                 made->second ? "true" : "false",
+                 ", which every participant on it shares; this one asked for ",
+                 options.batch_writes ? "true" : "false"));
+    }
+  } else {
+    DomainBatching()[options.domain] = options.batch_writes;
+  }
   result->participant_ =
       dds_create_participant(options.domain, nullptr, nullptr);
   if (result->participant_ < 0) {
@@ -113,7 +140,11 @@ absl::StatusOr<std::unique_ptr<DdsParticipant>> DdsParticipant::Make(
 DdsParticipant::~DdsParticipant() {
   // Deleting the participant waits for running listeners.
   if (participant_ > 0) dds_delete(participant_);
-  if (domain_ > 0) dds_delete(domain_);
+  if (domain_ > 0) {
+    std::lock_guard<std::mutex> lock(domain_batching_mutex);
+    dds_delete(domain_);
+    DomainBatching().erase(domain_id_);
+  }
   if (wakeup_fd_ >= 0) close(wakeup_fd_);
 }
 

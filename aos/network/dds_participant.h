@@ -40,7 +40,8 @@ class DdsParticipant {
     // Whether writers batch: dds_write only packs the sample, and the pack
     // goes out as one datagram when it is full (Cyclone's MaxMessageSize)
     // or at Flush(writer). Otherwise every dds_write sends at once. Set for
-    // the domain by the first participant of a process on it.
+    // the domain by the first participant of a process on it: a later one
+    // asking otherwise on that domain is refused by Make().
     bool batch_writes = false;
   };
 
@@ -112,6 +113,7 @@ class DdsParticipant {
                                      const std::string& name);
 
   dds_entity_t domain_ = 0;
+  uint32_t domain_id_ = 0;
   dds_entity_t participant_ = 0;
   int wakeup_fd_ = -1;
 };
