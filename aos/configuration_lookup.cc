@@ -86,12 +86,7 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
 
   if (node != nullptr) {
     const std::string_view node_name = StringView(node->name());
-    bool readable = StringView(found->source_node()) == node_name;
-    if (!readable && found->destination_nodes() != nullptr) {
-      for (const Connection* connection : *found->destination_nodes()) {
-        if (StringView(connection->name()) == node_name) readable = true;
-      }
-    }
+    const bool readable = ChannelIsReadableOnNode(*found, node);
     if (access == ChannelAccess::kSend &&
         StringView(found->source_node()) != node_name) {
       return fail(StrCat(asked, " cannot be sent on node ", node_name,
@@ -200,6 +195,33 @@ int64_t ChannelStorageDurationNs(const Configuration& config,
     return channel.channel_storage_duration();
   }
   return config.channel_storage_duration();
+}
+
+namespace {
+
+// True if `node_name` is one of `channel`'s destination_nodes.
+bool IsDestination(const Channel& channel, std::string_view node_name) {
+  if (channel.destination_nodes() == nullptr) return false;
+  for (const Connection* connection : *channel.destination_nodes()) {
+    if (StringView(connection->name()) == node_name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool ChannelIsReadableOnNode(const Channel& channel, const Node* node) {
+  if (node == nullptr) return true;
+  const std::string_view name = StringView(node->name());
+  return StringView(channel.source_node()) == name ||
+         IsDestination(channel, name);
+}
+
+bool ChannelIsForwardedTo(const Channel& channel, const Node* node) {
+  if (node == nullptr) return false;
+  const std::string_view name = StringView(node->name());
+  return StringView(channel.source_node()) != name &&
+         IsDestination(channel, name);
 }
 
 }  // namespace aos::configuration

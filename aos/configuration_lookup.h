@@ -63,6 +63,16 @@ std::string DescribeClosestChannels(const Configuration& config,
                                     std::string_view name,
                                     std::string_view type, size_t limit = 5);
 
+// True if messages of `channel` reach `node`: it is the channel's
+// source_node or one of its destination_nodes. Every channel is readable
+// in a single-node system (null `node`).
+bool ChannelIsReadableOnNode(const Channel& channel, const Node* node);
+
+// True if `channel` is sent on another node and forwarded to `node` (one
+// of its destination_nodes): the message bridge re-sends its messages
+// there. False in a single-node system (null `node`).
+bool ChannelIsForwardedTo(const Channel& channel, const Node* node);
+
 // The bytes a sender's buffer and a queue slot of `channel` hold: max_size
 // rounded up to a multiple of 8. A message is built backwards from the end
 // of its buffer, so this end must be 8-byte aligned for flatbuffers (AOS

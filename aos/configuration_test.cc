@@ -168,6 +168,48 @@ TEST_F(ConfigurationTest, StorageDurationFallsBackToTheConfigs) {
             7);
 }
 
+// Who reads a channel, and to whom it is forwarded, per node; also for a
+// channel without source_node, which validation refuses but a damaged log's
+// configuration may hold (not validated: read as plain JSON).
+TEST_F(ConfigurationTest, ReadableAndForwardedPerNode) {
+  auto parsed = JsonToFlatbuffer(R"({
+    "nodes": [ { "name": "pi1" }, { "name": "pi2" }, { "name": "pi3" } ],
+    "channels": [
+      { "name": "/a", "type": "T", "source_node": "pi1",
+        "destination_nodes": [ { "name": "pi2" } ] },
+      { "name": "/b", "type": "T", "source_node": "pi1" },
+      { "name": "/c", "type": "T",
+        "destination_nodes": [ { "name": "pi2" } ] } ] })",
+                                 ConfigurationSchema());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const Configuration& config =
+      *flatbuffers::GetRoot<Configuration>(parsed->data());
+  const Node* pi1 = config.nodes()->Get(0);
+  const Node* pi2 = config.nodes()->Get(1);
+  const Node* pi3 = config.nodes()->Get(2);
+  struct Case {
+    int channel;
+    const Node* node;
+    bool readable;
+    bool forwarded;
+  };
+  for (const Case& c : std::vector<Case>{{0, pi1, true, false},
+                                         {0, pi2, true, true},
+                                         {0, pi3, false, false},
+                                         {0, nullptr, true, false},
+                                         {1, pi1, true, false},
+                                         {1, pi2, false, false},
+                                         {2, pi1, false, false},
+                                         {2, pi2, true, true}}) {
+    const Channel& channel = *config.channels()->Get(c.channel);
+    SCOPED_TRACE(
+        StrCat(channel.name()->string_view(), " on ",
+               c.node == nullptr ? "no node" : c.node->name()->string_view()));
+    EXPECT_EQ(ChannelIsReadableOnNode(channel, c.node), c.readable);
+    EXPECT_EQ(ChannelIsForwardedTo(channel, c.node), c.forwarded);
+  }
+}
+
 // Validation: every message names the file and the culprit.
 
 TEST_F(ConfigurationTest, MalformedJsonNamesFileLineAndColumn) {

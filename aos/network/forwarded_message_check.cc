@@ -1,5 +1,6 @@
 #include "aos/network/forwarded_message_check.h"
 
+#include "aos/configuration_lookup.h"
 #include "aos/util/str_cat.h"
 #include "flatbuffers/reflection.h"
 
@@ -21,17 +22,6 @@ int NodeIndex(const Configuration& config, std::string_view name) {
     }
   }
   return -1;
-}
-
-bool ForwardedTo(const Channel& channel, std::string_view node) {
-  if (channel.destination_nodes() == nullptr) return false;
-  for (const Connection* connection : *channel.destination_nodes()) {
-    if (connection->name() != nullptr &&
-        connection->name()->string_view() == node) {
-      return true;
-    }
-  }
-  return false;
 }
 
 }  // namespace
@@ -59,7 +49,7 @@ absl::StatusOr<ForwardedMessageCheck> ForwardedMessageCheck::Make(
   }
   const std::string_view node_name =
       node.name() != nullptr ? node.name()->string_view() : "";
-  if (!ForwardedTo(channel, node_name)) {
+  if (!configuration::ChannelIsForwardedTo(channel, &node)) {
     return absl::InvalidArgumentError(StrCat("channel ", Describe(channel),
                                              " is not forwarded to node ",
                                              node_name));

@@ -2,7 +2,9 @@
 
 #include <charconv>
 
+#include "aos/configuration_lookup.h"
 #include "aos/events/logging/log_format.h"
+#include "aos/flatbuffer_string_view.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::logging {
@@ -55,7 +57,15 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
       auto boot = metadata.metadata.find(std::string(kLoggerBootUuid));
       if (boot != metadata.metadata.end()) {
         absl::StatusOr<UUID> parsed = UUID::Parse(boot->second);
-        if (parsed.ok()) log->boot_uuid_ = *parsed;
+        if (parsed.ok()) {
+          log->boot_uuid_ = *parsed;
+        } else {
+          log->problems_.push_back(
+              StrCat(path, ": its ", kLoggerMetadata, " metadata's ",
+                     kLoggerBootUuid, " \"", boot->second,
+                     "\" is not a UUID; the logged node's boot is unknown (all "
+                     "zeros)"));
+        }
       }
     }
     if (metadata.name == kLostMetadata) {
@@ -136,7 +146,8 @@ const LogFileReader::LoggedChannel& LogFileReader::FindChannel(
           StrCat(path(), ": MCAP channel ", channel.topic,
                  " matches no channel of the logged configuration; skipped"));
     } else {
-      logged.forwarded = ForwardedTo(*logged.channel, node_);
+      logged.forwarded =
+          configuration::ChannelIsForwardedTo(*logged.channel, node_);
     }
   }
   return channels_.emplace(mcap_channel, logged).first->second;
@@ -179,9 +190,9 @@ void LogFileReader::FillRemoteFields(uint16_t mcap_channel,
   // Unknown: Context's defaults.
   if (unknown_remote_said_.insert(mcap_channel).second) {
     problems_.push_back(StrCat(
-        path(), ": the message of ", logged.channel->name()->string_view(), " ",
-        logged.channel->type()->string_view(), " (forwarded from ",
-        logged.channel->source_node()->string_view(), ") at log time ",
+        path(), ": the message of ", StringView(logged.channel->name()), " ",
+        StringView(logged.channel->type()), " (forwarded from ",
+        StringView(logged.channel->source_node()), ") at log time ",
         context->monotonic_event_time.time_since_epoch().count(),
         " ns has no valid remote record; its remote fields are unknown, as "
         "are those of any later such message of the channel"));

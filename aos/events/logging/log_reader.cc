@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "aos/configuration_lookup.h"
 #include "aos/events/logging/remote_record.h"
 #include "aos/flatbuffer_string_view.h"
 #include "glog/logging.h"
@@ -35,7 +36,8 @@ LogReader::LogReader(LogFileReader* log, SimulatedEventLoopFactory* factory,
     // The simulated loop sends on a channel forwarded to its node, as the
     // message bridge's loop does in production.
     replayed.sender = event_loop_->MakeRawSender(channel);
-    replayed.forwarded = ForwardedTo(*channel, log_->node());
+    replayed.forwarded =
+        configuration::ChannelIsForwardedTo(*channel, log_->node());
   }
   timer_ = event_loop_->AddTimer([this]() { SendDue(); });
   timer_->set_name("replay");

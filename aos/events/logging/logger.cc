@@ -1,9 +1,11 @@
 #include "aos/events/logging/logger.h"
 
+#include <algorithm>
 #include <map>
 #include <string_view>
 
 #include "aos/configuration.h"
+#include "aos/configuration_lookup.h"
 #include "aos/events/logging/log_format.h"
 #include "aos/events/logging/remote_record.h"
 #include "aos/flatbuffer_merge.h"
@@ -14,20 +16,6 @@
 
 namespace aos::logging {
 namespace {
-
-// True if messages of `channel` reach `node` (all do in a single-node
-// system).
-bool ReadableOnNode(const Channel& channel, const Node* node) {
-  if (node == nullptr) return true;
-  const std::string_view name = StringView(node->name());
-  if (StringView(channel.source_node()) == name) return true;
-  if (channel.destination_nodes() != nullptr) {
-    for (const Connection* connection : *channel.destination_nodes()) {
-      if (StringView(connection->name()) == name) return true;
-    }
-  }
-  return false;
-}
 
 // Deep-copies a table of the configuration schema's `object_name` into a
 // finished buffer with `identifier`.
@@ -123,7 +111,7 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
   std::map<std::string, uint16_t, std::less<>> schema_ids;
   if (config.channels() != nullptr) {
     for (const Channel* channel : *config.channels()) {
-      if (!ReadableOnNode(*channel, node)) continue;
+      if (!configuration::ChannelIsReadableOnNode(*channel, node)) continue;
       if (options.channel_filter && !options.channel_filter(*channel)) {
         continue;
       }
@@ -147,7 +135,8 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
       }
       std::map<std::string, std::string> metadata = {
           {std::string(kChannelType), std::string(type)}};
-      const bool forwarded = ForwardedTo(*channel, node);
+      const bool forwarded =
+          configuration::ChannelIsForwardedTo(*channel, node);
       if (forwarded) {
         metadata.emplace(kChannelSourceNode,
                          std::string(StringView(channel->source_node())));
@@ -173,11 +162,10 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
 }
 
 absl::Status Logger::AddRemoteChannelIfForwarded() {
-  bool any_forwarded = false;
-  for (const std::unique_ptr<RecordedChannel>& channel : channels_) {
-    any_forwarded = any_forwarded || channel->forwarded;
+  if (std::ranges::none_of(
+          channels_, [](const auto& channel) { return channel->forwarded; })) {
+    return absl::OkStatus();
   }
-  if (!any_forwarded) return absl::OkStatus();
   absl::StatusOr<uint16_t> schema = writer_->AddSchema(
       kRemoteMessageType, kFlatbufferEncoding, RemoteMessageSchema());
   if (!schema.ok()) return schema.status();

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <map>
 
+#include "aos/configuration_lookup.h"
 #include "aos/events/logging/log_file_reader.h"
 #include "aos/events/logging/log_format.h"
 #include "aos/events/logging/pingpong_log.h"
@@ -77,7 +78,8 @@ void WriteExpected(const std::string& log_path, const std::string& json_path) {
     AddTimes(context, &times);
     times.json.push_back(FlatbufferToJson(
         static_cast<const uint8_t*>(context.data), *channel->schema()));
-    times.forwarded = ForwardedTo(*channel, (*log)->node());
+    times.forwarded =
+        configuration::ChannelIsForwardedTo(*channel, (*log)->node());
     if (!times.forwarded) continue;
     AddTimes(context, &remote_records);
     times.monotonic_remote_times.push_back(

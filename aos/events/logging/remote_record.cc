@@ -2,14 +2,8 @@
 
 #include "aos/events/logging/remote_message_bfbs_generated.h"
 #include "aos/events/logging/remote_message_generated.h"
-#include "aos/flatbuffer_string_view.h"
 
 namespace aos::logging {
-
-bool ForwardedTo(const Channel& channel, const Node* node) {
-  return node != nullptr &&
-         StringView(channel.source_node()) != StringView(node->name());
-}
 
 RemoteOrigin RemoteOriginOf(const Context& context) {
   return RemoteOrigin{.monotonic_remote_time = context.monotonic_remote_time,

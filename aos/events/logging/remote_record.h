@@ -9,7 +9,6 @@
 #include <optional>
 #include <string_view>
 
-#include "aos/configuration_generated.h"
 #include "aos/events/event_loop.h"
 #include "flatbuffers/flatbuffers.h"
 
@@ -23,11 +22,6 @@ struct RemoteRecord {
   // Where the message was first sent.
   RemoteOrigin origin;
 };
-
-// True if messages of `channel` on `node` come from another node (the
-// message bridge re-sent them there): those are the messages with remote
-// records. False in a single-node system (null `node`).
-bool ForwardedTo(const Channel& channel, const Node* node);
 
 // The remote fields of `context`, as RawSender::Send takes them.
 RemoteOrigin RemoteOriginOf(const Context& context);
