@@ -5,10 +5,12 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "aos/configuration.h"
 #include "aos/events/event_loop_generated.h"
 #include "aos/events/logging/log_file_reader.h"
+#include "aos/events/logging/log_format.h"
 #include "aos/events/logging/log_reader.h"
 #include "aos/events/logging/mcap_reader.h"
 #include "aos/events/logging/pingpong_log.h"
@@ -156,6 +158,35 @@ TEST_F(LoggerTest, AnMcapFileWithoutConfigurationIsNotAnAosLog) {
   ASSERT_FALSE(log.ok());
   EXPECT_NE(log.status().message().find("not an aos log"), std::string::npos)
       << log.status();
+}
+
+// A boot UUID in the metadata that does not parse is said, not silently
+// zero.
+TEST_F(LoggerTest, AnUnreadableBootUuidIsAProblem) {
+  auto writer = McapWriter::Create(path_, {});
+  ASSERT_TRUE(writer.ok());
+  const std::span<const uint8_t> config = testing::MultiNodeTestConfig().span();
+  ASSERT_TRUE(
+      (*writer)
+          ->AddAttachment(
+              kConfigAttachment, kConfigMediaType,
+              std::string_view(reinterpret_cast<const char*>(config.data()),
+                               config.size()),
+              0, 0)
+          .ok());
+  ASSERT_TRUE((*writer)
+                  ->AddMetadata(kLoggerMetadata,
+                                {{std::string(kLoggerNode), "pi2"},
+                                 {std::string(kLoggerBootUuid), "not-a-uuid"}})
+                  .ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  auto log = LogFileReader::Open(path_);
+  ASSERT_TRUE(log.ok()) << log.status();
+  EXPECT_EQ((*log)->problems(),
+            std::vector<std::string>{
+                path_ + ": its aos_logger metadata's boot_uuid \"not-a-uuid\" "
+                        "is not a UUID; the logged node's boot is unknown (all "
+                        "zeros)"});
 }
 
 // Replay: a fresh watcher sees every recorded Pong at its recorded time.
