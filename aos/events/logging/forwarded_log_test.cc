@@ -226,15 +226,16 @@ class DamagedRemoteRecordTest : public ForwardedLogTest {
     for (int i = 0; i < kMessages; ++i) {
       const uint64_t log_time = (10 + i) * 1'000'000'000ull;
       const uint64_t publish_time = log_time + 5'000'000'000ull;
-      good_origin_.monotonic_remote_time =
+      RemoteOrigin good_origin;
+      good_origin.monotonic_remote_time =
           monotonic_clock::time_point(std::chrono::seconds(3 + i));
-      good_origin_.realtime_remote_time =
+      good_origin.realtime_remote_time =
           realtime_clock::time_point(std::chrono::seconds(1000 + i));
-      good_origin_.remote_queue_index = 100 + i;
-      good_origin_.source_boot_uuid = pi1_boot_;
+      good_origin.remote_queue_index = 100 + i;
+      good_origin.source_boot_uuid = pi1_boot_;
       const RemoteRecord good{.channel_id = *ping,
                               .queue_index = static_cast<uint32_t>(i),
-                              .origin = good_origin_};
+                              .origin = good_origin};
       std::string record;
       switch (i) {
         case 1:  // No record.
@@ -287,8 +288,6 @@ class DamagedRemoteRecordTest : public ForwardedLogTest {
   }
 
   const UUID pi1_boot_ = UUID::Random();
-  // The last message's (the good records differ only in time).
-  RemoteOrigin good_origin_;
 };
 
 TEST_F(DamagedRemoteRecordTest, TheReaderLeavesTheRemoteFieldsUnknown) {

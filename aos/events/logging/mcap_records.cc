@@ -3,8 +3,6 @@
 #include <endian.h>
 #include <libdeflate.h>
 
-#include <algorithm>
-
 static_assert(__BYTE_ORDER == __LITTLE_ENDIAN,
               "MCAP is little-endian; this encoder copies integers as they "
               "are in memory");
