@@ -354,6 +354,9 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
     int64_t pings = 0, pongs = 0;
     result.local_round_trip = PingRoundTrip(summary, &pings, &pongs);
     result.local_round_trip.name = "local ping/pong";
+    if (pongs == 0) {
+      Fail("no pong answered on one node (pong's output above)", pong.get());
+    }
     pong->Terminate();
   }
 

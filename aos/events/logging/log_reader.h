@@ -32,8 +32,11 @@
 // source_boot_uuid). One whose remote fields the log lacks
 // (LogFileReader: unknown) is sent with an empty origin: the simulated
 // channel then gives it the local times and queue index as remote ones and
-// an all-zero source_boot_uuid. Nothing is sent on other nodes, and nothing
-// recorded is forwarded again to where it came from.
+// an all-zero source_boot_uuid. The replayer sends only on the logged node;
+// nothing recorded is forwarded again to where it came from, but the
+// logged node's own channels that have destinations (e.g. its /aos timing
+// reports, a reply channel) are forwarded to the other nodes by the
+// simulated network as any message sent there would be.
 //
 // Lifetime: `log` and `factory` must outlive the replayer; the replayer is
 // a loop of the factory ("log_reader", no timing reports), so destroy it
