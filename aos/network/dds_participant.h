@@ -58,8 +58,12 @@ class DdsParticipant {
   // Raised from Cyclone's threads, taken in the loop's.
   class Signal {
    public:
-    // True if raised since the last Take().
-    bool Take() { return raised_.exchange(false, std::memory_order_acq_rel); }
+    // True if raised since the last Take(). `first_raised_ns`, if given,
+    // gets the monotonic time (ns) of the first Raise() since the last
+    // Take(): when the earliest of the samples now waiting had arrived,
+    // before the loop woke up for it (0 when not raised, or in the rare
+    // race of a Take() between a Raise()'s stamp and its flag: not known).
+    bool Take(int64_t* first_raised_ns = nullptr);
     // Raises it and wakes the loop; any thread (DDS listeners call it).
     // Raising it again before the loop took it costs no syscall.
     void Raise();
@@ -67,6 +71,8 @@ class DdsParticipant {
    private:
     friend class DdsParticipant;
     std::atomic<bool> raised_{false};
+    // Monotonic ns of the first Raise() since the last Take(); 0: none.
+    std::atomic<int64_t> first_raised_ns_{0};
     int wakeup_fd_ = -1;
   };
 

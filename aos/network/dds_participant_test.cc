@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "aos/time/time.h"
 #include "gtest/gtest.h"
 
 namespace aos::message_bridge {
@@ -33,6 +34,36 @@ TEST(DdsParticipantTest, ADomainsWriteBatchingIsItsFirstParticipants) {
   batching->reset();
   auto remade = DdsParticipant::Make(OptionsFor(false));
   EXPECT_TRUE(remade.ok()) << remade.status();
+}
+
+int64_t NowNs() { return monotonic_clock::now().time_since_epoch().count(); }
+
+// Take() tells when the signal was first raised since the last Take(): a
+// second Raise() keeps the first one's time, and Take() starts over.
+TEST(DdsParticipantTest, SignalTellsWhenItWasFirstRaised) {
+  DdsParticipant::Signal signal;
+  int64_t first_raised_ns = -1;
+  EXPECT_FALSE(signal.Take(&first_raised_ns));
+  EXPECT_EQ(first_raised_ns, 0);
+
+  const int64_t before = NowNs();
+  signal.Raise();
+  const int64_t between = NowNs();
+  signal.Raise();
+  const int64_t after = NowNs();
+  ASSERT_TRUE(signal.Take(&first_raised_ns));
+  EXPECT_GE(first_raised_ns, before);
+  EXPECT_LE(first_raised_ns, between);
+
+  EXPECT_FALSE(signal.Take(&first_raised_ns));
+  EXPECT_EQ(first_raised_ns, 0);
+  signal.Raise();
+  ASSERT_TRUE(signal.Take(&first_raised_ns));
+  EXPECT_GE(first_raised_ns, after);
+  // Without asking for the time.
+  signal.Raise();
+  EXPECT_TRUE(signal.Take());
+  EXPECT_FALSE(signal.Take());
 }
 
 }  // namespace

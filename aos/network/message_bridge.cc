@@ -172,7 +172,10 @@ class MessageBridge::Impl {
 
   void Forward(Outgoing* outgoing, const Context& context);
   void ServeDds();
-  void TakeProbes();
+  // Takes every waiting probe. The first was received at
+  // `first_arrived_ns` (when Cyclone handed it over, before the loop woke;
+  // 0: not known), later ones when taken.
+  void TakeProbes(int64_t first_arrived_ns);
   void TakeDeliveries();
   void TakeMessages(Incoming* incoming);
   void Receive(Incoming* incoming, Peer* peer);
@@ -506,7 +509,8 @@ void MessageBridge::Impl::Forward(Outgoing* outgoing, const Context& context) {
 
 void MessageBridge::Impl::ServeDds() {
   dds_->ClearWakeup();
-  if (probe_arrived_.Take()) TakeProbes();
+  int64_t probe_arrived_ns = 0;
+  if (probe_arrived_.Take(&probe_arrived_ns)) TakeProbes(probe_arrived_ns);
   if (delivery_arrived_.Take()) TakeDeliveries();
   for (const std::unique_ptr<Incoming>& incoming : incoming_) {
     if (incoming->arrived.Take()) TakeMessages(incoming.get());
@@ -518,11 +522,20 @@ void MessageBridge::Impl::ServeDds() {
   }
 }
 
-void MessageBridge::Impl::TakeProbes() {
+void MessageBridge::Impl::TakeProbes(int64_t first_arrived_ns) {
   aos_bridge_Probe probe;
   void* samples[1] = {&probe};
   dds_sample_info_t info;
   while (dds_take(probe_reader_, samples, &info, 1, 1) > 0) {
+    const monotonic_clock::time_point now = loop_->monotonic_now();
+    // The clock exchange's receive time: when the probe arrived, not when
+    // the loop got to it, so its round trip (the offset's uncertainty)
+    // leaves out the hand-over to this thread. Only the first sample taken
+    // raised the signal.
+    const int64_t received_ns =
+        first_arrived_ns > 0 && first_arrived_ns <= Ns(now) ? first_arrived_ns
+                                                            : Ns(now);
+    first_arrived_ns = 0;
     if (!info.valid_data) continue;
     if (probe.to_node != my_index_) continue;
     Peer* peer = PeerAt(probe.from_node);
@@ -530,7 +543,6 @@ void MessageBridge::Impl::TakeProbes() {
       ++dropped_unknown_node_;
       continue;
     }
-    const monotonic_clock::time_point now = loop_->monotonic_now();
     const UUID boot = UUID::FromBytes(probe.boot_uuid);
     switch (peer->state.OnProbe(now, boot)) {
       case PeerState::ProbeResult::kRebooted:
@@ -545,10 +557,10 @@ void MessageBridge::Impl::TakeProbes() {
     }
     if (probe.echo_sent_ns != 0) {
       peer->clock.Add(probe.echo_sent_ns, probe.echo_received_ns,
-                      probe.monotonic_sent_ns, Ns(now));
+                      probe.monotonic_sent_ns, received_ns);
     }
     peer->echo_sent_ns = probe.monotonic_sent_ns;
-    peer->echo_received_ns = Ns(now);
+    peer->echo_received_ns = received_ns;
   }
 }
 
