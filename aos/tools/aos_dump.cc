@@ -5,6 +5,7 @@
 #include <set>
 
 #include "aos/config_flag.h"
+#include "aos/configuration_lookup.h"
 #include "aos/events/logging/log_file_reader.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
@@ -100,16 +101,30 @@ std::string ListChannels(const Configuration& config) {
              : StrCat("channels of the config: ", StrJoin(channels, ", "));
 }
 
-// One line: the message's send times, its channel, and the message as JSON
-// (or a note that it is not a valid message of the channel's type).
+// One line: the message's send times, its channel, where it was first sent
+// if it was forwarded to `node` from another, and the message as JSON (or a
+// note that it is not a valid message of the channel's type).
 void PrintMessage(const Channel& channel, const reflection::Schema& schema,
-                  const Context& context,
+                  const Node* node, const Context& context,
                   const FlatbufferToJsonOptions& options) {
   const auto* data = static_cast<const uint8_t*>(context.data);
   std::cout << context.monotonic_event_time << " ("
             << context.realtime_event_time << ") "
             << channel.name()->string_view() << " "
-            << channel.type()->string_view() << ": ";
+            << channel.type()->string_view();
+  if (configuration::ChannelIsForwardedTo(channel, node)) {
+    std::cout << " from " << channel.source_node()->string_view();
+    if (context.monotonic_remote_time == monotonic_clock::min_time) {
+      // A log whose remote record of this message is missing or damaged.
+      std::cout << " (remote times unknown)";
+    } else {
+      std::cout << " (sent there " << context.monotonic_remote_time << " ("
+                << context.realtime_remote_time << "), queue index "
+                << context.remote_queue_index << ", boot "
+                << context.source_boot_uuid.ToString() << ")";
+    }
+  }
+  std::cout << ": ";
   if (!flatbuffers::Verify(schema, *schema.root_table(), data, context.size)) {
     std::cout << "<" << context.size << " bytes that are not a valid "
               << channel.type()->string_view() << ">\n";
@@ -156,7 +171,7 @@ int DumpLog(int argc, char** argv, const FlatbufferToJsonOptions& options) {
   int64_t printed = 0;
   while (std::optional<logging::LogMessage> message = (*log)->Next()) {
     if (message->channel != channel) continue;
-    PrintMessage(*channel, *schema, message->context, options);
+    PrintMessage(*channel, *schema, (*log)->node(), message->context, options);
     if (FLAGS_count > 0 && ++printed >= FLAGS_count) break;
   }
   for (const std::string& problem : (*log)->problems()) {
@@ -208,7 +223,7 @@ int Main(int argc, char** argv) {
       }
     }
     last_queue_index = context.queue_index;
-    PrintMessage(*channel, *schema, context, options);
+    PrintMessage(*channel, *schema, *node, context, options);
     if (FLAGS_count > 0 && ++printed >= FLAGS_count) loop.Exit();
   };
   auto fetcher = loop.MakeRawFetcher(channel);

@@ -1,0 +1,72 @@
+#!/bin/bash
+# aos_dump --log says where a forwarded message was first sent: on a log of
+# pi2 (mcap_check_log_writer's two-node run), every line of a channel pi1
+# forwards to pi2 names pi1 and the message's send times, queue index and
+# boot there, exactly as the log's remote records hold them; a channel sent
+# on pi2 itself has none of that.
+set -uo pipefail
+root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+dump="${root}/aos/tools/aos_dump"
+writer="${root}/aos/events/logging/mcap_check_log_writer"
+tmp="${TEST_TMPDIR}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+(cd "${root}" && "${writer}" --dir="${tmp}") >"${tmp}/writer.log" 2>&1 ||
+  fail "mcap_check_log_writer failed: $(tail -5 "${tmp}/writer.log")"
+log="${tmp}/multinode.mcap"
+
+"${dump}" --log="${log}" /test aos.testing.TestMessage >"${tmp}/forwarded" \
+  2>"${tmp}/forwarded.err" || fail "aos_dump failed: $(cat "${tmp}/forwarded.err")"
+"${dump}" --log="${log}" /test aos.testing.TestReply >"${tmp}/local" \
+  2>"${tmp}/local.err" || fail "aos_dump failed: $(cat "${tmp}/local.err")"
+
+python3 - "${tmp}/multinode_expected.json" "${tmp}/forwarded" "${tmp}/local" <<'PY' || exit 1
+import json, re, sys
+
+expected = {c["type"]: c for c in json.load(open(sys.argv[1]))}
+forwarded = open(sys.argv[2]).read().splitlines()
+local = open(sys.argv[3]).read().splitlines()
+
+def fail(message):
+    print("FAIL: " + message, file=sys.stderr)
+    sys.exit(1)
+
+def seconds(ns):
+    ns = int(ns)
+    return "%d.%09dsec" % (ns // 1000000000, ns % 1000000000)
+
+remote = expected["aos.testing.TestMessage"]["remote"]
+count = len(remote["monotonic_remote_times"])
+if count < 2 or len(forwarded) != count:
+    fail("%d lines for %d forwarded messages" % (len(forwarded), count))
+line = re.compile(r"^(\S+) \((\S+)\) /test aos\.testing\.TestMessage from pi1 "
+                  r"\(sent there (\S+) \((\S+)\), queue index (\d+), boot (\S+)\): \{")
+for i, text in enumerate(forwarded):
+    match = line.match(text)
+    if not match:
+        fail("line %d does not say where it was sent: %s" % (i, text[:200]))
+    if match.group(3) != seconds(remote["monotonic_remote_times"][i]):
+        fail("line %d: monotonic remote time %s, expected %s" %
+             (i, match.group(3), seconds(remote["monotonic_remote_times"][i])))
+    if match.group(5) != remote["remote_queue_indexes"][i]:
+        fail("line %d: remote queue index %s, expected %s" %
+             (i, match.group(5), remote["remote_queue_indexes"][i]))
+    if match.group(6) != remote["source_boot_uuids"][i]:
+        fail("line %d: boot %s, expected %s" %
+             (i, match.group(6), remote["source_boot_uuids"][i]))
+    if match.group(1) != seconds(expected["aos.testing.TestMessage"]["log_times"][i]):
+        fail("line %d: local time %s" % (i, match.group(1)))
+    # The realtime remote time, printed as a date: differs from the local
+    # one (the simulated nodes' realtime clocks differ by years).
+    if match.group(4) == match.group(2):
+        fail("line %d: the remote realtime is the local one: %s" % (i, text[:200]))
+
+replies = len(expected["aos.testing.TestReply"]["log_times"])
+if replies < 2 or len(local) != replies:
+    fail("%d lines for %d local messages" % (len(local), replies))
+for text in local:
+    if " from " in text.split(": {")[0]:
+        fail("a local message names a source node: %s" % text[:200])
+print("PASS: %d forwarded lines name pi1 and their remote times; %d local lines do not"
+      % (count, replies))
+PY
