@@ -310,7 +310,9 @@ TEST_F(MessageBridgeTest, LastMessageOfAQuietChannelCrosses) {
 // Network data is untrusted: what pi2's bridge gets from a hostile writer on
 // the Ping topic is dropped and counted, never re-sent, and the bridge
 // lives on. A message from a new boot of pi1 is new; the same again is a
-// duplicate; a gap in its queue indices is counted as lost.
+// duplicate; a gap in its queue indices is counted as lost; and after
+// another reboot of pi1 its queue indices start over, lower, and are new,
+// neither duplicates nor a gap.
 TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   auto bridge2 = StartBridge("pi2");
   const Channel* ping = configuration::GetChannel(
@@ -345,15 +347,19 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   std::vector<uint8_t> oversize(static_cast<size_t>(ping->max_size()) + 100, 0);
   const UUID new_boot =
       UUID::Parse("0badb007-0000-4000-8000-000000000001").value();
+  const UUID next_boot =
+      UUID::Parse("0badb007-0000-4000-8000-000000000002").value();
   auto write = [&](uint32_t channel_index, uint32_t source_node,
-                   std::vector<uint8_t>* data, uint32_t queue_index = 5) {
+                   std::vector<uint8_t>* data, uint32_t queue_index = 5,
+                   const UUID* boot = nullptr) {
     aos_bridge_Message message = {};
     message.channel_index = channel_index;
     message.source_node = source_node;
     message.queue_index = queue_index;
     message.monotonic_sent_ns = 1000;
     message.realtime_sent_ns = 2000;
-    memcpy(message.boot_uuid, new_boot.bytes().data(), 16);
+    memcpy(message.boot_uuid,
+           (boot != nullptr ? *boot : new_boot).bytes().data(), 16);
     message.data._buffer = data->data();
     message.data._length = static_cast<uint32_t>(data->size());
     message.data._maximum = static_cast<uint32_t>(data->size());
@@ -364,9 +370,11 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   write(ping_index, 77, &valid);       // no such node
   write(ping_index, pi1, &oversize);
   write(ping_index, pi1, &garbage);
-  write(ping_index, pi1, &valid);     // new boot of pi1: re-sent
-  write(ping_index, pi1, &valid);     // the same again: duplicate
-  write(ping_index, pi1, &valid, 9);  // 6, 7 and 8 never came: lost
+  write(ping_index, pi1, &valid);                 // new boot of pi1: re-sent
+  write(ping_index, pi1, &valid);                 // the same again: duplicate
+  write(ping_index, pi1, &valid, 9);              // 6, 7 and 8 never came: lost
+  write(ping_index, pi1, &valid, 2, &next_boot);  // rebooted: starts over
+  write(ping_index, pi1, &valid, 3, &next_boot);
 
   auto pi2 = MakeLoop("pong", pi2_);
   std::unique_ptr<RawFetcher> pings = pi2->MakeRawFetcher(ping);
@@ -377,7 +385,7 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
             from_pi1->dropped_invalid() + from_pi1->dropped_oversize() +
             from_pi1->dropped_unknown_channel() +
             statistics.dropped_unknown_node() <
-        7) {
+        9) {
       return;
     }
     const Context& context = pi2->context();
@@ -387,7 +395,7 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
     pi2->Exit();
   });
   TimerHandler* deadline = pi2->AddTimer([&]() {
-    ADD_FAILURE() << "the statistics never counted all seven; bridge said:\n"
+    ADD_FAILURE() << "the statistics never counted all nine; bridge said:\n"
                   << bridge2->Stderr();
     pi2->Exit();
   });
@@ -402,7 +410,7 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   EXPECT_EQ(client->dropped_unknown_node(), 1u);
   EXPECT_EQ(from_pi1->dropped_oversize(), 1u);
   EXPECT_EQ(from_pi1->dropped_invalid(), 1u);
-  EXPECT_EQ(from_pi1->received_packets(), 2u);
+  EXPECT_EQ(from_pi1->received_packets(), 4u);
   EXPECT_EQ(from_pi1->duplicate_packets(), 1u);
   EXPECT_EQ(from_pi1->lost_packets(), 3u);
 
@@ -416,6 +424,11 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
       flatbuffers::GetRoot<examples::Ping>(pings->context().data)->value(), 42);
   ASSERT_TRUE(pings->FetchNext());
   EXPECT_EQ(pings->context().remote_queue_index, 9u);
+  for (uint32_t queue_index : {2u, 3u}) {
+    ASSERT_TRUE(pings->FetchNext());
+    EXPECT_EQ(pings->context().source_boot_uuid, next_boot);
+    EXPECT_EQ(pings->context().remote_queue_index, queue_index);
+  }
   EXPECT_FALSE(pings->FetchNext());
 
   // And the bridge is still there to stop cleanly.
