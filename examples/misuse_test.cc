@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "aos/testing/path.h"
 #include "aos/util/subprocess.h"
@@ -197,6 +198,47 @@ TEST_F(MisuseTest, ConfigPathsAreNamed) {
                     {"--config=/nonexistent/config.json"}, false),
                 "aos_timing_report_streamer",
                 "--config: /nonexistent/config.json: no such file");
+}
+
+// In a multi-node configuration, every program that runs as a node names the
+// nodes when --node is not one of them, or when it is not given and no node
+// has this machine's hostname.
+TEST_F(MisuseTest, ProgramsOfANodeNameTheNodes) {
+  const std::string config =
+      "--config=" + ArtifactPath("examples/multinode_pingpong_config.json");
+  const std::string log_file = "--log_file=" + dir_ + "/node.mcap";
+  const std::vector<std::pair<std::string, std::vector<std::string>>> programs =
+      {
+          {"examples/ping", {}},
+          {"examples/pong", {}},
+          {"aos/tools/aos_dump", {"/test", "aos.examples.Ping"}},
+          {"aos/network/message_bridge", {}},
+          {"aos/events/logging/aos_logger", {log_file}},
+      };
+  char hostname[256] = {};
+  gethostname(hostname, sizeof(hostname) - 1);
+  const bool hostname_is_a_node = std::string_view(hostname) == "pi1" ||
+                                  std::string_view(hostname) == "pi2";
+  if (hostname_is_a_node) {
+    std::cout << "this machine's hostname is " << hostname
+              << ", a node of the config: only --node=pi3 is checked\n";
+  }
+  for (const auto& [binary, args] : programs) {
+    const std::string program = binary.substr(binary.rfind('/') + 1);
+    std::vector<std::string> unknown = args;
+    unknown.insert(unknown.begin(), {config, "--node=pi3"});
+    ExpectOneLine(Run(binary, unknown, false), program,
+                  "--node=pi3 is not a node of the configuration; its nodes: "
+                  "pi1, pi2");
+    if (hostname_is_a_node) continue;
+    std::vector<std::string> none = args;
+    none.insert(none.begin(), config);
+    ExpectOneLine(Run(binary, none, false), program,
+                  "--node: no node of the configuration has this machine's "
+                  "hostname \"" +
+                      std::string(hostname) +
+                      "\"; pass --node=NAME, one of: pi1, pi2");
+  }
 }
 
 }  // namespace

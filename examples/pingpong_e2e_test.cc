@@ -13,18 +13,16 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "aos/configuration.h"
 #include "aos/events/shm_event_loop.h"
-#include "aos/events/streamed_report_bfbs_generated.h"
 #include "aos/events/streamed_report_generated.h"
-#include "aos/json_to_flatbuffer.h"
 #include "aos/testing/path.h"
 #include "aos/testing/processes.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
+#include "examples/streamer_json_lines.h"
 #include "glog/logging.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -65,23 +63,6 @@ class PingPongTest : public ::testing::Test {
   std::unique_ptr<Process> pong_;
 };
 
-// The streamer's JSON lines, parsed with its own schema.
-std::vector<flatbuffers::DetachedBuffer> ParseLines(const std::string& output) {
-  const reflection::Schema& schema =
-      *reflection::GetSchema(timing::StreamedReportBinarySchema::data());
-  std::vector<flatbuffers::DetachedBuffer> lines;
-  std::istringstream in(output);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    auto parsed =
-        JsonToFlatbuffer(line, schema, {.source_name = "streamer output"});
-    EXPECT_TRUE(parsed.ok()) << parsed.status().message() << "\n" << line;
-    if (parsed.ok()) lines.push_back(std::move(parsed).value());
-  }
-  return lines;
-}
-
 const timing::Timer* TimerNamed(const timing::Report& report,
                                 std::string_view name) {
   for (const timing::Timer* timer : *report.timers()) {
@@ -98,7 +79,7 @@ TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
   EXPECT_EQ(ping->Terminate(), 0) << ping->Stderr();
   EXPECT_EQ(pong_->Terminate(), 0) << pong_->Stderr();
 
-  const auto lines = ParseLines(streamer->Stdout());
+  const auto lines = ParseStreamerJsonLines(streamer->Stdout());
   uint64_t streamed_ping_calls = 0;
   int reports = 0;
   const timing::Report* accumulated = nullptr;
@@ -240,7 +221,7 @@ TEST_F(PingPongTest, ApplicationFilterShowsOnlyThatApplication) {
   auto streamer = Start("aos/tools/aos_timing_report_streamer",
                         {"--count=2", "--format=json", "--application=pong"});
   ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
-  const auto lines = ParseLines(streamer->Stdout());
+  const auto lines = ParseStreamerJsonLines(streamer->Stdout());
   ASSERT_EQ(lines.size(), 3u);  // Two reports and the summary.
   for (const auto& line : lines) {
     EXPECT_EQ(flatbuffers::GetRoot<timing::StreamedReport>(line.data())
@@ -295,7 +276,7 @@ TEST_F(PingPongTest, RealtimePongHoldsTheCpuLatencyLimitAndReportsIt) {
       HasOpenFile(pong_->pid(), "/dev/cpu_dma_latency");
   EXPECT_EQ(ping->Terminate(), 0);
   EXPECT_EQ(pong_->Terminate(), 0);
-  const auto lines = ParseLines(streamer->Stdout());
+  const auto lines = ParseStreamerJsonLines(streamer->Stdout());
   ASSERT_GE(lines.size(), 1u);
   const timing::Report& report =
       *flatbuffers::GetRoot<timing::StreamedReport>(lines[0].data())->report();

@@ -1,0 +1,138 @@
+// The multi-node ping/pong as `./tools/aos.sh run --multinode` runs it, on
+// loopback: pi1's and pi2's message bridges, pong on pi2, ping on pi1, each
+// node with its own shared memory, and aos_timing_report_streamer on pi1.
+// pi1's streamer shows pong's reports (forwarded from pi2) beside ping's,
+// each with its node, and what pi1's bridge measures of the network; no
+// timing is asserted, and waits are bounded so that a broken bridge fails
+// the test instead of hanging it.
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+
+#include "aos/events/streamed_report_generated.h"
+#include "aos/testing/path.h"
+#include "aos/util/str_cat.h"
+#include "aos/util/subprocess.h"
+#include "examples/streamer_json_lines.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace aos::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class MultinodePingPongTest : public ::testing::Test {
+ protected:
+  MultinodePingPongTest()
+      : dir_(TestTempDir() + "/" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()),
+        // Tests running at once must not hear each other's bridges.
+        domain_(1 + static_cast<uint32_t>(getpid()) % 200) {
+    for (const char* node : {"pi1", "pi2"}) {
+      std::filesystem::create_directories(ShmBase(node));
+    }
+    bridge1_ = Start("aos/network/message_bridge", "pi1",
+                     {StrCat("--dds_domain=", domain_), "--dds_interface=lo"});
+    bridge2_ = Start("aos/network/message_bridge", "pi2",
+                     {StrCat("--dds_domain=", domain_), "--dds_interface=lo"});
+    pong_ = Start("examples/pong", "pi2", {"--priority=0"});
+    ping_ = Start("examples/ping", "pi1", {"--priority=0"});
+  }
+
+  std::string ShmBase(std::string_view node) const {
+    return StrCat(dir_, "/", node, "/shm");
+  }
+
+  // `binary` on `node`: the multi-node config, that node's shared memory.
+  std::unique_ptr<Subprocess> Start(std::string_view binary,
+                                    std::string_view node,
+                                    std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{
+        "--config=" + ArtifactPath("examples/multinode_pingpong_config.json"),
+        StrCat("--shm_base=", ShmBase(node))};
+    if (!binary.ends_with("aos_timing_report_streamer")) {
+      args.push_back(StrCat("--node=", node));
+    }
+    args.insert(args.end(), extra.begin(), extra.end());
+    return std::make_unique<Subprocess>(ArtifactPath(binary), std::move(args),
+                                        StrCat(dir_, "/", node));
+  }
+
+  // What every process said, for a failure's message.
+  std::string Said() {
+    return StrCat("bridge pi1:\n", bridge1_->Stderr(), "\nbridge pi2:\n",
+                  bridge2_->Stderr(), "\npong:\n", pong_->Stderr(), "\nping:\n",
+                  ping_->Stderr());
+  }
+
+  const std::string dir_;
+  const uint32_t domain_;
+  std::unique_ptr<Subprocess> bridge1_;
+  std::unique_ptr<Subprocess> bridge2_;
+  std::unique_ptr<Subprocess> pong_;
+  std::unique_ptr<Subprocess> ping_;
+};
+
+// Every application's reports reach pi1's streamer, each with its node:
+// ping and pi1's bridge from pi1 itself, pong and pi2's bridge forwarded
+// from pi2.
+TEST_F(MultinodePingPongTest, StreamerOnPi1ShowsEveryNodesReportsByNode) {
+  std::set<std::pair<std::string, std::string>> seen;
+  // Until both of pi2's applications were seen, or the deadline: each
+  // streamer run takes the next reports (four applications, one report a
+  // second each).
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    auto streamer = Start("aos/tools/aos_timing_report_streamer", "pi1",
+                          {"--count=8", "--format=json", "--accumulate=false"});
+    ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr() << Said();
+    for (const auto& line : ParseStreamerJsonLines(streamer->Stdout())) {
+      const timing::Report& report =
+          *flatbuffers::GetRoot<timing::StreamedReport>(line.data())->report();
+      seen.emplace(report.name()->str(), report.node()->str());
+    }
+    if (seen.contains({"pong", "pi2"}) &&
+        seen.contains({"message_bridge", "pi2"})) {
+      break;
+    }
+  }
+  EXPECT_TRUE(seen.contains({"ping", "pi1"}));
+  EXPECT_TRUE(seen.contains({"message_bridge", "pi1"}));
+  EXPECT_TRUE(seen.contains({"pong", "pi2"})) << Said();
+  EXPECT_TRUE(seen.contains({"message_bridge", "pi2"})) << Said();
+  // Nothing else, and no application on the wrong node.
+  EXPECT_EQ(seen.size(), 4u);
+}
+
+// `--node=pi2 --application=pong` on pi1: only pong's reports, forwarded
+// from pi2; the table heads them with the node, and shows what pi2's bridge
+// measures of the network into pi2 (its statistics, forwarded too).
+TEST_F(MultinodePingPongTest, StreamerOnPi1ShowsPongOfPi2) {
+  auto json = Start("aos/tools/aos_timing_report_streamer", "pi1",
+                    {"--node=pi2", "--application=pong", "--count=2",
+                     "--duration=30", "--format=json"});
+  ASSERT_EQ(json->Wait(), 0) << json->Stderr() << Said();
+  const auto lines = ParseStreamerJsonLines(json->Stdout());
+  ASSERT_EQ(lines.size(), 3u) << json->Stdout();  // Two and the summary.
+  for (const auto& line : lines) {
+    const timing::Report& report =
+        *flatbuffers::GetRoot<timing::StreamedReport>(line.data())->report();
+    EXPECT_EQ(report.name()->str(), "pong");
+    EXPECT_EQ(report.node()->str(), "pi2");
+  }
+
+  auto table =
+      Start("aos/tools/aos_timing_report_streamer", "pi1",
+            {"--node=pi2", "--application=pong", "--count=2", "--duration=30"});
+  ASSERT_EQ(table->Wait(), 0) << table->Stderr() << Said();
+  const std::string text = table->Stdout();
+  EXPECT_THAT(text, HasSubstr("] on node pi2 "));
+  EXPECT_THAT(text, HasSubstr("watcher /test aos.examples.Ping"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("on node pi1")));
+  EXPECT_THAT(text, HasSubstr("network into pi2 (message_bridge)"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("network into pi1")));
+}
+
+}  // namespace
+}  // namespace aos::testing
