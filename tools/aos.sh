@@ -123,6 +123,24 @@ bazel_cmd() {
   bazel "$1" "${extra[@]}" "${@:2}"
 }
 
+# Says, for each skipped test case in a test target's googletest XML, its
+# name and the reason it printed (GTEST_SKIP() << "why").
+skip_reasons() {
+  python3 - "$1" "$2" >&2 <<'PY'
+import sys
+import xml.etree.ElementTree as tree
+target, path = sys.argv[1], sys.argv[2]
+for case in tree.parse(path).iter("testcase"):
+    skipped = case.find("skipped")
+    if skipped is None:
+        continue
+    lines = (skipped.get("message") or "").strip().splitlines()
+    reason = lines[-1] if lines else "(no reason given)"
+    print(f"aos: {target} {case.get('classname')}.{case.get('name')} "
+          f"skipped: {reason}")
+PY
+}
+
 # Sums the googletest XML of every test target into "N passed, N failed".
 # A target that failed without usable results (build failure, crash before
 # writing XML, timeout) counts as one failure.
@@ -158,6 +176,7 @@ summarize_tests() {
     passed=$((passed + p))
     failed=$((failed + f))
     skipped=$((skipped + s))
+    if ((s > 0)); then skip_reasons "${target}" "${xml}"; fi
   done < <(sed -nE 's#^(//[^ ]+)[[:space:]]+(\(cached\) )?(PASSED|FAILED TO BUILD|FAILED|NO STATUS|TIMEOUT|FLAKY|INCOMPLETE|SKIPPED)( .*)?$#\1 \3#p' "${summary_file}" |
     sed -E 's/ (FAILED TO BUILD|NO STATUS)$/ NOT_RUN/')
   if ((skipped > 0)); then
