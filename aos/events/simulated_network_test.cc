@@ -1,6 +1,7 @@
 // The simulated network between nodes: forwarded messages arrive after the
 // link's delay with the remote fields the message bridge fills, and loss,
-// expiry, disconnects and reboots behave as documented, with exact counts.
+// expiry, disconnects and reboots behave as documented, with exact counts
+// and times.
 #include "aos/events/simulated_network.h"
 
 #include "aos/configuration.h"
@@ -127,10 +128,20 @@ TEST_F(SimulatedNetworkTest, BestEffortLossIsExact) {
   lossy_ = sender_loop_->MakeSender<TestMessage>("/lossy");
   Watch("/lossy");
   SendEveryMillisecond(&lossy_, 100);
-  EXPECT_EQ(values_.size(), 75u);
+  ASSERT_EQ(values_.size(), 75u);
   // Every fourth is lost.
   EXPECT_THAT(std::vector<int>(values_.begin(), values_.begin() + 4),
               ElementsAre(1, 2, 3, 5));
+  // What arrives arrives on time (the default 100 us delay), with its queue
+  // index on pi1; pi2's queue has no gaps.
+  for (size_t i = 0; i < values_.size(); ++i) {
+    const int sent_ms = values_[i] - 1;
+    EXPECT_EQ(
+        contexts_[i].monotonic_event_time.time_since_epoch(),
+        std::chrono::seconds(100) + milliseconds(sent_ms) + microseconds(100));
+    EXPECT_EQ(contexts_[i].remote_queue_index, static_cast<uint32_t>(sent_ms));
+    EXPECT_EQ(contexts_[i].queue_index, i);
+  }
   const SimulatedNetwork::LinkStatistics stats =
       factory_.link_statistics(pi1_, pi2_);
   EXPECT_EQ(stats.forwarded, 100u);
@@ -174,11 +185,16 @@ TEST_F(SimulatedNetworkTest, DisconnectDropsAndReconnectResendsTheLatest) {
   factory_.DisconnectLink(pi1_, pi2_);
   SendEveryMillisecond(&reliable_, 3);
   EXPECT_TRUE(values_.empty());
+  const monotonic_clock::time_point reconnected = factory_.monotonic_now(pi2_);
   factory_.ConnectLink(pi1_, pi2_);
   factory_.RunFor(milliseconds(1));
   // The latest reliable message, as AOS's bridge sends a reconnecting
-  // client.
-  EXPECT_THAT(values_, ElementsAre(3));
+  // client: sent at 2 ms, re-sent one link delay after the reconnection.
+  ASSERT_THAT(values_, ElementsAre(3));
+  EXPECT_EQ(contexts_[0].monotonic_remote_time,
+            monotonic_clock::time_point(milliseconds(2)));
+  EXPECT_EQ(contexts_[0].remote_queue_index, 2u);
+  EXPECT_EQ(contexts_[0].monotonic_event_time, reconnected + microseconds(100));
   const SimulatedNetwork::LinkStatistics stats =
       factory_.link_statistics(pi1_, pi2_);
   EXPECT_EQ(stats.dropped_disconnected, 3u);
@@ -199,6 +215,18 @@ TEST_F(SimulatedNetworkTest, ARebootedNodeSendsWithANewBoot) {
   ASSERT_EQ(contexts_.size(), 2u);
   EXPECT_EQ(contexts_[0].source_boot_uuid, before);
   EXPECT_EQ(contexts_[1].source_boot_uuid, after);
+  // Sent at 0 and at 101 ms (after SendEveryMillisecond's 100 ms more),
+  // each re-sent on pi2 one link delay later; the simulated reboot changes
+  // the boot only, so pi1's queue index goes on.
+  EXPECT_EQ(contexts_[0].monotonic_remote_time,
+            monotonic_clock::time_point(milliseconds(0)));
+  EXPECT_EQ(contexts_[1].monotonic_remote_time,
+            monotonic_clock::time_point(milliseconds(101)));
+  EXPECT_EQ(contexts_[1].monotonic_event_time.time_since_epoch(),
+            std::chrono::seconds(100) + milliseconds(101) + microseconds(100));
+  EXPECT_EQ(contexts_[0].remote_queue_index, 0u);
+  EXPECT_EQ(contexts_[1].remote_queue_index, 1u);
+  EXPECT_EQ(factory_.link_statistics(pi1_, pi2_).delivered, 2u);
 }
 
 TEST_F(SimulatedNetworkTest, ForwardingNeverAllocates) {
