@@ -7,7 +7,6 @@
 #include <map>
 #include <mutex>
 
-#include "aos/time/time.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -66,8 +65,8 @@ dds_qos_t* MakeQos(const DdsParticipant::Qos& qos) {
 namespace {
 
 // Listener callbacks, in Cyclone's threads: `arg` is the Signal.
-void OnDataAvailable(dds_entity_t, void* arg) {
-  static_cast<DdsParticipant::Signal*>(arg)->Raise();
+void OnDataAvailable(dds_entity_t reader, void* arg) {
+  static_cast<DdsParticipant::Signal*>(arg)->OnArrival(reader);
 }
 
 void OnPublicationMatched(dds_entity_t,
@@ -80,33 +79,18 @@ void OnPublicationMatched(dds_entity_t,
 
 }  // namespace
 
-bool DdsParticipant::Signal::Take(int64_t* first_raised_ns) {
-  // The time first: a Raise() between the two exchanges leaves raised_
-  // set with no stamp, and the next Take() reports 0 (not known).
-  const int64_t stamp = first_raised_ns_.exchange(0, std::memory_order_acq_rel);
-  const bool raised = raised_.exchange(false, std::memory_order_acq_rel);
-  if (!raised && stamp != 0) {
-    // That Raise() is still under way: its stamp is the next Take()'s
-    // (unless a later Raise() stamped already, which is a bound too).
-    int64_t none = 0;
-    first_raised_ns_.compare_exchange_strong(none, stamp,
-                                             std::memory_order_acq_rel);
-  }
-  if (first_raised_ns != nullptr) *first_raised_ns = raised ? stamp : 0;
-  return raised;
-}
-
 void DdsParticipant::Signal::Raise() {
-  int64_t none = 0;
-  first_raised_ns_.compare_exchange_strong(
-      none, monotonic_clock::now().time_since_epoch().count(),
-      std::memory_order_acq_rel);
   // Raised already: the eventfd was written, and the loop's Take(), still
   // to come, sees the samples that arrived before this Raise.
   if (raised_.exchange(true, std::memory_order_acq_rel)) return;
   const uint64_t one = 1;
   // Fails (EAGAIN) only when the counter is saturated: readable already.
   [[maybe_unused]] ssize_t written = write(wakeup_fd_, &one, sizeof(one));
+}
+
+void DdsParticipant::Signal::OnArrival(dds_entity_t reader) {
+  if (in_listener_) in_listener_(reader);
+  Raise();
 }
 
 absl::StatusOr<std::unique_ptr<DdsParticipant>> DdsParticipant::Make(

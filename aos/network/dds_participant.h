@@ -14,13 +14,15 @@
 //   });
 //
 // Cyclone calls listeners in its own threads; they only raise a Signal and
-// write the participant's eventfd, so every sample is taken, and every
-// local re-send made, in the loop's thread. Cyclone allocates internally
+// write the participant's eventfd (after a Signal's in_listener function,
+// if it has one), so every message is taken, and every local re-send made,
+// in the loop's thread. Cyclone allocates internally
 // for every sample it sends or receives (serialisation, receive buffers):
 // the bridge's DDS side is not allocation-free, its shared-memory side is.
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -58,21 +60,29 @@ class DdsParticipant {
   // Raised from Cyclone's threads, taken in the loop's.
   class Signal {
    public:
-    // True if raised since the last Take(). `first_raised_ns`, if given,
-    // gets the monotonic time (ns) of the first Raise() since the last
-    // Take(): when the earliest of the samples now waiting had arrived,
-    // before the loop woke up for it (0 when not raised, or in the rare
-    // race of a Take() between a Raise()'s stamp and its flag: not known).
-    bool Take(int64_t* first_raised_ns = nullptr);
+    Signal() = default;
+    // A reader's Signal that first runs `in_listener(reader)` in Cyclone's
+    // listener thread, for every arrival, before it raises the signal: for
+    // what must happen where the sample arrived (the bridge takes clock
+    // probes there, to stamp them before the loop's wakeup). It must be
+    // safe to run in that thread, while the loop runs, and until the
+    // participant is gone.
+    explicit Signal(std::function<void(dds_entity_t reader)> in_listener)
+        : in_listener_(std::move(in_listener)) {}
+
+    // True if raised since the last Take().
+    bool Take() { return raised_.exchange(false, std::memory_order_acq_rel); }
     // Raises it and wakes the loop; any thread (DDS listeners call it).
     // Raising it again before the loop took it costs no syscall.
     void Raise();
+    // What a reader's listener does when samples arrive on `reader`: the
+    // in_listener function, if any, then Raise().
+    void OnArrival(dds_entity_t reader);
 
    private:
     friend class DdsParticipant;
+    const std::function<void(dds_entity_t)> in_listener_;
     std::atomic<bool> raised_{false};
-    // Monotonic ns of the first Raise() since the last Take(); 0: none.
-    std::atomic<int64_t> first_raised_ns_{0};
     int wakeup_fd_ = -1;
   };
 

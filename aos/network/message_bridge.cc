@@ -16,6 +16,7 @@
 #include "aos/network/peer_state.h"
 #include "aos/network/remote_message_generated.h"
 #include "aos/network/server_statistics_generated.h"
+#include "aos/network/stamped_inbox.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -172,10 +173,12 @@ class MessageBridge::Impl {
 
   void Forward(Outgoing* outgoing, const Context& context);
   void ServeDds();
-  // Takes every waiting probe. The first was received at
-  // `first_arrived_ns` (when Cyclone handed it over, before the loop woke;
-  // 0: not known), later ones when taken.
-  void TakeProbes(int64_t first_arrived_ns);
+  // In Cyclone's listener thread: takes the probes that arrived on `reader`
+  // into probe_inbox_, each stamped with when it was taken there, so that a
+  // clock exchange's receive time leaves out the loop's wakeup.
+  void TakeProbesInListener(dds_entity_t reader);
+  // In the loop: what probe_inbox_ holds, for the peers' states and clocks.
+  void HandleProbes();
   void TakeDeliveries();
   void TakeMessages(Incoming* incoming);
   void Receive(Incoming* incoming, Peer* peer);
@@ -206,7 +209,16 @@ class MessageBridge::Impl {
   std::vector<std::unique_ptr<Outgoing>> outgoing_;
   std::vector<std::unique_ptr<Incoming>> incoming_;
   dds_entity_t probe_reader_ = 0;
-  DdsParticipant::Signal probe_arrived_;
+  // Probes taken in Cyclone's thread, for the loop; 10 a second per peer,
+  // so a full inbox means the loop stalled, and dropping probes then is
+  // harmless (they are heartbeats and clock samples).
+  static constexpr size_t kProbeInboxSize = 64;
+  StampedInbox<aos_bridge_Probe, kProbeInboxSize> probe_inbox_;
+  std::array<StampedInbox<aos_bridge_Probe, kProbeInboxSize>::Entry,
+             kProbeInboxSize>
+      probe_entries_;
+  DdsParticipant::Signal probe_arrived_{
+      [this](dds_entity_t reader) { TakeProbesInListener(reader); }};
   dds_entity_t delivery_reader_ = 0;
   DdsParticipant::Signal delivery_arrived_;
   std::unique_ptr<RawSender> server_statistics_;
@@ -509,8 +521,7 @@ void MessageBridge::Impl::Forward(Outgoing* outgoing, const Context& context) {
 
 void MessageBridge::Impl::ServeDds() {
   dds_->ClearWakeup();
-  int64_t probe_arrived_ns = 0;
-  if (probe_arrived_.Take(&probe_arrived_ns)) TakeProbes(probe_arrived_ns);
+  if (probe_arrived_.Take()) HandleProbes();
   if (delivery_arrived_.Take()) TakeDeliveries();
   for (const std::unique_ptr<Incoming>& incoming : incoming_) {
     if (incoming->arrived.Take()) TakeMessages(incoming.get());
@@ -522,27 +533,29 @@ void MessageBridge::Impl::ServeDds() {
   }
 }
 
-void MessageBridge::Impl::TakeProbes(int64_t first_arrived_ns) {
+void MessageBridge::Impl::TakeProbesInListener(dds_entity_t reader) {
   aos_bridge_Probe probe;
   void* samples[1] = {&probe};
   dds_sample_info_t info;
-  while (dds_take(probe_reader_, samples, &info, 1, 1) > 0) {
-    const monotonic_clock::time_point now = loop_->monotonic_now();
-    // The clock exchange's receive time: when the probe arrived, not when
-    // the loop got to it, so its round trip (the offset's uncertainty)
-    // leaves out the hand-over to this thread. Only the first sample taken
-    // raised the signal.
-    const int64_t received_ns =
-        first_arrived_ns > 0 && first_arrived_ns <= Ns(now) ? first_arrived_ns
-                                                            : Ns(now);
-    first_arrived_ns = 0;
-    if (!info.valid_data) continue;
+  while (dds_take(reader, samples, &info, 1, 1) > 0) {
+    // Taken, so arrived: no later than now.
+    const int64_t received_ns = Ns(monotonic_clock::now());
+    if (info.valid_data) probe_inbox_.Push(probe, received_ns);
+  }
+}
+
+void MessageBridge::Impl::HandleProbes() {
+  const size_t count = probe_inbox_.Drain(&probe_entries_);
+  for (size_t i = 0; i < count; ++i) {
+    const aos_bridge_Probe& probe = probe_entries_[i].value;
+    const int64_t received_ns = probe_entries_[i].stamp_ns;
     if (probe.to_node != my_index_) continue;
     Peer* peer = PeerAt(probe.from_node);
     if (peer == nullptr) {
       ++dropped_unknown_node_;
       continue;
     }
+    const monotonic_clock::time_point now = loop_->monotonic_now();
     const UUID boot = UUID::FromBytes(probe.boot_uuid);
     switch (peer->state.OnProbe(now, boot)) {
       case PeerState::ProbeResult::kRebooted:
