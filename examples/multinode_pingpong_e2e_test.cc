@@ -2,9 +2,9 @@
 // loopback: pi1's and pi2's message bridges, pong on pi2, ping on pi1, each
 // node with its own shared memory, and aos_timing_report_streamer on pi1.
 // pi1's streamer shows pong's reports (forwarded from pi2) beside ping's,
-// each with its node, and what pi1's bridge measures of the network; no
-// timing is asserted, and waits are bounded so that a broken bridge fails
-// the test instead of hanging it.
+// each with its node, and for --node=pi2 what pi2's bridge measures of the
+// network into pi2; no timing is asserted, and waits are bounded so that a
+// broken bridge fails the test instead of hanging it.
 #include <unistd.h>
 
 #include <filesystem>
@@ -28,8 +28,12 @@ class MultinodePingPongTest : public ::testing::Test {
   MultinodePingPongTest()
       : dir_(TestTempDir() + "/" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name()),
-        // Tests running at once must not hear each other's bridges.
-        domain_(1 + static_cast<uint32_t>(getpid()) % 200) {
+        // DDS domains by pid, each test binary in a range of its own
+        // (dds_participant_test 1-30, message_bridge_test 31-65,
+        // multinode_pingpong_e2e_test 66-100), so that tests running at once do
+        // not hear each other; all at most 101, so that DDS's ports (7400 + 250
+        // x domain) stay below Linux's ephemeral ports (32768 and up).
+        domain_(66 + static_cast<uint32_t>(getpid()) % 35) {
     for (const char* node : {"pi1", "pi2"}) {
       std::filesystem::create_directories(ShmBase(node));
     }

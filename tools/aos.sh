@@ -283,8 +283,10 @@ run_multinode_job() {
   local base1 base2 status=0 netns="" domain
   base1="$(mktemp -d /dev/shm/aos_pi1.XXXXXX)"
   base2="$(mktemp -d /dev/shm/aos_pi2.XXXXXX)"
-  # A DDS domain of our own, so that other runs on this machine stay apart.
-  domain=$((1 + RANDOM % 200))
+  # A DDS domain of our own, so that other runs on this machine stay apart;
+  # at most 101, so DDS's ports (7400 + 250 x domain) stay below the
+  # ephemeral ports.
+  domain=$((1 + RANDOM % 100))
   local in1=() in2=() interface1=lo interface2=lo
   if [[ "$(id -u)" == 0 ]] && tools/netns_pair.sh up aosrun 2>/dev/null; then
     netns=aosrun

@@ -46,8 +46,12 @@ class MessageBridgeTest : public ::testing::Test {
         pi2_(configuration::GetNode(config_.message(), "pi2")),
         dir_(aos::testing::TestTempDir() + "/" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name()),
-        // Tests running at once must not hear each other's bridges.
-        domain_(1 + static_cast<uint32_t>(getpid()) % 200) {
+        // DDS domains by pid, each test binary in a range of its own
+        // (dds_participant_test 1-30, message_bridge_test 31-65,
+        // multinode_pingpong_e2e_test 66-100), so that tests running at once do
+        // not hear each other; all at most 101, so that DDS's ports (7400 + 250
+        // x domain) stay below Linux's ephemeral ports (32768 and up).
+        domain_(31 + static_cast<uint32_t>(getpid()) % 35) {
     FLAGS_timing_reports = false;
     FLAGS_permissions = "0600";
     for (const char* node : {"pi1", "pi2"}) {
