@@ -123,21 +123,31 @@ bazel_cmd() {
   bazel "$1" "${extra[@]}" "${@:2}"
 }
 
-# Says, for each skipped test case in a test target's googletest XML, its
-# name and the reason it printed (GTEST_SKIP() << "why").
+# Says, for each skipped or disabled test case in a test target's
+# googletest XML, its name and the reason it printed (GTEST_SKIP() << "why").
+# Only says; never fails the run.
 skip_reasons() {
-  python3 - "$1" "$2" >&2 <<'PY'
+  python3 - "$1" "$2" >&2 <<'PY' || true
 import sys
 import xml.etree.ElementTree as tree
 target, path = sys.argv[1], sys.argv[2]
-for case in tree.parse(path).iter("testcase"):
+try:
+    cases = list(tree.parse(path).iter("testcase"))
+except (OSError, tree.ParseError) as error:
+    print(f"aos: {target}: skipped tests, but {path} does not parse: {error}")
+    sys.exit(0)
+for case in cases:
+    name = f"{target} {case.get('classname')}.{case.get('name')}"
     skipped = case.find("skipped")
-    if skipped is None:
-        continue
-    lines = (skipped.get("message") or "").strip().splitlines()
-    reason = lines[-1] if lines else "(no reason given)"
-    print(f"aos: {target} {case.get('classname')}.{case.get('name')} "
-          f"skipped: {reason}")
+    if skipped is not None:
+        lines = (skipped.get("message") or "").strip().splitlines()
+        if len(lines) > 1:
+            reason = lines[-1]
+        else:
+            reason = "no reason given" + (f" ({lines[0]})" if lines else "")
+        print(f"aos: {name} skipped: {reason}")
+    elif case.get("status") == "notrun":
+        print(f"aos: {name} disabled")
 PY
 }
 
