@@ -3,6 +3,7 @@
 // back (or "unknown" when a record is missing or malformed), and LogReader
 // replays them on the logged node with those fields and the recorded
 // realtime clock.
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "aos/testing/path.h"
 #include "aos/testing/test_message_generated.h"
 #include "aos/testing/test_reply_generated.h"
+#include "aos/util/subprocess.h"
 #include "gtest/gtest.h"
 
 namespace aos::logging {
@@ -329,6 +331,35 @@ TEST_F(DamagedRemoteRecordTest, TheReaderLeavesTheRemoteFieldsUnknown) {
                 "aos.logging.RemoteMessage"),
             std::string::npos)
       << (*log)->problems()[1];
+}
+
+// aos_dump --log prints each forwarded message with where it was first
+// sent, and says so where the log's record of that is missing or damaged.
+TEST_F(DamagedRemoteRecordTest, AosDumpSaysWhichRemoteTimesAreUnknown) {
+  Subprocess dump(aos::testing::ArtifactPath("aos/tools/aos_dump"),
+                  {"--log=" + path_, "/test", "aos.testing.TestMessage"},
+                  aos::testing::TestTempDir());
+  ASSERT_EQ(dump.Wait(), 0) << dump.Stderr();
+  std::vector<std::string> lines;
+  std::istringstream out(dump.Stdout());
+  for (std::string line; std::getline(out, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kMessages)) << dump.Stdout();
+  for (int i = 0; i < kMessages; ++i) {
+    std::ostringstream origin;
+    if (HasGoodRecord(i)) {
+      origin << "(sent there "
+             << monotonic_clock::time_point(std::chrono::seconds(3 + i)) << " ("
+             << realtime_clock::time_point(std::chrono::seconds(1000 + i))
+             << "), queue index " << 100 + i << ", boot "
+             << pi1_boot_.ToString() << ")";
+    } else {
+      origin << "(remote times unknown)";
+    }
+    EXPECT_NE(lines[i].find("/test aos.testing.TestMessage from pi1 " +
+                            origin.str() + ": {"),
+              std::string::npos)
+        << lines[i];
+  }
 }
 
 TEST_F(DamagedRemoteRecordTest, ReplaySendsEveryMessageAnyway) {
