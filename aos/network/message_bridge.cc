@@ -208,7 +208,6 @@ class MessageBridge::Impl {
   std::vector<Peer*> peers_by_index_;
   std::vector<std::unique_ptr<Outgoing>> outgoing_;
   std::vector<std::unique_ptr<Incoming>> incoming_;
-  dds_entity_t probe_reader_ = 0;
   // Probes taken in Cyclone's thread, for the loop; 10 a second per peer,
   // so a full inbox means the loop stalled, and dropping probes then is
   // harmless (they are heartbeats and clock samples).
@@ -265,8 +264,8 @@ absl::Status MessageBridge::Impl::Setup() {
   absl::StatusOr<dds_entity_t> reader =
       dds_->MakeReader(&aos_bridge_Probe_desc, ProbeTopic(my_index_), probe_qos,
                        &probe_arrived_);
+  // Its samples are taken by probe_arrived_'s listener function.
   if (!reader.ok()) return reader.status();
-  probe_reader_ = *reader;
   reader = dds_->MakeReader(&aos_bridge_Delivery_desc, DeliveryTopic(my_index_),
                             delivery_qos, &delivery_arrived_);
   if (!reader.ok()) return reader.status();
