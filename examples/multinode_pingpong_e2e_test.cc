@@ -5,12 +5,12 @@
 // each with its node, and for --node=pi2 what pi2's bridge measures of the
 // network into pi2; no timing is asserted, and waits are bounded so that a
 // broken bridge fails the test instead of hanging it.
-#include <unistd.h>
 
 #include <filesystem>
 #include <set>
 
 #include "aos/events/streamed_report_generated.h"
+#include "aos/network/test_dds_domain.h"
 #include "aos/testing/path.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
@@ -28,12 +28,8 @@ class MultinodePingPongTest : public ::testing::Test {
   MultinodePingPongTest()
       : dir_(TestTempDir() + "/" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name()),
-        // DDS domains by pid, each test binary in a range of its own
-        // (dds_participant_test 1-30, message_bridge_test 31-65,
-        // multinode_pingpong_e2e_test 66-100), so that tests running at once do
-        // not hear each other; all at most 101, so that DDS's ports (7400 + 250
-        // x domain) stay below Linux's ephemeral ports (32768 and up).
-        domain_(66 + static_cast<uint32_t>(getpid()) % 35) {
+        domain_(message_bridge::TestDdsDomain(
+            message_bridge::DdsTestBinary::kMultinodeEndToEnd)) {
     for (const char* node : {"pi1", "pi2"}) {
       std::filesystem::create_directories(ShmBase(node));
     }

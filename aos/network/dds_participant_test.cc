@@ -1,24 +1,19 @@
 #include "aos/network/dds_participant.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <thread>
 
 #include "aos/network/bridge_wire.h"
+#include "aos/network/test_dds_domain.h"
 #include "gtest/gtest.h"
 
 namespace aos::message_bridge {
 namespace {
 
-// DDS domains by pid, each test binary in a range of its own
-// (dds_participant_test 1-30, message_bridge_test 31-65,
-// multinode_pingpong_e2e_test 66-100), so that tests running at once do not
-// hear each other; all at most 101, so that DDS's ports (7400 + 250 x domain)
-// stay below Linux's ephemeral ports (32768 and up). On loopback.
+// This test's own DDS domain (test_dds_domain.h), on loopback.
 DdsParticipant::Options OptionsFor(bool batch_writes) {
-  return {.domain = static_cast<uint32_t>(1 + getpid() % 30),
+  return {.domain = TestDdsDomain(DdsTestBinary::kDdsParticipant),
           .interface = "lo",
           .batch_writes = batch_writes};
 }

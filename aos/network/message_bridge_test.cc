@@ -3,7 +3,6 @@
 // both nodes. No timing is asserted; waits are bounded so that a broken
 // bridge fails the test instead of hanging it.
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
@@ -19,6 +18,7 @@
 #include "aos/network/dds_participant.h"
 #include "aos/network/remote_message_generated.h"
 #include "aos/network/server_statistics_generated.h"
+#include "aos/network/test_dds_domain.h"
 #include "aos/testing/path.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
@@ -46,12 +46,7 @@ class MessageBridgeTest : public ::testing::Test {
         pi2_(configuration::GetNode(config_.message(), "pi2")),
         dir_(aos::testing::TestTempDir() + "/" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name()),
-        // DDS domains by pid, each test binary in a range of its own
-        // (dds_participant_test 1-30, message_bridge_test 31-65,
-        // multinode_pingpong_e2e_test 66-100), so that tests running at once do
-        // not hear each other; all at most 101, so that DDS's ports (7400 + 250
-        // x domain) stay below Linux's ephemeral ports (32768 and up).
-        domain_(31 + static_cast<uint32_t>(getpid()) % 35) {
+        domain_(TestDdsDomain(DdsTestBinary::kMessageBridge)) {
     FLAGS_timing_reports = false;
     FLAGS_permissions = "0600";
     for (const char* node : {"pi1", "pi2"}) {
