@@ -13,6 +13,7 @@
 #include "aos/network/client_statistics_generated.h"
 #include "aos/network/clock_offset_estimator.h"
 #include "aos/network/forwarded_message_check.h"
+#include "aos/network/match_resend.h"
 #include "aos/network/peer_state.h"
 #include "aos/network/remote_message_generated.h"
 #include "aos/network/server_statistics_generated.h"
@@ -140,6 +141,8 @@ class MessageBridge::Impl {
     dds_entity_t writer = 0;
     DdsParticipant::Signal matched;
     std::unique_ptr<RawFetcher> latest;
+    // Which of `latest`'s messages a newly matched reader gets again.
+    MatchResend resend;
   };
 
   // A channel forwarded to this node.
@@ -322,6 +325,11 @@ absl::Status MessageBridge::Impl::Setup() {
                                options_.statistics_period);
     // A peer already running gets our latest reliable messages once its
     // reader matches ours; messages that arrived before Run() are taken now.
+    for (const std::unique_ptr<Outgoing>& outgoing : outgoing_) {
+      if (outgoing->reliable && outgoing->latest->Fetch()) {
+        outgoing->resend.MadeAvailable(outgoing->latest->context().queue_index);
+      }
+    }
     ServeDds();
   });
   return absl::OkStatus();
@@ -446,6 +454,7 @@ absl::Status MessageBridge::Impl::SetupOutgoing(const Channel* channel,
   loop_->MakeRawWatcher(channel,
                         [this, raw](const Context& context, const void*) {
                           Forward(raw, context);
+                          raw->resend.MadeAvailable(context.queue_index);
                         });
   outgoing_.push_back(std::move(outgoing));
   return absl::OkStatus();
@@ -526,8 +535,15 @@ void MessageBridge::Impl::ServeDds() {
     if (incoming->arrived.Take()) TakeMessages(incoming.get());
   }
   for (const std::unique_ptr<Outgoing>& outgoing : outgoing_) {
-    if (outgoing->matched.Take() && outgoing->latest->Fetch()) {
-      Forward(outgoing.get(), outgoing->latest->context());
+    if (!outgoing->matched.Take()) continue;
+    // Newer messages the watcher has not reached yet go to the new reader
+    // through the watcher, in order; the fetcher's current message (newest
+    // in the queue) is re-sent only if it is the one last forwarded.
+    outgoing->latest->Fetch();
+    const Context& newest = outgoing->latest->context();
+    if (newest.data != nullptr &&
+        outgoing->resend.ShouldResend(newest.queue_index)) {
+      Forward(outgoing.get(), newest);
     }
   }
 }
