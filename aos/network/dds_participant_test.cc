@@ -73,16 +73,20 @@ TEST(DdsParticipantTest, InListenerRunsWithTheReaderBeforeTheSignal) {
   probe.from_node = 7;
   ASSERT_EQ(dds_write(*writer, &probe), 0);
   // Delivery may be in Cyclone's thread: bounded wait, no timing asserted.
+  // Waits for the signal itself: the listener counts the sample just before
+  // it raises the signal, so `taken` alone could be seen a moment early.
   const auto start = std::chrono::steady_clock::now();
-  while (taken == 0 &&
+  bool raised = false;
+  while (!(raised = arrived.Take()) &&
          std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  EXPECT_TRUE(raised);
   EXPECT_FALSE(raised_before);
   EXPECT_FALSE(raised_inside);
+  // Taken in the listener before the signal was raised.
   EXPECT_EQ(taken, 1);
   EXPECT_GE(calls, 1);
-  EXPECT_TRUE(arrived.Take());
   dds->reset();  // Waits for running listeners, before `arrived` goes.
 }
 
