@@ -549,14 +549,21 @@ void ShmEventLoop::HandleSignals() {
   if (wakeup) DeliverMessages();
 }
 
-void ShmEventLoop::DeliverMessages() {
+void ShmEventLoop::DeliverRemainingMessages() {
+  CHECK(ran_ && !in_run_) << "event loop " << name()
+                          << ": DeliverRemainingMessages() before Run() "
+                             "returned";
+  DeliverMessages(monotonic_clock::now());
+}
+
+void ShmEventLoop::DeliverMessages(monotonic_clock::time_point sent_by) {
   // In the order they were sent, across channels (ties: the watcher made
   // first), as AOS does: each round looks at every watcher again, so a
   // message a handler sends is ordered among the rest.
   while (true) {
     ShmWatcher* earliest = nullptr;
     for (ShmWatcher* watcher : shm_watchers_) {
-      if (watcher->Peek() &&
+      if (watcher->Peek() && watcher->pending_sent_time() <= sent_by &&
           (earliest == nullptr ||
            watcher->pending_sent_time() < earliest->pending_sent_time())) {
         earliest = watcher;

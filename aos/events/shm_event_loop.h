@@ -77,6 +77,14 @@ class ShmEventLoop : public EventLoop {
   // Makes Run() return once the current callback returns. Thread-safe.
   void Exit() override;
 
+  // After Run() returned, in the thread that ran it: delivers to the
+  // watchers every message sent before this call that they have not had
+  // yet, in send order as Run() does. Run() returns without them (a stop
+  // ends the wakeup it came in); a program that must not lose what was
+  // published before it stopped (the logger) calls this before it closes.
+  // Messages sent during the call are left. Never allocates.
+  void DeliverRemainingMessages();
+
   monotonic_clock::time_point monotonic_now() const override {
     return monotonic_clock::now();
   }
@@ -137,7 +145,10 @@ class ShmEventLoop : public EventLoop {
   // Holds --cpu_dma_latency_us, if this loop should (see above).
   void HoldCpuLatencyLimit();
   void HandleSignals();
-  void DeliverMessages();
+  // Delivers the watchers' messages in send order, those sent up to
+  // `sent_by`.
+  void DeliverMessages(
+      monotonic_clock::time_point sent_by = monotonic_clock::max_time);
 
   internal::EPoll epoll_;
   int signal_fd_ = -1;

@@ -323,6 +323,40 @@ TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
   EXPECT_TRUE(ran_on_run);
 }
 
+// Messages sent in the wakeup that stopped the loop reach its watchers
+// only through DeliverRemainingMessages(): in order, each once, also those
+// another sender (here, the same process) sent after Run() returned.
+TEST_F(ShmEventLoopTest, DeliverRemainingMessagesAfterRunReturned) {
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+  auto send = [&](int value) {
+    auto builder = sender.MakeBuilder();
+    TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+    message.add_value(value);
+    builder.CheckOk(builder.Send(message.Finish()));
+  };
+  std::vector<int> watched;
+  watched.reserve(8);
+  loop.MakeWatcher("/test", [&](const TestMessage& message) {
+    watched.push_back(message.value());
+  });
+  // Sent in the callback that stops the loop: Run() returns before its
+  // watcher could have them.
+  TimerHandler* send_and_stop = loop.AddTimer([&]() {
+    send(1);
+    send(2);
+    loop.Exit();
+  });
+  loop.OnRun([&]() { send_and_stop->Schedule(loop.monotonic_now()); });
+  loop.Run();
+  send(3);
+  loop.DeliverRemainingMessages();
+  EXPECT_THAT(watched, ::testing::ElementsAre(1, 2, 3));
+  loop.DeliverRemainingMessages();
+  EXPECT_EQ(watched.size(), 3u);
+}
+
 // Another thread's eventfd wakes the loop, which calls the callback in its
 // own thread until the fd is drained.
 TEST_F(ShmEventLoopTest, OnReadableServesAnotherThreadsFd) {

@@ -115,6 +115,9 @@ int Main() {
   std::cerr << "aos_logger: recording " << (*logger)->channel_count()
             << " channels into " << (*logger)->path() << "\n";
   loop.Run();
+  // What was sent before the stop and not yet watched (--poll_period_ms=0;
+  // Finish() polls the rest).
+  loop.DeliverRemainingMessages();
   absl::Status status = (*logger)->Finish();
   if (!status.ok()) ExitForUserError(std::string(status.message()));
   std::cerr << "aos_logger: recorded " << (*logger)->recorded_messages()

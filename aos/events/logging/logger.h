@@ -78,8 +78,10 @@ class Logger {
 
   // Writes what is left (with a poll_period, the messages sent since the
   // last poll; the open chunk; lost counts) and closes the file with
-  // its summary. Call once, after the loop stopped. Returns the first error
-  // of the whole recording, if any.
+  // its summary. Without a poll_period, on a ShmEventLoop, first call its
+  // DeliverRemainingMessages(): the watchers' last messages are not
+  // delivered when the loop stops. Call once, after the loop stopped. Returns
+  // the first error of the whole recording, if any.
   absl::Status Finish();
 
   // The first write error (OK while recording works).

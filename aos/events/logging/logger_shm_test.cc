@@ -36,16 +36,21 @@ TEST(LoggerShmTest, CountsWhatItMissesWhenItFallsBehind) {
   auto logger = Logger::Make(&loop, std::move(*writer), {});
   ASSERT_TRUE(logger.ok()) << logger.status();
 
-  // The logger records message 0, then stalls for 1 s (ten times what the
-  // channel keeps) in a callback of its own loop while another thread sends
-  // 500 more, one every ~1.2 ms: most are overwritten before it reads them.
+  // The logger records message 0, then stalls in a callback of its own loop
+  // while another thread sends 500 more, one every ~1.2 ms (over ten times
+  // what the channel keeps): most are overwritten before it reads them. The
+  // stall lasts until all are sent, however slow this machine is.
   std::unique_ptr<RawSender> first = loop.MakeRawSender(fast);
   const char payload[8] = {};
   std::atomic<bool> stalled = false;
   std::atomic<bool> sent_all = false;
   TimerHandler* stall = loop.AddTimer([&]() {
     stalled = true;
-    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const auto start = std::chrono::steady_clock::now();
+    while (!sent_all && std::chrono::steady_clock::now() - start <
+                            std::chrono::seconds(60)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
   });
   TimerHandler* done = loop.AddTimer([&]() {
     if (sent_all) loop.Exit();
@@ -73,7 +78,11 @@ TEST(LoggerShmTest, CountsWhatItMissesWhenItFallsBehind) {
   });
   loop.Run();
   thread.join();
+  ASSERT_TRUE(sent_all) << "the sender did not finish within 60 s";
   ASSERT_EQ(send_errors, 0);
+  // The last sends may still be unwatched when `done` stops the loop: as
+  // aos_logger does, they are delivered before the log is finished.
+  loop.DeliverRemainingMessages();
   ASSERT_TRUE((*logger)->Finish().ok());
 
   // Every message is either recorded or counted as missed.
