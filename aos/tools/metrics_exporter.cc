@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -245,7 +247,14 @@ absl::Status MetricsServer::Start(const std::string& address, int port) {
     return absl::UnavailableError(StrCat("cannot serve metrics on ", address,
                                          ":", port, ": ", strerror(errno)));
   }
+  // The thread takes no signals: SIGTERM and Ctrl-C go to the program's own
+  // threads, where an event loop reads them (ShmEventLoop blocks them only
+  // in the thread that made it), instead of killing the process here.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
   thread_ = std::thread([this]() { server_->listen_after_bind(); });
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
   // stop() before the thread listens would be lost, and the destructor
   // would wait forever: return once it listens (a few ms).
   for (int i = 0; i < 5000 && !server_->is_running(); ++i) usleep(1000);

@@ -43,7 +43,8 @@ std::string RenderMetrics(const std::vector<timing::ReportContents>& summaries,
                           const Configuration& config);
 
 // Serves the last Publish()ed text on http://ADDRESS:PORT/metrics from a
-// thread of its own.
+// thread of its own, which blocks every signal (so SIGTERM reaches the
+// program's event loop, whenever the server was started).
 class MetricsServer {
  public:
   MetricsServer();
