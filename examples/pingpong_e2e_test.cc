@@ -187,7 +187,8 @@ TEST_F(PingPongTest, TopRedrawsAScreenPerReportAndEndsWithTheSummary) {
   EXPECT_THAT(out, HasSubstr("Summary: every report of each application"));
 }
 
-// A free TCP port on 127.0.0.1 (the kernel's choice).
+// A free TCP port on 127.0.0.1 (the kernel's choice). Another program may
+// take it before the streamer binds it: StartServingMetrics retries then.
 int FreePort() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address = {};
@@ -203,24 +204,44 @@ int FreePort() {
 // Grafana's way in: /metrics over HTTP while the streamer runs.
 TEST_F(PingPongTest, StreamerServesPrometheusMetrics) {
   auto ping = StartPingPong();
-  const int port = FreePort();
-  auto streamer =
-      Start("aos/tools/aos_timing_report_streamer",
-            {"--duration=4", "--stream=false", "--accumulate=false",
-             "--metrics_address=127.0.0.1", StrCat("--metrics_port=", port)});
-  httplib::Client client("127.0.0.1", port);
   const std::string wanted =
       "aos_wakeup_latency_seconds_count{node=\"\",application=\"ping\","
       "kind=\"timer\",name=\"ping\"}";
+  // --duration only ends a streamer the test failed to stop.
+  std::unique_ptr<Process> streamer;
+  int port = 0;
   std::string body;
-  // Until ping's first report has arrived; bounded only against a hang.
-  for (int i = 0; i < 200 && body.find(wanted) == std::string::npos; ++i) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  // Until ping's first report has arrived, or the deadline.
+  while (body.find(wanted) == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    if (streamer == nullptr) {
+      port = FreePort();
+      streamer = Start(
+          "aos/tools/aos_timing_report_streamer",
+          {"--duration=120", "--stream=false", "--accumulate=false",
+           "--metrics_address=127.0.0.1", StrCat("--metrics_port=", port)});
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (streamer->Stderr().find("cannot serve metrics on") !=
+        std::string::npos) {
+      // The port was taken meanwhile: it exits at once; another port.
+      EXPECT_EQ(streamer->Wait(), 1) << streamer->Stderr();
+      streamer.reset();
+      continue;
+    }
+    httplib::Client client("127.0.0.1", port);
     if (auto response = client.Get("/metrics")) body = response->body;
   }
-  EXPECT_THAT(body, HasSubstr(wanted));
+  ASSERT_NE(streamer, nullptr);
+  ASSERT_THAT(body, HasSubstr(wanted))
+      << "no report of ping's timer in /metrics after 60 s; streamer said: "
+      << streamer->Stderr();
   EXPECT_THAT(body, HasSubstr("# TYPE aos_missed_cycles_total counter"));
-  EXPECT_EQ(streamer->Wait(), 0) << streamer->Stderr();
+  // Ping's report in /metrics means the streamer's loop runs, and takes
+  // SIGTERM as a request to stop.
+  EXPECT_EQ(streamer->Terminate(), 0) << streamer->Stderr();
   EXPECT_THAT(streamer->Stderr(),
               HasSubstr(StrCat("serving metrics on http://127.0.0.1:", port,
                                "/metrics")));
