@@ -6,6 +6,7 @@ set -uo pipefail
 root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 streamer="${root}/aos/tools/aos_timing_report_streamer"
 logger="${root}/aos/events/logging/aos_logger"
+dump="${root}/aos/tools/aos_dump"
 ping="${root}/examples/ping"
 pong="${root}/examples/pong"
 config="${root}/examples/pingpong_config.json"
@@ -14,17 +15,27 @@ base="${tmp}/shm"
 log="${tmp}/run.mcap"
 mkdir -p "${base}"
 failures=0
+# shellcheck source=aos/testing/wait_for_reports.sh
+source "${root}/aos/testing/wait_for_reports.sh"
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 common=(--config="${config}" --shm_base="${base}")
-"${logger}" "${common[@]}" --log_file="${log}" 2>"${tmp}/logger_err" &
+"${logger}" "${common[@]}" --log_file="${log}" --flush_period_ms=100 \
+  2>"${tmp}/logger_err" &
 logger_pid=$!
 "${pong}" "${common[@]}" --priority=0 2>/dev/null &
 pong_pid=$!
 trap 'kill -9 ${logger_pid} ${pong_pid} 2>/dev/null' EXIT
-sleep 0.5
-"${ping}" "${common[@]}" --priority=0 --duration=2.5 >/dev/null 2>&1
-sleep 0.2
+# A report of pong's in the log: the logger records and pong runs, so every
+# report ping sends from now on is recorded.
+wait_for_reports "${dump}" "${log}" 1 pong || {
+  echo "FAIL: no report of pong's recorded; aos_logger said: $(cat "${tmp}/logger_err")" >&2
+  exit 1
+}
+# Five seconds: four or five of ping's one-second report windows.
+"${ping}" "${common[@]}" --priority=0 --duration=5 >/dev/null 2>&1
+# On SIGTERM the logger records what was sent since its last poll
+# (Logger::Finish), so ping's last report is in the log.
 kill -TERM "${pong_pid}" "${logger_pid}"
 wait "${logger_pid}" || fail "aos_logger failed: $(cat "${tmp}/logger_err")"
 

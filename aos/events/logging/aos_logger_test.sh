@@ -24,24 +24,15 @@ fail() {
   exit 1
 }
 
-# Waits (up to 60 s) until aos_dump --log finds at least $2 reports in $1.
-wait_for_reports() {
-  local i
-  for ((i = 0; i < 600; ++i)); do
-    if [[ -f "$1" ]] && (("$("${dump}" --log="$1" /aos 2>/dev/null | wc -l)" >= $2)); then
-      return 0
-    fi
-    sleep 0.1
-  done
-  fail "no $2 reports in $1 after 60 s"
-}
+# shellcheck source=aos/testing/wait_for_reports.sh
+source "${runfiles}/aos/testing/wait_for_reports.sh"
 
 # A logger killed with SIGKILL: the chunks it wrote out are all readable.
 killed="${tmp}/killed.mcap"
 "${logger}" --config="${config}" --shm_base="${base}" --log_file="${killed}" \
   --flush_period_ms=100 2>"${tmp}/killed.err" &
 pid=$!
-wait_for_reports "${killed}" 2
+wait_for_reports "${dump}" "${killed}" 2 || fail "the killed logger did not record 2 reports"
 kill -KILL "${pid}"
 wait "${pid}" 2>/dev/null || true
 pid=""
@@ -62,7 +53,7 @@ for ((i = 0; i < 600; ++i)); do
 done
 [[ "${log_file}" =~ /aos_log_[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{2}-[0-9]{2}-[0-9]{2}\.mcap$ ]] ||
   fail "--log_dir made '${log_file}'"
-wait_for_reports "${log_file}" 1
+wait_for_reports "${dump}" "${log_file}" 1 || fail "the logger did not record a report"
 kill -TERM "${pid}"
 status=0
 wait "${pid}" || status=$?
