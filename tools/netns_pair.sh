@@ -44,8 +44,9 @@ readonly mode="${NETNS_PAIR_DELAY:-auto}"
 [[ "$(id -u)" == 0 ]] || fail "needs root (ip netns)"
 command -v ip >/dev/null || fail "needs ip (Debian package iproute2)"
 
-# Starts netdelay in namespace NAME$1 on NFQUEUE queue $1, waits until it
-# has bound the queue, then sends NAME$1v's outgoing IPv4 to it.
+# Starts netdelay in namespace NAME$1 on NFQUEUE queue $1, waits (at most
+# 60 s) until it has bound the queue, then sends NAME$1v's outgoing IPv4 to
+# it.
 start_netdelay() {
   local i="$1" pid
   [[ -n "${NETDELAY:-}" ]] ||
@@ -66,20 +67,21 @@ start_netdelay() {
     </dev/null >"${run_dir}/netdelay${i}.log" 2>&1 &
   pid=$!
   echo "${pid}" >"${run_dir}/netdelay${i}.pid"
-  for _ in $(seq 100); do
+  for _ in $(seq 1200); do
     grep -q ' ready: ' "${run_dir}/netdelay${i}.log" && break
     kill -0 "${pid}" 2>/dev/null ||
       fail "netdelay in ${name}${i} exited: $(tail -n 1 "${run_dir}/netdelay${i}.log")"
     sleep 0.05
   done
   grep -q ' ready: ' "${run_dir}/netdelay${i}.log" ||
-    fail "netdelay in ${name}${i} did not bind queue ${i} within 5 s"
+    fail "netdelay in ${name}${i} did not bind queue ${i} within 60 s"
   ip netns exec "${name}${i}" "${iptables}" -t mangle -A POSTROUTING \
     -o "${name}${i}v" -j NFQUEUE --queue-num "${i}"
 }
 
 # Stops the netdelay of namespace NAME$1 if one runs (SIGTERM: it accepts
-# what it holds and prints its counts, which we pass on to stderr).
+# what it holds and prints its counts, which we pass on to stderr), waiting
+# at most 60 s for it to exit.
 stop_netdelay() {
   local i="$1" pid
   [[ -f "${run_dir}/netdelay${i}.pid" ]] || return 0
@@ -87,7 +89,7 @@ stop_netdelay() {
   # Only our netdelay: after a reboot the pid may be someone else's.
   if [[ "$(cat "/proc/${pid}/comm" 2>/dev/null)" == netdelay ]]; then
     kill -TERM "${pid}"
-    for _ in $(seq 100); do
+    for _ in $(seq 1200); do
       kill -0 "${pid}" 2>/dev/null || break
       sleep 0.05
     done

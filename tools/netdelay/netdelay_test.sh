@@ -58,17 +58,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Starts the receiver in NAME2 (arguments: COUNT [--echo]) and waits until
-# it listens.
+# How long the probes wait for a datagram before they give up: only a
+# broken link waits that long (every count below is exact).
+readonly probe_timeout=--timeout_s=30
+
+# Starts the receiver in NAME2 (arguments: COUNT [--echo]) and waits, at
+# most 60 s, until it listens.
 start_receiver() {
   ip netns exec "${name}2" python3 "${probe}" receive 5000 "$@" \
-    >"${tmp}/received" 2>"${tmp}/receiver_err" &
+    "${probe_timeout}" >"${tmp}/received" 2>"${tmp}/receiver_err" &
   receiver=$!
-  for _ in $(seq 100); do
+  for _ in $(seq 1200); do
     grep -q listening "${tmp}/receiver_err" && return
     sleep 0.05
   done
-  fail "the receiver did not start: $(cat "${tmp}/receiver_err")"
+  fail "the receiver did not start in 60 s: $(cat "${tmp}/receiver_err")"
 }
 
 
@@ -79,7 +83,7 @@ if ! "${netns_pair}" up "${name}" 2 2>"${tmp}/up"; then
 fi
 start_receiver 200 --echo
 ip netns exec "${name}1" python3 "${probe}" send 10.213.0.2 5000 200 0.2 \
-  --echo >"${tmp}/echoed" 2>"${tmp}/sender_err" ||
+  --echo "${probe_timeout}" >"${tmp}/echoed" 2>"${tmp}/sender_err" ||
   fail "the sender failed: $(cat "${tmp}/sender_err")"
 wait "${receiver}"
 receiver=""
@@ -101,19 +105,21 @@ done
 
 # Loss: 1 ms and 10% with seed 5; 200 datagrams one way, not echoed. The
 # datagrams lost are exactly those SeededLoss drops for indices 0..199.
-if ! "${netns_pair}" up "${name}" 1 10 2>"${tmp}/up"; then
-  fail "up ${name} 1 10: $(cat "${tmp}/up")"
-  finish
-fi
-start_receiver 200
-ip netns exec "${name}1" python3 "${probe}" send 10.213.0.2 5000 200 0.2 \
-  2>"${tmp}/sender_err" || fail "the sender failed: $(cat "${tmp}/sender_err")"
-wait "${receiver}"
-receiver=""
 python3 "${probe}" drops 10 5 200 >"${tmp}/dropped"
 lost=$(wc -l <"${tmp}/dropped")
 ((lost >= 10 && lost <= 30)) || fail "seed 5 drops ${lost} of 200 at 10%"
 grep -vxFf "${tmp}/dropped" "${tmp}/all" >"${tmp}/expected"
+if ! "${netns_pair}" up "${name}" 1 10 2>"${tmp}/up"; then
+  fail "up ${name} 1 10: $(cat "${tmp}/up")"
+  finish
+fi
+# The receiver ends once the datagrams not dropped are in: waiting for
+# silence instead would make every run last the probe's timeout.
+start_receiver $((200 - lost))
+ip netns exec "${name}1" python3 "${probe}" send 10.213.0.2 5000 200 0.2 \
+  2>"${tmp}/sender_err" || fail "the sender failed: $(cat "${tmp}/sender_err")"
+wait "${receiver}"
+receiver=""
 cut -d' ' -f1 "${tmp}/received" | diff -q - "${tmp}/expected" >/dev/null ||
   fail "NAME2 received $(cut -d' ' -f1 "${tmp}/received" | tr '\n' ' '), want $(tr '\n' ' ' <"${tmp}/expected")"
 early="$(awk '$2 < 1000000' "${tmp}/received")"
@@ -125,16 +131,19 @@ grep -q "^${name}1: netdelay: queue 1: delayed $((200 - lost)), dropped ${lost},
 ((failures > loss_failures)) ||
   echo "10% loss, seed 5: ${lost} of 200 dropped, the ones SeededLoss picks"
 
-# SIGTERM accepts what netdelay holds: a datagram delayed 20 s arrives
-# within the receiver's 2 s once NAME1's netdelay is told to stop.
-if ! "${netns_pair}" up "${name}" 20000 2>"${tmp}/up"; then
-  fail "up ${name} 20000: $(cat "${tmp}/up")"
+# SIGTERM accepts what netdelay holds: a datagram delayed 300 s arrives
+# once NAME1's netdelay is told to stop (the receiver waits 30 s for it:
+# held, it would come far later).
+if ! "${netns_pair}" up "${name}" 300000 2>"${tmp}/up"; then
+  fail "up ${name} 300000: $(cat "${tmp}/up")"
   finish
 fi
 start_receiver 1
 ip netns exec "${name}1" python3 "${probe}" send 10.213.0.2 5000 1 0 \
   2>"${tmp}/sender_err" || fail "the sender failed: $(cat "${tmp}/sender_err")"
-sleep 0.2
+# No wait needed: the NFQUEUE rule runs inside the sender's send(), so the
+# datagram's netlink message is in netdelay's socket before the sender
+# exits, and netdelay reads its socket before it acts on SIGTERM.
 kill -TERM "$(cat "/run/aos-netns/${name}/netdelay1.pid")"
 wait "${receiver}"
 receiver=""

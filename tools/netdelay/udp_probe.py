@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """UDP datagrams across a link, measured: netdelay_test's tool.
 
-  udp_probe.py receive PORT COUNT [--echo]   one line "SEQ ONE_WAY_NS" per
-      datagram, in arrival order; --echo sends each back. Ends after COUNT
-      datagrams or 2 s of silence.
-  udp_probe.py send HOST PORT COUNT INTERVAL_MS [--echo]   sends datagrams
-      0..COUNT-1 every INTERVAL_MS; with --echo, one line "SEQ RTT_NS" per
-      echo and the RTT percentiles on stderr.
+  udp_probe.py receive PORT COUNT [--echo] [--timeout_s=S]   one line
+      "SEQ ONE_WAY_NS" per datagram, in arrival order; --echo sends each
+      back. Ends after COUNT datagrams or S seconds of silence (default 2).
+  udp_probe.py send HOST PORT COUNT INTERVAL_MS [--echo] [--timeout_s=S]
+      sends datagrams 0..COUNT-1 every INTERVAL_MS; with --echo, one line
+      "SEQ RTT_NS" per echo and the RTT percentiles on stderr, and ends
+      once every echo is back or after S seconds with none (default 2).
   udp_probe.py drops PERCENT SEED COUNT   the packet indices netdelay drops
       (tools/netdelay/seeded_loss.h), one a line.
 
@@ -36,12 +37,12 @@ def drops(percent, seed, index):
     return (z >> 11) / 2.0**53 < percent / 100.0
 
 
-def receive(port, count, echo):
+def receive(port, count, echo, timeout_s):
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
     sock.bind(("0.0.0.0", port))
     print("listening", file=sys.stderr, flush=True)
-    sock.settimeout(2.0)
+    sock.settimeout(timeout_s)
     for _ in range(count):
         try:
             data, peer = sock.recvfrom(64)
@@ -59,7 +60,7 @@ def percentile(values, p):
     return ordered[min(len(ordered) - 1, int(p / 100.0 * len(ordered)))]
 
 
-def send(host, port, count, interval_ms, echo):
+def send(host, port, count, interval_ms, echo, timeout_s):
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.connect((host, port))
     rtts = []
@@ -75,7 +76,7 @@ def send(host, port, count, interval_ms, echo):
             continue
         if seq < count:
             timeout = (start + seq * interval - now) / 1e9
-        elif now - last_activity > 2e9:
+        elif now - last_activity > timeout_s * 1e9:
             break  # the rest are lost
         else:
             timeout = 0.1
@@ -98,12 +99,23 @@ def send(host, port, count, interval_ms, echo):
 
 def main(argv):
     echo = "--echo" in argv
-    args = [a for a in argv[1:] if a != "--echo"]
+    timeout_s = 2.0
+    args = []
     try:
+        for arg in argv[1:]:
+            if arg == "--echo":
+                continue
+            if arg.startswith("--timeout_s="):
+                timeout_s = float(arg[len("--timeout_s="):])
+                if not timeout_s > 0:
+                    raise ValueError(arg)
+                continue
+            args.append(arg)
         if args[0] == "receive" and len(args) == 3:
-            receive(int(args[1]), int(args[2]), echo)
+            receive(int(args[1]), int(args[2]), echo, timeout_s)
         elif args[0] == "send" and len(args) == 5:
-            send(args[1], int(args[2]), int(args[3]), float(args[4]), echo)
+            send(args[1], int(args[2]), int(args[3]), float(args[4]), echo,
+                 timeout_s)
         elif args[0] == "drops" and len(args) == 4:
             for i in range(int(args[3])):
                 if drops(float(args[1]), int(args[2]), i):
