@@ -1,12 +1,15 @@
 // Processes SIGKILLed in the middle of queue operations: at each step of the
 // protocol deterministically, then at random instants in a campaign.
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -215,8 +218,10 @@ void WatchdogFired(int) {
 }
 
 // Sends as fast as it can until killed. Short messages, so that a good part
-// of its time is spent inside Send.
-[[noreturn]] void SendForever(QueueMemory* memory, uint32_t writer) {
+// of its time is spent inside Send. If `sent_fd` is not -1, writes one byte
+// to it once the first message is sent.
+[[noreturn]] void SendForever(QueueMemory* memory, uint32_t writer,
+                              int sent_fd) {
   auto sender = QueueSender::Make(memory);
   if (!sender.ok()) _exit(1);
   for (uint32_t sequence = 0;; ++sequence) {
@@ -224,7 +229,23 @@ void WatchdogFired(int) {
         QueueSender::Result::kGood) {
       _exit(2);
     }
+    if (sequence == 0 && sent_fd != -1) {
+      const char sent = 1;
+      if (write(sent_fd, &sent, 1) != 1) _exit(3);
+    }
   }
+}
+
+// Waits, at most kHangLimit, until `fd` is readable. False if it is not.
+bool ReadableWithinLimit(int fd) {
+  pollfd poll_fd{fd, POLLIN, 0};
+  const int timeout_ms = static_cast<int>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(testing::kHangLimit)
+          .count());
+  int ready;
+  while ((ready = poll(&poll_fd, 1, timeout_ms)) < 0 && errno == EINTR) {
+  }
+  return ready > 0;
 }
 
 // Whether sender slot `slot` has a publish in flight, and whose it is.
@@ -263,21 +284,42 @@ TEST_F(LocklessQueueDeathTest, SigkillCampaign) {
   // Delays up to 2 ms; one kill in four within 100 us of the fork, while
   // the child is starting up or claiming its slot. Sleeping (not spinning)
   // lets the child run on this CPU; no timer slack makes short sleeps short.
+  // On a loaded machine a child may not get to send at all in that time, so
+  // one in 16 (never an early one) is first waited for until it has sent a
+  // message: those are surely killed after sending, in the middle of later
+  // sends.
   std::uniform_int_distribution<int> delay_ns(0, 2'000'000);
   std::uniform_int_distribution<int> early_delay_ns(0, 100'000);
   const int timer_slack = prctl(PR_GET_TIMERSLACK);
   prctl(PR_SET_TIMERSLACK, 1);
   const int iterations = FLAGS_campaign_iterations;
   int corrupt = 0, killed_mid_publish = 0, children_that_sent = 0,
-      killed_holding_slot = 0;
+      killed_holding_slot = 0, waited_for = 0;
   uint64_t child_messages = 0;
   uint32_t live_sequence = 0, reclaimed_sequence = 0;
   for (int iteration = 0; iteration < iterations && corrupt == 0; ++iteration) {
     const uint32_t child_writer = 2 + iteration;
     const uint64_t next_before = reader.NextIndex();
+    const bool wait_for_send = iteration % 16 == 1;
+    int sent_pipe[2] = {-1, -1};
+    if (wait_for_send) {
+      ASSERT_EQ(pipe(sent_pipe), 0);
+    }
     const pid_t child = testing::ForkTestChild();
     ASSERT_GE(child, 0);
-    if (child == 0) SendForever(memory, child_writer);
+    if (child == 0) {
+      if (wait_for_send) close(sent_pipe[0]);
+      SendForever(memory, child_writer, sent_pipe[1]);
+    }
+    if (wait_for_send) {
+      close(sent_pipe[1]);
+      const bool sent_one = ReadableWithinLimit(sent_pipe[0]);
+      close(sent_pipe[0]);
+      if (!sent_one) kill(child, SIGKILL);
+      ASSERT_TRUE(sent_one) << "child " << iteration << " sent nothing in "
+                            << testing::kHangLimit.count() << " s";
+      ++waited_for;
+    }
     const struct timespec delay = {
         0, iteration % 4 == 0 ? early_delay_ns(random) : delay_ns(random)};
     nanosleep(&delay, nullptr);
@@ -335,6 +377,8 @@ TEST_F(LocklessQueueDeathTest, SigkillCampaign) {
             << " messages in all), " << killed_mid_publish
             << " in the middle of a publish; corrupt=" << corrupt << "\n";
   EXPECT_EQ(corrupt, 0);
+  // At least the children waited for: each had sent before it was killed.
+  EXPECT_GE(children_that_sent, waited_for);
   EXPECT_GT(children_that_sent, 0);
   signal(SIGALRM, SIG_DFL);
   prctl(PR_SET_TIMERSLACK, timer_slack);
