@@ -1,6 +1,8 @@
 #include "aos/events/event_loop_param_test.h"
 
 #include <atomic>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "aos/events/event_loop_generated.h"
@@ -14,6 +16,7 @@ namespace {
 using aos::testing::TestMessage;
 using aos::testing::TestReply;
 using std::chrono::milliseconds;
+using std::chrono::nanoseconds;
 using std::chrono::seconds;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -286,24 +289,136 @@ TEST_P(AbstractEventLoopTest, OneShotTimerFiresOnceAtItsTime) {
   EXPECT_TRUE(timer->IsDisabled());
 }
 
-TEST_P(AbstractEventLoopTest, RepeatingTimerServesEachPeriodInTurn) {
-  auto loop = Make("loop");
-  std::vector<monotonic_clock::time_point> times;
-  monotonic_clock::time_point base;
-  TimerHandler* timer = loop->AddTimer([&]() {
-    times.push_back(loop->context().monotonic_event_time);
-    if (times.size() == 5) loop->Exit();
+// Long enough for anything a test waits for, however loaded the machine.
+constexpr monotonic_clock::duration kDeadline = seconds(60);
+
+// Ends Run() with a failure naming `what` if the test has not ended it
+// kDeadline after `loop` started: a behaviour that never comes fails the
+// test instead of hanging it.
+void FailUnlessDoneWithinTheDeadline(EventLoop* loop, std::string what) {
+  TimerHandler* give_up = loop->AddTimer([loop, what]() {
+    ADD_FAILURE() << "not within " << kDeadline.count() / 1000000000
+                  << " s: " << what;
+    loop->Exit();
   });
+  loop->OnRun([loop, give_up]() {
+    give_up->Schedule(loop->monotonic_now() + kDeadline);
+  });
+}
+
+// A timer's calls as its handler saw them.
+struct TimerCalls {
+  // Records the call running now, checking it did not come early.
+  void Record(EventLoop* loop, const TimerHandler* timer) {
+    times.push_back(loop->context().monotonic_event_time);
+    missed.push_back(timer->timing().missed_cycles);
+    EXPECT_GE(loop->monotonic_now(), times.back()) << "called early";
+  }
+
+  // The time each call was scheduled for.
+  std::vector<monotonic_clock::time_point> times;
+  // The timer's missed_cycles during each call.
+  std::vector<uint32_t> missed;
+};
+
+// The first point of the grid `base` + k * `period`, k >= 0, at or after
+// `time`. For a `time` after a call's own grid point, that is where a
+// repeating timer whose handler returned at `time` continues.
+monotonic_clock::time_point FirstGridPointFrom(
+    monotonic_clock::time_point time, monotonic_clock::time_point base,
+    monotonic_clock::duration period) {
+  if (time <= base) return base;
+  return base + ((time - base + period - nanoseconds(1)) / period) * period;
+}
+
+// Checks what holds of a repeating timer's calls however late the loop ran:
+// the first is at `base`, each is on the grid `base` + k * `period` and
+// after the one before, and missed_cycles counted exactly the grid points
+// skipped before each call.
+void ExpectCallsOnTheGrid(const TimerCalls& calls,
+                          monotonic_clock::time_point base,
+                          monotonic_clock::duration period) {
+  ASSERT_FALSE(calls.times.empty());
+  EXPECT_EQ(calls.times[0], base);
+  for (size_t i = 0; i < calls.times.size(); ++i) {
+    const monotonic_clock::duration since = calls.times[i] - base;
+    EXPECT_EQ(since % period, monotonic_clock::duration::zero())
+        << "call " << i << " is off the grid";
+    if (i > 0) {
+      EXPECT_GT(calls.times[i], calls.times[i - 1]) << "call " << i;
+    }
+    EXPECT_EQ(static_cast<int64_t>(calls.missed[i]),
+              since / period - static_cast<int64_t>(i))
+        << "call " << i;
+  }
+}
+
+// Bounds when a handler of a repeating timer or phased loop returned,
+// however late the loop ran, and so where its next call must be.
+class ReturnWitness {
+ public:
+  // Before the loop runs.
+  explicit ReturnWitness(EventLoop* loop)
+      : loop_(loop), timer_(loop->AddTimer([this]() {
+          returned_before_ = loop_->monotonic_now();
+        })) {}
+  // Its timer holds `this`.
+  ReturnWitness(const ReturnWitness&) = delete;
+  ReturnWitness& operator=(const ReturnWitness&) = delete;
+
+  // Last in the handler: it returns after now, and before a timer due now
+  // runs (which is before any timer due later).
+  void Note() {
+    returned_after_ = loop_->monotonic_now();
+    timer_->Schedule(returned_after_);
+  }
+
+  // Checks that `call`, on the grid `base` + k * `period`, is the first
+  // grid point at or after the noted handler returned, the grid point of
+  // that handler's own call having passed before Note(). The two bounds are
+  // normally microseconds apart, and the same in simulation.
+  void ExpectFirstGridPointAfterTheReturn(
+      monotonic_clock::time_point call, monotonic_clock::time_point base,
+      monotonic_clock::duration period) const {
+    ASSERT_LE(returned_after_, returned_before_) << "the witness did not run";
+    EXPECT_GE(call, FirstGridPointFrom(returned_after_, base, period))
+        << "a grid point passed during the handler was not skipped";
+    EXPECT_LE(call, FirstGridPointFrom(returned_before_, base, period))
+        << "a grid point not yet passed was skipped";
+  }
+
+ private:
+  EventLoop* const loop_;
+  TimerHandler* const timer_;
+  monotonic_clock::time_point returned_after_;
+  monotonic_clock::time_point returned_before_;
+};
+
+TEST_P(AbstractEventLoopTest, RepeatingTimerServesEachPeriodInTurn) {
+  constexpr monotonic_clock::duration kPeriod = milliseconds(10);
+  auto loop = Make("loop");
+  TimerCalls calls;
+  monotonic_clock::time_point base;
+  TimerHandler* timer = nullptr;
+  timer = loop->AddTimer([&]() {
+    calls.Record(loop.get(), timer);
+    if (calls.times.size() == 5) loop->Exit();
+  });
+  FailUnlessDoneWithinTheDeadline(loop.get(), "5 calls");
   loop->OnRun([&]() {
     base = loop->monotonic_now() + milliseconds(1);
-    timer->Schedule(base, milliseconds(10));
+    timer->Schedule(base, kPeriod);
   });
   Run();
-  ASSERT_EQ(times.size(), 5u);
-  for (size_t i = 0; i < times.size(); ++i) {
-    EXPECT_EQ(times[i], base + i * milliseconds(10));
-  }
+  ASSERT_EQ(calls.times.size(), 5u);
+  // A real loop may be late for some periods: they are skipped and counted.
+  ExpectCallsOnTheGrid(calls, base, kPeriod);
   EXPECT_EQ(timer->timing().count, 5u);
+  if (time_is_simulated()) {
+    for (size_t i = 0; i < calls.times.size(); ++i) {
+      EXPECT_EQ(calls.times[i], base + i * kPeriod);
+    }
+  }
 }
 
 TEST_P(AbstractEventLoopTest, TimerCanBeRescheduledAndDisabledInItsHandler) {
@@ -329,13 +444,6 @@ TEST_P(AbstractEventLoopTest, TimerCanBeRescheduledAndDisabledInItsHandler) {
   });
   Run();
   EXPECT_EQ(calls, 4);
-}
-
-// Records a timer call's scheduled time, checking it did not come early.
-void RecordTimerCall(EventLoop* loop,
-                     std::vector<monotonic_clock::time_point>* times) {
-  times->push_back(loop->context().monotonic_event_time);
-  EXPECT_GE(loop->monotonic_now(), times->back()) << "called early";
 }
 
 // A handler that reschedules its own timer for a time already passed is
@@ -372,10 +480,11 @@ TEST_P(AbstractEventLoopTest, TimerRescheduledInItsHandlerForAPassedTimeRuns) {
 // another handler before its own turn, waits for its new time.
 TEST_P(AbstractEventLoopTest, TimerRescheduledAfterItFiredWaitsForItsNewTime) {
   auto loop = Make("loop");
-  std::vector<monotonic_clock::time_point> times;
+  TimerCalls calls;
   monotonic_clock::time_point base;
-  TimerHandler* timer = loop->AddTimer([&]() {
-    RecordTimerCall(loop.get(), &times);
+  TimerHandler* timer = nullptr;
+  timer = loop->AddTimer([&]() {
+    calls.Record(loop.get(), timer);
     loop->Exit();
   });
   TimerHandler* rescheduler =
@@ -390,70 +499,155 @@ TEST_P(AbstractEventLoopTest, TimerRescheduledAfterItFiredWaitsForItsNewTime) {
     timer->Schedule(base + milliseconds(2));
   });
   Run();
-  EXPECT_THAT(times, ElementsAre(base + milliseconds(30)));
+  EXPECT_THAT(calls.times, ElementsAre(base + milliseconds(30)));
 }
 
 // The handler overruns 3.5 periods: the periods that pass meanwhile are
-// missed, and the next call comes at its scheduled time, never before.
+// missed, and the next call comes at the first one after the handler
+// returned, never before.
 TEST_P(AbstractEventLoopTest, RepeatingTimerMissesThePeriodsItsHandlerOverran) {
+  constexpr monotonic_clock::duration kPeriod = milliseconds(20);
   auto loop = Make("loop");
-  std::vector<monotonic_clock::time_point> times;
+  TimerCalls calls;
   monotonic_clock::time_point base;
-  TimerHandler* timer = loop->AddTimer([&]() {
-    RecordTimerCall(loop.get(), &times);
-    if (times.size() == 2) factory_->Stall(milliseconds(70));
-    if (times.size() == 3) loop->Exit();
+  ReturnWitness second_call(loop.get());
+  TimerHandler* timer = nullptr;
+  timer = loop->AddTimer([&]() {
+    calls.Record(loop.get(), timer);
+    if (calls.times.size() == 2) {
+      factory_->Stall(milliseconds(70));
+      second_call.Note();
+    }
+    if (calls.times.size() == 3) loop->Exit();
   });
+  FailUnlessDoneWithinTheDeadline(loop.get(), "3 calls");
   loop->OnRun([&]() {
     base = loop->monotonic_now() + milliseconds(1);
-    timer->Schedule(base, milliseconds(20));
+    timer->Schedule(base, kPeriod);
   });
   Run();
-  // Calls at 0 and 20 ms; 40, 60 and 80 ms pass during the stall.
-  EXPECT_THAT(times, ElementsAre(base, base + milliseconds(20),
-                                 base + milliseconds(100)));
-  EXPECT_EQ(timer->timing().missed_cycles, 3u);
+  ASSERT_EQ(calls.times.size(), 3u);
+  ExpectCallsOnTheGrid(calls, base, kPeriod);
+  // The stall spans at least 3 grid points, however late the loop ran.
+  EXPECT_GE(calls.missed[2] - calls.missed[1], 3u);
+  second_call.ExpectFirstGridPointAfterTheReturn(calls.times[2], base, kPeriod);
+  if (time_is_simulated()) {
+    // Calls at 0 and 20 ms; 40, 60 and 80 ms pass during the stall.
+    EXPECT_THAT(calls.times, ElementsAre(base, base + milliseconds(20),
+                                         base + milliseconds(100)));
+    EXPECT_EQ(timer->timing().missed_cycles, 3u);
+  }
 }
 
 // Another handler keeps the loop busy: the timer's call comes late, the
-// periods that passed meanwhile are missed, the next call is on time.
+// periods that passed meanwhile are missed, the next call is at the first
+// one after the late call returned.
 TEST_P(AbstractEventLoopTest, RepeatingTimerMissesThePeriodsTheLoopWasBusy) {
+  constexpr monotonic_clock::duration kPeriod = milliseconds(20);
   auto loop = Make("loop");
-  std::vector<monotonic_clock::time_point> times;
+  TimerCalls calls;
   monotonic_clock::time_point base;
-  TimerHandler* timer = loop->AddTimer([&]() {
-    RecordTimerCall(loop.get(), &times);
-    if (times.size() == 3) loop->Exit();
+  ReturnWitness second_call(loop.get());
+  TimerHandler* timer = nullptr;
+  timer = loop->AddTimer([&]() {
+    calls.Record(loop.get(), timer);
+    if (calls.times.size() == 2) second_call.Note();
+    if (calls.times.size() == 3) loop->Exit();
   });
+  // Due before the second call whenever the first ran, so it runs first.
   TimerHandler* hog =
       loop->AddTimer([&]() { factory_->Stall(milliseconds(75)); });
+  FailUnlessDoneWithinTheDeadline(loop.get(), "3 calls");
   loop->OnRun([&]() {
     base = loop->monotonic_now() + milliseconds(1);
-    timer->Schedule(base, milliseconds(20));
+    timer->Schedule(base, kPeriod);
     hog->Schedule(base + milliseconds(10));
   });
   Run();
-  // The 20 ms call runs at 85 ms; 40, 60 and 80 ms are missed.
-  EXPECT_THAT(times, ElementsAre(base, base + milliseconds(20),
-                                 base + milliseconds(100)));
-  EXPECT_EQ(timer->timing().missed_cycles, 3u);
+  ASSERT_EQ(calls.times.size(), 3u);
+  ExpectCallsOnTheGrid(calls, base, kPeriod);
+  // The hog runs from 10 ms at the earliest until 85 ms at the earliest:
+  // the grid points 40, 60 and 80 ms are missed however late the loop ran.
+  EXPECT_GE(calls.times[2], base + milliseconds(100));
+  EXPECT_GE(calls.missed[2], 3u);
+  second_call.ExpectFirstGridPointAfterTheReturn(calls.times[2], base, kPeriod);
+  if (time_is_simulated()) {
+    // The 20 ms call runs at 85 ms; 40, 60 and 80 ms are missed.
+    EXPECT_THAT(calls.times, ElementsAre(base, base + milliseconds(20),
+                                         base + milliseconds(100)));
+    EXPECT_EQ(timer->timing().missed_cycles, 3u);
+  }
+}
+
+// A phased loop's calls as its handler saw them.
+struct PhasedCalls {
+  void Record(EventLoop* loop, const PhasedLoopHandler* phased,
+              int cycles_elapsed) {
+    cycles.push_back(cycles_elapsed);
+    times.push_back(loop->context().monotonic_event_time);
+    nows.push_back(loop->monotonic_now());
+    missed.push_back(phased->timing().missed_cycles);
+  }
+
+  std::vector<int> cycles;
+  // The boundary each call was scheduled for.
+  std::vector<monotonic_clock::time_point> times;
+  // When each handler ran.
+  std::vector<monotonic_clock::time_point> nows;
+  // The phased loop's missed_cycles during each call (its own included).
+  std::vector<uint32_t> missed;
+};
+
+// Checks what holds of a phased loop's calls however late the loop ran:
+// each call counts at least one cycle, and all but one of each call's are
+// missed cycles. If `interval` is given, all calls were on its grid: each
+// is on a boundary after the one before, and the cycles counted so far are
+// the boundaries from the first call's to the last one passed when the
+// handler was called, at least up to its own.
+void ExpectCyclesAddUp(
+    const PhasedCalls& calls,
+    std::optional<monotonic_clock::duration> interval = std::nullopt) {
+  int64_t total = 0;
+  for (size_t i = 0; i < calls.cycles.size(); ++i) {
+    EXPECT_GE(calls.cycles[i], 1) << "call " << i;
+    total += calls.cycles[i];
+    EXPECT_EQ(static_cast<int64_t>(calls.missed[i]),
+              total - static_cast<int64_t>(i + 1))
+        << "call " << i;
+    if (!interval.has_value()) continue;
+    const monotonic_clock::duration since = calls.times[i] - calls.times[0];
+    EXPECT_EQ(since % *interval, monotonic_clock::duration::zero())
+        << "call " << i << " is off the grid";
+    if (i > 0) {
+      EXPECT_GT(calls.times[i], calls.times[i - 1]) << "call " << i;
+    }
+    EXPECT_GE(total, since / *interval + 1) << "call " << i;
+    EXPECT_LE(total, (calls.nows[i] - calls.times[0]) / *interval + 1)
+        << "call " << i;
+  }
 }
 
 TEST_P(AbstractEventLoopTest, PhasedLoopRunsOnItsPhase) {
   auto loop = Make("loop");
-  std::vector<int> cycles;
-  PhasedLoopHandler* phased = loop->AddPhasedLoop(
+  PhasedCalls calls;
+  PhasedLoopHandler* phased = nullptr;
+  phased = loop->AddPhasedLoop(
       [&](int cycles_elapsed) {
-        cycles.push_back(cycles_elapsed);
-        const int64_t ns =
-            loop->context().monotonic_event_time.time_since_epoch().count();
+        calls.Record(loop.get(), phased, cycles_elapsed);
+        const int64_t ns = calls.times.back().time_since_epoch().count();
         EXPECT_EQ(ns % 10000000, 3000000) << "not on the 10 ms phase + 3 ms";
-        if (cycles.size() == 4) loop->Exit();
+        if (calls.cycles.size() == 4) loop->Exit();
       },
       milliseconds(10), milliseconds(3));
   phased->set_name("phased");
+  FailUnlessDoneWithinTheDeadline(loop.get(), "4 calls");
   Run();
-  EXPECT_THAT(cycles, ElementsAre(1, 1, 1, 1));
+  ASSERT_EQ(calls.cycles.size(), 4u);
+  // A real loop late for a boundary counts it in the next call's cycles.
+  ExpectCyclesAddUp(calls, milliseconds(10));
+  if (time_is_simulated()) {
+    EXPECT_THAT(calls.cycles, ElementsAre(1, 1, 1, 1));
+  }
   EXPECT_EQ(phased->name(), "phased");
 }
 
@@ -480,41 +674,66 @@ TEST_P(AbstractEventLoopTest, RepeatingTimerIsEnabledInsideItsHandler) {
 
 TEST_P(AbstractEventLoopTest, PhasedLoopMovesToANewIntervalOnItsGrid) {
   auto loop = Make("loop");
-  std::vector<int> cycles;
-  std::vector<int64_t> times;
+  PhasedCalls calls;
   PhasedLoopHandler* phased = nullptr;
   phased = loop->AddPhasedLoop(
       [&](int cycles_elapsed) {
-        cycles.push_back(cycles_elapsed);
-        times.push_back(
-            loop->context().monotonic_event_time.time_since_epoch().count());
-        if (cycles.size() == 2)
+        calls.Record(loop.get(), phased, cycles_elapsed);
+        if (calls.cycles.size() == 2)
           phased->set_interval_and_offset(milliseconds(30), milliseconds(7));
-        if (cycles.size() == 4) loop->Exit();
+        if (calls.cycles.size() == 4) loop->Exit();
       },
       milliseconds(10));
+  FailUnlessDoneWithinTheDeadline(loop.get(), "4 calls");
   Run();
-  EXPECT_THAT(cycles, ElementsAre(1, 1, 1, 1));
-  ASSERT_EQ(times.size(), 4u);
-  EXPECT_EQ(times[2] % 30000000, 7000000);
-  EXPECT_EQ(times[3] - times[2], 30000000);
+  ASSERT_EQ(calls.times.size(), 4u);
+  ExpectCyclesAddUp(calls);
+  std::vector<int64_t> ns;
+  for (const monotonic_clock::time_point time : calls.times) {
+    ns.push_back(time.time_since_epoch().count());
+  }
+  EXPECT_EQ(ns[0] % 10000000, 0);
+  EXPECT_EQ(ns[1] % 10000000, 0);
+  EXPECT_GT(ns[1], ns[0]);
+  EXPECT_EQ(ns[2] % 30000000, 7000000);
+  EXPECT_EQ(ns[3] % 30000000, 7000000);
+  EXPECT_GT(ns[3], ns[2]);
+  if (time_is_simulated()) {
+    EXPECT_THAT(calls.cycles, ElementsAre(1, 1, 1, 1));
+    EXPECT_EQ(ns[3] - ns[2], 30000000);
+  }
 }
 
 TEST_P(AbstractEventLoopTest, PhasedLoopCountsCyclesElapsedAfterAStall) {
+  constexpr monotonic_clock::duration kInterval = milliseconds(20);
   auto loop = Make("loop");
-  std::vector<int> cycles;
-  loop->AddPhasedLoop(
+  PhasedCalls calls;
+  ReturnWitness second_call(loop.get());
+  PhasedLoopHandler* phased = nullptr;
+  phased = loop->AddPhasedLoop(
       [&](int cycles_elapsed) {
-        cycles.push_back(cycles_elapsed);
+        calls.Record(loop.get(), phased, cycles_elapsed);
         // Stall 3.5 intervals in the second call.
-        if (cycles.size() == 2) factory_->Stall(milliseconds(70));
-        if (cycles.size() == 3) loop->Exit();
+        if (calls.cycles.size() == 2) {
+          factory_->Stall(milliseconds(70));
+          second_call.Note();
+        }
+        if (calls.cycles.size() == 3) loop->Exit();
       },
-      milliseconds(20));
+      kInterval);
+  FailUnlessDoneWithinTheDeadline(loop.get(), "3 calls");
   Run();
-  // The boundaries passed during the stall arrive as one call.
-  EXPECT_THAT(cycles, ElementsAre(1, 1, 4));
-  EXPECT_EQ(loop->phased_loops()[0]->timing().missed_cycles, 3u);
+  ASSERT_EQ(calls.cycles.size(), 3u);
+  ExpectCyclesAddUp(calls, kInterval);
+  // The boundaries passed during the stall arrive as one call: at least 4,
+  // however late the loop ran, at the first boundary after the stall.
+  EXPECT_GE(calls.cycles[2], 4);
+  second_call.ExpectFirstGridPointAfterTheReturn(calls.times[2], calls.times[0],
+                                                 kInterval);
+  if (time_is_simulated()) {
+    EXPECT_THAT(calls.cycles, ElementsAre(1, 1, 4));
+    EXPECT_EQ(phased->timing().missed_cycles, 3u);
+  }
 }
 
 TEST_P(AbstractEventLoopTest, OnRunCallbacksRunFirstInOrder) {

@@ -36,8 +36,11 @@ class EventLoopTestFactory {
   // Runs every loop made so far for `duration`.
   virtual void RunFor(monotonic_clock::duration duration) = 0;
   // Makes the running handler take `duration` (sleeps, or advances simulated
-  // time).
+  // time). A real loop's handler may take longer.
   virtual void Stall(monotonic_clock::duration duration) = 0;
+  // True if the loops run on simulated time: nothing runs late, and a
+  // handler takes exactly what Stall() says, so exact times may be asserted.
+  virtual bool time_is_simulated() const = 0;
 
   const Configuration* configuration() const { return &config_.message(); }
 
@@ -60,6 +63,7 @@ class AbstractEventLoopTest
   void RunFor(monotonic_clock::duration duration) {
     factory_->RunFor(duration);
   }
+  bool time_is_simulated() const { return factory_->time_is_simulated(); }
 
   std::unique_ptr<EventLoopTestFactory> factory_;
 };

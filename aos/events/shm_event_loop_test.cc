@@ -47,6 +47,7 @@ class ShmTestFactory : public EventLoopTestFactory {
   void Stall(monotonic_clock::duration duration) override {
     std::this_thread::sleep_for(duration);
   }
+  bool time_is_simulated() const override { return false; }
 
  private:
   void RunLoops(std::optional<monotonic_clock::duration> duration) {

@@ -35,6 +35,7 @@ class SimulatedTestFactory : public EventLoopTestFactory {
   void Stall(monotonic_clock::duration duration) override {
     factory_.AdvanceTime(duration);
   }
+  bool time_is_simulated() const override { return true; }
 
   SimulatedEventLoopFactory* simulated() { return &factory_; }
 
