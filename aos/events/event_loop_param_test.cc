@@ -119,10 +119,14 @@ TEST_P(AbstractEventLoopTest, WatcherFiresOncePerMessageInOrder) {
     seen.push_back(ping.value());
     if (ping.value() == 10) watcher_loop->Exit();
   });
+  // Exactly 10: a real loop late for the watcher gets several messages in
+  // one wakeup, and delivers all of them even after Exit().
   int next = 0;
-  TimerHandler* timer = sender_loop->AddTimer([&]() {
+  TimerHandler* timer = nullptr;
+  timer = sender_loop->AddTimer([&]() {
     if (!watching) return;
     ASSERT_EQ(SendPing(&sender, ++next), RawSender::Error::kOk);
+    if (next == 10) timer->Disable();
   });
   sender_loop->OnRun([&]() {
     timer->Schedule(sender_loop->monotonic_now(), milliseconds(1));
@@ -423,53 +427,77 @@ TEST_P(AbstractEventLoopTest, RepeatingTimerServesEachPeriodInTurn) {
 
 TEST_P(AbstractEventLoopTest, TimerCanBeRescheduledAndDisabledInItsHandler) {
   auto loop = Make("loop");
-  int calls = 0;
+  TimerCalls calls;
+  monotonic_clock::time_point one_shot_time;
+  monotonic_clock::time_point new_base;
   TimerHandler* timer = nullptr;
+  TimerHandler* stop = loop->AddTimer([&]() { loop->Exit(); });
   timer = loop->AddTimer([&]() {
-    ++calls;
-    if (calls == 1) {
+    calls.Record(loop.get(), timer);
+    if (calls.times.size() == 1) {
       // Replace the 1 ms period with a one-shot 2 ms later.
-      timer->Schedule(loop->monotonic_now() + milliseconds(2));
-    } else if (calls == 2) {
-      timer->Schedule(loop->monotonic_now() + milliseconds(1), milliseconds(1));
-    } else if (calls == 4) {
+      one_shot_time = loop->monotonic_now() + milliseconds(2);
+      timer->Schedule(one_shot_time);
+    } else if (calls.times.size() == 2) {
+      new_base = loop->monotonic_now() + milliseconds(1);
+      timer->Schedule(new_base, milliseconds(1));
+    } else if (calls.times.size() == 4) {
       timer->Disable();
       EXPECT_TRUE(timer->IsDisabled());
+      // Were the timer still on, its next call (due within 1 ms of this
+      // handler's return) would come before the stop.
+      stop->Schedule(loop->monotonic_now() + milliseconds(20));
     }
   });
-  TimerHandler* stop = loop->AddTimer([&]() { loop->Exit(); });
-  loop->OnRun([&]() {
-    timer->Schedule(loop->monotonic_now(), milliseconds(1));
-    stop->Schedule(loop->monotonic_now() + milliseconds(50));
-  });
+  FailUnlessDoneWithinTheDeadline(loop.get(), "4 calls");
+  loop->OnRun(
+      [&]() { timer->Schedule(loop->monotonic_now(), milliseconds(1)); });
   Run();
-  EXPECT_EQ(calls, 4);
+  ASSERT_EQ(calls.times.size(), 4u);
+  // Each new schedule replaced the one before, however late the calls were.
+  EXPECT_EQ(calls.times[1], one_shot_time);
+  EXPECT_EQ(calls.times[2], new_base);
+  EXPECT_EQ((calls.times[3] - new_base) % milliseconds(1),
+            monotonic_clock::duration::zero());
+  EXPECT_GT(calls.times[3], calls.times[2]);
 }
 
 // A handler that reschedules its own timer for a time already passed is
 // called again at once: the new schedule's waking is not taken for the one
 // just handled.
 TEST_P(AbstractEventLoopTest, TimerRescheduledInItsHandlerForAPassedTimeRuns) {
+  // Far longer than the deadline: a call a period later never comes.
+  constexpr monotonic_clock::duration kPeriod = std::chrono::hours(1);
   auto loop = Make("loop");
   int one_shot_calls = 0;
   int repeating_calls = 0;
   TimerHandler* one_shot = nullptr;
   TimerHandler* repeating = nullptr;
+  // Once both have had their 3 calls, an extra call (due at once) would
+  // still come before the stop.
+  TimerHandler* stop = loop->AddTimer([&]() { loop->Exit(); });
+  auto stop_when_done = [&]() {
+    if (one_shot_calls == 3 && repeating_calls == 3) {
+      stop->Schedule(loop->monotonic_now() + milliseconds(20));
+    }
+  };
   one_shot = loop->AddTimer([&]() {
     if (++one_shot_calls < 3) {
       one_shot->Schedule(loop->monotonic_now() - milliseconds(1));
     }
+    stop_when_done();
   });
   repeating = loop->AddTimer([&]() {
     if (++repeating_calls < 3) {
-      repeating->Schedule(loop->monotonic_now() - milliseconds(1), seconds(10));
+      repeating->Schedule(loop->monotonic_now() - milliseconds(1), kPeriod);
     }
+    stop_when_done();
   });
-  TimerHandler* stop = loop->AddTimer([&]() { loop->Exit(); });
+  FailUnlessDoneWithinTheDeadline(loop.get(),
+                                  "3 calls of the one-shot and the repeating");
   loop->OnRun([&]() {
     one_shot->Schedule(loop->monotonic_now());
-    repeating->Schedule(loop->monotonic_now(), seconds(10));
-    stop->Schedule(loop->monotonic_now() + milliseconds(200));
+    repeating->Schedule(loop->monotonic_now(), kPeriod);
   });
   Run();
   EXPECT_EQ(one_shot_calls, 3);
