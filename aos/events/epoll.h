@@ -39,6 +39,9 @@ class EPoll {
   void Run();
   // Makes Run() return after the callback being run. Thread-safe.
   void Quit();
+  // Whether Quit() was called and Run() has not returned yet: callers that
+  // serve several things in one callback stop there.
+  bool quitting() const { return quit_.load(std::memory_order_acquire); }
 
  private:
   int epoll_fd_;

@@ -121,8 +121,7 @@ TEST_P(AbstractEventLoopTest, WatcherFiresOncePerMessageInOrder) {
     seen.push_back(ping.value());
     if (ping.value() == 10) watcher_loop->Exit();
   });
-  // Exactly 10: a real loop late for the watcher gets several messages in
-  // one wakeup, and delivers all of them even after Exit().
+  // Exactly 10, so that the last one is the one that exits.
   int next = 0;
   TimerHandler* timer = nullptr;
   timer = sender_loop->AddTimer([&]() {
@@ -135,6 +134,28 @@ TEST_P(AbstractEventLoopTest, WatcherFiresOncePerMessageInOrder) {
   });
   Run();
   EXPECT_THAT(seen, ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10));
+}
+
+// Exit() from a watcher ends Run() once that handler returns: messages
+// already waiting in the same wakeup are not delivered in that run.
+TEST_P(AbstractEventLoopTest, ExitFromAWatcherStopsDeliveryAtOnce) {
+  auto loop = Make("loop");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  std::vector<int> seen;
+  seen.reserve(8);
+  loop->MakeWatcher("/test", [&](const TestMessage& ping) {
+    seen.push_back(ping.value());
+    if (ping.value() == 2) loop->Exit();
+  });
+  // All five wait together: sent in one callback of the watcher's loop.
+  TimerHandler* send = loop->AddTimer([&]() {
+    for (int value = 1; value <= 5; ++value) {
+      ASSERT_EQ(SendPing(&sender, value), RawSender::Error::kOk);
+    }
+  });
+  loop->OnRun([&]() { send->Schedule(loop->monotonic_now()); });
+  Run();
+  EXPECT_THAT(seen, ElementsAre(1, 2));
 }
 
 TEST_P(AbstractEventLoopTest, WatcherGetsOnlyMessagesSentOnceRunning) {

@@ -560,7 +560,9 @@ void ShmEventLoop::DeliverMessages(monotonic_clock::time_point sent_by) {
   // In the order they were sent, across channels (ties: the watcher made
   // first), as AOS does: each round looks at every watcher again, so a
   // message a handler sends is ordered among the rest.
-  while (true) {
+  // Exit() ends Run() once the current callback returns: a handler that
+  // calls it gets no further messages in this wakeup.
+  while (!epoll_.quitting()) {
     ShmWatcher* earliest = nullptr;
     for (ShmWatcher* watcher : shm_watchers_) {
       if (watcher->Peek() && watcher->pending_sent_time() <= sent_by &&
