@@ -39,8 +39,8 @@ class EPoll {
   void Run();
   // Makes Run() return after the callback being run. Thread-safe.
   void Quit();
-  // Whether Quit() was called and Run() has not returned yet: callers that
-  // serve several things in one callback stop there.
+  // Whether Quit() was called since Run() last returned (or ever, before
+  // the first Run()): a callback that serves several things stops there.
   bool quitting() const { return quit_.load(std::memory_order_acquire); }
 
  private:

@@ -525,6 +525,7 @@ void ShmEventLoop::HandleSignals() {
   constexpr size_t kBatch = 16;
   struct signalfd_siginfo infos[kBatch];
   bool wakeup = false;
+  int stop_signal = 0;
   while (true) {
     const ssize_t bytes = read(signal_fd_, infos, sizeof(infos));
     if (bytes <= 0) {
@@ -537,9 +538,7 @@ void ShmEventLoop::HandleSignals() {
       if (signal == ipc_lib::WakeupSignal()) {
         wakeup = true;
       } else {
-        LOG(INFO) << "event loop " << name() << ": " << strsignal(signal)
-                  << ", exiting";
-        Exit();
+        stop_signal = signal;
       }
     }
     if (count < kBatch) break;
@@ -547,31 +546,48 @@ void ShmEventLoop::HandleSignals() {
   // A message sent after the first pass, whose signal was just read, would
   // otherwise wait for the next wakeup.
   if (wakeup) DeliverMessages();
+  // A stop signal ends Run() after everything sent before it was read (a
+  // handler's Exit() stops at once).
+  if (stop_signal != 0) {
+    LOG(INFO) << "event loop " << name() << ": " << strsignal(stop_signal)
+              << ", exiting";
+    Exit();
+  }
 }
 
 void ShmEventLoop::DeliverRemainingMessages() {
-  CHECK(ran_ && !in_run_) << "event loop " << name()
-                          << ": DeliverRemainingMessages() before Run() "
-                             "returned";
-  DeliverMessages(monotonic_clock::now());
+  CHECK(returned_) << "event loop " << name()
+                   << ": DeliverRemainingMessages() before Run() returned";
+  DeliverMessagesSentBy(monotonic_clock::now());
 }
 
-void ShmEventLoop::DeliverMessages(monotonic_clock::time_point sent_by) {
+ShmWatcher* ShmEventLoop::EarliestPending(monotonic_clock::time_point sent_by) {
   // In the order they were sent, across channels (ties: the watcher made
   // first), as AOS does: each round looks at every watcher again, so a
   // message a handler sends is ordered among the rest.
+  ShmWatcher* earliest = nullptr;
+  for (ShmWatcher* watcher : shm_watchers_) {
+    if (watcher->Peek() && watcher->pending_sent_time() <= sent_by &&
+        (earliest == nullptr ||
+         watcher->pending_sent_time() < earliest->pending_sent_time())) {
+      earliest = watcher;
+    }
+  }
+  return earliest;
+}
+
+void ShmEventLoop::DeliverMessages() {
   // Exit() ends Run() once the current callback returns: a handler that
   // calls it gets no further messages in this wakeup.
   while (!epoll_.quitting()) {
-    ShmWatcher* earliest = nullptr;
-    for (ShmWatcher* watcher : shm_watchers_) {
-      if (watcher->Peek() && watcher->pending_sent_time() <= sent_by &&
-          (earliest == nullptr ||
-           watcher->pending_sent_time() < earliest->pending_sent_time())) {
-        earliest = watcher;
-      }
-    }
+    ShmWatcher* earliest = EarliestPending(monotonic_clock::max_time);
     if (earliest == nullptr) return;
+    earliest->DeliverPending();
+  }
+}
+
+void ShmEventLoop::DeliverMessagesSentBy(monotonic_clock::time_point sent_by) {
+  while (ShmWatcher* earliest = EarliestPending(sent_by)) {
     earliest->DeliverPending();
   }
 }
@@ -666,6 +682,7 @@ void ShmEventLoop::Run() {
   in_run_ = true;
   epoll_.Run();
   in_run_ = false;
+  returned_ = true;
   cpu_latency_limit_.reset();
   if (runtime_realtime_priority() > 0) {
     struct sched_param param = {};

@@ -79,10 +79,12 @@ class ShmEventLoop : public EventLoop {
 
   // After Run() returned, in the thread that ran it: delivers to the
   // watchers every message sent before this call that they have not had
-  // yet, in send order as Run() does. Run() returns without them (a stop
-  // ends the wakeup it came in); a program that must not lose what was
-  // published before it stopped (the logger) calls this before it closes.
-  // Messages sent during the call are left. Never allocates.
+  // yet, in send order as Run() does. Run() returns without them (Exit()
+  // ends the wakeup it was called in; a signal, once what was sent before
+  // it was delivered); a program that must not lose what was published
+  // before it stopped (the logger) calls this before it closes. Messages
+  // sent during the call are left; Exit() does not cut it short. Never
+  // allocates.
   void DeliverRemainingMessages();
 
   monotonic_clock::time_point monotonic_now() const override {
@@ -145,10 +147,15 @@ class ShmEventLoop : public EventLoop {
   // Holds --cpu_dma_latency_us, if this loop should (see above).
   void HoldCpuLatencyLimit();
   void HandleSignals();
-  // Delivers the watchers' messages in send order, those sent up to
-  // `sent_by`.
-  void DeliverMessages(
-      monotonic_clock::time_point sent_by = monotonic_clock::max_time);
+  // Delivers the watchers' messages in send order: in Run(), until a
+  // handler calls Exit().
+  void DeliverMessages();
+  // Delivers, in send order, the watchers' messages sent up to `sent_by`,
+  // whatever Exit() said.
+  void DeliverMessagesSentBy(monotonic_clock::time_point sent_by);
+  // The watcher whose message is next in send order, among those sent up
+  // to `sent_by`; null if none.
+  class ShmWatcher* EarliestPending(monotonic_clock::time_point sent_by);
 
   internal::EPoll epoll_;
   int signal_fd_ = -1;
@@ -164,6 +171,8 @@ class ShmEventLoop : public EventLoop {
   bool ran_ = false;
   // True while Run() dispatches events (StopReadable must wait).
   bool in_run_ = false;
+  // Run() returned.
+  bool returned_ = false;
   const UUID boot_uuid_ = UUID::BootUuid();
 };
 

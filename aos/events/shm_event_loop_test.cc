@@ -370,10 +370,36 @@ TEST_F(ShmEventLoopTest, DeliverRemainingMessagesAfterRunReturned) {
   loop.OnRun([&]() { send_and_stop->Schedule(loop.monotonic_now()); });
   loop.Run();
   send(3);
+  // As another thread's late Exit() might: no effect on what follows.
+  loop.Exit();
   loop.DeliverRemainingMessages();
   EXPECT_THAT(watched, ::testing::ElementsAre(1, 2, 3));
   loop.DeliverRemainingMessages();
   EXPECT_EQ(watched.size(), 3u);
+}
+
+// SIGTERM ends Run() after the watchers had what was sent before it.
+TEST_F(ShmEventLoopTest, SigtermDeliversWhatWasSentBeforeIt) {
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+  std::vector<int> watched;
+  watched.reserve(8);
+  loop.MakeWatcher("/test", [&](const TestMessage& message) {
+    watched.push_back(message.value());
+  });
+  TimerHandler* send_and_terminate = loop.AddTimer([&]() {
+    for (int value = 1; value <= 3; ++value) {
+      auto builder = sender.MakeBuilder();
+      TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+      message.add_value(value);
+      builder.CheckOk(builder.Send(message.Finish()));
+    }
+    kill(getpid(), SIGTERM);
+  });
+  loop.OnRun([&]() { send_and_terminate->Schedule(loop.monotonic_now()); });
+  loop.Run();
+  EXPECT_THAT(watched, ::testing::ElementsAre(1, 2, 3));
 }
 
 // Another thread's eventfd wakes the loop, which calls the callback in its
