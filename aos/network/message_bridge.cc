@@ -324,13 +324,16 @@ absl::Status MessageBridge::Impl::Setup() {
     statistics_timer->Schedule(now + options_.statistics_period,
                                options_.statistics_period);
     // A peer already running gets our latest reliable messages once its
-    // reader matches ours; messages that arrived before Run() are taken now.
+    // reader matches ours: the newest sent before Run() is one.
     for (const std::unique_ptr<Outgoing>& outgoing : outgoing_) {
       if (outgoing->reliable && outgoing->latest->Fetch()) {
         outgoing->resend.MadeAvailable(outgoing->latest->context().queue_index);
       }
     }
-    ServeDds();
+    // No ServeDds() here: what DDS raised before Run() left the wakeup fd
+    // readable, so epoll serves it right after the loop's first deliveries.
+    // Those forward what was sent between the watchers' start and this
+    // fetch first, so a match's re-send never goes ahead of them.
   });
   return absl::OkStatus();
 }
@@ -454,7 +457,9 @@ absl::Status MessageBridge::Impl::SetupOutgoing(const Channel* channel,
   loop_->MakeRawWatcher(channel,
                         [this, raw](const Context& context, const void*) {
                           Forward(raw, context);
-                          raw->resend.MadeAvailable(context.queue_index);
+                          if (raw->reliable) {
+                            raw->resend.MadeAvailable(context.queue_index);
+                          }
                         });
   outgoing_.push_back(std::move(outgoing));
   return absl::OkStatus();
