@@ -3,6 +3,7 @@
 #include <atomic>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "aos/events/event_loop_generated.h"
@@ -314,6 +315,34 @@ TEST_P(AbstractEventLoopTest, OneShotTimerFiresOnceAtItsTime) {
   Run();
   EXPECT_EQ(calls, 1);
   EXPECT_TRUE(timer->IsDisabled());
+}
+
+// Timers that are due together (the loop was busy when they came due) run
+// in the order they came due, not the order they were made or scheduled;
+// the tests below that end on a timer rely on it.
+TEST_P(AbstractEventLoopTest, TimersDueTogetherRunInTheOrderTheyCameDue) {
+  auto loop = Make("loop");
+  std::vector<std::string> calls;
+  calls.reserve(4);
+  TimerHandler* later = loop->AddTimer([&]() {
+    calls.push_back("later");
+    loop->Exit();
+  });
+  TimerHandler* sooner = loop->AddTimer([&]() { calls.push_back("sooner"); });
+  // Keeps a real loop busy past both due times (no effect on simulated
+  // time, where they come due one after the other anyway).
+  TimerHandler* busy = loop->AddTimer([&]() {
+    calls.push_back("busy");
+    std::this_thread::sleep_for(milliseconds(30));
+  });
+  loop->OnRun([&]() {
+    const monotonic_clock::time_point now = loop->monotonic_now();
+    later->Schedule(now + milliseconds(20));
+    sooner->Schedule(now + milliseconds(10));
+    busy->Schedule(now);
+  });
+  Run();
+  EXPECT_THAT(calls, ElementsAre("busy", "sooner", "later"));
 }
 
 // Long enough for anything a test waits for, however loaded the machine.

@@ -15,10 +15,10 @@
 // on the events it waits for, with a generous deadline that fails. A timer
 // that ends a test comes due after everything the test waits for, and
 // timers that are due together run in the order they came due (every
-// implementation does so; the suite relies on it), so however late the loop
-// runs it cannot cut the test short. Exact times and counts, which hold only
-// if nothing runs late, are asserted only where time_is_simulated(); more
-// of them are in simulated_event_loop_test.cc.
+// implementation must: TimersDueTogetherRunInTheOrderTheyCameDue), so however
+// late the loop runs it cannot cut the test short. Exact times and counts,
+// which hold only if nothing runs late, are asserted only where
+// time_is_simulated(); more of them are in simulated_event_loop_test.cc.
 
 #include <functional>
 #include <memory>

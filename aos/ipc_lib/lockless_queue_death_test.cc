@@ -236,7 +236,8 @@ void WatchdogFired(int) {
   }
 }
 
-// Waits, at most kHangLimit, until `fd` is readable. False if it is not.
+// Waits, at most kHangLimit, until `fd` has data to read. False if it does
+// not (a pipe whose writer closed without writing is not data).
 bool ReadableWithinLimit(int fd) {
   pollfd poll_fd{fd, POLLIN, 0};
   const int timeout_ms = static_cast<int>(
@@ -245,7 +246,7 @@ bool ReadableWithinLimit(int fd) {
   int ready;
   while ((ready = poll(&poll_fd, 1, timeout_ms)) < 0 && errno == EINTR) {
   }
-  return ready > 0;
+  return ready > 0 && (poll_fd.revents & POLLIN) != 0;
 }
 
 // Whether sender slot `slot` has a publish in flight, and whose it is.

@@ -212,9 +212,6 @@ int Main(int argc, char** argv) {
   // sender lapped us (we were stopped, or slower than the channel).
   std::optional<uint32_t> last_queue_index;
   auto print = [&](const Context& context) {
-    // --count reached: messages that arrived in the same wakeup as the last
-    // one printed are not printed.
-    if (FLAGS_count > 0 && printed >= FLAGS_count) return;
     if (last_queue_index.has_value()) {
       const uint32_t lost = context.queue_index - *last_queue_index - 1;
       if (lost > 0 && lost < 0x80000000u) {
@@ -227,6 +224,8 @@ int Main(int argc, char** argv) {
     }
     last_queue_index = context.queue_index;
     PrintMessage(*channel, *schema, *node, context, options);
+    // Exit() stops the loop's deliveries at once: messages that arrived in
+    // the same wakeup as the last one are not printed.
     if (FLAGS_count > 0 && ++printed >= FLAGS_count) loop.Exit();
   };
   auto fetcher = loop.MakeRawFetcher(channel);

@@ -272,8 +272,8 @@ int Main(int argc, char** argv) {
   std::set<std::string> warned;
   std::set<std::string> seen_names;
   auto on_report = [&](const Context& context, const void* data) {
-    // --count reached: reports that arrived in the same wakeup as the last
-    // one counted (ping's and pong's often do) are not shown.
+    // --count reached: later reports are not shown. Live, Exit() already
+    // stops the loop's deliveries; reading a log, this stops the rest.
     if (stop) return;
     const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data),
                                          context.size);
