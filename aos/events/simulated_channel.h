@@ -55,6 +55,11 @@ class SimulatedChannel {
                         realtime_clock::time_point realtime_now,
                         const Origin& origin, uint32_t* queue_index);
 
+  // Starts the queue over, empty, at queue index 0, as a rebooted node's
+  // shared memory does. Only while no loop uses the channel (no watchers,
+  // fetchers or senders). Never allocates.
+  void Restart() { next_queue_index_ = 0; }
+
   // Watchers to wake when a message arrives; `wakeup` schedules one at a
   // node time.
   void AddWatcher(EventScheduler::Event* watcher) {

@@ -469,6 +469,11 @@ UUID SimulatedEventLoopFactory::boot_uuid(const Node* node) const {
 }
 
 void SimulatedEventLoopFactory::RebootNode(const Node* node) {
+  // A reboot ends every process on the node.
+  CheckNoLoopOn(node, "RebootNode (destroy the node's loops first)");
+  for (auto& [key, channel] : channels_) {
+    if (key.first == node) channel->Restart();
+  }
   network_.Reboot(node);
 }
 

@@ -88,8 +88,12 @@ class SimulatedEventLoopFactory {
   void ConnectLink(const Node* from, const Node* to);
   SimulatedNetwork::LinkStatistics link_statistics(const Node* from,
                                                    const Node* to) const;
-  // The node's boot (every message it sends carries it); RebootNode gives
-  // it a new one, as a restarted machine has.
+  // The node's boot (every message it sends carries it). RebootNode gives
+  // it a new one and starts its channels over, empty, at queue index 0, as
+  // a restarted machine has. A reboot ends every process on the node:
+  // destroy the node's event loops first (their senders, fetchers and
+  // watchers with them), and make new ones after. Messages already on the
+  // network still arrive.
   UUID boot_uuid(const Node* node) const;
   void RebootNode(const Node* node);
 

@@ -206,19 +206,28 @@ TEST_F(SimulatedNetworkTest, ARebootedNodeSendsWithANewBoot) {
   Watch("/reliable");
   const UUID before = factory_.boot_uuid(pi1_);
   SendEveryMillisecond(&reliable_, 1);
+  // A reboot ends pi1's processes: its loop goes, and a new one comes.
+  reliable_ = {};
+  sender_loop_.reset();
   factory_.RebootNode(pi1_);
   const UUID after = factory_.boot_uuid(pi1_);
   EXPECT_NE(before, after);
+  sender_loop_ = factory_.MakeEventLoop("sender", pi1_);
+  reliable_ = sender_loop_->MakeSender<TestMessage>("/reliable");
   auto builder = reliable_.MakeBuilder();
   builder.CheckOk(builder.Send(builder.MakeBuilder<TestMessage>().Finish()));
   factory_.RunFor(milliseconds(1));
   ASSERT_EQ(contexts_.size(), 2u);
   EXPECT_EQ(contexts_[0].source_boot_uuid, before);
   EXPECT_EQ(contexts_[1].source_boot_uuid, after);
+  // pi1's queue started over: both were its first message, told apart by
+  // the boot only. pi2's queue, not rebooted, goes on.
+  EXPECT_EQ(contexts_[0].remote_queue_index, 0u);
+  EXPECT_EQ(contexts_[1].remote_queue_index, 0u);
+  EXPECT_EQ(contexts_[0].queue_index, 0u);
+  EXPECT_EQ(contexts_[1].queue_index, 1u);
   // Sent at 0 and at 101 ms (after SendEveryMillisecond's 100 ms more),
-  // each re-sent on pi2 one link delay later. (The simulated reboot gives
-  // a new boot only; a real one also starts pi1's queues over, which the
-  // bridge's own test covers.)
+  // each re-sent on pi2 one link delay later.
   EXPECT_EQ(contexts_[0].monotonic_remote_time,
             monotonic_clock::time_point(milliseconds(0)));
   EXPECT_EQ(contexts_[1].monotonic_remote_time,
@@ -226,6 +235,12 @@ TEST_F(SimulatedNetworkTest, ARebootedNodeSendsWithANewBoot) {
   EXPECT_EQ(contexts_[1].monotonic_event_time.time_since_epoch(),
             std::chrono::seconds(100) + milliseconds(101) + microseconds(100));
   EXPECT_EQ(factory_.link_statistics(pi1_, pi2_).delivered, 2u);
+}
+
+TEST_F(SimulatedNetworkTest, RebootingANodeWithALoopIsRefused) {
+  EXPECT_DEATH(factory_.RebootNode(pi1_),
+               "RebootNode \\(destroy the node's loops first\\): node "
+               "already has event loop sender");
 }
 
 TEST_F(SimulatedNetworkTest, ForwardingNeverAllocates) {
