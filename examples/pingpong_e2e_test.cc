@@ -87,11 +87,11 @@ const timing::Timer* TimerNamed(const timing::Report& report,
 // A window without calls (a stall of over a second) has no latency, and
 // no bound: infinity, which any count meets.
 double CountTolerance(const timing::Timer& timer, const timing::Timer& next) {
-  const double latency_s =
-      std::max(timer.wakeup_latency()->max(), next.wakeup_latency()->max());
-  if (timer.count() == 0 || next.count() == 0 || std::isnan(latency_s)) {
+  if (timer.count() == 0 || next.count() == 0) {
     return std::numeric_limits<double>::infinity();
   }
+  const double latency_s =
+      std::max(timer.wakeup_latency()->max(), next.wakeup_latency()->max());
   return 2 + std::ceil(latency_s / 10e-3);
 }
 
