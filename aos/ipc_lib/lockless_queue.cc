@@ -16,6 +16,8 @@
 #include "aos/ipc_lib/lockless_queue_internal.h"
 #include "aos/ipc_lib/robust_slots.h"
 #include "aos/ipc_lib/shared_memory_layout.h"
+#include "aos/ipc_lib/stderr_line.h"
+#include "aos/ipc_lib/watcher_proof.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -253,13 +255,33 @@ QueueSender::Result QueueSender::Corrupt(const char* what, uint64_t index,
                                          uint64_t value) {
   if (!reported_corruption_) {
     reported_corruption_ = true;
-    LOG(ERROR) << memory_->channel() << ": cannot send on " << memory_->path()
-               << ": " << what << " (queue index " << index << ", value "
-               << value << "); the shared memory is corrupt. Nothing is sent; "
-               << "later failures of this sender are not logged. "
-               << DeleteAdvice(*memory_);
+    internal::WriteStderrLine(
+        "%s: cannot send on %s: %s (queue index %llu, value %llu); the "
+        "shared memory is corrupt. Nothing is sent; later failures of this "
+        "sender are not logged. Stop every process using %s, then delete it",
+        memory_->channel().c_str(), memory_->path().c_str(), what,
+        static_cast<unsigned long long>(index),
+        static_cast<unsigned long long>(value), memory_->path().c_str());
   }
   return Result::kCorrupt;
+}
+
+void QueueSender::NoteImpossibleSentTime(uint64_t replaced_index,
+                                         int64_t sent_ns, int64_t now_ns) {
+  ++impossible_sent_times_;
+  if (reported_impossible_time_) return;
+  reported_impossible_time_ = true;
+  internal::WriteStderrLine(
+      "%s: message %llu in %s says it was sent at %lld ns, %.3f s in this "
+      "machine's future (now %lld ns): the shared memory is corrupt. Its "
+      "time is ignored and the send goes on; this sender counts such "
+      "messages as impossible_sent_times in its timing report and says no "
+      "more. Stop every process using %s, then delete it",
+      memory_->channel().c_str(),
+      static_cast<unsigned long long>(replaced_index), memory_->path().c_str(),
+      static_cast<long long>(sent_ns),
+      (static_cast<double>(sent_ns) - static_cast<double>(now_ns)) / 1e9,
+      static_cast<long long>(now_ns), memory_->path().c_str());
 }
 
 size_t QueueSender::size() const { return memory_->layout().message_data_size; }
@@ -318,9 +340,15 @@ QueueSender::Result QueueSender::Send(size_t length,
       // Still the message of index - queue_size (not a reused one)?
       std::atomic_thread_fence(std::memory_order_acquire);
       if (position.load(std::memory_order_relaxed) != old_entry) continue;
-      if (static_cast<__int128>(monotonic_now.time_since_epoch().count()) -
-              oldest_sent <
-          storage_ns) {
+      const __int128 age =
+          static_cast<__int128>(monotonic_now.time_since_epoch().count()) -
+          oldest_sent;
+      if (age < -static_cast<__int128>(kSentTimeSlack.count())) {
+        // Nobody on this machine sent it then: damage (or a forger who
+        // would have every later send refused as too fast). Replace it.
+        NoteImpossibleSentTime(index - queue_size, oldest_sent,
+                               monotonic_now.time_since_epoch().count());
+      } else if (age < storage_ns) {
         return Result::kMessagesSentTooFast;
       }
     }
@@ -413,10 +441,13 @@ QueueReader::Result QueueReader::Corrupt(uint64_t index, const char* what,
                                          uint64_t value) const {
   if (!reported_corruption_) {
     reported_corruption_ = true;
-    LOG(ERROR) << memory_->channel() << ": message " << index << " in "
-               << memory_->path() << " is corrupt: " << what << " (" << value
-               << "). Skipped and counted as lost; later corrupt messages on "
-               << "this reader are not logged. " << DeleteAdvice(*memory_);
+    internal::WriteStderrLine(
+        "%s: message %llu in %s is corrupt: %s (%llu). Skipped and counted "
+        "as lost; later corrupt messages on this reader are not logged. Stop "
+        "every process using %s, then delete it",
+        memory_->channel().c_str(), static_cast<unsigned long long>(index),
+        memory_->path().c_str(), what, static_cast<unsigned long long>(value),
+        memory_->path().c_str());
   }
   return Result::kCorrupt;
 }
@@ -489,6 +520,13 @@ QueueReader::Result QueueReader::Read(uint64_t index, MessageInfo* info,
   if (size > max_size) {
     return Corrupt(index, "its message is larger than max_size", size);
   }
+  // Read after the message was published (the acquire loads above), so a
+  // true sent time is never later than this.
+  if (result.monotonic_sent_time > monotonic_clock::now() + kSentTimeSlack) {
+    return Corrupt(index, "its sent time (ns) is in this machine's future",
+                   static_cast<uint64_t>(
+                       result.monotonic_sent_time.time_since_epoch().count()));
+  }
   if (info != nullptr) *info = result;
   return Result::kGood;
 }
@@ -541,7 +579,65 @@ QueueWatcher::~QueueWatcher() {
   WatcherSlots(view, memory_->layout().num_watchers).Release(slot_, owner_);
 }
 
-QueueWakeUpper::QueueWakeUpper(QueueMemory* memory) : memory_(memory) {}
+QueueWakeUpper::QueueWakeUpper(QueueMemory* memory)
+    : memory_(memory),
+      known_(new KnownRegistration[memory->layout().num_watchers]) {}
+
+QueueWakeUpper::~QueueWakeUpper() {
+  for (uint32_t slot = 0; slot < memory_->layout().num_watchers; ++slot) {
+    Forget(&known_[slot]);
+  }
+}
+
+void QueueWakeUpper::Forget(KnownRegistration* known) {
+  if (known->pidfd >= 0) close(known->pidfd);
+  *known = KnownRegistration();
+}
+
+void QueueWakeUpper::SayRefused(uint32_t slot, int32_t pid, int32_t tid,
+                                const char* why) {
+  if (said_refused_) return;
+  said_refused_ = true;
+  char name[64];
+  internal::ProcessName(pid, name, sizeof(name));
+  internal::WriteStderrLine(
+      "%s: not signalling watcher slot %u of %s: thread %d of process %d "
+      "(\"%s\") %s. The registration is forged or stale (the file was "
+      "written by something other than aos); this sender counts every "
+      "wakeup it skips as refused_wakeups in its timing report and says no "
+      "more. Stop every process using %s, then delete it",
+      memory_->channel().c_str(), slot, memory_->path().c_str(), tid, pid, name,
+      why, memory_->path().c_str());
+}
+
+const QueueWakeUpper::KnownRegistration* QueueWakeUpper::Know(
+    uint32_t slot, uint64_t owner, int32_t pid, int32_t priority) {
+  KnownRegistration& known = known_[slot];
+  if (known.owner == owner && known.pid == pid && known.priority == priority) {
+    return &known;
+  }
+  Forget(&known);
+  const QueueMemory::FileIdentity& file = memory_->identity();
+  const internal::WatcherProof proof = internal::ProveWatcher(
+      pid, static_cast<pid_t>(OwnerExtra(owner)), internal::OwnerId(owner),
+      internal::FileId{file.device, file.inode}, WakeupSignal());
+  if (proof.verdict == internal::WatcherProof::Verdict::kGone) {
+    // The thread is gone (its process may live on). Free its slot unless it
+    // changed hands since.
+    WatcherSlots(ViewOf(memory_), memory_->layout().num_watchers)
+        .Evict(slot, owner);
+    return nullptr;
+  }
+  known.owner = owner;
+  known.pid = pid;
+  known.priority = priority;
+  known.proven = proof.verdict == internal::WatcherProof::Verdict::kProven;
+  known.pidfd = proof.pidfd;
+  if (!known.proven) {
+    SayRefused(slot, pid, static_cast<pid_t>(OwnerExtra(owner)), proof.why);
+  }
+  return &known;
+}
 
 int QueueWakeUpper::Wakeup() {
   const QueueView view = ViewOf(memory_);
@@ -553,13 +649,22 @@ int QueueWakeUpper::Wakeup() {
   for (uint32_t slot = 0; slot < count; ++slot) {
     const uint64_t owner = slots.owner(slot).load(std::memory_order_acquire);
     // Free, dead (the kernel said so), or not registered yet.
-    if (owner == 0 || OwnerDied(owner) || OwnerRegistering(owner)) continue;
+    if (owner == 0 || OwnerDied(owner) || OwnerRegistering(owner)) {
+      if (known_[slot].owner != 0) Forget(&known_[slot]);
+      continue;
+    }
     const WatcherSlot& watcher = view.watcher(slot);
     const pid_t pid = watcher.pid.load(std::memory_order_relaxed);
     const int32_t priority = watcher.priority.load(std::memory_order_relaxed);
     if (watcher.check.load(std::memory_order_relaxed) !=
         internal::WatcherCheck(owner, pid, priority)) {
       continue;  // Damaged: signal nobody on its word.
+    }
+    const KnownRegistration* known = Know(slot, owner, pid, priority);
+    if (known == nullptr) continue;  // Gone, and evicted.
+    if (!known->proven) {
+      ++refused_wakeups_;
+      continue;
     }
     targets[found++] = internal::WatcherTarget{
         slot, pid, static_cast<pid_t>(OwnerExtra(owner)), priority, owner};
@@ -569,15 +674,17 @@ int QueueWakeUpper::Wakeup() {
   int signalled = 0;
   for (size_t i = 0; i < found; ++i) {
     const internal::WatcherTarget& target = targets[i];
-    if (tgkill(target.pid, target.tid, signal) == 0) {
+    KnownRegistration& known = known_[target.slot];
+    const int error =
+        internal::SignalWatcher(known.pidfd, target.pid, target.tid, signal);
+    if (error == 0 || error == EAGAIN) {
+      // EAGAIN: its signal queue is full: it has wakeups pending already.
       ++signalled;
-    } else if (errno == EAGAIN) {
-      // Its signal queue is full: it has wakeups pending already.
-      ++signalled;
-    } else if (errno == ESRCH) {
+    } else if (error == ESRCH) {
       // The thread is gone (its process may live on). Free its slot unless
       // it changed hands since.
       slots.Evict(target.slot, target.owner);
+      Forget(&known);
     }
   }
   return signalled;

@@ -55,12 +55,16 @@
 // - Whatever bytes the file holds (damaged, or written by a bad program), no
 //   operation reads or writes outside the mapping, loops forever or crashes:
 //   opening fails naming the channel and the file, and a damaged message or
-//   ring entry is reported (kCorrupt, logged once per reader or sender) and
-//   skipped. Message payloads are not checksummed: damaged data inside a
+//   ring entry is reported (kCorrupt, said once per reader or sender) and
+//   skipped. Sent times in the future are damage too, never a reason to
+//   refuse sends. A sender signals only watcher registrations it has proven
+//   (QueueWakeUpper), so a forged one cannot make it signal any other
+//   process. Message payloads are not checksummed: damaged data inside a
 //   message's bounds is returned as it is.
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 
@@ -73,6 +77,13 @@ namespace aos::ipc_lib {
 
 // remote_queue_index for a message that was not forwarded.
 inline constexpr uint32_t kNoRemoteQueueIndex = 0xffffffff;
+
+// Sent times come from shared memory, which anyone who can write the file
+// can change: one later than this machine's monotonic clock by more than
+// this is impossible (every process on the machine reads the same clock),
+// and is treated as damage.
+inline constexpr std::chrono::nanoseconds kSentTimeSlack =
+    std::chrono::milliseconds(1);
 
 // What is known about one message.
 struct MessageInfo {
@@ -136,17 +147,26 @@ class QueueSender {
   // message from `origin`. The send time is read from the clocks inside, so
   // sent times never go backwards along queue indices. kMessagesSentTooFast:
   // the message queue_size messages ago was sent less than
-  // channel_storage_duration ago; nothing is sent. kInvalidRedzone: something
-  // wrote outside Data(); nothing is sent (the redzones are restored). On
-  // kGood, `*sent` describes the message. Lock-free and wait-free for this
-  // sender except for retries when other senders publish concurrently; never
-  // allocates (except the one log line of a first kCorrupt); never blocks.
+  // channel_storage_duration ago; nothing is sent. A sent time more than
+  // kSentTimeSlack in the future (damaged or forged memory, which would
+  // otherwise refuse every later send as too fast) is not believed: the
+  // message is replaced, impossible_sent_times() counts it, and the first
+  // one is named on stderr. kInvalidRedzone: something wrote outside
+  // Data(); nothing is sent (the redzones are restored). On kGood, `*sent`
+  // describes the message. Lock-free and wait-free for this sender except
+  // for retries when other senders publish concurrently; never allocates
+  // (the lines about damage are written from a stack buffer); never blocks.
   Result Send(size_t length, const MessageOrigin& origin, MessageInfo* sent);
+
+  // Messages replaced since construction whose sent time was impossible.
+  uint64_t impossible_sent_times() const { return impossible_sent_times_; }
 
  private:
   QueueSender(QueueMemory* memory, uint32_t slot, uint64_t owner,
               uint32_t scratch);
   Result Corrupt(const char* what, uint64_t index, uint64_t value);
+  void NoteImpossibleSentTime(uint64_t replaced_index, int64_t sent_ns,
+                              int64_t now_ns);
 
   QueueMemory* const memory_;
   const uint32_t slot_;
@@ -157,6 +177,8 @@ class QueueSender {
   // trusted for an address.
   uint32_t scratch_;
   bool reported_corruption_ = false;
+  uint64_t impossible_sent_times_ = 0;
+  bool reported_impossible_time_ = false;
 };
 
 // Reads one queue. Needs no slot; any number may exist.
@@ -178,18 +200,20 @@ class QueueReader {
     // Overwritten (before or while being copied); read a newer one.
     kTooOld,
     // The shared memory says something impossible about this index (its
-    // ring entry names no message, or its message disagrees with the entry
-    // while the entry stays put): the memory is damaged. Skip the index and
-    // count it as lost; reading it again gives the same answer.
+    // ring entry names no message, its message disagrees with the entry
+    // while the entry stays put, or its sent time is more than
+    // kSentTimeSlack in this machine's future): the memory is damaged. Skip
+    // the index and count it as lost; reading it again gives the same
+    // answer.
     kCorrupt,
   };
   // clang-format on
 
   // Copies message `index` into `data` (at least message_data_size bytes;
   // the message goes to its start) and describes it in `*info`. Never
-  // returns torn data. Never blocks, never allocates (except the one
-  // LOG(ERROR) naming the channel, file and index of the first kCorrupt this
-  // reader sees). Reads nothing outside the mapping, whatever it holds, and
+  // returns torn data. Never blocks, never allocates (the first kCorrupt
+  // this reader sees is named on stderr, channel, file and index, from a
+  // stack buffer). Reads nothing outside the mapping, whatever it holds, and
   // loads the ring entry at most twice.
   Result Read(uint64_t index, MessageInfo* info, void* data) const;
 
@@ -231,19 +255,64 @@ class QueueWatcher {
   const uint64_t owner_;
 };
 
-// Wakes a queue's watchers.
+// Wakes a queue's watchers: one per sender (it remembers which watcher
+// registrations it has proven).
 class QueueWakeUpper {
  public:
+  // Allocates its memory of registrations (num_watchers entries), so that
+  // Wakeup() never does.
   explicit QueueWakeUpper(QueueMemory* memory);
+  // Closes the pidfds it holds.
+  ~QueueWakeUpper();
+
+  QueueWakeUpper(const QueueWakeUpper&) = delete;
+  QueueWakeUpper& operator=(const QueueWakeUpper&) = delete;
 
   // Sends WakeupSignal() to every registered watcher thread, highest
   // priority first (ties: lowest slot first), and returns how many were
-  // signalled. Slots whose thread no longer exists are released. Never
-  // allocates.
+  // signalled. Slots whose thread no longer exists are released.
+  //
+  // A registration is read from shared memory, which anyone who can write
+  // the file can forge, so it is signalled only once proven
+  // (watcher_proof.h): its thread belongs to its process, blocks the wakeup
+  // signal, and the process maps this queue's file. The proof runs once per
+  // registration (a few /proc reads, tens of microseconds), on the first
+  // Wakeup that meets it; later Wakeups signal it through a pidfd held for
+  // that very thread, which no other thread can inherit. A registration
+  // that fails the proof is never signalled: each Wakeup that skips it adds
+  // one to refused_wakeups(), and the first one is named on stderr (channel,
+  // file, slot, pid, tid, process name, why). Never allocates (the message
+  // is written with write(2) from a stack buffer).
   int Wakeup();
 
+  // Signals not sent, since construction, to registrations that failed the
+  // proof.
+  uint64_t refused_wakeups() const { return refused_wakeups_; }
+
  private:
+  // What this sender knows of one watcher slot's registration.
+  struct KnownRegistration {
+    // The slot's words when it was proven (or refused); owner 0: nothing
+    // known.
+    uint64_t owner = 0;
+    int32_t pid = 0;
+    int32_t priority = 0;
+    bool proven = false;
+    // Proven: the thread's pidfd, or -1 (tgkill).
+    int pidfd = -1;
+  };
+
+  // The registration in `slot` with these words, proven or refused now if
+  // it is new to us. Null if its thread is gone (the slot was evicted).
+  const KnownRegistration* Know(uint32_t slot, uint64_t owner, int32_t pid,
+                                int32_t priority);
+  void Forget(KnownRegistration* known);
+  void SayRefused(uint32_t slot, int32_t pid, int32_t tid, const char* why);
+
   QueueMemory* const memory_;
+  std::unique_ptr<KnownRegistration[]> known_;
+  uint64_t refused_wakeups_ = 0;
+  bool said_refused_ = false;
 };
 
 }  // namespace aos::ipc_lib

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "aos/ipc_lib/bounded_wait.h"
@@ -21,6 +22,7 @@
 #include "aos/ipc_lib/queue_test_util.h"
 #include "aos/ipc_lib/robust_slots.h"
 #include "aos/ipc_lib/shared_memory_layout.h"
+#include "aos/ipc_lib/watcher_proof.h"
 #include "aos/testing/path.h"
 #include "glog/logging.h"
 #include "gmock/gmock.h"
@@ -179,6 +181,199 @@ TEST_F(HostileMemoryTest, DamagedWatcherSlotsSignalNobody) {
   while (sigtimedwait(&wakeup, nullptr, &zero) > 0) {
   }
   pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+}
+
+// Blocks the wakeup signal in this thread while alive, as a watching thread
+// does; drains what arrived before unblocking it.
+class WakeupSignalBlocked {
+ public:
+  WakeupSignalBlocked() {
+    sigemptyset(&wakeup_);
+    sigaddset(&wakeup_, WakeupSignal());
+    pthread_sigmask(SIG_BLOCK, &wakeup_, &old_mask_);
+  }
+  ~WakeupSignalBlocked() {
+    const struct timespec zero = {0, 0};
+    while (sigtimedwait(&wakeup_, nullptr, &zero) > 0) {
+    }
+    pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+
+ private:
+  sigset_t wakeup_;
+  sigset_t old_mask_;
+};
+
+// An unrelated process: `sleep`, which maps no queue. With the wakeup signal
+// blocked if asked (a mask survives exec), else at its default action, which
+// kills. Returns once it runs sleep.
+pid_t StartSleeper(bool block_wakeup_signal) {
+  const pid_t child = testing::ForkTestChild();
+  if (child == 0) {
+    sigset_t wakeup;
+    sigemptyset(&wakeup);
+    sigaddset(&wakeup, WakeupSignal());
+    sigprocmask(block_wakeup_signal ? SIG_BLOCK : SIG_UNBLOCK, &wakeup,
+                nullptr);
+    execl("/bin/sleep", "sleep", "600", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Until it has replaced our image (and dropped our mappings).
+  testing::HangGuard guard;
+  while (true) {
+    std::ifstream comm("/proc/" + std::to_string(child) + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name == "sleep") break;
+    if (guard.Expired()) {
+      ADD_FAILURE() << "child " << child << " never ran sleep";
+      break;
+    }
+    usleep(1000);
+  }
+  return child;
+}
+
+// Ends a child of StartSleeper; expects it to have lived until now.
+void StopSleeper(pid_t child) {
+  int status;
+  EXPECT_EQ(waitpid(child, &status, WNOHANG), 0)
+      << "the unrelated process died (signalled by a sender?)";
+  kill(child, SIGKILL);
+  ASSERT_EQ(testing::WaitForChild(child, &status), "");
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "status " << status;
+}
+
+// What a writer of the file can do: a complete registration of any thread,
+// whose check word matches.
+void ForgeRegistration(const QueueView& view, uint32_t slot, uint32_t robust_id,
+                       pid_t pid, pid_t tid, int32_t priority) {
+  const uint64_t owner =
+      internal::OwnerWord(robust_id, static_cast<uint32_t>(tid));
+  internal::WatcherSlot& watcher = view.watcher(slot);
+  watcher.pid.store(pid);
+  watcher.priority.store(priority);
+  watcher.check.store(internal::WatcherCheck(owner, pid, priority));
+  watcher.owner.store(owner);
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+// The campaign's kill: a forged slot naming an unrelated process made every
+// sender signal it with the wakeup signal, whose default action killed it.
+TEST_F(HostileMemoryTest,
+       ForgedRegistrationOfAnUnrelatedProcessIsNotSignalled) {
+  const pid_t sleeper = StartSleeper(/*block_wakeup_signal=*/false);
+  ForgeRegistration(view(), 0, static_cast<uint32_t>(sleeper), sleeper, sleeper,
+                    1);
+  QueueWakeUpper wake_upper(memory_.get());
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(wake_upper.Wakeup(), 0);
+  EXPECT_EQ(wake_upper.Wakeup(), 0);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(wake_upper.refused_wakeups(), 2u);
+  EXPECT_THAT(said, AllOf(HasSubstr(std::string(kChannel)), HasSubstr(path_),
+                          HasSubstr("watcher slot 0"),
+                          HasSubstr("process " + std::to_string(sleeper)),
+                          HasSubstr("\"sleep\""),
+                          HasSubstr("does not block the wakeup signal"),
+                          HasSubstr("forged or stale")));
+  EXPECT_EQ(Count(said, "not signalling"), 1u) << said;
+  StopSleeper(sleeper);
+}
+
+// A process that blocks the signal but does not use this queue is not a
+// watcher of it either.
+TEST_F(HostileMemoryTest, ForgedRegistrationOfAProcessWithoutTheFileIsRefused) {
+  const pid_t sleeper = StartSleeper(/*block_wakeup_signal=*/true);
+  ForgeRegistration(view(), 1, static_cast<uint32_t>(sleeper), sleeper, sleeper,
+                    1);
+  QueueWakeUpper wake_upper(memory_.get());
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(wake_upper.Wakeup(), 0);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(wake_upper.refused_wakeups(), 1u);
+  EXPECT_THAT(said, HasSubstr("does not map the queue's file"));
+  // Where maps may not be read, the other proof is asked for, and fails.
+  internal::SetMapsUnreadableForTesting(true);
+  QueueWakeUpper blind(memory_.get());
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(blind.Wakeup(), 0);
+  const std::string said_blind = ::testing::internal::GetCapturedStderr();
+  internal::SetMapsUnreadableForTesting(false);
+  EXPECT_EQ(blind.refused_wakeups(), 1u);
+  EXPECT_THAT(said_blind, HasSubstr("holds no aos slots"));
+  StopSleeper(sleeper);
+}
+
+// Real registrations pass both proofs, and a registration's thread that
+// goes away frees its slot as before.
+TEST_F(HostileMemoryTest, RealRegistrationsAreProvenAndSignalled) {
+  WakeupSignalBlocked blocked;
+  auto watcher = QueueWatcher::Make(memory_.get(), getpid(), gettid(), 3);
+  ASSERT_TRUE(watcher.ok()) << watcher.status();
+  QueueWakeUpper wake_upper(memory_.get());
+  EXPECT_EQ(wake_upper.Wakeup(), 1);
+  EXPECT_EQ(wake_upper.Wakeup(), 1);
+  internal::SetMapsUnreadableForTesting(true);
+  QueueWakeUpper blind(memory_.get());
+  EXPECT_EQ(blind.Wakeup(), 1);
+  internal::SetMapsUnreadableForTesting(false);
+  EXPECT_EQ(wake_upper.refused_wakeups() + blind.refused_wakeups(), 0u);
+
+  // A thread that registers and exits: its slot is freed by the next
+  // Wakeup (which finds the thread gone), not signalled.
+  std::unique_ptr<QueueWatcher> orphan;
+  std::thread gone([this, &orphan]() {
+    WakeupSignalBlocked blocked_here;
+    auto other = QueueWatcher::Make(memory_.get(), getpid(), gettid(), 1);
+    ASSERT_TRUE(other.ok());
+    orphan = std::move(other).value();
+  });
+  gone.join();
+  EXPECT_EQ(wake_upper.Wakeup(), 1);
+  uint32_t registered = 0;
+  for (uint32_t slot = 0; slot < layout_.num_watchers; ++slot) {
+    registered += view().watcher(slot).owner.load() != 0;
+  }
+  EXPECT_EQ(registered, 1u);
+  orphan.reset();  // Its slot is no longer its own: frees nothing.
+}
+
+// One 8-byte write made every later send fail as "sent too fast", silently:
+// the rate limit trusted the sent time of the message being replaced.
+TEST_F(HostileMemoryTest, SentTimeInTheFutureIsNotBelieved) {
+  // Index 6 replaces index 2.
+  const uint32_t replaced = Entry::Message(view().entry_for(2).load());
+  const int64_t future = monotonic_clock::now().time_since_epoch().count() +
+                         int64_t{3600} * 1000000000;
+  view().message_header(replaced).monotonic_sent_time.store(future);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(SendTest(sender_.get(), 1, 6), QueueSender::Result::kGood);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(sender_->impossible_sent_times(), 1u);
+  EXPECT_THAT(said, AllOf(HasSubstr(std::string(kChannel)), HasSubstr(path_),
+                          HasSubstr("message 2"), HasSubstr("future"),
+                          HasSubstr("delete it")));
+  for (uint32_t i = 7; i < 20; ++i) {
+    EXPECT_EQ(SendTest(sender_.get(), 1, i), QueueSender::Result::kGood);
+  }
+  EXPECT_EQ(sender_->impossible_sent_times(), 1u);
+
+  // A reader does not deliver a message that claims to come from the
+  // future either: it is damage, counted as lost.
+  const uint32_t newest = Entry::Message(view().entry_for(19).load());
+  view().message_header(newest).monotonic_sent_time.store(future);
+  EXPECT_EQ(Read(19), QueueReader::Result::kCorrupt);
+  EXPECT_EQ(Read(18), QueueReader::Result::kGood);
 }
 
 TEST_F(HostileMemoryTest, FileFromAnotherVersionIsRefusedByName) {

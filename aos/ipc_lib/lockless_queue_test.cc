@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -308,18 +309,52 @@ TEST_F(LocklessQueueTest, GarbageAndTruncatedFilesAreRefused) {
               HasSubstr("not a regular file"));
 }
 
-// A file that never gets initialised (its creator died) is reported after
-// the bounded wait.
-TEST_F(LocklessQueueTest, UninitialisedFilesTimeOut) {
-  const std::string empty = dir_ + "/empty";
-  WriteFile(empty, "");
-  EXPECT_THAT(ErrorOpening(empty, SmallLayout()),
-              AllOf(HasSubstr("empty"), HasSubstr(empty)));
-  const std::string zeros = dir_ + "/zeros";
-  WriteFile(zeros, std::string(SmallLayout().MemorySize(), '\0'));
-  EXPECT_THAT(ErrorOpening(zeros, SmallLayout()),
-              AllOf(HasSubstr("never completely initialised"),
-                    HasSubstr("delete " + zeros)));
+// A file its creator never finished (it died, or an older build left it):
+// nobody holds its lock, so the next opener removes it and makes it again,
+// and it is a working queue.
+TEST_F(LocklessQueueTest, AbandonedFilesAreMadeAgain) {
+  for (const std::string& contents :
+       {std::string(), std::string(SmallLayout().MemorySize(), '\0')}) {
+    const std::string path =
+        dir_ + "/abandoned_" + std::to_string(contents.size());
+    WriteFile(path, contents);
+    std::unique_ptr<QueueMemory> memory = Open(path, SmallLayout());
+    ASSERT_NE(memory, nullptr) << path;
+    std::unique_ptr<QueueSender> sender = MakeSender(memory.get());
+    ASSERT_NE(sender, nullptr);
+    EXPECT_EQ(SendTest(sender.get(), 1, 1), QueueSender::Result::kGood);
+    EXPECT_EQ(QueueReader(memory.get()).NextIndex(), 1u);
+    EXPECT_EQ(memory->CheckFile(), QueueMemory::FileState::kInPlace);
+  }
+}
+
+// A file whose creator is still at work (it holds the lock) is waited for,
+// then refused by name: it is never taken from a live creator.
+TEST_F(LocklessQueueTest, FilesStillBeingCreatedAreWaitedForThenRefused) {
+  const std::string path = dir_ + "/being_created";
+  WriteFile(path, std::string(SmallLayout().MemorySize(), '\0'));
+  const int creator = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(creator, 0);
+  ASSERT_EQ(flock(creator, LOCK_EX), 0);
+  EXPECT_THAT(ErrorOpening(path, SmallLayout()),
+              AllOf(HasSubstr("still being created by another process"),
+                    HasSubstr(path), HasSubstr("delete " + path)));
+  EXPECT_EQ(ReadFile(path), std::string(SmallLayout().MemorySize(), '\0'));
+  close(creator);
+}
+
+// CheckFile says whether the path still names the mapped file.
+TEST_F(LocklessQueueTest, CheckFileSeesRemovedAndReplacedFiles) {
+  const std::string path = dir_ + "/identity";
+  std::unique_ptr<QueueMemory> memory = Open(path, SmallLayout());
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(memory->CheckFile(), QueueMemory::FileState::kInPlace);
+  ASSERT_EQ(unlink(path.c_str()), 0);
+  EXPECT_EQ(memory->CheckFile(), QueueMemory::FileState::kRemoved);
+  std::unique_ptr<QueueMemory> replacement = Open(path, SmallLayout());
+  ASSERT_NE(replacement, nullptr);
+  EXPECT_EQ(memory->CheckFile(), QueueMemory::FileState::kReplaced);
+  EXPECT_EQ(replacement->CheckFile(), QueueMemory::FileState::kInPlace);
 }
 
 TEST_F(LocklessQueueTest, InvalidLayoutIsRefused) {

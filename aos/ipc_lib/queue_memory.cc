@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -301,6 +303,26 @@ bool MapGuarded(int fd, size_t size, GuardedMapping* mapping) {
   return true;
 }
 
+// "cannot reserve N bytes for <path>: <error> (M bytes free in <dir>)".
+absl::Status NoSpace(const Context& context, size_t size, int error) {
+  const std::string path(context.path);
+  const std::string directory = path.substr(0, path.rfind('/') + 1);
+  std::string free_space;
+  struct statvfs fs;
+  if (statvfs(directory.empty() ? "." : directory.c_str(), &fs) == 0) {
+    free_space =
+        aos::StrCat(" (", static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize,
+                    " bytes free in ", directory, ")");
+  }
+  return absl::ResourceExhaustedError(aos::StrCat(
+      context.Prefix(), "cannot reserve ", size, " bytes for ", path, ": ",
+      ErrnoText(error), free_space,
+      error == ENOSPC ? "; free space there, give --shm_base more room, or "
+                        "make the channel smaller (max_size, frequency, "
+                        "num_senders, num_watchers)"
+                      : ""));
+}
+
 // The creator: the file is ours alone until the marker is stored.
 absl::StatusOr<GuardedMapping> CreateQueue(int fd, const QueueLayout& layout,
                                            const Context& context) {
@@ -312,10 +334,12 @@ absl::StatusOr<GuardedMapping> CreateQueue(int fd, const QueueLayout& layout,
   // mode admits can open it.
   if (fchmod(fd, context.permissions) != 0) {
     status = context.OpenFailed(errno, "set the mode of");
-  } else if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
-    status = context.Errno(
-        absl::StatusCode::kResourceExhausted,
-        aos::StrCat("cannot size ", path, " to ", size, " bytes"), errno);
+  } else if (const int error = posix_fallocate(fd, 0, static_cast<off_t>(size));
+             error != 0) {
+    // Reserved for real, not a sparse file: on a full filesystem a sparse
+    // file maps fine and then kills every process that touches a page
+    // (SIGBUS) with no word said.
+    status = NoSpace(context, size, error);
   } else if (!MapGuarded(fd, size, &mapping)) {
     status = context.Errno(absl::StatusCode::kResourceExhausted,
                            aos::StrCat("cannot map ", size, " bytes of ", path),
@@ -331,11 +355,30 @@ absl::StatusOr<GuardedMapping> CreateQueue(int fd, const QueueLayout& layout,
   return mapping;
 }
 
+// Removes the context's path if it still names the file `opened` (whose
+// creator died before finishing it), so that the next opener makes it again.
+void RemoveAbandoned(const struct stat& opened, const Context& context) {
+  const std::string path(context.path);
+  struct stat named;
+  if (stat(path.c_str(), &named) == 0 && named.st_dev == opened.st_dev &&
+      named.st_ino == opened.st_ino) {
+    unlink(path.c_str());
+  }
+  LOG(WARNING) << context.Prefix() << "removed " << path << " ("
+               << opened.st_size
+               << " bytes): a process died while creating it, leaving it "
+                  "unfinished; making it again";
+}
+
 // Everyone else: wait for the creator, then check the file is what we want.
-// Reads only; the file is never written unless it matches.
+// Reads only; the file is never written unless it matches. A creator holds
+// an exclusive flock on the file until it is finished: a file still
+// unfinished whose lock we can take was abandoned (its creator died): it is
+// removed and `*abandoned` set, for the caller to start over.
 absl::StatusOr<GuardedMapping> OpenExistingQueue(int fd,
                                                  const QueueLayout& layout,
-                                                 const Context& context) {
+                                                 const Context& context,
+                                                 bool* abandoned) {
   const std::string path(context.path);
   const size_t header_size = sizeof(QueueHeader);
   const auto deadline =
@@ -350,6 +393,8 @@ absl::StatusOr<GuardedMapping> OpenExistingQueue(int fd,
     }
   } header_map;
   struct stat st;
+  // We hold the creator's lock: nobody is creating the file any more.
+  bool locked = false;
   while (true) {
     if (fstat(fd, &st) != 0) {
       return context.Errno(absl::StatusCode::kUnavailable,
@@ -358,44 +403,53 @@ absl::StatusOr<GuardedMapping> OpenExistingQueue(int fd,
     if (!S_ISREG(st.st_mode)) {
       return context.NotAQueue("is not a regular file");
     }
-    const bool late = std::chrono::steady_clock::now() > deadline;
-    if (st.st_size == 0) {
-      // The creator sizes the file in one ftruncate; wait for it.
-      if (late) {
-        return context.NotAQueue(
-            "is empty: its creator died before sizing it, or it is not an "
-            "aos queue");
+    // Empty: the creator has not reserved its space yet.
+    bool finished = false;
+    if (st.st_size != 0) {
+      if (static_cast<size_t>(st.st_size) < header_size) {
+        return context.NotAQueue(aos::StrCat(
+            "is truncated (", st.st_size, " bytes, smaller than the ",
+            header_size, "-byte queue header)"));
       }
-      SleepBriefly();
+      if (header_map.base == nullptr) {
+        header_map.base = MapShared(fd, header_size, PROT_READ);
+        if (header_map.base == nullptr) {
+          return context.Errno(absl::StatusCode::kUnavailable,
+                               aos::StrCat("cannot map the header of ", path),
+                               errno);
+        }
+      }
+      const QueueHeader& header =
+          *static_cast<const QueueHeader*>(header_map.base);
+      const uint64_t magic = __atomic_load_n(&header.magic, __ATOMIC_RELAXED);
+      const uint32_t marker =
+          header.initialised.load(std::memory_order_acquire);
+      if ((magic != 0 && magic != kQueueMagic) ||
+          (marker != 0 && marker != kInitialisedMarker)) {
+        return context.NotAQueue("is not an aos queue (bad magic number)");
+      }
+      finished = magic == kQueueMagic && marker == kInitialisedMarker;
+    }
+    if (finished) {
+      if (locked) flock(fd, LOCK_UN);
+      break;
+    }
+    if (locked) {
+      // Unfinished, and seen so after taking the lock: abandoned.
+      RemoveAbandoned(st, context);
+      *abandoned = true;
+      return absl::AbortedError("abandoned");
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      // Look again, holding it: the creator may have finished just now.
+      locked = true;
       continue;
     }
-    if (static_cast<size_t>(st.st_size) < header_size) {
-      return context.NotAQueue(aos::StrCat("is truncated (", st.st_size,
-                                           " bytes, smaller than the ",
-                                           header_size, "-byte queue header)"));
-    }
-    if (header_map.base == nullptr) {
-      header_map.base = MapShared(fd, header_size, PROT_READ);
-      if (header_map.base == nullptr) {
-        return context.Errno(absl::StatusCode::kUnavailable,
-                             aos::StrCat("cannot map the header of ", path),
-                             errno);
-      }
-    }
-    const QueueHeader& header =
-        *static_cast<const QueueHeader*>(header_map.base);
-    const uint64_t magic = __atomic_load_n(&header.magic, __ATOMIC_RELAXED);
-    const uint32_t marker = header.initialised.load(std::memory_order_acquire);
-    if (magic == kQueueMagic && marker == kInitialisedMarker) break;
-    if ((magic != 0 && magic != kQueueMagic) ||
-        (marker != 0 && marker != kInitialisedMarker)) {
-      return context.NotAQueue("is not an aos queue (bad magic number)");
-    }
-    if (late) {
-      return context.NotAQueue(aos::StrCat(
-          "was never completely initialised (waited ",
-          initialisation_timeout_ms.load(std::memory_order_relaxed),
-          " ms; its creator probably died), or it is not an aos queue"));
+    if (std::chrono::steady_clock::now() > deadline) {
+      return context.NotAQueue(
+          aos::StrCat("is still being created by another process after ",
+                      initialisation_timeout_ms.load(std::memory_order_relaxed),
+                      " ms (it holds the file's lock; is it stopped?)"));
     }
     SleepBriefly();
   }
@@ -512,41 +566,78 @@ absl::StatusOr<std::unique_ptr<QueueMemory>> QueueMemory::Open(
   const std::string path_string(path);
   // The file may be deleted between our failed O_EXCL and our open of the
   // existing one; try again a few times.
+  // Another process may delete the file between our failed O_EXCL and our
+  // open of the existing one, or remove one it found abandoned (or we may);
+  // try again a few times.
+  constexpr int kAttempts = 100;
   for (int attempt = 0;; ++attempt) {
     int fd = open(path_string.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
                   permissions);
     absl::StatusOr<GuardedMapping> mapping;
     if (fd >= 0) {
+      // Held until the file is finished (closing it releases the lock), so
+      // openers can tell a creator at work from one that died. It blocks
+      // only while an opener checks the file.
+      flock(fd, LOCK_EX);
+      struct stat st;
+      if (fstat(fd, &st) == 0 && st.st_nlink == 0 && attempt < kAttempts) {
+        // An opener took the lock before we did and removed the empty file
+        // as abandoned.
+        close(fd);
+        continue;
+      }
       mapping = CreateQueue(fd, layout, context);
     } else if (errno != EEXIST) {
       return context.OpenFailed(errno, "create");
     } else {
       fd = open(path_string.c_str(), O_RDWR | O_CLOEXEC);
       if (fd < 0) {
-        if (errno == ENOENT && attempt < 100) continue;
+        if (errno == ENOENT && attempt < kAttempts) continue;
         if (errno == EISDIR) return context.NotAQueue("is not a regular file");
         return context.OpenFailed(errno, "open", " for reading and writing");
       }
-      mapping = OpenExistingQueue(fd, layout, context);
+      bool abandoned = false;
+      mapping = OpenExistingQueue(fd, layout, context, &abandoned);
+      if (abandoned && attempt < kAttempts) {
+        close(fd);
+        continue;
+      }
     }
+    struct stat identity = {};
+    const bool known = fstat(fd, &identity) == 0;
     // The mapping keeps the file alive.
     close(fd);
     if (!mapping.ok()) return mapping.status();
+    CHECK(known) << "fstat of " << path_string << " failed after mapping it";
     return std::unique_ptr<QueueMemory>(new QueueMemory(
         path_string, std::string(channel_description), layout,
-        mapping->reservation, mapping->reservation_size, mapping->base));
+        FileIdentity{identity.st_dev, identity.st_ino}, mapping->reservation,
+        mapping->reservation_size, mapping->base));
   }
 }
 
 QueueMemory::QueueMemory(std::string path, std::string channel,
-                         QueueLayout layout, void* reservation,
-                         size_t reservation_size, void* base)
+                         QueueLayout layout, FileIdentity identity,
+                         void* reservation, size_t reservation_size, void* base)
     : path_(std::move(path)),
       channel_(std::move(channel)),
       layout_(layout),
+      identity_(identity),
       reservation_(reservation),
       reservation_size_(reservation_size),
       base_(base) {}
+
+QueueMemory::FileState QueueMemory::CheckFile() const {
+  struct stat named;
+  if (stat(path_.c_str(), &named) != 0) {
+    // Anything but "not there" (a directory we may no longer search, say)
+    // tells nothing about the file.
+    return errno == ENOENT ? FileState::kRemoved : FileState::kInPlace;
+  }
+  return named.st_dev == identity_.device && named.st_ino == identity_.inode
+             ? FileState::kInPlace
+             : FileState::kReplaced;
+}
 
 QueueMemory::~QueueMemory() {
   const size_t size = layout_.MemorySize();

@@ -77,6 +77,16 @@ class QueueMemory {
   // `channel_description`, the file, both layouts, and says to delete the
   // file (after stopping every process using it). Permission errors name the
   // file and the mode.
+  // Space: the creator reserves the whole file (posix_fallocate) before
+  // mapping it; where the filesystem has no room, Open fails
+  // (ResourceExhausted) naming the file, the bytes needed and the bytes
+  // free, and removes the file. So a full disk is an error, never a SIGBUS
+  // later.
+  // Abandoned files: a creator holds an exclusive flock(2) on the file until
+  // it is initialised. A file found unfinished whose lock nobody holds was
+  // left by a creator that died (or by an older build); Open removes it
+  // (one LOG(WARNING) line naming it) and creates it again. One whose
+  // creator still holds the lock is waited for up to 1 s, then refused.
   // The mapping has an inaccessible page on each side, so that a read out of
   // its bounds faults at once instead of reading a neighbour.
   static absl::StatusOr<std::unique_ptr<QueueMemory>> Open(
@@ -90,6 +100,28 @@ class QueueMemory {
   QueueMemory(const QueueMemory&) = delete;
   QueueMemory& operator=(const QueueMemory&) = delete;
 
+  // Whether path() still names the file this maps. A file removed (rm,
+  // or a cleanup of --shm_base) or replaced by another while processes use
+  // it splits them: whoever opens the path from now on gets another queue.
+  enum class FileState {
+    kInPlace,
+    // Nothing is at path() any more.
+    kRemoved,
+    // path() names another file now.
+    kReplaced,
+  };
+  // One stat(2) of path(); never allocates. Errors other than "no such
+  // file" (e.g. a directory this process may no longer search) count as
+  // kInPlace: they say nothing about the file.
+  FileState CheckFile() const;
+
+  // The mapped file's device and inode, as opened.
+  struct FileIdentity {
+    dev_t device = 0;
+    ino_t inode = 0;
+  };
+  const FileIdentity& identity() const { return identity_; }
+
   const QueueLayout& layout() const { return layout_; }
   const std::string& path() const { return path_; }
   // The channel_description given to Open, for messages.
@@ -99,11 +131,13 @@ class QueueMemory {
 
  private:
   QueueMemory(std::string path, std::string channel, QueueLayout layout,
-              void* reservation, size_t reservation_size, void* base);
+              FileIdentity identity, void* reservation, size_t reservation_size,
+              void* base);
 
   std::string path_;
   std::string channel_;
   QueueLayout layout_;
+  FileIdentity identity_;
   // The guard pages and the mapping between them.
   void* reservation_;
   size_t reservation_size_;
