@@ -175,6 +175,15 @@ class RawSender {
   // realtime_sent_time_ and sent_queue_index_.
   virtual Error DoSend(size_t length, const RemoteOrigin* origin) = 0;
 
+  // For implementations over shared memory: damage a send met and got past
+  // (aos.timing.Sender's refused_wakeups and impossible_sent_times), for
+  // the timing report. Never allocates.
+  void RecordSharedMemoryDamage(uint64_t refused_wakeups,
+                                uint64_t impossible_sent_times) {
+    timing_.refused_wakeups += refused_wakeups;
+    timing_.impossible_sent_times += impossible_sent_times;
+  }
+
   monotonic_clock::time_point monotonic_sent_time_ = monotonic_clock::min_time;
   realtime_clock::time_point realtime_sent_time_ = realtime_clock::min_time;
   uint32_t sent_queue_index_ = Context::kInvalidQueueIndex;

@@ -12,12 +12,16 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
+#include "aos/events/allocation_guard.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/util/cpu_latency_limit.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "glog/logging.h"
+
+DECLARE_int32(timing_report_ms);
 
 DEFINE_string(shm_base, "/dev/shm/aos",
               "Directory of the shared memory files, one per channel. Give "
@@ -130,20 +134,35 @@ class ShmSender : public RawSender {
   ShmSender(ShmEventLoop* event_loop, const Channel* channel,
             QueueMemory* memory)
       : RawSender(event_loop, channel),
-        boot_uuid_(event_loop->boot_uuid()),
-        wake_upper_(memory) {
-    auto sender = ipc_lib::QueueSender::Make(memory);
-    if (!sender.ok()) {
-      ExitForUserError(StrCat("event loop ", event_loop->name(), ": sender on ",
-                              channel->name()->string_view(), " (",
-                              channel->type()->string_view(),
-                              "): ", sender.status().message()));
-    }
-    sender_ = std::move(sender).value();
+        loop_(event_loop),
+        boot_uuid_(event_loop->boot_uuid()) {
+    Attach(memory);
+    loop_->shm_senders_.push_back(this);
   }
+
+  ~ShmSender() override { std::erase(loop_->shm_senders_, this); }
 
   void* data() override { return sender_->Data(); }
   size_t size() override { return sender_->size(); }
+
+  // Sends into `memory` from now on (the channel's file was re-opened):
+  // frees this sender's slot in the old file and claims one in the new.
+  // Allocates.
+  void Attach(QueueMemory* memory) {
+    wake_upper_.reset();
+    sender_.reset();
+    auto sender = ipc_lib::QueueSender::Make(memory);
+    if (!sender.ok()) {
+      ExitForUserError(StrCat("event loop ", loop_->name(), ": sender on ",
+                              channel()->name()->string_view(), " (",
+                              channel()->type()->string_view(),
+                              "): ", sender.status().message()));
+    }
+    sender_ = std::move(sender).value();
+    wake_upper_ = std::make_unique<ipc_lib::QueueWakeUpper>(memory);
+    refused_wakeups_seen_ = 0;
+    impossible_sent_times_seen_ = 0;
+  }
 
  protected:
   Error DoSend(size_t length, const RemoteOrigin* remote) override {
@@ -157,26 +176,49 @@ class ShmSender : public RawSender {
       origin.source_boot_uuid = boot_uuid_;
     }
     MessageInfo sent;
-    switch (sender_->Send(length, origin, &sent)) {
+    const ipc_lib::QueueSender::Result result =
+        sender_->Send(length, origin, &sent);
+    if (result == ipc_lib::QueueSender::Result::kGood) {
+      monotonic_sent_time_ = sent.monotonic_sent_time;
+      realtime_sent_time_ = sent.realtime_sent_time;
+      sent_queue_index_ = sent.queue_index;
+      wake_upper_->Wakeup();
+    }
+    RecordDamage();
+    switch (result) {
       case ipc_lib::QueueSender::Result::kGood:
-        break;
+        return Error::kOk;
       case ipc_lib::QueueSender::Result::kMessagesSentTooFast:
         return Error::kMessagesSentTooFast;
       case ipc_lib::QueueSender::Result::kInvalidRedzone:
-      case ipc_lib::QueueSender::Result::kCorrupt:  // Logged by the queue.
+      case ipc_lib::QueueSender::Result::kCorrupt:  // Said by the queue.
         return Error::kInvalidRedzone;
     }
-    monotonic_sent_time_ = sent.monotonic_sent_time;
-    realtime_sent_time_ = sent.realtime_sent_time;
-    sent_queue_index_ = sent.queue_index;
-    wake_upper_.Wakeup();
-    return Error::kOk;
+    return Error::kInvalidRedzone;
   }
 
  private:
+  // Adds what the queue counted since the last send to the timing report.
+  void RecordDamage() {
+    const uint64_t refused = wake_upper_->refused_wakeups();
+    const uint64_t impossible = sender_->impossible_sent_times();
+    if (refused == refused_wakeups_seen_ &&
+        impossible == impossible_sent_times_seen_) {
+      return;
+    }
+    RecordSharedMemoryDamage(refused - refused_wakeups_seen_,
+                             impossible - impossible_sent_times_seen_);
+    refused_wakeups_seen_ = refused;
+    impossible_sent_times_seen_ = impossible;
+  }
+
+  ShmEventLoop* const loop_;
   const UUID boot_uuid_;
   std::unique_ptr<ipc_lib::QueueSender> sender_;
-  ipc_lib::QueueWakeUpper wake_upper_;
+  std::unique_ptr<ipc_lib::QueueWakeUpper> wake_upper_;
+  // The queue's cumulative counts already recorded.
+  uint64_t refused_wakeups_seen_ = 0;
+  uint64_t impossible_sent_times_seen_ = 0;
 };
 
 class ShmFetcher : public RawFetcher {
@@ -184,14 +226,27 @@ class ShmFetcher : public RawFetcher {
   ShmFetcher(ShmEventLoop* event_loop, const Channel* channel,
              QueueMemory* memory)
       : RawFetcher(event_loop, channel),
-        reader_(memory),
+        loop_(event_loop),
+        reader_(std::in_place, memory),
         queue_size_(memory->layout().queue_size),
-        buffer_(configuration::MessageBufferSize(*channel)) {}
+        buffer_(configuration::MessageBufferSize(*channel)) {
+    loop_->shm_fetchers_.push_back(this);
+  }
+
+  ~ShmFetcher() override { std::erase(loop_->shm_fetchers_, this); }
+
+  // Reads `memory` from now on (the channel's file was re-opened): the
+  // current message stays, and FetchNext() continues with the oldest
+  // message of the new file.
+  void Attach(QueueMemory* memory) {
+    reader_.emplace(memory);
+    has_current_ = false;
+  }
 
  protected:
   FetchResult DoFetch() override {
     while (true) {
-      const uint64_t next = reader_.NextIndex();
+      const uint64_t next = reader_->NextIndex();
       if (next == 0) return {};
       const uint64_t latest = next - 1;
       if (has_current_ && current_ == latest) return {};
@@ -209,7 +264,7 @@ class ShmFetcher : public RawFetcher {
   FetchResult DoFetchNext() override {
     uint32_t lost = 0;
     while (true) {
-      const uint64_t next = reader_.NextIndex();
+      const uint64_t next = reader_->NextIndex();
       const uint64_t oldest = OldestKept(next, queue_size_);
       uint64_t wanted = has_current_ ? current_ + 1 : oldest;
       if (wanted >= next) return {.fetched = false, .lost = lost};
@@ -234,7 +289,7 @@ class ShmFetcher : public RawFetcher {
   ipc_lib::QueueReader::Result Take(uint64_t index) {
     MessageInfo info;
     const ipc_lib::QueueReader::Result result =
-        reader_.Read(index, &info, buffer_.data());
+        reader_->Read(index, &info, buffer_.data());
     if (result != ipc_lib::QueueReader::Result::kGood &&
         result != ipc_lib::QueueReader::Result::kCorrupt) {
       return result;
@@ -247,7 +302,9 @@ class ShmFetcher : public RawFetcher {
     return result;
   }
 
-  ipc_lib::QueueReader reader_;
+  ShmEventLoop* const loop_;
+  // Always set; re-made when the channel's file is re-opened.
+  std::optional<ipc_lib::QueueReader> reader_;
   const uint64_t queue_size_;
   std::vector<uint8_t> buffer_;
   uint64_t current_ = 0;
@@ -262,7 +319,7 @@ class ShmWatcher : public WatcherState {
       : WatcherState(event_loop, channel, std::move(fn)),
         loop_(event_loop),
         memory_(memory),
-        reader_(memory),
+        reader_(std::in_place, memory),
         queue_size_(memory->layout().queue_size),
         buffer_(configuration::MessageBufferSize(*channel)) {
     loop_->shm_watchers_.push_back(this);
@@ -281,7 +338,23 @@ class ShmWatcher : public WatcherState {
                               "): ", registration.status().message()));
     }
     registration_ = std::move(registration).value();
-    next_ = reader_.NextIndex();
+    priority_ = priority;
+    next_ = reader_->NextIndex();
+  }
+
+  // Watches `memory` from now on (the channel's file was re-opened): the
+  // registration moves to the new file, and every message in it is
+  // delivered (they were all sent after the old file went away). A message
+  // already read from the old file is still delivered.
+  void Attach(QueueMemory* memory) {
+    const bool started = registration_ != nullptr;
+    registration_.reset();
+    memory_ = memory;
+    reader_.emplace(memory);
+    if (started) {
+      Start(priority_);
+      next_ = 0;
+    }
   }
 
   // Whether a message is waiting to be delivered: the one read earlier, or
@@ -289,7 +362,7 @@ class ShmWatcher : public WatcherState {
   // lost on the way). Never allocates.
   bool Peek() {
     while (!pending_) {
-      const uint64_t end = reader_.NextIndex();
+      const uint64_t end = reader_->NextIndex();
       if (next_ >= end) return false;
       const uint64_t oldest = OldestKept(end, queue_size_);
       if (next_ < oldest) {
@@ -297,7 +370,7 @@ class ShmWatcher : public WatcherState {
         next_ = oldest;
       }
       const ipc_lib::QueueReader::Result result =
-          reader_.Read(next_, &pending_info_, buffer_.data());
+          reader_->Read(next_, &pending_info_, buffer_.data());
       if (result == ipc_lib::QueueReader::Result::kCorrupt) {
         AddLost(1);  // Damaged (logged by the reader): skipped.
         ++next_;
@@ -325,11 +398,13 @@ class ShmWatcher : public WatcherState {
 
  private:
   ShmEventLoop* const loop_;
-  QueueMemory* const memory_;
-  ipc_lib::QueueReader reader_;
+  QueueMemory* memory_;
+  // Always set; re-made when the channel's file is re-opened.
+  std::optional<ipc_lib::QueueReader> reader_;
   const uint64_t queue_size_;
   std::vector<uint8_t> buffer_;
   std::unique_ptr<ipc_lib::QueueWatcher> registration_;
+  int priority_ = 0;
   uint64_t next_ = 0;
   // A message read into buffer_ and not delivered yet.
   bool pending_ = false;
@@ -428,6 +503,7 @@ ShmEventLoop::ShmEventLoop(const Configuration* configuration,
 }
 
 ShmEventLoop::~ShmEventLoop() {
+  queue_file_check_.reset();
   DestroyHandlers();
   for (int fd : readable_fds_) epoll_.Remove(fd);
   epoll_.Remove(signal_fd_);
@@ -469,10 +545,8 @@ std::string ShmEventLoop::ShmPath(const Channel* channel) {
                 channel->type()->string_view(), ".v", ipc_lib::kLayoutVersion);
 }
 
-ipc_lib::QueueMemory* ShmEventLoop::GetQueueMemory(const Channel* channel) {
-  for (const auto& [known, memory] : queues_) {
-    if (known == channel) return memory.get();
-  }
+std::unique_ptr<ipc_lib::QueueMemory> ShmEventLoop::OpenQueueMemory(
+    const Channel* channel) {
   const std::string description = StrCat(channel->name()->string_view(), " (",
                                          channel->type()->string_view(), ")");
   auto memory = ipc_lib::QueueMemory::Open(
@@ -489,8 +563,50 @@ ipc_lib::QueueMemory* ShmEventLoop::GetQueueMemory(const Channel* channel) {
     }
     ExitForUserError(message);
   }
-  queues_.emplace_back(channel, std::move(memory).value());
+  return std::move(memory).value();
+}
+
+ipc_lib::QueueMemory* ShmEventLoop::GetQueueMemory(const Channel* channel) {
+  for (const auto& [known, memory] : queues_) {
+    if (known == channel) return memory.get();
+  }
+  queues_.emplace_back(channel, OpenQueueMemory(channel));
   return queues_.back().second.get();
+}
+
+void ShmEventLoop::CheckQueueFiles() {
+  for (auto& [channel, memory] : queues_) {
+    const ipc_lib::QueueMemory::FileState state = memory->CheckFile();
+    if (state == ipc_lib::QueueMemory::FileState::kInPlace) continue;
+    // The rest allocates (opening and mapping a file, new slots): it only
+    // happens when something outside aos changed the shm directory.
+    GuardedCallback reopening = {.loop = name(),
+                                 .kind = "re-opening of",
+                                 .name = channel->name()->string_view(),
+                                 .type = channel->type()->string_view(),
+                                 .policy = AllocationPolicy::kCount};
+    ScopedAllocationGuard allow(&reopening);
+    LOG(WARNING) << "event loop " << name() << ": " << memory->channel()
+                 << ": its shared memory file " << memory->path()
+                 << (state == ipc_lib::QueueMemory::FileState::kRemoved
+                         ? " was deleted"
+                         : " was replaced by another file")
+                 << " while in use; re-opening it (messages sent through the "
+                    "old file since then are lost to this loop)";
+    std::unique_ptr<ipc_lib::QueueMemory> fresh = OpenQueueMemory(channel);
+    for (ShmSender* sender : shm_senders_) {
+      if (sender->channel() == channel) sender->Attach(fresh.get());
+    }
+    for (ShmFetcher* fetcher : shm_fetchers_) {
+      if (fetcher->channel() == channel) fetcher->Attach(fresh.get());
+    }
+    for (ShmWatcher* watcher : shm_watchers_) {
+      if (watcher->channel() == channel) watcher->Attach(fresh.get());
+    }
+    // Nothing points into the old mapping any more.
+    memory = std::move(fresh);
+    ++timing_entries()->reopened_queue_files;
+  }
 }
 
 std::unique_ptr<RawSender> ShmEventLoop::DoMakeRawSender(
@@ -675,6 +791,12 @@ void ShmEventLoop::Run() {
   for (ShmWatcher* watcher : shm_watchers_) {
     watcher->Start(runtime_realtime_priority());
   }
+  // Once per report window: is every queue file still the one we map?
+  queue_file_check_ = DoMakeTimer([this]() { CheckQueueFiles(); });
+  queue_file_check_->set_name("queue_file_check");
+  const auto check_period =
+      std::chrono::milliseconds(std::max(1, FLAGS_timing_report_ms));
+  queue_file_check_->Schedule(monotonic_now() + check_period, check_period);
   StartRunning();
   // Messages may have arrived while OnRun callbacks ran.
   DeliverMessages();

@@ -50,7 +50,6 @@ DECLARE_string(shm_base);
 DECLARE_string(permissions);
 DECLARE_bool(die_on_rt_failure);
 DECLARE_bool(die_on_malloc);
-DECLARE_bool(die_on_malloc);
 DECLARE_int32(cpu_dma_latency_us);
 DECLARE_string(cpu_dma_latency_scope);
 
@@ -123,11 +122,6 @@ class ShmEventLoop : public EventLoop {
   // Before Run() or after it returned, not from inside it.
   void StopWakeupEnd();
 
-  // The shared memory of `channel`, opened (or created) on first use.
-  // Aborts with the queue's message (layout mismatch, permissions) if it
-  // cannot be used.
-  ipc_lib::QueueMemory* GetQueueMemory(const Channel* channel);
-
   // The file a channel's queue lives in.
   static std::string ShmPath(const Channel* channel);
 
@@ -141,7 +135,19 @@ class ShmEventLoop : public EventLoop {
 
  private:
   friend class ShmTimer;
+  friend class ShmSender;
+  friend class ShmFetcher;
   friend class ShmWatcher;
+
+  // The shared memory of `channel`, opened (or created) on first use. Ends
+  // the program with the queue's message (layout mismatch, permissions,
+  // no space) if it cannot be used.
+  ipc_lib::QueueMemory* GetQueueMemory(const Channel* channel);
+  std::unique_ptr<ipc_lib::QueueMemory> OpenQueueMemory(const Channel* channel);
+  // For every queue file this loop maps that was deleted or replaced:
+  // says so, re-opens it, moves its senders, fetchers and watchers over,
+  // and counts it in the timing report. One stat(2) per file otherwise.
+  void CheckQueueFiles();
 
   void ApplyRealtimeSettings();
   // Holds --cpu_dma_latency_us, if this loop should (see above).
@@ -165,7 +171,11 @@ class ShmEventLoop : public EventLoop {
   std::function<void()> on_wakeup_end_;
   std::vector<std::pair<const Channel*, std::unique_ptr<ipc_lib::QueueMemory>>>
       queues_;
+  std::vector<class ShmSender*> shm_senders_;
+  std::vector<class ShmFetcher*> shm_fetchers_;
   std::vector<class ShmWatcher*> shm_watchers_;
+  // Runs CheckQueueFiles() once per --timing_report_ms while Run() runs.
+  std::unique_ptr<TimerHandler> queue_file_check_;
   // Held from the start of Run() until it returns.
   std::unique_ptr<CpuLatencyLimit> cpu_latency_limit_;
   bool ran_ = false;

@@ -10,10 +10,12 @@
 #include <filesystem>
 #include <thread>
 
+#include "aos/events/event_loop_generated.h"
 #include "aos/events/event_loop_param_test.h"
 #include "aos/testing/allocation_counter.h"
 #include "aos/testing/path.h"
 #include "aos/testing/processes.h"
+#include "aos/testing/small_filesystem.h"
 #include "aos/testing/test_message_generated.h"
 #include "aos/testing/test_reply_generated.h"
 #include "gmock/gmock.h"
@@ -605,6 +607,106 @@ TEST_F(ShmEventLoopTest, AnotherUsersQueueFileIsOneLineWithTheFix) {
                        ::testing::HasSubstr("/test/aos.testing.TestMessage.v"),
                        ::testing::HasSubstr("Permission denied"),
                        ::testing::HasSubstr("--permissions=0660")));
+}
+
+// A queue file deleted while loops use it (rm, or a cleanup of the shm
+// directory) split the system silently: a process started afterwards made a
+// new file, while running loops kept the old one. Now a running loop finds
+// out within a report window, says so, and moves its watcher, fetcher and
+// sender to the new file; its timing report counts it. At realtime
+// priority, so re-opening (which allocates) must not trip the allocation
+// guard.
+TEST_F(ShmEventLoopTest, DeletedQueueFileIsReopenedByRunningLoops) {
+  gflags::FlagSaver saver;
+  FLAGS_timing_report_ms = 50;
+  ShmEventLoop watching(factory_.configuration(), "watching");
+  watching.SetRuntimeRealtimePriority(1);
+  Sender<TestMessage> answer = watching.MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = watching.MakeFetcher<TestMessage>("/test");
+  std::atomic<bool> running{false};
+  bool got_new = false;
+  int fetched = 0;
+  uint64_t reopened = 0;
+  auto exit_when_done = [&]() {
+    if (got_new && reopened > 0) watching.Exit();
+  };
+  watching.MakeWatcher("/test", [&](const TestMessage& message) {
+    if (message.value() != 42 || got_new) return;
+    got_new = true;
+    if (fetcher.Fetch()) fetched = fetcher->value();
+    auto builder = answer.MakeBuilder();
+    TestMessage::Builder reply = builder.MakeBuilder<TestMessage>();
+    reply.add_value(43);
+    builder.CheckOk(builder.Send(reply.Finish()));
+    exit_when_done();
+  });
+  watching.MakeWatcher("/aos", [&](const timing::Report& report) {
+    if (report.name()->string_view() == "watching") {
+      reopened += report.reopened_queue_files();
+      exit_when_done();
+    }
+  });
+  // Failing allocates, which this realtime loop's callbacks may not.
+  bool gave_up = false;
+  TimerHandler* give_up = watching.AddTimer([&]() {
+    gave_up = true;
+    watching.Exit();
+  });
+  watching.OnRun([&]() {
+    give_up->Schedule(watching.monotonic_now() + std::chrono::seconds(60));
+    running = true;
+  });
+  std::thread thread([&]() { watching.Run(); });
+  while (!running) std::this_thread::sleep_for(milliseconds(1));
+
+  const std::string path = ShmEventLoop::ShmPath(answer.channel());
+  ASSERT_EQ(unlink(path.c_str()), 0) << path;
+  // A process started after the rm: it makes a new file.
+  ShmEventLoop late(factory_.configuration(), "late");
+  Sender<TestMessage> sender = late.MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> replies = late.MakeFetcher<TestMessage>("/test");
+  bool answered = false;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!answered && std::chrono::steady_clock::now() < deadline) {
+    auto builder = sender.MakeBuilder();
+    TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+    message.add_value(42);
+    builder.CheckOk(builder.Send(message.Finish()));
+    std::this_thread::sleep_for(milliseconds(5));
+    while (replies.FetchNext()) answered |= replies->value() == 43;
+  }
+  thread.join();
+  EXPECT_FALSE(gave_up) << "after 60 s: new message seen " << got_new
+                        << ", re-opened files reported " << reopened;
+  EXPECT_TRUE(got_new) << "the running watcher never saw the new file";
+  EXPECT_EQ(fetched, 42) << "the fetcher did not move to the new file";
+  EXPECT_TRUE(answered) << "the running sender did not move to the new file";
+  EXPECT_EQ(reopened, 1u);
+  EXPECT_EQ(watching.realtime_allocations(), 0u);
+}
+
+// A full --shm_base (here a private tmpfs) is one line naming the file and
+// the bytes, exit 1, and no file left to poison the channel. Before, the
+// file was made sparse and the first touch killed the process (SIGBUS).
+TEST_F(ShmEventLoopTest, FullShmBaseIsOneLineAndExitOne) {
+  const std::string small = TestTempDir() + "/small";
+  const absl::Status mounted = MountSmallTmpfs(small, 256 * 1024);
+  if (!mounted.ok()) GTEST_SKIP() << mounted.message();
+  FillFilesystem(small, 0);
+  FLAGS_shm_base = small + "/shm";
+  EXPECT_EXIT(
+      {
+        ShmEventLoop loop(factory_.configuration(), "full");
+        Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+      },
+      ::testing::ExitedWithCode(1),
+      "event loop full: /test \\(aos.testing.TestMessage\\): cannot reserve "
+      "[0-9]+ bytes for .*/shm/test/aos.testing.TestMessage.v[0-9]+: No "
+      "space left on device \\([0-9]+ bytes free in ");
+  EXPECT_FALSE(std::filesystem::exists(small + "/shm/test/"
+                                               "aos.testing.TestMessage.v3"));
+  RemoveFiller(small);
 }
 
 // One heap allocation the compiler cannot elide.

@@ -154,11 +154,17 @@ struct SenderTiming {
   RunningStatistic size;
   // Failed sends, indexed by aos::timing::SendError.
   std::array<uint64_t, kSendErrorCount> error_counts = {};
+  // Wakeups not signalled to registrations that failed the proof.
+  uint64_t refused_wakeups = 0;
+  // Replaced messages whose sent time was in the future.
+  uint64_t impossible_sent_times = 0;
 
   void Reset() noexcept {
     count = 0;
     size.Reset();
     error_counts.fill(0);
+    refused_wakeups = 0;
+    impossible_sent_times = 0;
   }
   void Merge(const SenderTiming& other) noexcept {
     count += other.count;
@@ -166,6 +172,8 @@ struct SenderTiming {
     for (size_t i = 0; i < kSendErrorCount; ++i) {
       error_counts[i] += other.error_counts[i];
     }
+    refused_wakeups += other.refused_wakeups;
+    impossible_sent_times += other.impossible_sent_times;
   }
 };
 
@@ -179,9 +187,12 @@ struct LoopTimingEntries {
   std::vector<FetcherTiming*> fetchers;
   std::vector<TimerTiming*> timers;
   std::vector<TimerTiming*> phased_loops;
+  // Queue files the loop found deleted or replaced, and re-opened.
+  uint64_t reopened_queue_files = 0;
 
   // Every figure back to zero: the next window starts. Never allocates.
   void ResetWindow() noexcept {
+    reopened_queue_files = 0;
     for (WatcherTiming* entry : watchers) entry->Reset();
     for (SenderTiming* entry : senders) entry->Reset();
     for (FetcherTiming* entry : fetchers) entry->Reset();

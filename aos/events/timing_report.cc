@@ -194,6 +194,7 @@ std::span<const uint8_t> TimingReporter::Build(
   header_.realtime_start_ns = realtime_window_start_.time_since_epoch().count();
   header_.dropped_histograms = plan.dropped_histograms;
   header_.dropped_entries = plan.dropped_entries;
+  header_.reopened_queue_files = all.reopened_queue_files;
   fbb_.Finish(timing::EncodeReport(&fbb_, header_, encoded));
   CHECK_LE(fbb_.GetSize(), max_size_)
       << "timing report larger than its bound; this is a bug in "

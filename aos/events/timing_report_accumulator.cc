@@ -46,6 +46,7 @@ void TimingReportAccumulator::Add(const timing::ReportContents& report) {
     out.send_failures += in.send_failures;
     out.dropped_histograms += in.dropped_histograms;
     out.dropped_entries += in.dropped_entries;
+    out.reopened_queue_files += in.reopened_queue_files;
   }
   auto by_channel = [](const auto& entry) { return entry.channel_index; };
   auto by_name = [](const timing::TimerTiming& entry) { return entry.name; };

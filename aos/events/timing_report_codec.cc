@@ -118,6 +118,8 @@ Offset<Sender> EncodeSender(flatbuffers::FlatBufferBuilder* fbb,
   builder.add_count(Clamp32(timing.count));
   builder.add_size(size);
   builder.add_error_counts(error_counts);
+  builder.add_refused_wakeups(Clamp32(timing.refused_wakeups));
+  builder.add_impossible_sent_times(Clamp32(timing.impossible_sent_times));
   return builder.Finish();
 }
 
@@ -146,6 +148,7 @@ Offset<Report> EncodeReport(flatbuffers::FlatBufferBuilder* fbb,
   report.add_dropped_entries(Clamp32(header.dropped_entries));
   report.add_cpu_latency_limit_us(header.cpu_latency_limit_us);
   report.add_cpu_latency_limit_cpus(cpus);
+  report.add_reopened_queue_files(Clamp32(header.reopened_queue_files));
   return report.Finish();
 }
 
@@ -221,14 +224,14 @@ size_t FetcherSizeBound(const FetcherTiming& timing, bool histograms) {
 
 size_t SenderSizeBound() {
   constexpr size_t kErrorCountBound = kTableOverhead + 2 * kFieldBound + 4;
-  return kTableOverhead + 4 * kFieldBound + kStatisticBound + 4 + 8 +
+  return kTableOverhead + 6 * kFieldBound + kStatisticBound + 4 + 8 +
          kSendErrorCount * kErrorCountBound;
 }
 
 size_t ReportHeaderSizeBound(const ReportHeader& header) {
-  // The report table itself: 17 fields (one spare), the five entry vectors'
+  // The report table itself: 18 fields (one spare), the five entry vectors'
   // length words and padding, and the strings.
-  return kTableOverhead + 18 * kFieldBound + 5 * (4 + 8) + 8 +
+  return kTableOverhead + 19 * kFieldBound + 5 * (4 + 8) + 8 +
          StringBound(header.name.size()) + StringBound(header.version.size()) +
          StringBound(header.node.size()) +
          StringBound(header.cpu_latency_limit_cpus.size());
@@ -310,6 +313,7 @@ absl::StatusOr<ReportContents> DecodeTimingReport(const Report& report) {
   header.send_failures = report.send_failures();
   header.dropped_histograms = report.dropped_histograms();
   header.dropped_entries = report.dropped_entries();
+  header.reopened_queue_files = report.reopened_queue_files();
   header.cpu_latency_limit_us = report.cpu_latency_limit_us();
   header.cpu_latency_limit_cpus = Str(report.cpu_latency_limit_cpus());
 
@@ -360,6 +364,8 @@ absl::StatusOr<ReportContents> DecodeTimingReport(const Report& report) {
       SenderTiming& entry = contents.senders.emplace_back();
       entry.channel_index = sender->channel_index();
       entry.count = sender->count();
+      entry.refused_wakeups = sender->refused_wakeups();
+      entry.impossible_sent_times = sender->impossible_sent_times();
       if (sender->size() != nullptr && entry.count > 0 &&
           !std::isnan(sender->size()->average())) {
         entry.size = RunningStatistic::Decode(*sender->size(), entry.count);

@@ -47,6 +47,7 @@ struct ReportHeader {
   uint64_t send_failures = 0;
   uint64_t dropped_histograms = 0;
   uint64_t dropped_entries = 0;
+  uint64_t reopened_queue_files = 0;
   int32_t cpu_latency_limit_us = -1;
   std::string cpu_latency_limit_cpus;
 };

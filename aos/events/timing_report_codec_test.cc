@@ -69,6 +69,32 @@ TEST(TimingReportCodecTest, EncodingAndDecodingRoundTrip) {
   EXPECT_EQ(b.senders()->Get(0)->error_counts()->size(), kSendErrorCount);
 }
 
+// What a loop met in its shared memory reaches the tools and back.
+TEST(TimingReportCodecTest, SharedMemoryDamageRoundTrips) {
+  const auto bytes = ReportFromJson(R"({ "name": "pong",
+      "reopened_queue_files": 2,
+      "senders": [ { "channel_index": 1, "count": 4, "refused_wakeups": 7,
+                     "impossible_sent_times": 3 } ] })");
+  auto first = DecodeTimingReport({bytes.data(), bytes.size()});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->header.reopened_queue_files, 2u);
+  ASSERT_EQ(first->senders.size(), 1u);
+  EXPECT_EQ(first->senders[0].refused_wakeups, 7u);
+  EXPECT_EQ(first->senders[0].impossible_sent_times, 3u);
+  const flatbuffers::DetachedBuffer encoded = EncodeReportContents(*first);
+  auto second = DecodeTimingReport({encoded.data(), encoded.size()});
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(second->header.reopened_queue_files, 2u);
+  EXPECT_EQ(second->senders[0].refused_wakeups, 7u);
+  EXPECT_EQ(second->senders[0].impossible_sent_times, 3u);
+  SenderTiming sum = first->senders[0];
+  sum.Merge(second->senders[0]);
+  EXPECT_EQ(sum.refused_wakeups, 14u);
+  EXPECT_EQ(sum.impossible_sent_times, 6u);
+  sum.Reset();
+  EXPECT_EQ(sum.refused_wakeups + sum.impossible_sent_times, 0u);
+}
+
 TEST(TimingReportCodecTest, MalformedReportsAreRefusedNamingWhatIsWrong) {
   const auto good = ReportFromJson(PingReport(kPingStart, kPingEnd));
   std::vector<uint8_t> truncated(good.data(), good.data() + good.size() / 2);

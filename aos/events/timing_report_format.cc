@@ -79,6 +79,24 @@ std::string CpuLatencyLimitText(const timing::ReportHeader& header) {
                     : StrCat("CPUs ", header.cpu_latency_limit_cpus));
 }
 
+// "; shared memory damaged: N wakeups refused (forged or stale watcher
+// registrations), M impossible sent times", or "" when the sender met none.
+std::string SharedMemoryDamage(const timing::SenderTiming& sender) {
+  if (sender.refused_wakeups == 0 && sender.impossible_sent_times == 0) {
+    return "";
+  }
+  return StrCat("; shared memory damaged: ", sender.refused_wakeups,
+                " wakeups refused (forged or stale watcher registrations), ",
+                sender.impossible_sent_times, " impossible sent times");
+}
+
+// A line saying how many queue files the loop re-opened, or "".
+std::string ReopenedFiles(const timing::ReportHeader& header) {
+  if (header.reopened_queue_files == 0) return "";
+  return StrCat("  queue files deleted or replaced under it, re-opened: ",
+                header.reopened_queue_files, "\n");
+}
+
 const Channel* ChannelAt(const Configuration& config, int index) {
   if (config.channels() == nullptr || index < 0 ||
       static_cast<size_t>(index) >= config.channels()->size()) {
@@ -322,11 +340,12 @@ std::string FormatTimingTable(const ReportContents& report,
     const uint64_t redzone = sender.error_counts[static_cast<size_t>(
         timing::SendError::INVALID_REDZONE)];
     if (too_fast + redzone == 0) {
-      out << ", no errors\n";
+      out << ", no errors";
     } else {
       out << ", errors: " << too_fast << " sent too fast, " << redzone
-          << " redzone\n";
+          << " redzone";
     }
+    out << SharedMemoryDamage(sender) << "\n";
   }
   if (header.dropped_histograms > 0 || header.dropped_entries > 0 ||
       header.send_failures > 0) {
@@ -334,6 +353,7 @@ std::string FormatTimingTable(const ReportContents& report,
         << " histograms, " << header.dropped_entries
         << " entries; reports not sent: " << header.send_failures << "\n";
   }
+  out << ReopenedFiles(header);
   return out.str();
 }
 
@@ -411,6 +431,14 @@ std::string FormatTimingReportAos(const ReportContents& report,
         << header.dropped_entries
         << " entries; reports not sent: " << header.send_failures << "\n";
   }
+  for (const timing::SenderTiming& sender : report.senders) {
+    const std::string damage = SharedMemoryDamage(sender);
+    if (!damage.empty()) {
+      out << "  Sender " << ChannelName(config, sender.channel_index) << damage
+          << "\n";
+    }
+  }
+  out << ReopenedFiles(header);
   return out.str();
 }
 

@@ -116,6 +116,32 @@ TEST(TimingReportFormatTest, TableUnitsAndLongNames) {
   EXPECT_THAT(table, HasSubstr("  5397  36739  5439  102438  102438  102438"));
 }
 
+// Damage a loop met in shared memory shows only when there was some.
+TEST(TimingReportFormatTest, SharedMemoryDamageIsShownWhenThereIsAny) {
+  const auto channels = PingPongChannels();
+  const Configuration& config = channels.message();
+  timing::ReportContents report =
+      DecodedFromJson(PingReport(kPingStart, kPingEnd));
+  const std::string clean =
+      FormatTimingTable(report, config, TimeUnit::kMicroseconds);
+  EXPECT_THAT(clean, ::testing::Not(HasSubstr("damaged")));
+  EXPECT_THAT(clean, ::testing::Not(HasSubstr("re-opened")));
+  report.senders[0].refused_wakeups = 5;
+  report.senders[0].impossible_sent_times = 1;
+  report.header.reopened_queue_files = 1;
+  const std::string table =
+      FormatTimingTable(report, config, TimeUnit::kMicroseconds);
+  EXPECT_THAT(table,
+              HasSubstr("  sender /test aos.examples.Ping: 100 sent, 32 B avg, "
+                        "no errors; shared memory damaged: 5 wakeups refused "
+                        "(forged or stale watcher registrations), 1 "
+                        "impossible sent times\n"));
+  EXPECT_THAT(table, HasSubstr("  queue files deleted or replaced under it, "
+                               "re-opened: 1\n"));
+  EXPECT_THAT(FormatTimingReportAos(report, config),
+              HasSubstr("  Sender /test; shared memory damaged: 5 wakeups"));
+}
+
 TEST(TimingReportFormatTest, CpuLatencyLimitIsShown) {
   const Configuration& config = PingPongChannels().message();
   EXPECT_THAT(

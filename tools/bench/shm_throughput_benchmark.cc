@@ -6,7 +6,12 @@
 // messages; items_per_second is messages per second (goal >= 2 M for 32 B).
 // BM_ManyChannels/C: the same, round-robin over C channels; the time per
 // message should stay flat as C grows (no per-channel scanning on send).
+// BM_SendWakingWatcher: 32 B sends to a channel that another thread's loop
+// watches, so each send also signals that watcher: the sender's whole path
+// (the registration is proven once, docs/ipc.md).
+#include <atomic>
 #include <filesystem>
+#include <thread>
 
 #include "aos/configuration.h"
 #include "aos/events/shm_event_loop.h"
@@ -93,6 +98,33 @@ void BM_ManyChannels(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_ManyChannels)->Arg(1)->Arg(10)->Arg(100)->Arg(1000);
+
+void BM_SendWakingWatcher(benchmark::State& state) {
+  ShmBase base;
+  auto config = ChannelsConfig(1, 64);
+  ShmEventLoop watching(&config.message(), "watching");
+  watching.SkipTimingReport();
+  const Channel* channel = watching.GetChannel<examples::Ping>("/c0");
+  watching.MakeRawWatcher(channel, [](const Context&, const void*) {});
+  std::atomic<bool> running{false};
+  watching.OnRun([&]() { running = true; });
+  std::thread thread([&]() { watching.Run(); });
+  while (!running) std::this_thread::yield();
+  {
+    ShmEventLoop loop(&config.message(), "benchmark");
+    loop.SkipTimingReport();
+    auto sender = loop.MakeRawSender(channel);
+    std::vector<uint8_t> message(32, 0x5a);
+    for (auto _ : state) {
+      CHECK(sender->Send(message.data(), message.size()) ==
+            RawSender::Error::kOk);
+    }
+    state.SetItemsProcessed(state.iterations());
+  }
+  watching.Exit();
+  thread.join();
+}
+BENCHMARK(BM_SendWakingWatcher);
 
 }  // namespace
 }  // namespace aos
