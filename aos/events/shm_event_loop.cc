@@ -145,6 +145,10 @@ class ShmSender : public RawSender {
   void* data() override { return sender_->Data(); }
   size_t size() override { return sender_->size(); }
 
+  // Refuses watchers whose process does not map the channel's file
+  // (QueueWakeUpper::AuditRegistrations). Off the send path.
+  void AuditWatchers() { wake_upper_->AuditRegistrations(); }
+
   // Sends into `memory` from now on (the channel's file was re-opened):
   // frees this sender's slot in the old file and claims one in the new.
   // Allocates.
@@ -503,7 +507,7 @@ ShmEventLoop::ShmEventLoop(const Configuration* configuration,
 }
 
 ShmEventLoop::~ShmEventLoop() {
-  queue_file_check_.reset();
+  shared_memory_check_.reset();
   DestroyHandlers();
   for (int fd : readable_fds_) epoll_.Remove(fd);
   epoll_.Remove(signal_fd_);
@@ -791,12 +795,16 @@ void ShmEventLoop::Run() {
   for (ShmWatcher* watcher : shm_watchers_) {
     watcher->Start(runtime_realtime_priority());
   }
-  // Once per report window: is every queue file still the one we map?
-  queue_file_check_ = DoMakeTimer([this]() { CheckQueueFiles(); });
-  queue_file_check_->set_name("queue_file_check");
+  // Once per report window: is every queue file still the one we map, and
+  // do the watchers our senders signal map it?
+  shared_memory_check_ = DoMakeTimer([this]() {
+    CheckQueueFiles();
+    for (ShmSender* sender : shm_senders_) sender->AuditWatchers();
+  });
+  shared_memory_check_->set_name("shared_memory_check");
   const auto check_period =
       std::chrono::milliseconds(std::max(1, FLAGS_timing_report_ms));
-  queue_file_check_->Schedule(monotonic_now() + check_period, check_period);
+  shared_memory_check_->Schedule(monotonic_now() + check_period, check_period);
   StartRunning();
   // Messages may have arrived while OnRun callbacks ran.
   DeliverMessages();

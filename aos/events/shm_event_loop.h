@@ -174,8 +174,9 @@ class ShmEventLoop : public EventLoop {
   std::vector<class ShmSender*> shm_senders_;
   std::vector<class ShmFetcher*> shm_fetchers_;
   std::vector<class ShmWatcher*> shm_watchers_;
-  // Runs CheckQueueFiles() once per --timing_report_ms while Run() runs.
-  std::unique_ptr<TimerHandler> queue_file_check_;
+  // Once per --timing_report_ms while Run() runs: CheckQueueFiles() and
+  // each sender's audit of the watchers it signals.
+  std::unique_ptr<TimerHandler> shared_memory_check_;
   // Held from the start of Run() until it returns.
   std::unique_ptr<CpuLatencyLimit> cpu_latency_limit_;
   bool ran_ = false;

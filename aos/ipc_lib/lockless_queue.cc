@@ -617,10 +617,9 @@ const QueueWakeUpper::KnownRegistration* QueueWakeUpper::Know(
     return &known;
   }
   Forget(&known);
-  const QueueMemory::FileIdentity& file = memory_->identity();
-  const internal::WatcherProof proof = internal::ProveWatcher(
-      pid, static_cast<pid_t>(OwnerExtra(owner)), internal::OwnerId(owner),
-      internal::FileId{file.device, file.inode}, WakeupSignal());
+  const internal::WatcherProof proof =
+      internal::ProveWatcher(pid, static_cast<pid_t>(OwnerExtra(owner)),
+                             internal::OwnerId(owner), WakeupSignal());
   if (proof.verdict == internal::WatcherProof::Verdict::kGone) {
     // The thread is gone (its process may live on). Free its slot unless it
     // changed hands since.
@@ -637,6 +636,26 @@ const QueueWakeUpper::KnownRegistration* QueueWakeUpper::Know(
     SayRefused(slot, pid, static_cast<pid_t>(OwnerExtra(owner)), proof.why);
   }
   return &known;
+}
+
+void QueueWakeUpper::AuditRegistrations() {
+  const QueueMemory::FileIdentity& file = memory_->identity();
+  for (uint32_t slot = 0; slot < memory_->layout().num_watchers; ++slot) {
+    KnownRegistration& known = known_[slot];
+    if (known.owner == 0 || !known.proven || known.audited) continue;
+    known.audited = true;
+    if (internal::ProcessMapsFile(known.pid,
+                                  internal::FileId{file.device, file.inode}) !=
+        internal::MapsAnswer::kDoesNotMap) {
+      continue;
+    }
+    // Refused from now on; its words stay known, so it is not proven again.
+    if (known.pidfd >= 0) close(known.pidfd);
+    known.pidfd = -1;
+    known.proven = false;
+    SayRefused(slot, known.pid, static_cast<pid_t>(OwnerExtra(known.owner)),
+               "does not map the queue's file");
+  }
 }
 
 int QueueWakeUpper::Wakeup() {

@@ -274,16 +274,24 @@ class QueueWakeUpper {
   //
   // A registration is read from shared memory, which anyone who can write
   // the file can forge, so it is signalled only once proven
-  // (watcher_proof.h): its thread belongs to its process, blocks the wakeup
-  // signal, and the process maps this queue's file. The proof runs once per
-  // registration (a few /proc reads, tens of microseconds), on the first
-  // Wakeup that meets it; later Wakeups signal it through a pidfd held for
-  // that very thread, which no other thread can inherit. A registration
-  // that fails the proof is never signalled: each Wakeup that skips it adds
-  // one to refused_wakeups(), and the first one is named on stderr (channel,
-  // file, slot, pid, tid, process name, why). Never allocates (the message
-  // is written with write(2) from a stack buffer).
+  // (watcher_proof.h): its thread belongs to its process and blocks the
+  // wakeup signal, and the process is an aos process. The proof runs once
+  // per registration (a few /proc reads, about 35 us), on the first Wakeup
+  // that meets it; later Wakeups signal it through a pidfd held for that
+  // very thread, which no other thread can inherit. A registration that
+  // fails the proof (or the audit below) is never signalled: each Wakeup
+  // that skips it adds one to refused_wakeups(), and the first one is named
+  // on stderr (channel, file, slot, pid, tid, process name, why). Never
+  // allocates (the message is written with write(2) from a stack buffer).
   int Wakeup();
+
+  // Off the send path (ShmEventLoop calls it once per report window): checks
+  // that the process of every proven registration not checked yet maps this
+  // queue's file (its /proc maps: about 100 us for a process with a few
+  // hundred mappings, once per registration); one that does not is refused
+  // from now on, as above. Where a process's maps may not be read, the proof
+  // stands. Never allocates.
+  void AuditRegistrations();
 
   // Signals not sent, since construction, to registrations that failed the
   // proof.
@@ -298,6 +306,9 @@ class QueueWakeUpper {
     int32_t pid = 0;
     int32_t priority = 0;
     bool proven = false;
+    // Proven, and its process was found to map the file (or its maps may
+    // not be read).
+    bool audited = false;
     // Proven: the thread's pidfd, or -1 (tgkill).
     int pidfd = -1;
   };

@@ -118,7 +118,21 @@ bool MapsLineNames(const char* line, const char* end, const FileId& file) {
   return MapsFieldsName(field, end, file);
 }
 
-enum class MapsAnswer { kMaps, kDoesNotMap, kUnreadable };
+// Whether thread `robust_id` of `pid` is the thread that holds an aos
+// process's robust list (process_robust_list.h).
+bool IsAosRobustListThread(pid_t pid, uint32_t robust_id) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", pid, robust_id);
+  char name[32];
+  if (ReadSmallFile(path, name, sizeof(name)) <= 0) return false;
+  return strcmp(name, "aos_robust_list\n") == 0;
+}
+
+int OpenThreadPidfd(pid_t tid) {
+  return static_cast<int>(syscall(SYS_pidfd_open, tid, kPidfdThread));
+}
+
+}  // namespace
 
 MapsAnswer ProcessMapsFile(pid_t pid, const FileId& file) {
   if (maps_unreadable_for_testing.load(std::memory_order_relaxed)) {
@@ -171,25 +185,8 @@ MapsAnswer ProcessMapsFile(pid_t pid, const FileId& file) {
   return answer;
 }
 
-// Whether thread `robust_id` of `pid` is the thread that holds an aos
-// process's robust list (process_robust_list.h).
-bool IsAosRobustListThread(pid_t pid, uint32_t robust_id) {
-  char path[64];
-  snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", pid, robust_id);
-  char name[32];
-  if (ReadSmallFile(path, name, sizeof(name)) <= 0) return false;
-  return strcmp(name, "aos_robust_list\n") == 0;
-}
-
-int OpenThreadPidfd(pid_t tid) {
-  const int fd = static_cast<int>(syscall(SYS_pidfd_open, tid, kPidfdThread));
-  return fd;
-}
-
-}  // namespace
-
 WatcherProof ProveWatcher(pid_t pid, pid_t tid, uint32_t robust_id,
-                          const FileId& file, int signal) {
+                          int signal) {
   WatcherProof proof;
   if (pid <= 0 || tid <= 0) {
     proof.why = "names no process";
@@ -210,18 +207,10 @@ WatcherProof ProveWatcher(pid_t pid, pid_t tid, uint32_t robust_id,
   };
   const char* why = "";
   if (!ThreadBlocksSignal(pid, tid, signal, &why)) return refuse(why);
-  switch (ProcessMapsFile(pid, file)) {
-    case MapsAnswer::kMaps:
-      break;
-    case MapsAnswer::kDoesNotMap:
-      return refuse("does not map the queue's file");
-    case MapsAnswer::kUnreadable:
-      if (!IsAosRobustListThread(pid, robust_id)) {
-        return refuse(
-            "may not have its maps read, and holds no aos slots under the "
-            "id in the registration");
-      }
-      break;
+  if (!IsAosRobustListThread(pid, robust_id)) {
+    return refuse(
+        "holds no aos slots under the id in the registration (it is not an "
+        "aos process)");
   }
   // Alive now, so alive throughout: everything above was about this thread,
   // not a newcomer with its tid.

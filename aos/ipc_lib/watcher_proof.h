@@ -5,13 +5,16 @@
 // watcher of the queue before a sender signals it. Internal to ipc_lib.
 //
 // clang-format off
-//   WatcherProof proof = ProveWatcher(pid, tid, OwnerId(owner), identity,
+//   WatcherProof proof = ProveWatcher(pid, tid, OwnerId(owner),
 //                                     WakeupSignal());
 //   switch (proof.verdict) {
 //     case WatcherProof::Verdict::kProven:  // signal it, through proof.pidfd
 //     case WatcherProof::Verdict::kGone:    // thread gone: free the slot
 //     case WatcherProof::Verdict::kRefused: // forged or stale: never signal
 //   }
+//   ...
+//   // Later, off the send path:
+//   if (ProcessMapsFile(pid, file) == MapsAnswer::kDoesNotMap) ... refuse
 // clang-format on
 //
 // Why: anyone who can write a queue file can fill a watcher slot with any
@@ -29,15 +32,19 @@
 //   2. The thread blocks the wakeup signal (its SigBlk), as every waiting
 //      watcher does (it reads the signal through signalfd): so the signal
 //      cannot kill it or run a handler of its.
-//   3. The process maps this queue's file (its /proc maps show the file's
-//      device and inode). Where its maps may not be read (another user's
-//      process, or one that is not dumpable), instead: its thread named by
-//      the owner word's robust-list id is a thread of the process called
-//      "aos_robust_list", i.e. the process is an aos process holding slots.
+//   3. The owner word's robust-list id names a thread of the process called
+//      "aos_robust_list" (process_robust_list.h): it is an aos process that
+//      holds slots. Only the process itself (or its user) can name its
+//      threads, so a forger can point only at aos processes or its own.
+// That is ProveWatcher: a few small /proc reads (about 35 us on the 2-vCPU
+// VM), once per registration per sender, never allocating.
 //
-// Cost: a few /proc reads (tens to a few hundred microseconds, more for a
-// process with very many mappings): once per registration per sender, not
-// per send. Never allocates: stack buffers and raw syscalls only.
+// ProcessMapsFile adds: 4. the process maps this queue's file (its /proc
+// maps show the file's device and inode). Reading a process's maps costs
+// about 1 us per mapping (100 us for an aos process with a few hundred), so
+// senders do it off the send path (QueueWakeUpper::AuditRegistrations).
+// Where the maps may not be read (another user's process while not root,
+// or a process that is not dumpable) it says so, and 1-3 stand.
 //
 // Limits: on kernels without thread pidfds (before 6.9) pidfd is -1 and the
 // caller signals with tgkill: a watcher process that dies after the proof
@@ -79,11 +86,16 @@ struct FileId {
   ino_t inode;
 };
 
-// Checks the registration of thread `tid` of process `pid`, whose owner word
-// names robust-list thread `robust_id`, as a watcher of the queue in file
-// `file` that will be woken with `signal` (see above).
-WatcherProof ProveWatcher(pid_t pid, pid_t tid, uint32_t robust_id,
-                          const FileId& file, int signal);
+// Checks 1-3 above for the registration of thread `tid` of process `pid`,
+// whose owner word names robust-list thread `robust_id`, woken with
+// `signal`. Never allocates.
+WatcherProof ProveWatcher(pid_t pid, pid_t tid, uint32_t robust_id, int signal);
+
+enum class MapsAnswer { kMaps, kDoesNotMap, kUnreadable };
+
+// Check 4: whether process `pid` maps `file`. kUnreadable when its maps may
+// not be read. Never allocates; reads all of /proc/<pid>/maps.
+MapsAnswer ProcessMapsFile(pid_t pid, const FileId& file);
 
 // Sends `signal` to a proven watcher: through `pidfd` when it is not -1,
 // else with tgkill(pid, tid). Returns 0 or an errno value (ESRCH: the thread
@@ -95,8 +107,8 @@ int SignalWatcher(int pidfd, pid_t pid, pid_t tid, int signal);
 // if it cannot be read. For messages about refused registrations.
 void ProcessName(pid_t process, char* out, size_t size);
 
-// For tests: makes ProveWatcher behave as if no process's maps could be
-// read (so the robust-list proof is used), or back.
+// For tests: makes ProcessMapsFile answer kUnreadable for every process,
+// or stop doing so.
 void SetMapsUnreadableForTesting(bool unreadable);
 
 }  // namespace aos::ipc_lib::internal

@@ -9,12 +9,19 @@
 // BM_SendWakingWatcher: 32 B sends to a channel that another thread's loop
 // watches, so each send also signals that watcher: the sender's whole path
 // (the registration is proven once, docs/ipc.md).
+// BM_FirstWakeupOfANewSender: a new QueueWakeUpper's first Wakeup of one
+// registered watcher: what a sender pays once per registration it meets
+// (proving it, docs/ipc.md "Watcher registrations"), with the signal.
+#include <signal.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <filesystem>
 #include <thread>
 
 #include "aos/configuration.h"
 #include "aos/events/shm_event_loop.h"
+#include "aos/ipc_lib/lockless_queue.h"
 #include "aos/util/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "examples/ping_generated.h"
@@ -125,6 +132,38 @@ void BM_SendWakingWatcher(benchmark::State& state) {
   thread.join();
 }
 BENCHMARK(BM_SendWakingWatcher);
+
+void BM_FirstWakeupOfANewSender(benchmark::State& state) {
+  ShmBase base;
+  ipc_lib::QueueLayout layout;
+  layout.message_data_size = 64;
+  layout.queue_size = 16;
+  layout.num_senders = 1;
+  layout.num_watchers = 2;
+  auto memory = ipc_lib::QueueMemory::Open(FLAGS_shm_base + "/queue", layout,
+                                           0600, "/bench");
+  CHECK(memory.ok()) << memory.status();
+  sigset_t wakeup;
+  sigemptyset(&wakeup);
+  sigaddset(&wakeup, ipc_lib::WakeupSignal());
+  sigset_t old_mask;
+  pthread_sigmask(SIG_BLOCK, &wakeup, &old_mask);
+  auto watcher =
+      ipc_lib::QueueWatcher::Make(memory->get(), getpid(), gettid(), 1);
+  CHECK(watcher.ok()) << watcher.status();
+  const struct timespec zero = {0, 0};
+  for (auto _ : state) {
+    ipc_lib::QueueWakeUpper wake_upper(memory->get());
+    CHECK_EQ(wake_upper.Wakeup(), 1);
+    state.PauseTiming();
+    while (sigtimedwait(&wakeup, nullptr, &zero) > 0) {
+    }
+    state.ResumeTiming();
+  }
+  watcher->reset();
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+}
+BENCHMARK(BM_FirstWakeupOfANewSender);
 
 }  // namespace
 }  // namespace aos
