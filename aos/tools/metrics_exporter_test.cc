@@ -500,8 +500,9 @@ TEST(MetricsServerTest, MalformedRequestsAreAnsweredOrClosed) {
         << answer.status();
     if (answer.ok() && !answer->empty()) ++answered;
   }
-  std::cout << answered << " of 2000 malformed requests got an answer, the "
-            << "rest a close\n";
+  std::cout << "of 2000 malformed requests, " << answered
+            << " were answered and " << 2000 - answered
+            << " closed without an answer\n";
   const absl::StatusOr<HttpResponse> response =
       HttpGet(server.port(), "/metrics", kGenerous);
   ASSERT_TRUE(response.ok()) << response.status();
