@@ -2,7 +2,6 @@
 // processes on a private --shm_base, the streamer's JSON lines read back.
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <httplib.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
@@ -24,6 +23,7 @@
 #include "aos/events/streamed_report_generated.h"
 #include "aos/testing/path.h"
 #include "aos/testing/processes.h"
+#include "aos/tools/http_test_client.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 #include "examples/streamer_json_lines.h"
@@ -225,10 +225,11 @@ TEST_F(PingPongTest, StreamerServesPrometheusMetrics) {
          std::chrono::steady_clock::now() < deadline) {
     if (streamer == nullptr) {
       port = FreePort();
-      streamer = Start(
-          "aos/tools/aos_timing_report_streamer",
-          {"--duration=120", "--stream=false", "--accumulate=false",
-           "--metrics_address=127.0.0.1", StrCat("--metrics_port=", port)});
+      streamer =
+          Start("aos/tools/aos_timing_report_streamer",
+                // No --metrics_address: the default is this machine only.
+                {"--duration=120", "--stream=false", "--accumulate=false",
+                 StrCat("--metrics_port=", port)});
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (streamer->Stderr().find("cannot serve metrics on") !=
@@ -238,8 +239,11 @@ TEST_F(PingPongTest, StreamerServesPrometheusMetrics) {
       streamer.reset();
       continue;
     }
-    httplib::Client client("127.0.0.1", port);
-    if (auto response = client.Get("/metrics")) body = response->body;
+    if (absl::StatusOr<HttpResponse> response =
+            HttpGet(port, "/metrics", std::chrono::seconds(30));
+        response.ok()) {
+      body = response->body;
+    }
   }
   ASSERT_NE(streamer, nullptr);
   ASSERT_THAT(body, HasSubstr(wanted))

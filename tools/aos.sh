@@ -33,7 +33,7 @@ readonly PACKAGES=(
   rt-tests
   # The streamer's --plot and --metrics_port.
   gnuplot-nox
-  libcpp-httplib-dev
+  libcivetweb-dev
   # promtool checks the metrics in a test.
   prometheus
   # Tests parse our JSON with a strict parser.

@@ -73,9 +73,11 @@ DEFINE_int32(top_rows, 40, "The most callback rows --top shows.");
 DEFINE_int32(metrics_port, 0,
              "Serve Prometheus metrics of the accumulated reports on "
              "http://--metrics_address:PORT/metrics (0: off).");
-DEFINE_string(metrics_address, "0.0.0.0",
-              "Address --metrics_port listens on (127.0.0.1: this machine "
-              "only).");
+DEFINE_string(metrics_address, "127.0.0.1",
+              "IPv4 address --metrics_port listens on: this machine only by "
+              "default; 0.0.0.0 (every interface) or one interface's address "
+              "lets a Prometheus elsewhere scrape it, and anyone who reaches "
+              "that address (no authentication).");
 DEFINE_double(max_wakeup_latency_us, 0,
               "If any accumulated max wakeup latency exceeds this, say which "
               "and exit 1 (0: no limit).");

@@ -1,17 +1,22 @@
 #include "aos/tools/metrics_exporter.h"
 
 #include <arpa/inet.h>
-#include <httplib.h>
+#include <civetweb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <condition_variable>
+#include <cstring>
 #include <map>
+#include <thread>
 
 #include "aos/events/timing_report_format.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
@@ -191,37 +196,33 @@ std::string RenderMetrics(const std::vector<timing::ReportContents>& summaries,
   return families.Text();
 }
 
-MetricsServer::MetricsServer() : server_(std::make_unique<httplib::Server>()) {
-  server_->Get("/metrics",
-               [this](const httplib::Request&, httplib::Response& response) {
-                 std::lock_guard<std::mutex> lock(mutex_);
-                 response.set_content(text_, "text/plain; version=0.0.4");
-               });
-}
-
-MetricsServer::~MetricsServer() {
-  if (thread_.joinable()) {
-    server_->stop();
-    thread_.join();
-  }
-}
-
 namespace {
 
-// httplib binds with SO_REUSEPORT, so a second server on a port in use
-// would share it silently. A plain bind says whether it is free.
-absl::Status CheckPortFree(const std::string& address, int port) {
+// civetweb's own log lines, kept while Start() runs (they say why it
+// failed) and dropped after: a hostile client must not be able to write to
+// our stderr. Only the starting thread writes it.
+thread_local std::string* start_log = nullptr;
+
+int KeepStartLog(const mg_connection*, const char* message) {
+  if (start_log != nullptr && start_log->size() < 4096) {
+    StrAppend(start_log, start_log->empty() ? "" : "; ", message);
+  }
+  return 1;  // Handled: civetweb writes nothing itself.
+}
+
+// civetweb's error when it cannot listen says no more than "Failed to
+// setup server ports": a bind of our own first says why. Like civetweb's, it
+// sets SO_REUSEADDR, so the connections a previous run closed (TIME_WAIT:
+// the server closes every connection) do not count, but a listener does.
+absl::Status CheckPortFree(const std::string& address, in_addr ip, int port) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return absl::OkStatus();  // httplib will say what is wrong.
+  if (fd < 0) return absl::OkStatus();  // civetweb will fail and say so.
+  const int on = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
   sockaddr_in socket_address = {};
   socket_address.sin_family = AF_INET;
   socket_address.sin_port = htons(static_cast<uint16_t>(port));
-  if (inet_pton(AF_INET, address.c_str(), &socket_address.sin_addr) != 1) {
-    close(fd);
-    return absl::InvalidArgumentError(StrCat("cannot serve metrics on ",
-                                             address, ":", port,
-                                             ": not an IPv4 address"));
-  }
+  socket_address.sin_addr = ip;
   const int result = bind(fd, reinterpret_cast<sockaddr*>(&socket_address),
                           sizeof(socket_address));
   const int error = errno;
@@ -235,35 +236,166 @@ absl::Status CheckPortFree(const std::string& address, int port) {
 
 }  // namespace
 
+MetricsServer::MetricsServer() : text_(std::make_shared<const std::string>()) {}
+
+MetricsServer::~MetricsServer() {
+  if (context_ == nullptr) return;
+  // mg_stop() waits for the accepting thread, which looks at the stop flag
+  // only between polls of up to 2 s: a connection wakes it at once. (A
+  // worker reading from a client notices within 2 s too.)
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool stopped = false;
+  std::thread waker([&]() {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!changed.wait_for(lock, std::chrono::milliseconds(10),
+                             [&]() { return stopped; })) {
+      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (fd < 0) continue;
+      sockaddr_in address = {};
+      address.sin_family = AF_INET;
+      address.sin_port = htons(static_cast<uint16_t>(port_));
+      address.sin_addr = wake_address_;
+      connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+      close(fd);
+    }
+  });
+  mg_stop(context_);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stopped = true;
+  }
+  changed.notify_all();
+  waker.join();
+}
+
 absl::Status MetricsServer::Start(const std::string& address, int port) {
+  in_addr ip;
+  if (inet_pton(AF_INET, address.c_str(), &ip) != 1) {
+    return absl::InvalidArgumentError(StrCat("cannot serve metrics on ",
+                                             Printable(address), ":", port,
+                                             ": not an IPv4 address"));
+  }
   if (port != 0) {
-    if (absl::Status free = CheckPortFree(address, port); !free.ok()) {
+    if (absl::Status free = CheckPortFree(address, ip, port); !free.ok()) {
       return free;
     }
   }
-  port_ = port == 0 ? server_->bind_to_any_port(address)
-                    : (server_->bind_to_port(address, port) ? port : -1);
-  if (port_ < 0) {
-    return absl::UnavailableError(StrCat("cannot serve metrics on ", address,
-                                         ":", port, ": ", strerror(errno)));
-  }
-  // The thread takes no signals: SIGTERM and Ctrl-C go to the program's own
+  static std::once_flag library;
+  std::call_once(library, []() { mg_init_library(0); });
+
+  const std::string listening = StrCat(address, ":", port);
+  const std::string workers = StrCat(kWorkers);
+  const std::string queued = StrCat(kQueuedConnections);
+  const std::string head_bytes = StrCat(kMaxRequestHeadBytes);
+  const std::string head_ms = StrCat(kRequestHeadTimeout.count());
+  // clang-format off
+  const char* options[] = {
+      "listening_ports", listening.c_str(),
+      "num_threads", workers.c_str(),
+      "connection_queue", queued.c_str(),
+      "max_request_size", head_bytes.c_str(),
+      "request_timeout_ms", head_ms.c_str(),
+      "enable_keep_alive", "no",
+      // No document_root: nothing but /metrics is served.
+      nullptr};
+  // clang-format on
+  mg_callbacks callbacks = {};
+  callbacks.log_message = KeepStartLog;
+  callbacks.init_thread = CountThreadStart;
+  mg_init_data init = {&callbacks, this, options};
+  char error_text[256] = "";
+  unsigned error_code = 0;
+  mg_error_data error = {&error_code, error_text, sizeof(error_text)};
+
+  struct sigaction sigpipe;
+  sigaction(SIGPIPE, nullptr, &sigpipe);
+  std::string log;
+  start_log = &log;
+  // The threads take no signals: SIGTERM and Ctrl-C go to the program's own
   // threads, where an event loop reads them (ShmEventLoop blocks them only
   // in the thread that made it), instead of killing the process here.
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
-  thread_ = std::thread([this]() { server_->listen_after_bind(); });
+  context_ = mg_start2(&init, &error);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  // stop() before the thread listens would be lost, and the destructor
-  // would wait forever: return once it listens (a few ms).
-  for (int i = 0; i < 5000 && !server_->is_running(); ++i) usleep(1000);
+  start_log = nullptr;
+  // civetweb runs on with fewer workers than asked when it cannot start
+  // them all; we would not be bounded as documented.
+  if (context_ != nullptr &&
+      log.find("Cannot start worker thread") != std::string::npos) {
+    mg_stop(context_);
+    context_ = nullptr;
+  }
+  if (context_ == nullptr) {
+    sigaction(SIGPIPE, &sigpipe, nullptr);
+    return absl::UnavailableError(
+        StrCat("cannot serve metrics on ", address, ":", port, ": ",
+               Printable(StrCat(error_text, log.empty() ? "" : " (", log,
+                                log.empty() ? "" : ")"),
+                         400)));
+  }
+  mg_set_request_handler(context_, "/metrics$", HandleMetrics, this);
+  // Each thread ignores SIGPIPE as it starts (civetweb itself sends with
+  // MSG_NOSIGNAL); once all have, the program's own choice comes back.
+  {
+    std::unique_lock<std::mutex> lock(threads_mutex_);
+    threads_changed_.wait_for(lock, std::chrono::seconds(30), [this]() {
+      return threads_started_ == kWorkers + 1;  // And the accepting thread.
+    });
+  }
+  sigaction(SIGPIPE, &sigpipe, nullptr);
+  wake_address_.s_addr =
+      ip.s_addr == htonl(INADDR_ANY) ? htonl(INADDR_LOOPBACK) : ip.s_addr;
+  mg_server_port ports[1];
+  port_ = mg_get_server_ports(context_, 1, ports) == 1 ? ports[0].port : port;
   return absl::OkStatus();
 }
 
-void MetricsServer::Publish(std::string text) {
+void* MetricsServer::CountThreadStart(const mg_context* context, int) {
+  auto* server = static_cast<MetricsServer*>(mg_get_user_data(context));
+  std::lock_guard<std::mutex> lock(server->threads_mutex_);
+  ++server->threads_started_;
+  server->threads_changed_.notify_all();
+  return nullptr;
+}
+
+std::shared_ptr<const std::string> MetricsServer::Text() {
   std::lock_guard<std::mutex> lock(mutex_);
-  text_ = std::move(text);
+  return text_;
+}
+
+int MetricsServer::HandleMetrics(mg_connection* connection, void* server) {
+  // A body, if any, is never read: civetweb would read and drop it after
+  // the answer, to keep the connection, for as long as the client sends.
+  // Closing the connection instead costs the client nothing but a reset.
+  mg_disable_connection_keep_alive(connection);
+  const char* method = mg_get_request_info(connection)->request_method;
+  const bool head = strcmp(method, "HEAD") == 0;
+  if (!head && strcmp(method, "GET") != 0) {
+    mg_response_header_start(connection, 405);
+    mg_response_header_add(connection, "Allow", "GET, HEAD", -1);
+    mg_response_header_add(connection, "Content-Length", "0", -1);
+    mg_response_header_send(connection);
+    return 405;
+  }
+  const std::shared_ptr<const std::string> text =
+      static_cast<MetricsServer*>(server)->Text();
+  mg_response_header_start(connection, 200);
+  mg_response_header_add(connection, "Content-Type",
+                         "text/plain; version=0.0.4", -1);
+  mg_response_header_add(connection, "Content-Length",
+                         StrCat(text->size()).c_str(), -1);
+  mg_response_header_send(connection);
+  if (!head) mg_write(connection, text->data(), text->size());
+  return 200;
+}
+
+void MetricsServer::Publish(std::string text) {
+  auto published = std::make_shared<const std::string>(std::move(text));
+  std::lock_guard<std::mutex> lock(mutex_);
+  text_ = std::move(published);
 }
 
 }  // namespace aos
