@@ -191,7 +191,25 @@ std::string RenderMetrics(const std::vector<timing::ReportContents>& summaries,
             StrCat("aos_send_errors_total{", labels, ",error=\"", error, "\"} ",
                    s.error_counts[static_cast<size_t>(index)], "\n"));
       }
+      const std::pair<const char*, uint64_t> damage[] = {
+          {"refused_wakeups", s.refused_wakeups},
+          {"impossible_sent_times", s.impossible_sent_times}};
+      for (const auto& [kind, count] : damage) {
+        families.Add(
+            "aos_shared_memory_damage_total", "counter",
+            "Damage a sender met in its queue's file and got past: wakeups "
+            "not signalled to unproven watcher registrations, replaced "
+            "messages whose sent time was in the future.",
+            StrCat("aos_shared_memory_damage_total{", labels, ",damage=\"",
+                   kind, "\"} ", count, "\n"));
+      }
     }
+    families.Add(
+        "aos_reopened_queue_files_total", "counter",
+        "Queue files the application found deleted or replaced and re-opened.",
+        StrCat("aos_reopened_queue_files_total{",
+               Labels(header, "loop", header.name), "} ",
+               header.reopened_queue_files, "\n"));
   }
   return families.Text();
 }

@@ -69,6 +69,13 @@ TEST(MetricsExporterTest, HistogramsPerCallbackWithCumulativeBuckets) {
               HasSubstr("aos_send_errors_total{node=\"\",application=\"ping\","
                         "kind=\"sender\",name=\"/test aos.examples.Ping\","
                         "error=\"sent_too_fast\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("aos_shared_memory_damage_total{node=\"\","
+                              "application=\"ping\",kind=\"sender\",name="
+                              "\"/test aos.examples.Ping\",damage=\"refused_"
+                              "wakeups\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("aos_reopened_queue_files_total{node=\"\","
+                              "application=\"ping\",kind=\"loop\",name="
+                              "\"ping\"} 0\n"));
   // Each family's HELP and TYPE once.
   const size_t first = text.find("# TYPE aos_calls_total counter");
   ASSERT_NE(first, std::string::npos);
