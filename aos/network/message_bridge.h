@@ -30,7 +30,10 @@
 // - Probes each peer every probe_period: heartbeats (connected while they
 //   arrive, disconnect_timeout) and NTP-style clock probes
 //   (clock_offset_estimator.h), so received messages' one-way latency is
-//   measured with the clock offset applied.
+//   measured with the clock offset applied. A peer's boot changes are
+//   believed at a bounded rate (peer_state.h): beyond it they are refused,
+//   counted (refused_reboots), and an episode of refusals is said on
+//   stderr in one line when it starts and one when it ends.
 // - Tells a message's source node when it was re-sent, for channels whose
 //   connection has timestamp_logger REMOTE_LOGGER or
 //   LOCAL_AND_REMOTE_LOGGER; the source's bridge publishes that as an
