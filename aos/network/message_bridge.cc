@@ -88,6 +88,10 @@ class MessageBridge::Impl {
 
   absl::Status Setup();
 
+  const std::optional<DdsSecurityInfo>& security() const {
+    return dds_->security();
+  }
+
  private:
   // Everything about one peer node.
   struct Peer {
@@ -911,5 +915,9 @@ MessageBridge::MessageBridge(std::unique_ptr<Impl> impl)
     : impl_(std::move(impl)) {}
 
 MessageBridge::~MessageBridge() = default;
+
+const std::optional<DdsSecurityInfo>& MessageBridge::security() const {
+  return impl_->security();
+}
 
 }  // namespace aos::message_bridge
