@@ -26,13 +26,8 @@ LineRateLimit& SinkLimit() {
   return *limit;
 }
 
-// Cyclone's log and trace sink, in whichever thread logs.
-void Sink(void*, const dds_log_data_t* data) {
-  const std::string_view message(data->message, data->size);
-  if (capture != nullptr) {
-    capture->Add(message);
-    return;
-  }
+// Prints one of Cyclone's lines on stderr, if the rate limit lets it.
+void Print(std::string_view message) {
   std::lock_guard<std::mutex> lock(SinkMutex());
   uint64_t held_back = 0;
   if (!SinkLimit().Admit(std::chrono::steady_clock::now(), &held_back)) {
@@ -43,6 +38,16 @@ void Sink(void*, const dds_log_data_t* data) {
   // One write: lines of other threads do not cut into it.
   [[maybe_unused]] ssize_t written =
       write(STDERR_FILENO, line.data(), line.size());
+}
+
+// Cyclone's log and trace sink, in whichever thread logs.
+void Sink(void*, const dds_log_data_t* data) {
+  const std::string_view message(data->message, data->size);
+  if (capture != nullptr) {
+    capture->Add(message);
+    return;
+  }
+  Print(message);
 }
 
 }  // namespace
@@ -93,17 +98,32 @@ CycloneLogCapture::~CycloneLogCapture() { capture = nullptr; }
 void CycloneLogCapture::Add(std::string_view message) {
   while (!message.empty() && message.back() == '\n') message.remove_suffix(1);
   ++total_;
-  if (lines_.size() < kMaxLines) {
-    lines_.push_back(Printable(message, kCycloneLogMaxMessageBytes));
+  if (raw_.size() < kMaxLines) {
+    raw_.emplace_back(message.substr(0, kMaxRawBytes));
   }
 }
 
+std::vector<std::string> CycloneLogCapture::lines() const {
+  std::vector<std::string> lines;
+  for (const std::string& raw : raw_) {
+    lines.push_back(Printable(raw, kCycloneLogMaxMessageBytes));
+  }
+  return lines;
+}
+
+void CycloneLogCapture::Release() {
+  for (const std::string& raw : raw_) Print(raw);
+  raw_.clear();
+  total_ = 0;
+}
+
 std::string CycloneLogCapture::Summary() const {
-  if (lines_.empty()) return "Cyclone DDS said nothing";
+  if (raw_.empty()) return "Cyclone DDS said nothing";
+  const std::vector<std::string> escaped = lines();
   std::string summary = "Cyclone DDS said ";
-  for (size_t i = 0; i < lines_.size() && i < kSummaryLines; ++i) {
+  for (size_t i = 0; i < escaped.size() && i < kSummaryLines; ++i) {
     if (i > 0) summary += "; ";
-    summary += lines_[i];
+    summary += escaped[i];
   }
   if (total_ > kSummaryLines) {
     summary += StrCat("; and ", total_ - kSummaryLines, " more lines");

@@ -23,6 +23,7 @@
 //     CycloneLogCapture capture;
 //     dds_entity_t participant = dds_create_participant(...);
 //     if (participant < 0) Fail(capture.Summary());
+//     capture.Release();   // not an error: its warnings as usual
 //   }
 
 #include <array>
@@ -88,17 +89,25 @@ class CycloneLogCapture {
   CycloneLogCapture(const CycloneLogCapture&) = delete;
   CycloneLogCapture& operator=(const CycloneLogCapture&) = delete;
 
-  // Each line, escaped by aos::Printable.
-  const std::vector<std::string>& lines() const { return lines_; }
+  // Each line kept, escaped by aos::Printable.
+  std::vector<std::string> lines() const;
   // "Cyclone DDS said " and the first kSummaryLines lines joined by "; "
   // (and how many more), or "Cyclone DDS said nothing".
   std::string Summary() const;
+
+  // Prints the lines kept as if they had not been captured (escaped,
+  // rate-limited), and forgets them: for what turned out not to be an
+  // error.
+  void Release();
 
   // For the sink.
   void Add(std::string_view message);
 
  private:
-  std::vector<std::string> lines_;
+  // Of each line, at most this many bytes are kept.
+  static constexpr size_t kMaxRawBytes = 4096;
+
+  std::vector<std::string> raw_;
   // Lines Cyclone logged, kept or not.
   size_t total_ = 0;
 };

@@ -92,6 +92,13 @@ TEST(CycloneLogTest, CycloneLinesAreCapturedOrPrintedEscapedAndLimited) {
   ASSERT_GE(file, 0);
   const int saved = dup(STDERR_FILENO);
   ASSERT_EQ(dup2(file, STDERR_FILENO), STDERR_FILENO);
+  {
+    // Captured, then not an error after all: printed as if not captured.
+    CycloneLogCapture capture;
+    dds_log(DDS_LC_WARNING, __FILE__, __LINE__, __func__, "just a warning\n");
+    capture.Release();
+    EXPECT_TRUE(capture.lines().empty());
+  }
   for (size_t i = 0; i < 3 * kCycloneLogBurst; ++i) {
     dds_log(DDS_LC_ERROR, __FILE__, __LINE__, __func__,
             "peer said \"%s\" %zu\n", "\r\n\x1b[1A", i);
@@ -103,14 +110,15 @@ TEST(CycloneLogTest, CycloneLinesAreCapturedOrPrintedEscapedAndLimited) {
   std::ifstream in(path);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
-  // The earlier capture printed nothing, and the burst is the limit: the
-  // test takes far less than kCycloneLogPeriod.
+  // The first capture printed nothing, the released one its line, and the
+  // burst is the limit: the test takes far less than kCycloneLogPeriod.
+  const std::string program = program_invocation_short_name;
   ASSERT_EQ(lines.size(), kCycloneLogBurst);
-  for (size_t i = 0; i < lines.size(); ++i) {
+  EXPECT_EQ(lines[0], program + ": Cyclone DDS: \"just a warning\"");
+  for (size_t i = 1; i < lines.size(); ++i) {
     EXPECT_EQ(lines[i],
-              std::string(program_invocation_short_name) +
-                  ": Cyclone DDS: \"peer said \\\"\\r\\n\\x1b[1A\\\" " +
-                  std::to_string(i) + "\"");
+              program + ": Cyclone DDS: \"peer said \\\"\\r\\n\\x1b[1A\\\" " +
+                  std::to_string(i - 1) + "\"");
   }
 }
 
@@ -119,6 +127,7 @@ TEST(CycloneLogTest, ASummaryShowsTheFirstLinesAndCountsTheRest) {
   EXPECT_EQ(capture.Summary(), "Cyclone DDS said nothing");
   for (int i = 0; i < 30; ++i) capture.Add("line " + std::to_string(i));
   EXPECT_EQ(capture.lines().size(), CycloneLogCapture::kMaxLines);
+  EXPECT_EQ(capture.lines()[15], "\"line 15\"");
   EXPECT_EQ(capture.Summary(),
             "Cyclone DDS said \"line 0\"; \"line 1\"; \"line 2\"; \"line 3\"; "
             "and 26 more lines");

@@ -113,15 +113,22 @@ absl::StatusOr<std::unique_ptr<DdsParticipant>> DdsParticipant::Make(
   }
   const std::string xml = CycloneXml(options);
   std::lock_guard<std::mutex> lock(domain_batching_mutex);
-  result->domain_ = dds_create_domain(options.domain, xml.c_str());
-  if (result->domain_ < 0 &&
-      result->domain_ != DDS_RETCODE_PRECONDITION_NOT_MET) {
-    return absl::InvalidArgumentError(StrCat(
-        "Cyclone DDS refused domain ", options.domain,
-        options.interface.empty() ? std::string()
-                                  : StrCat(" on interface ", options.interface),
-        ": ", dds_strretcode(result->domain_),
-        " (is the interface up and does it have an address?)"));
+  {
+    // Why Cyclone refuses a domain (an interface it cannot use) is said in
+    // our one line.
+    CycloneLogCapture capture;
+    result->domain_ = dds_create_domain(options.domain, xml.c_str());
+    if (result->domain_ < 0 &&
+        result->domain_ != DDS_RETCODE_PRECONDITION_NOT_MET) {
+      return absl::InvalidArgumentError(
+          StrCat("Cyclone DDS refused domain ", options.domain,
+                 options.interface.empty()
+                     ? std::string()
+                     : StrCat(" on interface ", options.interface),
+                 ": ", dds_strretcode(result->domain_), ": ", capture.Summary(),
+                 " (is the interface up and does it have an address?)"));
+    }
+    capture.Release();
   }
   // PRECONDITION_NOT_MET: this process made the domain already, with the
   // configuration of then.
@@ -161,6 +168,7 @@ absl::StatusOr<std::unique_ptr<DdsParticipant>> DdsParticipant::Make(
           " in domain ", options.domain, ": ",
           dds_strretcode(result->participant_), ": ", capture.Summary()));
     }
+    capture.Release();
   }
   result->wakeup_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   PCHECK(result->wakeup_fd_ >= 0) << "eventfd";
