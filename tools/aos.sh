@@ -43,6 +43,10 @@ readonly PACKAGES=(
   cyclonedds-dev
   cyclonedds-tools
   iproute2
+  # The bridge's DDS Security: its files are checked with libcrypto, and
+  # tools/dds_security/make_test_ca.sh makes test certificates with openssl.
+  libssl-dev
+  openssl
   # MCAP logs (aos/events/logging): chunk compression and CRC-32, and Node
   # for the test that reads our logs with the MCAP project's own reader.
   libzstd-dev
@@ -280,19 +284,22 @@ run_main_job() {
 # The main job across two nodes (examples/multinode_pingpong.json): pi1 runs
 # ping and its message bridge, pi2 runs pong and its bridge, each on its own
 # --shm_base; as root each node is a network namespace joined by a veth pair
-# (tools/netns_pair.sh), otherwise both bridges talk over loopback. One
-# streamer on pi1 shows every node's timing reports (pong's forwarded from
-# pi2) and what pi1's bridge measures of the network. Extra arguments go to
-# the streamer.
+# (tools/netns_pair.sh), otherwise both bridges talk over loopback. The
+# bridges run with DDS Security: a test CA and both nodes' certificates are
+# made for the run (tools/dds_security/make_test_ca.sh) and removed after.
+# One streamer on pi1 shows every node's timing reports (pong's forwarded
+# from pi2) and what pi1's bridge measures of the network. Extra arguments
+# go to the streamer.
 run_multinode_job() {
   bazel_cmd build //examples:ping //examples:pong \
     //aos/tools:aos_timing_report_streamer //aos/network:message_bridge \
-    //examples:multinode_pingpong_config
+    //aos/tools:aos_dump //examples:multinode_pingpong_config
   local config="bazel-bin/examples/multinode_pingpong_config.json"
   local bin="bazel-bin"
-  local base1 base2 status=0 netns="" domain
+  local base1 base2 certs status=0 netns="" domain
   base1="$(mktemp -d /dev/shm/aos_pi1.XXXXXX)"
   base2="$(mktemp -d /dev/shm/aos_pi2.XXXXXX)"
+  certs="$(mktemp -d "${TMPDIR:-/tmp}/aos_dds_security.XXXXXX")"
   # A DDS domain of our own, so that other runs on this machine stay apart;
   # at most 101, so DDS's ports (7400 + 250 x domain) stay below the
   # ephemeral ports.
@@ -312,25 +319,32 @@ run_multinode_job() {
   cleanup() {
     stop_processes
     [[ -n "${netns}" ]] && tools/netns_pair.sh down "${netns}"
-    rm -rf "${base1}" "${base2}"
+    rm -rf "${base1}" "${base2}" "${certs}"
   }
   trap cleanup EXIT
   trap ':' INT TERM
+  tools/dds_security/make_test_ca.sh "${certs}/ca" pi1 pi2 || return 1
+  log "DDS Security on: the bridges authenticate with a test CA made for this run (${certs}/ca)"
   local common=(--config="${config}")
   "${in1[@]}" "${bin}/aos/network/message_bridge" "${common[@]}" --node=pi1 \
     --shm_base="${base1}" --dds_domain="${domain}" \
-    --dds_interface="${interface1}" >&2 &
+    --dds_interface="${interface1}" --dds_security="${certs}/ca" >&2 &
   pids+=($!)
   "${in2[@]}" "${bin}/aos/network/message_bridge" "${common[@]}" --node=pi2 \
     --shm_base="${base2}" --dds_domain="${domain}" \
-    --dds_interface="${interface2}" >&2 &
+    --dds_interface="${interface2}" --dds_security="${certs}/ca" >&2 &
   pids+=($!)
   "${in2[@]}" "${bin}/examples/pong" "${common[@]}" --node=pi2 \
     --shm_base="${base2}" >&2 &
   pids+=($!)
-  # Ping starts once the bridges have found each other (DDS discovery takes
-  # about 0.1 s), so its first pings are not answered late.
-  sleep 1
+  # Ping starts once the bridges have found each other (pi1's bridge says
+  # pi2 is CONNECTED: DDS discovery and the security handshake done), so its
+  # first pings are not answered late.
+  if ! grep -q -m 1 '"CONNECTED"' < <(timeout 60 "${bin}/aos/tools/aos_dump" \
+    "${common[@]}" --node=pi1 --shm_base="${base1}" /pi1/aos \
+    aos.message_bridge.ServerStatistics 2>/dev/null); then
+    log "the bridges did not connect within 60 s; starting ping anyway"
+  fi
   "${in1[@]}" "${bin}/examples/ping" "${common[@]}" --node=pi1 \
     --shm_base="${base1}" >&2 &
   pids+=($!)

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 
+#include "aos/network/cyclone_log.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -99,19 +100,35 @@ absl::StatusOr<std::unique_ptr<DdsParticipant>> DdsParticipant::Make(
     return absl::InvalidArgumentError(
         StrCat("DDS domain ", options.domain, " is out of range (0-230)"));
   }
+  InstallCycloneLog();
   std::unique_ptr<DdsParticipant> result(new DdsParticipant());
   result->domain_id_ = options.domain;
+  // Checked before the domain exists: a bad file is named, and nothing of
+  // Cyclone's runs for it.
+  if (options.security.has_value()) {
+    absl::StatusOr<DdsSecurityInfo> info =
+        CheckDdsSecurityFiles(*options.security);
+    if (!info.ok()) return info.status();
+    result->security_ = *std::move(info);
+  }
   const std::string xml = CycloneXml(options);
   std::lock_guard<std::mutex> lock(domain_batching_mutex);
-  result->domain_ = dds_create_domain(options.domain, xml.c_str());
-  if (result->domain_ < 0 &&
-      result->domain_ != DDS_RETCODE_PRECONDITION_NOT_MET) {
-    return absl::InvalidArgumentError(StrCat(
-        "Cyclone DDS refused domain ", options.domain,
-        options.interface.empty() ? std::string()
-                                  : StrCat(" on interface ", options.interface),
-        ": ", dds_strretcode(result->domain_),
-        " (is the interface up and does it have an address?)"));
+  {
+    // Why Cyclone refuses a domain (an interface it cannot use) is said in
+    // our one line.
+    CycloneLogCapture capture;
+    result->domain_ = dds_create_domain(options.domain, xml.c_str());
+    if (result->domain_ < 0 &&
+        result->domain_ != DDS_RETCODE_PRECONDITION_NOT_MET) {
+      return absl::InvalidArgumentError(
+          StrCat("Cyclone DDS refused domain ", options.domain,
+                 options.interface.empty()
+                     ? std::string()
+                     : StrCat(" on interface ", options.interface),
+                 ": ", dds_strretcode(result->domain_), ": ", capture.Summary(),
+                 " (is the interface up and does it have an address?)"));
+    }
+    capture.Release();
   }
   // PRECONDITION_NOT_MET: this process made the domain already, with the
   // configuration of then.
@@ -130,12 +147,28 @@ absl::StatusOr<std::unique_ptr<DdsParticipant>> DdsParticipant::Make(
   } else {
     DomainBatching()[options.domain] = options.batch_writes;
   }
-  result->participant_ =
-      dds_create_participant(options.domain, nullptr, nullptr);
-  if (result->participant_ < 0) {
-    return absl::InvalidArgumentError(
-        StrCat("Cyclone DDS could not make a participant in domain ",
-               options.domain, ": ", dds_strretcode(result->participant_)));
+  dds_qos_t* qos = nullptr;
+  if (options.security.has_value()) {
+    qos = dds_create_qos();
+    SetDdsSecurityProperties(*options.security, qos);
+  }
+  {
+    // What Cyclone says while it makes the participant (loading the
+    // plugins, validating the identity and permissions) is said in our
+    // line if it refuses.
+    CycloneLogCapture capture;
+    result->participant_ = dds_create_participant(options.domain, qos, nullptr);
+    if (qos != nullptr) dds_delete_qos(qos);
+    if (result->participant_ < 0) {
+      return absl::InvalidArgumentError(StrCat(
+          "Cyclone DDS could not make a ",
+          options.security.has_value()
+              ? StrCat("secure participant (", options.security->source, ")")
+              : std::string("participant"),
+          " in domain ", options.domain, ": ",
+          dds_strretcode(result->participant_), ": ", capture.Summary()));
+    }
+    capture.Release();
   }
   result->wakeup_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   PCHECK(result->wakeup_fd_ >= 0) << "eventfd";

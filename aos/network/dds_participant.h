@@ -24,9 +24,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "aos/network/dds_security.h"
 #include "dds/dds.h"
 
 namespace aos::message_bridge {
@@ -45,6 +47,11 @@ class DdsParticipant {
     // the domain by the first participant of a process on it: a later one
     // asking otherwise on that domain is refused by Make().
     bool batch_writes = false;
+    // DDS Security: the participant authenticates with these files and
+    // talks only to participants the same CAs admitted
+    // (dds_security.h). Without it, no security: any participant of the
+    // domain is heard.
+    std::optional<DdsSecurityFiles> security = std::nullopt;
   };
 
   // Quality of service of one topic's writer or reader.
@@ -87,7 +94,11 @@ class DdsParticipant {
   };
 
   // Creates the domain (if this process has not) and the participant.
-  // Fails naming the interface or domain Cyclone refused.
+  // Fails naming the interface or domain Cyclone refused, or, with
+  // security, the file that is wrong (CheckDdsSecurityFiles) or what
+  // Cyclone said when it refused the participant, in one line. Installs
+  // InstallCycloneLog() first: Cyclone's own lines are escaped and
+  // rate-limited from then on.
   static absl::StatusOr<std::unique_ptr<DdsParticipant>> Make(
       const Options& options);
   // Deletes the participant and everything made from it.
@@ -113,6 +124,9 @@ class DdsParticipant {
   // thread.
   static void Flush(dds_entity_t writer) { dds_write_flush(writer); }
 
+  // What the security files say, if the participant has security.
+  const std::optional<DdsSecurityInfo>& security() const { return security_; }
+
   // Readable when a Signal was raised; ClearWakeup() before taking them.
   int wakeup_fd() const { return wakeup_fd_; }
   void ClearWakeup();
@@ -132,6 +146,7 @@ class DdsParticipant {
   uint32_t domain_id_ = 0;
   dds_entity_t participant_ = 0;
   int wakeup_fd_ = -1;
+  std::optional<DdsSecurityInfo> security_;
 };
 
 }  // namespace aos::message_bridge

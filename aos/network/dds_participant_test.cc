@@ -38,6 +38,20 @@ TEST(DdsParticipantTest, ADomainsWriteBatchingIsItsFirstParticipants) {
   EXPECT_TRUE(remade.ok()) << remade.status();
 }
 
+// An interface Cyclone cannot use is one error that says what Cyclone said
+// of it, not Cyclone's own line beside ours.
+TEST(DdsParticipantTest, ARefusedInterfaceIsOneErrorWithCyclonesReason) {
+  DdsParticipant::Options options = OptionsFor(false);
+  options.interface = "nosuch0";
+  auto dds = DdsParticipant::Make(options);
+  ASSERT_FALSE(dds.ok());
+  EXPECT_EQ(dds.status().message(),
+            "Cyclone DDS refused domain " + std::to_string(options.domain) +
+                " on interface nosuch0: Error: Cyclone DDS said \"nosuch0: "
+                "does not match an available interface.\" (is the interface "
+                "up and does it have an address?)");
+}
+
 // A reader's Signal with an in_listener function runs it, with the reader,
 // where the sample arrives, before raising the signal: the sample is there
 // to take, and the loop is woken only after.

@@ -1,5 +1,8 @@
 #include "aos/network/message_bridge.h"
 
+#include <errno.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -84,6 +87,10 @@ class MessageBridge::Impl {
   }
 
   absl::Status Setup();
+
+  const std::optional<DdsSecurityInfo>& security() const {
+    return dds_->security();
+  }
 
  private:
   // Everything about one peer node.
@@ -187,6 +194,9 @@ class MessageBridge::Impl {
   void Receive(Incoming* incoming, Peer* peer);
   void SendProbes();
   void PublishStatistics();
+  // One line on stderr: "<program>: <node>: <line>". Only for what is rare
+  // by construction (a refusal episode's start and end).
+  void Say(std::string_view line) const;
   // dds_write; false (and counted in write_failures_) if it failed. The
   // sample waits in the writer's pack until FlushWrites().
   bool Write(dds_entity_t writer, const void* sample);
@@ -587,6 +597,26 @@ void MessageBridge::Impl::HandleProbes() {
         break;
       case PeerState::ProbeResult::kSame:
         break;
+      case PeerState::ProbeResult::kRefused:
+        if (peer->state.episode_refusals() == 1) {
+          // Back to the boot of before the storm: forget what the clock
+          // learnt from the boots believed since, and their echo.
+          peer->clock.Reset();
+          peer->boot_string = peer->state.boot_uuid().ToString();
+          peer->echo_sent_ns = 0;
+          peer->echo_received_ns = 0;
+          Say(StrCat(
+              "peer ", peer->name, " changed its boot more than ",
+              peer->state.limit().max_reboots, " times within ",
+              std::chrono::duration<double>(peer->state.limit().window).count(),
+              " s (", peer->state.reboots(), " reboots believed so far): boot ",
+              boot.ToString(), " and further changes not believed, boot ",
+              peer->boot_string,
+              " kept (forged probes? counted in ClientStatistics "
+              "refused_reboots)"));
+        }
+        // Neither a heartbeat nor a clock sample.
+        continue;
     }
     if (probe.echo_sent_ns != 0) {
       peer->clock.Add(probe.echo_sent_ns, probe.echo_received_ns,
@@ -740,6 +770,13 @@ void MessageBridge::Impl::SendProbes() {
   const monotonic_clock::time_point now = loop_->monotonic_now();
   for (const std::unique_ptr<Peer>& peer : peers_) {
     peer->state.Check(now);
+    if (const std::optional<uint64_t> refused = peer->state.EndRefusals(now)) {
+      Say(StrCat(
+          "peer ", peer->name, ": ", *refused,
+          " boot changes not believed, none in the last ",
+          std::chrono::duration<double>(peer->state.limit().window).count(),
+          " s: its reboots are believed again (boot ", peer->boot_string, ")"));
+    }
     aos_bridge_Probe probe = {};
     probe.from_node = my_index_;
     probe.to_node = peer->index;
@@ -749,6 +786,15 @@ void MessageBridge::Impl::SendProbes() {
     probe.echo_received_ns = peer->echo_received_ns;
     Write(peer->probe_writer, &probe);
   }
+}
+
+void MessageBridge::Impl::Say(std::string_view line) const {
+  const std::string text =
+      StrCat(program_invocation_short_name, ": ",
+             StringView(loop_->node()->name()), ": ", line, "\n");
+  // One write: other threads' lines do not cut into it.
+  [[maybe_unused]] ssize_t written =
+      write(STDERR_FILENO, text.data(), text.size());
 }
 
 bool MessageBridge::Impl::Write(dds_entity_t writer, const void* sample) {
@@ -840,6 +886,7 @@ void MessageBridge::Impl::PublishStatistics() {
     connection.add_connection_count(peer->state.connection_count());
     connection.add_disconnects(peer->state.disconnects());
     connection.add_reboots(peer->state.reboots());
+    connection.add_refused_reboots(peer->state.refused_reboots());
     connection.add_boot_uuid(boot);
     connection.add_connected_since_time(Ns(peer->state.connected_since()));
     connection.add_monotonic_offset(offset.offset_ns);
@@ -868,5 +915,9 @@ MessageBridge::MessageBridge(std::unique_ptr<Impl> impl)
     : impl_(std::move(impl)) {}
 
 MessageBridge::~MessageBridge() = default;
+
+const std::optional<DdsSecurityInfo>& MessageBridge::security() const {
+  return impl_->security();
+}
 
 }  // namespace aos::message_bridge

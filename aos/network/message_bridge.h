@@ -30,7 +30,14 @@
 // - Probes each peer every probe_period: heartbeats (connected while they
 //   arrive, disconnect_timeout) and NTP-style clock probes
 //   (clock_offset_estimator.h), so received messages' one-way latency is
-//   measured with the clock offset applied.
+//   measured with the clock offset applied. A peer's boot changes are
+//   believed at a bounded rate (peer_state.h): beyond it they are refused,
+//   counted (refused_reboots), and an episode of refusals is said on
+//   stderr in one line when it starts and one when it ends.
+// - With options.dds.security, its DDS participant authenticates with
+//   those files and hears only participants the same CAs admitted
+//   (dds_security.h); without, anyone on the network is heard
+//   (docs/network.md, "Who can send what").
 // - Tells a message's source node when it was re-sent, for channels whose
 //   connection has timestamp_logger REMOTE_LOGGER or
 //   LOCAL_AND_REMOTE_LOGGER; the source's bridge publishes that as an
@@ -71,6 +78,10 @@ class MessageBridge {
 
   MessageBridge(const MessageBridge&) = delete;
   MessageBridge& operator=(const MessageBridge&) = delete;
+
+  // What its DDS Security files say (options.dds.security), if it has
+  // security: for the line that says so.
+  const std::optional<DdsSecurityInfo>& security() const;
 
  private:
   class Impl;

@@ -6,6 +6,7 @@
 #include "aos/config_flag.h"
 #include "aos/configuration_lookup.h"
 #include "aos/events/shm_event_loop.h"
+#include "aos/flatbuffer_string_view.h"
 #include "aos/init.h"
 #include "aos/network/message_bridge.h"
 #include "aos/node_flag.h"
@@ -19,6 +20,17 @@ DEFINE_uint32(dds_domain, 0,
 DEFINE_string(dds_interface, "",
               "The network interface DDS uses, by name (lo, eth0, veth1) or "
               "address; empty lets Cyclone DDS choose.");
+DEFINE_string(dds_security, "",
+              "DDS Security: a directory as tools/dds_security/"
+              "make_test_ca.sh makes it (identity_ca.pem, permissions_ca.pem, "
+              "governance.p7s, and <node>/identity.pem, identity_key.pem, "
+              "permissions.p7s). The bridge then authenticates, and hears "
+              "only bridges the same CAs admitted; empty: no security, "
+              "anyone on the network is heard.");
+DEFINE_string(dds_security_plugins, "",
+              "With --dds_security: the directory of Cyclone DDS's security "
+              "plugins (libdds_security_{auth,ac,crypto}.so); empty: Debian's, "
+              "libddsc0debian beside libddsc.");
 
 namespace aos::message_bridge {
 namespace {
@@ -38,8 +50,37 @@ int Main() {
   MessageBridge::Options options;
   options.dds.domain = FLAGS_dds_domain;
   options.dds.interface = FLAGS_dds_interface;
+  const std::string node_name(StringView((*node)->name()));
+  if (!FLAGS_dds_security.empty()) {
+    DdsSecurityFiles files = DdsSecurityFiles::InDirectory(
+        FLAGS_dds_security, node_name,
+        StrCat("--dds_security=", FLAGS_dds_security));
+    if (!FLAGS_dds_security_plugins.empty()) {
+      files.plugin_dir = FLAGS_dds_security_plugins;
+      files.plugin_source =
+          StrCat("--dds_security_plugins=", FLAGS_dds_security_plugins);
+    }
+    options.dds.security = std::move(files);
+  } else if (!FLAGS_dds_security_plugins.empty()) {
+    ExitForUserError(
+        "--dds_security_plugins is given without --dds_security: give the "
+        "directory of the certificates too, or neither");
+  }
   auto bridge = MessageBridge::Make(&loop, options);
   if (!bridge.ok()) ExitForUserError(std::string(bridge.status().message()));
+  // Whether peers are authenticated is the first thing to know about a
+  // bridge: said once, at start.
+  if ((*bridge)->security().has_value()) {
+    std::cerr << program_invocation_short_name << ": " << node_name
+              << ": DDS Security on: " << (*bridge)->security()->Describe()
+              << std::endl;
+  } else {
+    std::cerr << program_invocation_short_name << ": " << node_name
+              << ": DDS Security off: peers are not authenticated, anyone "
+                 "who reaches this network can send as any node "
+                 "(--dds_security; docs/network.md)"
+              << std::endl;
+  }
   loop.Run();
   return 0;
 }
@@ -55,12 +96,15 @@ int main(int argc, char** argv) {
   aos::InitGoogle(
       &argc, &argv,
       "Usage: message_bridge --node=NAME [--config=FILE] [--dds_domain=N]\n"
-      "    [--dds_interface=NAME] [--shm_base=DIR]\n"
+      "    [--dds_interface=NAME] [--dds_security=DIR] [--shm_base=DIR]\n"
       "Forwards this node's channels that have destination_nodes to those\n"
       "nodes, and re-sends theirs here, over Cyclone DDS; publishes\n"
       "ServerStatistics and ClientStatistics on /aos every second. One per\n"
       "node; stop with Ctrl-C or SIGTERM. --config defaults to\n"
-      "multinode_pingpong_config.json. docs/network.md.");
+      "multinode_pingpong_config.json. With --dds_security, only peers the\n"
+      "same CAs admitted are heard (DDS Security; its governance document\n"
+      "says what is encrypted); without, anyone on the network can send as\n"
+      "any node. docs/network.md.");
   aos::RefuseArguments(argc, argv);
   return aos::message_bridge::Main();
 }

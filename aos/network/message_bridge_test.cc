@@ -14,6 +14,7 @@
 #include "aos/configuration_lookup.h"
 #include "aos/events/event_loop_generated.h"
 #include "aos/events/shm_event_loop.h"
+#include "aos/network/bridge_test_nodes.h"
 #include "aos/network/bridge_wire.h"
 #include "aos/network/client_statistics_generated.h"
 #include "aos/network/dds_participant.h"
@@ -26,8 +27,6 @@
 #include "examples/ping_generated.h"
 #include "gtest/gtest.h"
 
-DECLARE_bool(timing_reports);
-
 namespace aos::message_bridge {
 namespace {
 
@@ -37,70 +36,9 @@ using std::chrono::seconds;
 // Generous: a bridge that works connects in well under a second.
 constexpr auto kDeadline = seconds(30);
 
-class MessageBridgeTest : public ::testing::Test {
+class MessageBridgeTest : public BridgeTestNodes {
  protected:
-  MessageBridgeTest()
-      : config_path_(aos::testing::ArtifactPath(
-            "examples/multinode_pingpong_config.json")),
-        config_(configuration::ReadConfig(config_path_).value()),
-        pi1_(configuration::GetNode(config_.message(), "pi1")),
-        pi2_(configuration::GetNode(config_.message(), "pi2")),
-        dir_(aos::testing::TestTempDir() + "/" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()),
-        domain_(TestDdsDomain(DdsTestBinary::kMessageBridge)) {
-    FLAGS_timing_reports = false;
-    FLAGS_permissions = "0600";
-    for (const char* node : {"pi1", "pi2"}) {
-      std::filesystem::create_directories(dir_ + "/" + node + "/shm");
-    }
-  }
-
-  std::string ShmBase(std::string_view node) const {
-    return StrCat(dir_, "/", node, "/shm");
-  }
-
-  std::unique_ptr<Subprocess> StartBridge(
-      std::string_view node, std::vector<std::string> extra_args = {}) {
-    std::vector<std::string> args{
-        StrCat("--config=", config_path_), StrCat("--node=", node),
-        StrCat("--shm_base=", ShmBase(node)), StrCat("--dds_domain=", domain_),
-        "--dds_interface=lo"};
-    args.insert(args.end(), extra_args.begin(), extra_args.end());
-    return std::make_unique<Subprocess>(
-        aos::testing::ArtifactPath("aos/network/message_bridge"),
-        std::move(args), StrCat(dir_, "/", node));
-  }
-
-  // A loop on `node`, its channels under that node's shared memory.
-  // ShmEventLoop opens a channel's queue when a sender, fetcher or watcher
-  // is made, under --shm_base as it is then; the test's loops of both
-  // nodes live in one process, so --shm_base is switched around their
-  // setup (timing reports, opened at Run(), are off).
-  std::unique_ptr<ShmEventLoop> MakeLoop(std::string_view name,
-                                         const Node* node) {
-    FLAGS_shm_base = ShmBase(node->name()->string_view());
-    return std::make_unique<ShmEventLoop>(&config_.message(), name, node);
-  }
-
-  uint32_t ChannelIndex(const Channel* channel) const {
-    for (uint32_t i = 0; i < config_.message().channels()->size(); ++i) {
-      if (config_.message().channels()->Get(i) == channel) return i;
-    }
-    return 0xffffffff;
-  }
-  uint32_t NodeIndex(const Node* node) const {
-    for (uint32_t i = 0; i < config_.message().nodes()->size(); ++i) {
-      if (config_.message().nodes()->Get(i) == node) return i;
-    }
-    return 0xffffffff;
-  }
-
-  const std::string config_path_;
-  FlatbufferDetachedBuffer<Configuration> config_;
-  const Node* const pi1_;
-  const Node* const pi2_;
-  const std::string dir_;
-  const uint32_t domain_;
+  MessageBridgeTest() : BridgeTestNodes(DdsTestBinary::kMessageBridge) {}
 };
 
 // A ping every 10 ms on pi1 arrives on pi2 in order, none lost after the

@@ -16,9 +16,10 @@
 namespace aos::message_bridge {
 
 enum class DdsTestBinary {
-  kDdsParticipant,     // dds_participant_test: 1-30
-  kMessageBridge,      // message_bridge_test: 31-65
-  kMultinodeEndToEnd,  // multinode_pingpong_e2e_test: 66-100
+  kDdsParticipant,         // dds_participant_test: 1-30
+  kMessageBridge,          // message_bridge_test: 31-55
+  kMultinodeEndToEnd,      // multinode_pingpong_e2e_test: 66-100
+  kMessageBridgeSecurity,  // message_bridge_security_test: 56-65
 };
 
 // This process's domain in `binary`'s range.
@@ -27,7 +28,7 @@ inline uint32_t TestDdsDomain(DdsTestBinary binary) {
     uint32_t first;
     uint32_t size;
   };
-  constexpr Range kRanges[] = {{1, 30}, {31, 35}, {66, 35}};
+  constexpr Range kRanges[] = {{1, 30}, {31, 25}, {66, 35}, {56, 10}};
   const Range range = kRanges[static_cast<int>(binary)];
   return range.first + static_cast<uint32_t>(getpid()) % range.size;
 }

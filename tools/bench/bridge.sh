@@ -2,7 +2,8 @@
 # How far behind Cyclone DDS itself does the message bridge forward?
 #
 #   tools/bench/bridge.sh [--link=lo|veth|both] [--seconds=N] [--json=FILE]
-#                         [--ping_interval_us=N] [--dry-run]
+#                         [--ping_interval_us=N] [--security=both|off]
+#                         [--dry-run]
 #
 # For each link, side by side in one run: ddsperf ping/pong's round trip and
 # ours (ping on node pi1, pong on pi2, through both message bridges), ping
@@ -11,27 +12,33 @@
 # ddsperf pub/sub moves against what the bridges forward from bridge_flood
 # on pi1 to pi2. lo: both nodes on loopback; veth: pi1 and pi2 in two
 # network namespaces joined by a veth pair (tools/netns_pair.sh; needs
-# root); both (the default as root; lo otherwise). --seconds (default 5)
-# is the length of each of the five measurements per link. It builds what
-# it needs, then holds the build lock (/tmp/aos-bazel.lock) while it
-# measures so that builds do not disturb the figures. --dry-run prints what
-# it would run and stops. docs/benchmarks.md shows a real run.
+# root); both (the default as root; lo otherwise). --security=both (the
+# default) measures the bridges' round trip and rate twice without and
+# twice with DDS Security on both (tools/dds_security/make_test_ca.sh's
+# certificates), in the order plain, secure, secure, plain: what
+# authentication and encryption cost, in the same run; off measures the
+# plain bridges once. --seconds (default 5) is the length of each
+# measurement (11 per link, 5 with --security=off). It builds what it
+# needs, then holds the build lock (/tmp/aos-bazel.lock) while it measures
+# so that builds do not disturb the figures. --dry-run prints what it
+# would run and stops. docs/benchmarks.md shows a real run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
-usage() { sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 fail() {
   echo "bridge.sh: $*" >&2
   exit 1
 }
 
-link="" seconds=5 json="" interval_us=1000 dry_run=0
+link="" seconds=5 json="" interval_us=1000 dry_run=0 security=both
 for arg in "$@"; do
   case "${arg}" in
     --link=*) link="${arg#--link=}" ;;
     --seconds=*) seconds="${arg#--seconds=}" ;;
     --json=*) json="${arg#--json=}" ;;
     --ping_interval_us=*) interval_us="${arg#--ping_interval_us=}" ;;
+    --security=*) security="${arg#--security=}" ;;
     --dry-run) dry_run=1 ;;
     -h | --help)
       usage
@@ -47,6 +54,8 @@ done
   fail "--seconds=${seconds}: give a whole number of seconds, 1 or more"
 [[ "${interval_us}" =~ ^[1-9][0-9]*$ ]] ||
   fail "--ping_interval_us=${interval_us}: give a whole number of microseconds"
+[[ "${security}" == both || "${security}" == off ]] ||
+  fail "--security=${security}: give both (plain and secure bridges) or off"
 if [[ -z "${link}" ]]; then
   if [[ "$(id -u)" == 0 ]]; then link=both; else link=lo; fi
 fi
@@ -69,11 +78,12 @@ targets=(//tools/bench:bridge_bench //tools/bench:bridge_flood
 lock=/tmp/aos-bazel.lock
 netns=aosbench
 bench_args=(--links="${links}" --seconds="${seconds}"
-  --ping_interval_us="${interval_us}" --netns="${netns}")
+  --ping_interval_us="${interval_us}" --netns="${netns}"
+  --security="${security}")
 [[ -n "${json}" ]] && bench_args+=(--json="$(realpath -m "${json}")")
 
 if ((dry_run)); then
-  echo "build:   ${bazel_cmd} build -c opt ${targets[*]}"
+  echo "build:   flock ${lock} ${bazel_cmd} build -c opt ${targets[*]}"
   [[ "${links}" == *veth* ]] && echo "netns:   tools/netns_pair.sh up ${netns}"
   echo "measure: flock -o ${lock} bazel-bin/tools/bench/bridge_bench" \
     "--work_dir=/dev/shm/aos_bridge_bench.XXXXXX ${bench_args[*]}"
@@ -82,7 +92,8 @@ fi
 
 command -v ddsperf >/dev/null ||
   fail "ddsperf is missing: apt-get install cyclonedds-tools"
-"${bazel_cmd}" build -c opt "${targets[@]}"
+# The build, too, under the lock every build on this machine takes.
+flock "${lock}" "${bazel_cmd}" build -c opt "${targets[@]}"
 
 work="$(mktemp -d /dev/shm/aos_bridge_bench.XXXXXX)"
 pid="" made_netns=0

@@ -6,15 +6,20 @@
 // For each link (lo: both nodes in this namespace on loopback; veth: pi1
 // in namespace <netns>1, pi2 in <netns>2, joined by a veth pair), in turn:
 //   1. ddsperf ping / pong at the ping rate: DDS's round trip;
-//   1b. ping and pong on one node (single-node config, no bridge): the
+//   2. ping and pong on one node (single-node config, no bridge): the
 //      round trip through shared memory alone;
-//   2. the bridges of pi1 and pi2, pong on pi2 and ping on pi1 at the same
-//      rate: the forwarded round trip (through both bridges), then each
-//      bridge's one-way latency histogram (ClientStatistics);
 //   3. ddsperf pub (32 B, as fast as it can) / sub: DDS's rate;
-//   4. bridge_flood on pi1 (32 B on /bench, up to the channel's 200 kHz)
+//   4. the bridges of pi1 and pi2, once both say CONNECTED, pong on pi2 and
+//      ping on pi1 at the same rate: the forwarded round trip (through both
+//      bridges), then each bridge's one-way latency histogram
+//      (ClientStatistics);
+//   5. bridge_flood on pi1 (32 B on /bench, up to the channel's 200 kHz)
 //      with the same bridges: what pi2's bridge re-sent a second, from its
-//      ClientStatistics, and the CPU each process used.
+//      ClientStatistics, and the CPU each process used;
+//   6. (--security=both, the default) 4 and 5 again with both bridges on
+//      DDS Security (certificates from make_test_ca.sh), on shared memory
+//      of their own: what authentication and encryption cost, in the same
+//      run.
 #include <signal.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -65,6 +70,16 @@ DEFINE_string(work_dir, "",
               "A directory this bench may fill and empty: the nodes' shared "
               "memory and the programs' output (bridge.sh makes one).");
 DEFINE_string(json, "", "Also write every figure to this file as JSON.");
+DEFINE_string(security, "both",
+              "both: measure the bridges without and then with DDS Security "
+              "(--dds_security, certificates from --make_test_ca), in the "
+              "same run; off: without only.");
+DEFINE_int32(security_rounds, 2,
+             "With --security=both: how many times each of the plain and "
+             "the secure bridges is measured, in the order plain, secure, "
+             "secure, plain, ...");
+DEFINE_string(make_test_ca, "tools/dds_security/make_test_ca.sh",
+              "The script that makes the secure bridges' certificates.");
 DEFINE_string(local_config, "",
               "Single-node ping/pong config for the local round trip "
               "(default: <bin_dir>/examples/pingpong_config.json).");
@@ -253,10 +268,8 @@ Figures OneWay(std::string name,
   return FromHistogram(std::move(name), histogram, statistic);
 }
 
+// bridge_flood on pi1 through the bridges to pi2.
 struct Throughput {
-  // ddsperf pub/sub.
-  DdsperfRate dds;
-  // bridge_flood on pi1, pi2's bridge.
   int64_t sent = 0, refused = 0, message_bytes = 0;
   double offered_per_s = NAN, sent_per_s = NAN;
   double forwarded_per_s = NAN;
@@ -265,14 +278,32 @@ struct Throughput {
   double cpu_flood = NAN, cpu_bridge1 = NAN, cpu_bridge2 = NAN;
 };
 
-struct LinkResult {
-  std::string link;
-  Figures dds_round_trip, forwarded_round_trip;
-  // ping and pong on one node, no bridge: two shared-memory hops.
-  Figures local_round_trip;
+// What one pair of bridges (with or without DDS Security) measured.
+struct BridgeResult {
+  Figures forwarded_round_trip;
   Figures one_way_pi1_to_pi2, one_way_pi2_to_pi1;
   int64_t pings = 0, pongs = 0;
   Throughput throughput;
+};
+
+struct LinkResult {
+  std::string link;
+  Figures dds_round_trip;
+  // ping and pong on one node, no bridge: two shared-memory hops.
+  Figures local_round_trip;
+  // ddsperf pub/sub.
+  DdsperfRate dds_rate;
+  // The bridges without DDS Security: the first run, for the tables
+  // against ddsperf.
+  BridgeResult plain;
+  // --security=both: every run, plain and secure, in the order they ran
+  // (ABBA: plain, secure, secure, plain, ... so that a machine that drifts
+  // during the bench weighs on both alike).
+  struct Run {
+    bool secure;
+    BridgeResult result;
+  };
+  std::vector<Run> runs;
 };
 
 Figures PingRoundTrip(const std::string& path, int64_t* pings, int64_t* pongs) {
@@ -298,68 +329,50 @@ Figures PingRoundTrip(const std::string& path, int64_t* pings, int64_t* pongs) {
   return f;
 }
 
-LinkResult MeasureLink(const Link& link, const Configuration& config,
-                       int domain) {
-  LinkResult result;
-  result.link = link.name;
-  const std::string work = StrCat(FLAGS_work_dir, "/", link.name);
-  const std::string out = StrCat(work, "/out");
-  const std::string base[2] = {StrCat(work, "/pi1"), StrCat(work, "/pi2")};
-  std::filesystem::create_directories(out);
+// Waits until pi1's bridge says pi2 is CONNECTED and pi2's says pi1 is:
+// discovery, and with DDS Security the handshakes, are done.
+void WaitConnected(std::unique_ptr<NodeStatistics> (&statistics)[2],
+                   std::unique_ptr<Subprocess> (&bridge)[2]) {
+  const double deadline = Now() + 60;
+  while (true) {
+    uint64_t write_failures = 0;
+    const auto* to_pi2 = statistics[0]->Server("pi2", &write_failures);
+    const auto* from_pi1 = statistics[1]->Client("pi1");
+    if (to_pi2 != nullptr && from_pi1 != nullptr &&
+        to_pi2->state() == message_bridge::State::CONNECTED &&
+        from_pi1->state() == message_bridge::State::CONNECTED) {
+      return;
+    }
+    if (Now() > deadline) {
+      std::cerr << "--- bridge pi1 said\n" << bridge[0]->Stderr() << "\n";
+      Fail("the bridges did not say CONNECTED within 60 s", bridge[1].get());
+    }
+    Sleep(0.05);
+  }
+}
+
+// A test CA with pi1's and pi2's certificates in `work`/certs
+// (make_test_ca.sh), for --dds_security.
+std::string MakeCertificates(const std::string& work, const std::string& out) {
+  const std::string dir = StrCat(work, "/certs");
+  Subprocess script("/bin/bash", {FLAGS_make_test_ca, dir, "pi1", "pi2"}, out);
+  if (script.Wait() != 0) {
+    Fail(StrCat(FLAGS_make_test_ca, " failed"), &script);
+  }
+  return dir;
+}
+
+// Both bridges (with DDS Security if `security_dir` is not empty) on
+// shared memory of their own: the forwarded round trip, each bridge's
+// one-way latency, then bridge_flood's rate through them.
+BridgeResult MeasureBridges(const Link& link, const Configuration& config,
+                            int domain, const std::string& security_dir,
+                            const std::string& work, const std::string& out) {
+  BridgeResult result;
   const std::string config_path = FLAGS_config;
   const double seconds = FLAGS_seconds;
-  const std::string ping_hz = StrCat(1000000 / FLAGS_ping_interval_us, "Hz");
-  std::cerr << "[" << link.name << "] ddsperf ping " << ping_hz << " / pong, "
-            << seconds << " s\n";
-  {
-    auto pong =
-        StartDdsperf(link, 1, domain, {"-D", StrCat(seconds + 4), "pong"}, out);
-    Sleep(0.5);
-    auto ping = StartDdsperf(link, 0, domain,
-                             {"-D", StrCat(seconds + 1), "ping", ping_hz}, out);
-    const int status = ping->Wait();
-    absl::StatusOr<Figures> figures =
-        ReadDdsperfPing(ping->Stdout(), "ddsperf ping/pong");
-    if (!figures.ok()) {
-      Fail(StrCat("ddsperf ping exited ", status, ": ",
-                  figures.status().message()),
-           ping.get());
-    }
-    result.dds_round_trip = *figures;
-    pong->Terminate();
-  }
-
-  std::cerr << "[" << link.name << "] ping / pong on one node (no bridge), "
-            << seconds << " s\n";
-  {
-    const std::string local_config =
-        FLAGS_local_config.empty()
-            ? StrCat(FLAGS_bin_dir, "/examples/pingpong_config.json")
-            : FLAGS_local_config;
-    const std::string local_base = StrCat(work, "/local");
-    auto pong = Start(
-        link, 0, StrCat(FLAGS_bin_dir, "/examples/pong"),
-        {StrCat("--config=", local_config), StrCat("--shm_base=", local_base)},
-        out);
-    Sleep(0.5);
-    const std::string summary = StrCat(out, "/local_ping.json");
-    auto ping = Start(
-        link, 0, StrCat(FLAGS_bin_dir, "/examples/ping"),
-        {StrCat("--config=", local_config), StrCat("--shm_base=", local_base),
-         StrCat("--sleep_us=", FLAGS_ping_interval_us),
-         StrCat("--duration=", seconds), StrCat("--summary_json=", summary)},
-        out);
-    const int status = ping->Wait();
-    if (status != 0) Fail(StrCat("local ping exited ", status), ping.get());
-    int64_t pings = 0, pongs = 0;
-    result.local_round_trip = PingRoundTrip(summary, &pings, &pongs);
-    result.local_round_trip.name = "local ping/pong";
-    if (pongs == 0) {
-      Fail("no pong answered on one node (pong's output above)", pong.get());
-    }
-    pong->Terminate();
-  }
-
+  const std::string what = security_dir.empty() ? "bridges" : "secure bridges";
+  const std::string base[2] = {StrCat(work, "/pi1"), StrCat(work, "/pi2")};
   // The bridges stay up for the throughput run; their statistics are read
   // from each node's shared memory.
   const Node* nodes[2] = {configuration::GetNode(config, "pi1"),
@@ -368,26 +381,31 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
       << config_path << " has no nodes pi1 and pi2";
   std::unique_ptr<Subprocess> bridge[2];
   for (int i = 0; i < 2; ++i) {
-    bridge[i] = Start(
-        link, i, StrCat(FLAGS_bin_dir, "/aos/network/message_bridge"),
-        {StrCat("--config=", config_path), StrCat("--node=pi", i + 1),
-         StrCat("--shm_base=", base[i]), StrCat("--dds_domain=", domain + 1),
-         StrCat("--dds_interface=", link.interface[i])},
-        out);
+    std::vector<std::string> args = {
+        StrCat("--config=", config_path), StrCat("--node=pi", i + 1),
+        StrCat("--shm_base=", base[i]), StrCat("--dds_domain=", domain + 1),
+        StrCat("--dds_interface=", link.interface[i])};
+    if (!security_dir.empty()) {
+      args.push_back(StrCat("--dds_security=", security_dir));
+    }
+    bridge[i] =
+        Start(link, i, StrCat(FLAGS_bin_dir, "/aos/network/message_bridge"),
+              std::move(args), out);
   }
   std::unique_ptr<NodeStatistics> statistics[2] = {
       std::make_unique<NodeStatistics>(&config, nodes[0], base[0]),
       std::make_unique<NodeStatistics>(&config, nodes[1], base[1])};
-  std::cerr << "[" << link.name << "] ping (pi1) -> bridge -> pong (pi2) -> "
-            << "bridge -> ping, every " << FLAGS_ping_interval_us << " us, "
-            << seconds << " s\n";
+  // The bridges find each other (DDS discovery, and with security the
+  // handshakes) before the first ping.
+  WaitConnected(statistics, bridge);
+  std::cerr << "[" << link.name << "] ping (pi1) -> " << what
+            << " -> pong (pi2) -> " << what << " -> ping, every "
+            << FLAGS_ping_interval_us << " us, " << seconds << " s\n";
   {
     auto pong = Start(link, 1, StrCat(FLAGS_bin_dir, "/examples/pong"),
                       {StrCat("--config=", config_path), "--node=pi2",
                        StrCat("--shm_base=", base[1])},
                       out);
-    // The bridges find each other (DDS discovery) before the first ping.
-    Sleep(1.5);
     const std::string summary = StrCat(out, "/ping.json");
     auto ping = Start(
         link, 0, StrCat(FLAGS_bin_dir, "/examples/ping"),
@@ -415,26 +433,8 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
         OneWay("bridge one-way pi2->pi1", statistics[0]->Client("pi2"));
   }
 
-  std::cerr << "[" << link.name << "] ddsperf pub size 32 / sub, " << seconds
-            << " s\n";
-  {
-    auto sub =
-        StartDdsperf(link, 1, domain, {"-D", StrCat(seconds + 3), "sub"}, out);
-    Sleep(0.5);
-    auto pub = StartDdsperf(
-        link, 0, domain, {"-D", StrCat(seconds + 1), "pub", "size", "32"}, out);
-    pub->Wait();
-    const int status = sub->Wait();
-    absl::StatusOr<DdsperfRate> rate = ReadDdsperfSub(sub->Stdout());
-    if (!rate.ok()) {
-      Fail(StrCat("ddsperf sub exited ", status, ": ", rate.status().message()),
-           sub.get());
-    }
-    result.throughput.dds = *rate;
-  }
-
   std::cerr << "[" << link.name << "] bridge_flood (pi1, /bench, 32 B) -> "
-            << "bridges -> pi2, " << seconds << " s\n";
+            << what << " -> pi2, " << seconds << " s\n";
   {
     Throughput& t = result.throughput;
     const auto* before = statistics[1]->Client("pi1");
@@ -545,6 +545,162 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
   return result;
 }
 
+LinkResult MeasureLink(const Link& link, const Configuration& config,
+                       int domain) {
+  LinkResult result;
+  result.link = link.name;
+  const std::string work = StrCat(FLAGS_work_dir, "/", link.name);
+  const std::string out = StrCat(work, "/out");
+  std::filesystem::create_directories(out);
+  const std::string config_path = FLAGS_config;
+  const double seconds = FLAGS_seconds;
+  const std::string ping_hz = StrCat(1000000 / FLAGS_ping_interval_us, "Hz");
+  std::cerr << "[" << link.name << "] ddsperf ping " << ping_hz << " / pong, "
+            << seconds << " s\n";
+  {
+    auto pong =
+        StartDdsperf(link, 1, domain, {"-D", StrCat(seconds + 4), "pong"}, out);
+    Sleep(0.5);
+    auto ping = StartDdsperf(link, 0, domain,
+                             {"-D", StrCat(seconds + 1), "ping", ping_hz}, out);
+    const int status = ping->Wait();
+    absl::StatusOr<Figures> figures =
+        ReadDdsperfPing(ping->Stdout(), "ddsperf ping/pong");
+    if (!figures.ok()) {
+      Fail(StrCat("ddsperf ping exited ", status, ": ",
+                  figures.status().message()),
+           ping.get());
+    }
+    result.dds_round_trip = *figures;
+    pong->Terminate();
+  }
+
+  std::cerr << "[" << link.name << "] ping / pong on one node (no bridge), "
+            << seconds << " s\n";
+  {
+    const std::string local_config =
+        FLAGS_local_config.empty()
+            ? StrCat(FLAGS_bin_dir, "/examples/pingpong_config.json")
+            : FLAGS_local_config;
+    const std::string local_base = StrCat(work, "/local");
+    auto pong = Start(
+        link, 0, StrCat(FLAGS_bin_dir, "/examples/pong"),
+        {StrCat("--config=", local_config), StrCat("--shm_base=", local_base)},
+        out);
+    Sleep(0.5);
+    const std::string summary = StrCat(out, "/local_ping.json");
+    auto ping = Start(
+        link, 0, StrCat(FLAGS_bin_dir, "/examples/ping"),
+        {StrCat("--config=", local_config), StrCat("--shm_base=", local_base),
+         StrCat("--sleep_us=", FLAGS_ping_interval_us),
+         StrCat("--duration=", seconds), StrCat("--summary_json=", summary)},
+        out);
+    const int status = ping->Wait();
+    if (status != 0) Fail(StrCat("local ping exited ", status), ping.get());
+    int64_t pings = 0, pongs = 0;
+    result.local_round_trip = PingRoundTrip(summary, &pings, &pongs);
+    result.local_round_trip.name = "local ping/pong";
+    if (pongs == 0) {
+      Fail("no pong answered on one node (pong's output above)", pong.get());
+    }
+    pong->Terminate();
+  }
+
+  std::cerr << "[" << link.name << "] ddsperf pub size 32 / sub, " << seconds
+            << " s\n";
+  {
+    auto sub =
+        StartDdsperf(link, 1, domain, {"-D", StrCat(seconds + 3), "sub"}, out);
+    Sleep(0.5);
+    auto pub = StartDdsperf(
+        link, 0, domain, {"-D", StrCat(seconds + 1), "pub", "size", "32"}, out);
+    pub->Wait();
+    const int status = sub->Wait();
+    absl::StatusOr<DdsperfRate> rate = ReadDdsperfSub(sub->Stdout());
+    if (!rate.ok()) {
+      Fail(StrCat("ddsperf sub exited ", status, ": ", rate.status().message()),
+           sub.get());
+    }
+    result.dds_rate = *rate;
+  }
+
+  if (FLAGS_security == "off") {
+    result.plain = MeasureBridges(link, config, domain, "", work, out);
+    return result;
+  }
+  const std::string certificates = MakeCertificates(work, out);
+  for (int i = 0; i < 2 * FLAGS_security_rounds; ++i) {
+    // plain, secure, secure, plain, plain, secure, ...
+    const bool secure = (i % 4 == 1 || i % 4 == 2);
+    result.runs.push_back(
+        {secure,
+         MeasureBridges(link, config, domain, secure ? certificates : "",
+                        StrCat(work, "/run", i), out)});
+    if (i == 0) result.plain = result.runs.back().result;
+  }
+  return result;
+}
+
+// A BridgeResult's figures as keys of the current JSON object.
+void WriteBridgeResult(const BridgeResult& b, JsonWriter* json) {
+  json->Key("pings").Number(b.pings);
+  json->Key("pongs").Number(b.pongs);
+  json->Key("forwarded_round_trip");
+  WriteFigures(b.forwarded_round_trip, json);
+  json->Key("bridge_one_way_pi1_to_pi2");
+  WriteFigures(b.one_way_pi1_to_pi2, json);
+  json->Key("bridge_one_way_pi2_to_pi1");
+  WriteFigures(b.one_way_pi2_to_pi1, json);
+  const Throughput& t = b.throughput;
+  json->Key("throughput").BeginObject();
+  json->Key("forwarded_per_s").Number(t.forwarded_per_s);
+  json->Key("message_bytes").Number(t.message_bytes);
+  json->Key("offered_per_s").Number(t.offered_per_s);
+  json->Key("sent_per_s").Number(t.sent_per_s);
+  json->Key("sent").Number(t.sent);
+  json->Key("refused_by_channel").Number(t.refused);
+  json->Key("written_to_dds").Number(t.written);
+  json->Key("write_failures").Number(t.write_failures);
+  json->Key("forwarded").Number(t.forwarded);
+  json->Key("cpu_percent").BeginObject();
+  json->Key("flood").Number(t.cpu_flood);
+  json->Key("bridge_pi1").Number(t.cpu_bridge1);
+  json->Key("bridge_pi2").Number(t.cpu_bridge2);
+  json->EndObject();
+  json->EndObject();
+}
+
+double Ratio(double a, double b) { return b > 0 ? a / b : NAN; }
+
+// Secure over plain, each figure's mean over the runs of each kind.
+struct SecurityCost {
+  double round_trip_p50 = NAN, round_trip_p99 = NAN, one_way_p50 = NAN,
+         forwarded_per_s = NAN;
+};
+SecurityCost CostOf(const LinkResult& r) {
+  double sum[2][4] = {};
+  int count[2] = {};
+  for (const LinkResult::Run& run : r.runs) {
+    const BridgeResult& b = run.result;
+    const int k = run.secure ? 1 : 0;
+    sum[k][0] += b.forwarded_round_trip.p50_us;
+    sum[k][1] += b.forwarded_round_trip.p99_us;
+    sum[k][2] += b.one_way_pi1_to_pi2.p50_us;
+    sum[k][3] += b.throughput.forwarded_per_s;
+    ++count[k];
+  }
+  SecurityCost cost;
+  if (count[0] == 0 || count[1] == 0) return cost;
+  auto ratio = [&](int i) {
+    return Ratio(sum[1][i] / count[1], sum[0][i] / count[0]);
+  };
+  cost.round_trip_p50 = ratio(0);
+  cost.round_trip_p99 = ratio(1);
+  cost.one_way_p50 = ratio(2);
+  cost.forwarded_per_s = ratio(3);
+  return cost;
+}
+
 std::string MachineLine() {
   utsname name;
   uname(&name);
@@ -556,8 +712,6 @@ std::string MachineLine() {
                 ", cpuidle ", driver.empty() ? "none" : driver, "/",
                 governor.empty() ? "-" : governor);
 }
-
-double Ratio(double a, double b) { return b > 0 ? a / b : NAN; }
 
 // Issue 12's goals: the forwarded round trip's p50 at most this many times
 // ddsperf's, and at least this many 32 B messages forwarded a second.
@@ -575,6 +729,20 @@ int Main() {
   }
   if (FLAGS_work_dir.empty()) {
     ExitForUserError("--work_dir: give a directory the bench may fill");
+  }
+  if (FLAGS_security != "both" && FLAGS_security != "off") {
+    ExitForUserError(StrCat("--security=", FLAGS_security,
+                            ": give both (plain and secure bridges) or off"));
+  }
+  if (FLAGS_security_rounds < 1 || FLAGS_security_rounds > 10) {
+    ExitForUserError(StrCat("--security_rounds=", FLAGS_security_rounds,
+                            " is outside 1-10"));
+  }
+  if (FLAGS_security == "both" &&
+      !std::filesystem::exists(FLAGS_make_test_ca)) {
+    ExitForUserError(StrCat("--make_test_ca=", FLAGS_make_test_ca,
+                            ": no such file (run from the repository's root, "
+                            "or --security=off)"));
   }
   std::vector<Link> links;
   for (std::string_view rest = FLAGS_links; !rest.empty();) {
@@ -634,7 +802,7 @@ int Main() {
   for (const LinkResult& r : results) {
     table.AddRow({r.link});
     const Figures& d = r.dds_round_trip;
-    const Figures& f = r.forwarded_round_trip;
+    const Figures& f = r.plain.forwarded_round_trip;
     auto row = [&](std::string name, const Figures& x, double scale,
                    double baseline_p50) {
       table.AddRow({"  " + name, StrCat(x.count), Fixed(x.p50_us * scale),
@@ -647,8 +815,8 @@ int Main() {
     row("ddsperf ping/pong round trip", d, 1, 0);
     row("forwarded ping/pong round trip", f, 1, d.p50_us);
     row("ddsperf one-way (RTT/2)", d, 0.5, 0);
-    row("bridge one-way pi1->pi2", r.one_way_pi1_to_pi2, 1, d.p50_us / 2);
-    row("bridge one-way pi2->pi1", r.one_way_pi2_to_pi1, 1, d.p50_us / 2);
+    row("bridge one-way pi1->pi2", r.plain.one_way_pi1_to_pi2, 1, d.p50_us / 2);
+    row("bridge one-way pi2->pi1", r.plain.one_way_pi2_to_pi1, 1, d.p50_us / 2);
     row("local ping/pong round trip", r.local_round_trip, 1, 0);
   }
   table.Print(&std::cout);
@@ -660,8 +828,8 @@ int Main() {
     const double floor =
         r.dds_round_trip.p50_us + 2 * r.local_round_trip.p50_us;
     std::cout << "  " << r.link << ": " << Fixed(floor) << " us; forwarded "
-              << Fixed(r.forwarded_round_trip.p50_us) << " us = "
-              << Fixed(Ratio(r.forwarded_round_trip.p50_us, floor), 2)
+              << Fixed(r.plain.forwarded_round_trip.p50_us) << " us = "
+              << Fixed(Ratio(r.plain.forwarded_round_trip.p50_us, floor), 2)
               << "x of it\n";
   }
 
@@ -672,13 +840,13 @@ int Main() {
                 "offered", "sent", "lost", "CPU flood", "bridge pi1",
                 "bridge pi2"});
   for (const LinkResult& r : results) {
-    const Throughput& t = r.throughput;
-    rates.AddRow({r.link, Fixed(t.dds.per_s, 0), Fixed(t.forwarded_per_s, 0),
-                  Fixed(Ratio(t.forwarded_per_s, t.dds.per_s), 2) + "x",
-                  Fixed(t.offered_per_s, 0), Fixed(t.sent_per_s, 0),
-                  StrCat(t.sent - t.forwarded), Fixed(t.cpu_flood, 0) + "%",
-                  Fixed(t.cpu_bridge1, 0) + "%",
-                  Fixed(t.cpu_bridge2, 0) + "%"});
+    const Throughput& t = r.plain.throughput;
+    rates.AddRow(
+        {r.link, Fixed(r.dds_rate.per_s, 0), Fixed(t.forwarded_per_s, 0),
+         Fixed(Ratio(t.forwarded_per_s, r.dds_rate.per_s), 2) + "x",
+         Fixed(t.offered_per_s, 0), Fixed(t.sent_per_s, 0),
+         StrCat(t.sent - t.forwarded), Fixed(t.cpu_flood, 0) + "%",
+         Fixed(t.cpu_bridge1, 0) + "%", Fixed(t.cpu_bridge2, 0) + "%"});
   }
   rates.Print(&std::cout);
 
@@ -686,12 +854,43 @@ int Main() {
                "forwarded 32 B messages/s\n";
   for (const LinkResult& r : results) {
     const double ratio =
-        Ratio(r.forwarded_round_trip.p50_us, r.dds_round_trip.p50_us);
+        Ratio(r.plain.forwarded_round_trip.p50_us, r.dds_round_trip.p50_us);
+    const double per_s = r.plain.throughput.forwarded_per_s;
     std::cout << "  " << r.link << ": latency " << Fixed(ratio, 2)
               << "x: " << (ratio <= 1.3 ? "met" : "MISSED") << "; throughput "
-              << Fixed(r.throughput.forwarded_per_s / 1000, 1) << " k/s: "
-              << (r.throughput.forwarded_per_s >= 100000 ? "met" : "MISSED")
-              << "\n";
+              << Fixed(per_s / 1000, 1)
+              << " k/s: " << (per_s >= 100000 ? "met" : "MISSED") << "\n";
+  }
+
+  if (FLAGS_security == "both") {
+    std::cout << "\nDDS Security's cost (--dds_security: authenticated, every "
+                 "RTPS message encrypted): the same bridges without and with "
+                 "it, "
+              << FLAGS_security_rounds
+              << " runs each, in the order they ran; the ratio is of the "
+                 "means\n";
+    PlainTable cost;
+    cost.AddRow({"link", "bridges", "round trip p50", "p99",
+                 "one-way p50 pi1->pi2", "forwarded/s", "bridge pi1 CPU",
+                 "bridge pi2 CPU"});
+    for (const LinkResult& r : results) {
+      for (const LinkResult::Run& run : r.runs) {
+        const BridgeResult& b = run.result;
+        cost.AddRow({r.link, run.secure ? "secure" : "plain",
+                     Fixed(b.forwarded_round_trip.p50_us) + " us",
+                     Fixed(b.forwarded_round_trip.p99_us) + " us",
+                     Fixed(b.one_way_pi1_to_pi2.p50_us) + " us",
+                     Fixed(b.throughput.forwarded_per_s, 0),
+                     Fixed(b.throughput.cpu_bridge1, 0) + "%",
+                     Fixed(b.throughput.cpu_bridge2, 0) + "%"});
+      }
+      const SecurityCost c = CostOf(r);
+      cost.AddRow({r.link, "secure / plain", Fixed(c.round_trip_p50, 2) + "x",
+                   Fixed(c.round_trip_p99, 2) + "x",
+                   Fixed(c.one_way_p50, 2) + "x",
+                   Fixed(c.forwarded_per_s, 2) + "x", "", ""});
+    }
+    cost.Print(&std::cout);
   }
 
   if (json_file.enabled()) {
@@ -705,49 +904,45 @@ int Main() {
     for (const LinkResult& r : results) {
       json.BeginObject();
       json.Key("link").String(r.link);
-      json.Key("pings").Number(r.pings);
-      json.Key("pongs").Number(r.pongs);
       json.Key("ddsperf_round_trip");
       WriteFigures(r.dds_round_trip, &json);
-      json.Key("forwarded_round_trip");
-      WriteFigures(r.forwarded_round_trip, &json);
       json.Key("local_round_trip");
       WriteFigures(r.local_round_trip, &json);
       json.Key("hops_floor_p50_us")
           .Number(r.dds_round_trip.p50_us + 2 * r.local_round_trip.p50_us);
-      json.Key("bridge_one_way_pi1_to_pi2");
-      WriteFigures(r.one_way_pi1_to_pi2, &json);
-      json.Key("bridge_one_way_pi2_to_pi1");
-      WriteFigures(r.one_way_pi2_to_pi1, &json);
+      // The plain bridges' figures at the top level, as before.
+      WriteBridgeResult(r.plain, &json);
       json.Key("round_trip_p50_ratio")
-          .Number(
-              Ratio(r.forwarded_round_trip.p50_us, r.dds_round_trip.p50_us));
-      const Throughput& t = r.throughput;
+          .Number(Ratio(r.plain.forwarded_round_trip.p50_us,
+                        r.dds_round_trip.p50_us));
       json.Key("latency_goal_met")
-          .Bool(Ratio(r.forwarded_round_trip.p50_us, r.dds_round_trip.p50_us) <=
-                kLatencyGoal);
+          .Bool(Ratio(r.plain.forwarded_round_trip.p50_us,
+                      r.dds_round_trip.p50_us) <= kLatencyGoal);
       json.Key("throughput_goal_met")
-          .Bool(t.forwarded_per_s >= kThroughputGoal);
-      json.Key("throughput").BeginObject();
-      json.Key("ddsperf_per_s").Number(t.dds.per_s);
-      json.Key("ddsperf_total").Number(t.dds.total);
-      json.Key("ddsperf_lost").Number(t.dds.lost);
-      json.Key("ddsperf_size_bytes").Number(t.dds.size_bytes);
-      json.Key("forwarded_per_s").Number(t.forwarded_per_s);
-      json.Key("message_bytes").Number(t.message_bytes);
-      json.Key("offered_per_s").Number(t.offered_per_s);
-      json.Key("sent_per_s").Number(t.sent_per_s);
-      json.Key("sent").Number(t.sent);
-      json.Key("refused_by_channel").Number(t.refused);
-      json.Key("written_to_dds").Number(t.written);
-      json.Key("write_failures").Number(t.write_failures);
-      json.Key("forwarded").Number(t.forwarded);
-      json.Key("cpu_percent").BeginObject();
-      json.Key("flood").Number(t.cpu_flood);
-      json.Key("bridge_pi1").Number(t.cpu_bridge1);
-      json.Key("bridge_pi2").Number(t.cpu_bridge2);
+          .Bool(r.plain.throughput.forwarded_per_s >= kThroughputGoal);
+      json.Key("ddsperf_rate").BeginObject();
+      json.Key("per_s").Number(r.dds_rate.per_s);
+      json.Key("total").Number(r.dds_rate.total);
+      json.Key("lost").Number(r.dds_rate.lost);
+      json.Key("size_bytes").Number(r.dds_rate.size_bytes);
       json.EndObject();
-      json.EndObject();
+      if (!r.runs.empty()) {
+        json.Key("security_runs").BeginArray();
+        for (const LinkResult::Run& run : r.runs) {
+          json.BeginObject();
+          json.Key("secure").Bool(run.secure);
+          WriteBridgeResult(run.result, &json);
+          json.EndObject();
+        }
+        json.EndArray();
+        const SecurityCost c = CostOf(r);
+        json.Key("security_cost").BeginObject();
+        json.Key("round_trip_p50_ratio").Number(c.round_trip_p50);
+        json.Key("round_trip_p99_ratio").Number(c.round_trip_p99);
+        json.Key("one_way_p50_ratio").Number(c.one_way_p50);
+        json.Key("forwarded_per_s_ratio").Number(c.forwarded_per_s);
+        json.EndObject();
+      }
       json.EndObject();
     }
     json.EndArray();

@@ -21,6 +21,10 @@ grep -q 'bridge_bench .*--links=lo --seconds=2' "${tmp}/out" ||
   fail "--dry-run does not show the bench's command: $(cat "${tmp}/out")"
 grep -q 'flock -o /tmp/aos-bazel.lock' "${tmp}/out" ||
   fail "--dry-run does not measure under the build lock: $(cat "${tmp}/out")"
+grep -q 'build:   flock /tmp/aos-bazel.lock' "${tmp}/out" ||
+  fail "--dry-run does not build under the build lock: $(cat "${tmp}/out")"
+grep -q -- '--security=both' "${tmp}/out" ||
+  fail "--dry-run does not measure the secure bridges by default: $(cat "${tmp}/out")"
 ! grep -q netns_pair "${tmp}/out" || fail "--link=lo makes namespaces"
 
 check_refused() {  # STATUS WHAT ARGS...
@@ -39,6 +43,7 @@ check_refused 1 "--seconds=0" --seconds=0 --dry-run
 check_refused 1 "--seconds=x" --seconds=x --dry-run
 check_refused 1 "--link=wifi" --link=wifi --dry-run
 check_refused 1 "--ping_interval_us=-5" --ping_interval_us=-5 --dry-run
+check_refused 1 "--security=maybe" --security=maybe --dry-run
 
 if ((failures > 0)); then
   echo "${failures} failure(s)" >&2
