@@ -66,6 +66,15 @@ std::string FormatClientStatistics(
     }
   }
   table.Print(&out);
+  if (statistics.connections() != nullptr) {
+    for (const message_bridge::ClientConnection* c :
+         *statistics.connections()) {
+      if (c->refused_reboots() == 0) continue;
+      out << "  reboots of " << StringView(c->node())
+          << " not believed (more than 3 a minute: forged probes?): "
+          << c->refused_reboots() << "\n";
+    }
+  }
   if (statistics.dropped_unknown_node() > 0) {
     out << "  dropped from no node of the configuration: "
         << statistics.dropped_unknown_node() << "\n";

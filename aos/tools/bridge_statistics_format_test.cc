@@ -24,6 +24,7 @@ TEST(BridgeStatisticsFormatTest, OneRowPerPeerWithLatencyPercentiles) {
   connection.add_dropped_invalid(1);
   connection.add_dropped_oversize(3);
   connection.add_reboots(1);
+  connection.add_refused_reboots(1497);
   connection.add_monotonic_offset(-3'000);
   connection.add_monotonic_offset_uncertainty(41'000);
   connection.add_one_way_latency_histogram(histogram);
@@ -44,6 +45,8 @@ TEST(BridgeStatisticsFormatTest, OneRowPerPeerWithLatencyPercentiles) {
                         "pi2 +CONNECTED +100 +5 +2 +4 +1 +0 +-3.00 +41.0 +100 "
                         "+10.0 +[0-9.]+ +[0-9.]+ +[0-9.]+ +1000"));
   EXPECT_THAT(text, HasSubstr("dropped from no node of the configuration: 7"));
+  EXPECT_THAT(text, HasSubstr("  reboots of pi2 not believed (more than 3 a "
+                              "minute: forged probes?): 1497\n"));
 }
 
 TEST(BridgeStatisticsFormatTest, NoOffsetOrSamplesYetAreDashes) {
@@ -63,6 +66,7 @@ TEST(BridgeStatisticsFormatTest, NoOffsetOrSamplesYetAreDashes) {
                         "pi2 +DISCONNECTED +0 +0 +0 +0 +0 +0 +- +- +0 +- +- +- "
                         "+- +-\n"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("no node of the configuration")));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("not believed")));
 }
 
 }  // namespace
