@@ -6,6 +6,7 @@
 
 #include "aos/config_flag.h"
 #include "aos/configuration.h"
+#include "aos/events/logging/log_format.h"
 #include "aos/events/logging/logger.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
@@ -29,7 +30,7 @@ DEFINE_string(channels, "",
 DEFINE_string(compression, "zstd", "Chunk compression: zstd, lz4 or none.");
 DEFINE_int64(chunk_size, 1 << 20,
              "Uncompressed bytes per chunk (a chunk is written out when "
-             "full).");
+             "full), 1024 to 67108864 (64 MiB).");
 DEFINE_int32(poll_period_ms, 10,
              "Read the channels every this many ms, all at once (one wakeup "
              "per period); 0: wake up for every message.");
@@ -67,9 +68,11 @@ int Main() {
     ExitForUserError(StrCat("--compression=", FLAGS_compression,
                             ": give zstd, lz4 or none"));
   }
-  if (FLAGS_chunk_size < 1024 || FLAGS_chunk_size > (int64_t{1} << 30)) {
+  if (FLAGS_chunk_size < 1024 ||
+      FLAGS_chunk_size > static_cast<int64_t>(kMaxChunkSize)) {
     ExitForUserError(StrCat("--chunk_size=", FLAGS_chunk_size,
-                            ": give 1024 to 1073741824 bytes"));
+                            ": give 1024 to ", kMaxChunkSize,
+                            " bytes (readers refuse larger chunks)"));
   }
   if (FLAGS_poll_period_ms < 0) {
     ExitForUserError(StrCat("--poll_period_ms=", FLAGS_poll_period_ms,

@@ -83,6 +83,10 @@ expect_error "--channels=(: not a regular expression" \
 expect_error "nothing to log" --log_file="${tmp}/x.mcap" --channels=/nothing
 expect_error "give exactly one of --log_file" 
 expect_error "--compression=gzip" --log_file="${tmp}/x.mcap" --compression=gzip
+# Readers refuse chunks larger than aos_logger writes (docs/logging.md):
+# --chunk_size stops at 64 MiB.
+expect_error "--chunk_size=67108865: give 1024 to 67108864 bytes (readers refuse larger chunks)" \
+  --log_file="${tmp}/x.mcap" --chunk_size=67108865
 "${logger}" --help >"${tmp}/help" 2>&1 || true
 grep -q "docs/logging.md" "${tmp}/help" || fail "--help: $(cat "${tmp}/help")"
 echo PASS

@@ -1,10 +1,12 @@
 #include "aos/events/logging/log_file_reader.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "aos/configuration_lookup.h"
 #include "aos/events/logging/log_format.h"
 #include "aos/flatbuffer_string_view.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::logging {
@@ -26,20 +28,38 @@ const Channel* ChannelByNameAndType(const Configuration& config,
   return nullptr;
 }
 
+// The largest chunk aos_logger can write for `config`'s channels
+// (log_format.h).
+uint64_t LargestLoggerChunk(const Configuration& config) {
+  uint64_t largest_record = kMaxRemoteRecordSize;
+  if (config.channels() != nullptr) {
+    for (const Channel* channel : *config.channels()) {
+      largest_record = std::max<uint64_t>(
+          largest_record,
+          kMessageRecordOverhead +
+              static_cast<uint64_t>(std::max(channel->max_size(), 0)));
+    }
+  }
+  return kMaxChunkSize - 1 + largest_record;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
-    std::string_view path) {
-  absl::StatusOr<std::unique_ptr<McapReader>> mcap = McapReader::Open(path);
+    std::string_view path, LogReadOptions options) {
+  absl::StatusOr<std::unique_ptr<McapReader>> mcap = McapReader::Open(
+      path, {.memory_budget_bytes = options.memory_budget_bytes,
+             .budget_name = std::move(options.budget_name)});
   if (!mcap.ok()) return mcap.status();
   std::unique_ptr<LogFileReader> log(new LogFileReader(std::move(*mcap)));
   const McapReader& reader = *log->mcap_;
+  const std::string& shown = reader.display_path();
   for (const McapAttachment& attachment : reader.attachments()) {
     if (attachment.name == kConfigAttachment) log->config_ = attachment.data;
   }
   if (log->config_.empty()) {
     return absl::InvalidArgumentError(
-        StrCat(path, ": not an aos log: it has no ", kConfigAttachment,
+        StrCat(shown, ": not an aos log: it has no ", kConfigAttachment,
                " attachment (the configuration aos_logger stores)"));
   }
   flatbuffers::Verifier verifier(
@@ -47,9 +67,14 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
       log->config_.size());
   if (!VerifyConfigurationBuffer(verifier)) {
     return absl::InvalidArgumentError(
-        StrCat(path, ": its ", kConfigAttachment,
+        StrCat(shown, ": its ", kConfigAttachment,
                " attachment is not a valid aos.Configuration"));
   }
+  const uint64_t largest_chunk = LargestLoggerChunk(*log->configuration());
+  log->mcap_->LimitChunkSize(
+      largest_chunk,
+      StrCat("the largest chunk aos_logger writes for this log's channels: ",
+             kMaxChunkSize, " bytes less one, plus their largest record"));
   for (const McapMetadata& metadata : reader.metadata()) {
     if (metadata.name == kLoggerMetadata) {
       auto node = metadata.metadata.find(std::string(kLoggerNode));
@@ -61,9 +86,9 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
           log->boot_uuid_ = *parsed;
         } else {
           log->problems_.push_back(
-              StrCat(path, ": its ", kLoggerMetadata, " metadata's ",
-                     kLoggerBootUuid, " \"", boot->second,
-                     "\" is not a UUID; the logged node's boot is unknown (all "
+              StrCat(shown, ": its ", kLoggerMetadata, " metadata's ",
+                     kLoggerBootUuid, " ", Printable(boot->second),
+                     " is not a UUID; the logged node's boot is unknown (all "
                      "zeros)"));
         }
       }
@@ -90,7 +115,7 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
     log->node_ = configuration::GetNode(*log->configuration(), log->node_name_);
     if (log->node_ == nullptr) {
       return absl::InvalidArgumentError(
-          StrCat(path, ": it was logged on node ", log->node_name_,
+          StrCat(shown, ": it was logged on node ", Printable(log->node_name_),
                  ", which its configuration does not have"));
     }
   }
@@ -127,7 +152,7 @@ const LogFileReader::LoggedChannel& LogFileReader::FindChannel(
   LoggedChannel logged;
   auto found = mcap_->channels().find(mcap_channel);
   if (found == mcap_->channels().end()) {
-    problems_.push_back(StrCat(path(), ": messages on MCAP channel ",
+    problems_.push_back(StrCat(display_path(), ": messages on MCAP channel ",
                                mcap_channel,
                                ", which the log never declares; skipped"));
     return channels_.emplace(mcap_channel, logged).first->second;
@@ -143,7 +168,7 @@ const LogFileReader::LoggedChannel& LogFileReader::FindChannel(
     }
     if (logged.channel == nullptr) {
       problems_.push_back(
-          StrCat(path(), ": MCAP channel ", channel.topic,
+          StrCat(display_path(), ": MCAP channel ", Printable(channel.topic),
                  " matches no channel of the logged configuration; skipped"));
     } else {
       logged.forwarded =
@@ -160,7 +185,7 @@ void LogFileReader::KeepRemoteRecord(std::string_view data, uint64_t log_time) {
   } else if (!malformed_remote_said_) {
     malformed_remote_said_ = true;
     problems_.push_back(
-        StrCat(path(), ": the remote record at log time ", log_time,
+        StrCat(display_path(), ": the remote record at log time ", log_time,
                " ns is not a valid ", kRemoteMessageType,
                " (damaged or hand-made log); skipped, as are any later such"));
   }
@@ -190,9 +215,12 @@ void LogFileReader::FillRemoteFields(uint16_t mcap_channel,
   // Unknown: Context's defaults.
   if (unknown_remote_said_.insert(mcap_channel).second) {
     problems_.push_back(StrCat(
-        path(), ": the message of ", StringView(logged.channel->name()), " ",
-        StringView(logged.channel->type()), " (forwarded from ",
-        StringView(logged.channel->source_node()), ") at log time ",
+        display_path(), ": the message of ",
+        InlinePrintable(StringView(logged.channel->name())), " ",
+        InlinePrintable(StringView(logged.channel->type())),
+        " (forwarded from ",
+        InlinePrintable(StringView(logged.channel->source_node())),
+        ") at log time ",
         context->monotonic_event_time.time_since_epoch().count(),
         " ns has no valid remote record; its remote fields are unknown, as "
         "are those of any later such message of the channel"));

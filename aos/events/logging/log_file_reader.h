@@ -18,6 +18,15 @@
 // chunk costs only what is damaged; each is a sentence in problems(),
 // which grows while reading (a chunk is checked when its time comes).
 //
+// Hostile logs (docs/logging.md): reading is bounded as McapReader's is, and
+// a chunk may hold at most what aos_logger can have written for the log's
+// channels: kMaxChunkSize - 1 bytes plus the largest record its channels'
+// max_size allows (log_format.h). A chunk claiming more, or one that would
+// take the chunks open at once over LogReadOptions::memory_budget_bytes, is
+// refused (a problem naming the file, its offset and the sizes); reading
+// goes on. Strings from the log in problems() are escaped and bounded
+// (aos::Printable).
+//
 // Forwarded messages (of a channel sent on another node) get their remote
 // fields from the remote record the logger wrote before each
 // (log_format.h). A record that is missing or malformed (damage, a
@@ -43,6 +52,14 @@
 
 namespace aos::logging {
 
+struct LogReadOptions {
+  // The most memory the chunks open at the same time may hold together
+  // (McapReadLimits::memory_budget_bytes).
+  uint64_t memory_budget_bytes = kDefaultLogMemoryBytes;
+  // How a user raises it, said when a chunk is refused.
+  std::string budget_name = "LogReadOptions::memory_budget_bytes";
+};
+
 struct LogMessage {
   // The channel in configuration(); never null.
   const Channel* channel = nullptr;
@@ -59,11 +76,12 @@ struct LogMessage {
 
 class LogFileReader {
  public:
-  // Opens the log at `path`. Errors name the file: cannot open, not MCAP,
-  // or not an aos log (no configuration attached, or one that does not
-  // verify).
+  // Opens the log at `path`. Errors name the file: cannot open, not a
+  // regular file (never waits on a FIFO), not MCAP, or not an aos log (no
+  // configuration attached, or one that does not verify). Decompresses
+  // nothing yet.
   static absl::StatusOr<std::unique_ptr<LogFileReader>> Open(
-      std::string_view path);
+      std::string_view path, LogReadOptions options = {});
 
   // The next message in send order (ties: file order), or nullopt at the
   // end. Messages of MCAP channels that match no channel of the
@@ -88,6 +106,8 @@ class LogFileReader {
   // What was damaged and skipped; see the header comment.
   const std::vector<std::string>& problems() const { return problems_; }
   const std::string& path() const { return mcap_->path(); }
+  // The path as problems show it (aos::InlinePrintable).
+  const std::string& display_path() const { return mcap_->display_path(); }
 
  private:
   explicit LogFileReader(std::unique_ptr<McapReader> mcap);

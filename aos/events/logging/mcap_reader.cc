@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 #include "aos/events/logging/chunk_compression.h"
 #include "aos/events/logging/mcap_records.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::logging {
@@ -24,6 +26,10 @@ struct McapReader::OpenChunk {
   std::string buffer;
   std::vector<McapMessage> messages;
   size_t next = 0;
+  // What it holds in memory, against the budget.
+  uint64_t bytes() const {
+    return buffer.capacity() + messages.capacity() * sizeof(McapMessage);
+  }
 };
 
 namespace {
@@ -65,37 +71,40 @@ std::optional<McapMessage> DecodeMessage(std::string_view content) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<McapReader>> McapReader::Open(
-    std::string_view path) {
+    std::string_view path, McapReadLimits limits) {
   const std::string path_string(path);
-  const int fd = open(path_string.c_str(), O_RDONLY | O_CLOEXEC);
+  const std::string shown = InlinePrintable(path, kPrintablePathMaxBytes);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (forever, for a
+  // FIFO nobody writes); the fstat below refuses it before any read.
+  const int fd = open(path_string.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd == -1) {
     return absl::NotFoundError(
-        StrCat(path, ": cannot open the log: ", std::strerror(errno)));
+        StrCat(shown, ": cannot open the log: ", std::strerror(errno)));
   }
   struct stat info;
   if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     close(fd);
     return absl::InvalidArgumentError(
-        StrCat(path, ": not a regular file (an MCAP log is one)"));
+        StrCat(shown, ": not a regular file (an MCAP log is one)"));
   }
   const size_t size = info.st_size;
   if (size < mcap::kMagic.size() + mcap::kRecordPrefixSize) {
     close(fd);
     return absl::InvalidArgumentError(
-        StrCat(path, ": ", size,
+        StrCat(shown, ": ", size,
                " bytes is too short for an MCAP log (magic and Header)"));
   }
   void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
   if (mapped == MAP_FAILED) {
     return absl::InternalError(
-        StrCat(path, ": cannot map the log: ", std::strerror(errno)));
+        StrCat(shown, ": cannot map the log: ", std::strerror(errno)));
   }
-  std::unique_ptr<McapReader> reader(
-      new McapReader(path, static_cast<const char*>(mapped), size));
+  std::unique_ptr<McapReader> reader(new McapReader(
+      path, static_cast<const char*>(mapped), size, std::move(limits)));
   if (std::string_view(reader->data_, mcap::kMagic.size()) != mcap::kMagic) {
     return absl::InvalidArgumentError(
-        StrCat(path,
+        StrCat(shown,
                ": not an MCAP file (it does not start with the MCAP "
                "magic bytes)"));
   }
@@ -109,7 +118,7 @@ absl::StatusOr<std::unique_ptr<McapReader>> McapReader::Open(
   }
   if (!library.has_value()) {
     return absl::InvalidArgumentError(
-        StrCat(path,
+        StrCat(shown,
                ": the MCAP Header record after the magic is missing "
                "or damaged"));
   }
@@ -118,6 +127,17 @@ absl::StatusOr<std::unique_ptr<McapReader>> McapReader::Open(
     reader->Scan(mcap::kMagic.size() + mcap::kRecordPrefixSize +
                  header->content.size());
   }
+  // A chunk indexed twice is read once: each read would cost its
+  // decompression again.
+  std::sort(
+      reader->pending_.begin(), reader->pending_.end(),
+      [](const Pending& a, const Pending& b) { return a.offset < b.offset; });
+  reader->pending_.erase(
+      std::unique(reader->pending_.begin(), reader->pending_.end(),
+                  [](const Pending& a, const Pending& b) {
+                    return a.offset == b.offset;
+                  }),
+      reader->pending_.end());
   std::stable_sort(reader->pending_.begin(), reader->pending_.end(),
                    [](const Pending& a, const Pending& b) {
                      return a.start_time != b.start_time
@@ -127,13 +147,67 @@ absl::StatusOr<std::unique_ptr<McapReader>> McapReader::Open(
   return reader;
 }
 
-McapReader::McapReader(std::string_view path, const char* data, size_t size)
-    : path_(path), data_(data), size_(size) {}
+McapReader::McapReader(std::string_view path, const char* data, size_t size,
+                       McapReadLimits limits)
+    : path_(path),
+      display_path_(InlinePrintable(path, kPrintablePathMaxBytes)),
+      data_(data),
+      size_(size),
+      limits_(std::move(limits)) {}
 
 McapReader::~McapReader() { munmap(const_cast<char*>(data_), size_); }
 
-void McapReader::Problem(std::string problem) {
-  problems_.push_back(StrCat(path_, ": ", problem));
+void McapReader::Problem(std::string_view problem) {
+  if (problems_.size() >= kMaxListedProblems) {
+    ++unlisted_problems_;
+    return;
+  }
+  problems_.push_back(StrCat(display_path_, ": ", problem));
+}
+
+void McapReader::LimitChunkSize(uint64_t max_chunk_bytes, std::string reason) {
+  limits_.max_chunk_bytes = max_chunk_bytes;
+  limits_.max_chunk_reason = std::move(reason);
+}
+
+uint64_t McapReader::OpenBytes() const {
+  uint64_t bytes = 0;
+  for (const std::unique_ptr<OpenChunk>& chunk : open_) bytes += chunk->bytes();
+  return bytes;
+}
+
+std::string McapReader::ChunkRefusal(std::string_view compression,
+                                     uint64_t compressed,
+                                     uint64_t uncompressed) const {
+  const std::string sizes = StrCat(uncompressed, " bytes uncompressed from ",
+                                   compressed, " compressed");
+  const std::optional<uint64_t> most =
+      MaxDecompressedSize(compression, compressed);
+  if (!most.has_value()) {
+    return StrCat("uses the unknown compression ", Printable(compression),
+                  " (this reader knows \"\", \"lz4\" and \"zstd\")");
+  }
+  if (uncompressed > *most) {
+    return StrCat("claims ", sizes, ", more than ",
+                  compression.empty() ? "an uncompressed chunk"
+                                      : StrCat(compression, " data"),
+                  " of that size can hold (", *most,
+                  "): the file is damaged or forged");
+  }
+  if (uncompressed > limits_.max_chunk_bytes) {
+    return StrCat("claims ", sizes, ", more than the ", limits_.max_chunk_bytes,
+                  " bytes a chunk may hold here (", limits_.max_chunk_reason,
+                  "); refused");
+  }
+  const uint64_t held = OpenBytes();
+  if (uncompressed > limits_.memory_budget_bytes ||
+      held > limits_.memory_budget_bytes - uncompressed) {
+    return StrCat("needs ", sizes, " while the chunks open beside it hold ",
+                  held, " bytes: over the memory budget of ",
+                  limits_.memory_budget_bytes, " bytes for open chunks (",
+                  limits_.budget_name, "); refused");
+  }
+  return "";
 }
 
 std::optional<McapReader::Record> McapReader::RecordAt(uint64_t offset) const {
@@ -193,7 +267,7 @@ bool McapReader::TakeRecord(const Record& record, uint64_t offset) {
       if (!fields.ok()) break;
       if (*crc != 0 &&
           *crc != mcap::Crc32(0, record.content.substr(0, covered))) {
-        Problem(StrCat("the attachment ", *name, " at byte ", offset,
+        Problem(StrCat("the attachment ", Printable(*name), " at byte ", offset,
                        " fails its CRC; skipped"));
         return true;
       }
@@ -261,6 +335,9 @@ bool McapReader::ReadSummary() {
     return false;
   }
   std::vector<Pending> pending;
+  // Attachments and metadata taken, by offset: each is copied once, however
+  // often the summary indexes it.
+  std::set<uint64_t> taken;
   uint64_t offset = summary_start;
   while (offset < summary_end) {
     std::optional<Record> record = RecordAt(offset);
@@ -307,7 +384,7 @@ bool McapReader::ReadSummary() {
                          "scanning the file instead"));
           return false;
         }
-        TakeRecord(*indexed, *target);
+        if (taken.insert(*target).second) TakeRecord(*indexed, *target);
         break;
       }
       default:
@@ -403,15 +480,12 @@ void McapReader::OpenPending(const Pending& pending) {
     Problem(StrCat(where, " is malformed; its messages are lost"));
     return;
   }
-  // The chunk header has no CRC: a corrupt size must not make us allocate
-  // terabytes. zstd can shrink repetitive data a thousandfold, so only a
-  // size both huge and beyond that ratio is refused.
-  constexpr uint64_t kHuge = uint64_t{1} << 30;
-  if (*uncompressed_size > kHuge &&
-      *uncompressed_size / 1024 > records->size()) {
-    Problem(StrCat(where, " claims ", *uncompressed_size,
-                   " uncompressed bytes from ", records->size(),
-                   "; its messages are lost"));
+  // The chunk header has no CRC and may be forged: its size is bounded
+  // before anything is allocated for it.
+  if (const std::string refusal =
+          ChunkRefusal(*compression, records->size(), *uncompressed_size);
+      !refusal.empty()) {
+    Problem(StrCat(where, " ", refusal, "; its messages are lost"));
     return;
   }
   if (absl::Status status = DecompressChunk(*compression, *records,
@@ -451,7 +525,21 @@ void McapReader::OpenPending(const Pending& pending) {
                    [](const McapMessage& a, const McapMessage& b) {
                      return a.log_time < b.log_time;
                    });
-  if (!chunk->messages.empty()) open_.push_back(std::move(chunk));
+  if (chunk->messages.empty()) return;
+  chunk->messages.shrink_to_fit();
+  // The index of its messages counts too.
+  const uint64_t held = OpenBytes();
+  if (held + chunk->bytes() > limits_.memory_budget_bytes) {
+    Problem(StrCat(where, " holds ", chunk->messages.size(),
+                   " messages, which with its ", *uncompressed_size,
+                   " bytes uncompressed take ", chunk->bytes(),
+                   " bytes while the chunks open beside it hold ", held,
+                   " bytes: over the memory budget of ",
+                   limits_.memory_budget_bytes, " bytes for open chunks (",
+                   limits_.budget_name, "); refused, its messages are lost"));
+    return;
+  }
+  open_.push_back(std::move(chunk));
 }
 
 std::optional<McapMessage> McapReader::Next() {
@@ -471,16 +559,29 @@ std::optional<McapMessage> McapReader::Next() {
         earliest = chunk.get();
       }
     }
-    // A chunk not read yet may hold earlier messages.
+    // A chunk not read yet may hold earlier messages. Only earlier ones:
+    // one starting at the same time comes later in order anyway, so it is
+    // opened only once the open chunks have moved past that time (chunks
+    // that start together, as copies of one do, are then open one at a
+    // time).
     if (next_pending_ < pending_.size() &&
         (earliest == nullptr ||
-         pending_[next_pending_].start_time <=
+         pending_[next_pending_].start_time <
              earliest->messages[earliest->next].log_time)) {
       OpenPending(pending_[next_pending_]);
       ++next_pending_;
       continue;
     }
-    if (earliest == nullptr) return std::nullopt;
+    if (earliest == nullptr) {
+      if (unlisted_problems_ > 0 && !unlisted_said_) {
+        unlisted_said_ = true;
+        problems_.push_back(StrCat(display_path_, ": ", unlisted_problems_,
+                                   " more problems after the first ",
+                                   kMaxListedProblems,
+                                   " were not listed one by one"));
+      }
+      return std::nullopt;
+    }
     McapMessage message = earliest->messages[earliest->next++];
     if (earliest->next == earliest->messages.size()) {
       auto it = std::find_if(open_.begin(), open_.end(),
