@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 
 #include "aos/configuration_lookup.h"
 #include "aos/events/logging/log_format.h"
@@ -248,6 +250,12 @@ std::optional<LogMessage> LogFileReader::Next() {
     context.queue_index = message->sequence;
     context.size = message->data.size();
     context.data = message->data.data();
+    if (reinterpret_cast<uintptr_t>(context.data) % kLogMessageAlignment != 0) {
+      aligned_.resize((context.size + kLogMessageAlignment - 1) /
+                      kLogMessageAlignment);
+      std::memcpy(aligned_.data(), message->data.data(), context.size);
+      context.data = aligned_.data();
+    }
     FillRemoteFields(message->channel_id, logged, &context);
     return result;
   }

@@ -52,6 +52,10 @@
 
 namespace aos::logging {
 
+// The alignment of LogMessage::context.data: that of every flatbuffer scalar
+// and struct a channel's type can hold.
+inline constexpr size_t kLogMessageAlignment = 16;
+
 struct LogReadOptions {
   // The most memory the chunks open at the same time may hold together
   // (McapReadLimits::memory_budget_bytes).
@@ -70,7 +74,9 @@ struct LogMessage {
   // message, the recorded ones (where it was first sent), or, if its remote
   // record is missing or malformed, unknown: min_time times,
   // kInvalidQueueIndex and an all-zero source_boot_uuid. data is valid
-  // until the next Next().
+  // until the next Next(), and aligned to kLogMessageAlignment bytes (the
+  // bytes inside a chunk are not: flatbuffers reads scalars in place, so a
+  // message that is not aligned is copied).
   Context context;
 };
 
@@ -146,6 +152,12 @@ class LogFileReader {
   bool malformed_remote_said_ = false;
   std::map<const Channel*, uint64_t> lost_;
   std::vector<std::string> problems_;
+  // The last message, copied here when its bytes in the chunk are not
+  // aligned.
+  struct alignas(kLogMessageAlignment) AlignedBlock {
+    char bytes[kLogMessageAlignment];
+  };
+  std::vector<AlignedBlock> aligned_;
   size_t mcap_problems_seen_ = 0;
 };
 

@@ -187,6 +187,35 @@ TEST_F(LogFileReaderBoundsTest, StringsFromTheLogAreEscaped) {
   EXPECT_LT(refused.status().message().size(), 1000u);
 }
 
+// Messages sit in a chunk at any offset; flatbuffers reads scalars in place,
+// so every message comes aligned (the fuzzer's UBSan found misaligned
+// loads).
+TEST_F(LogFileReaderBoundsTest, MessagesComeAligned) {
+  {
+    std::unique_ptr<McapWriter> writer = StartLog(path_);
+    for (uint32_t i = 0; i < 20; ++i) {
+      ASSERT_TRUE(
+          writer->WriteMessage(0, i, 1000 + i, 0, std::string(1 + 3 * i, 'm'))
+              .ok());
+    }
+    ASSERT_TRUE(writer->Close().ok());
+  }
+  auto log = LogFileReader::Open(path_);
+  ASSERT_TRUE(log.ok()) << log.status();
+  uint32_t read = 0;
+  while (std::optional<LogMessage> message = (*log)->Next()) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(message->context.data) %
+                  kLogMessageAlignment,
+              0u)
+        << "message " << read;
+    EXPECT_EQ(std::string_view(static_cast<const char*>(message->context.data),
+                               message->context.size),
+              std::string(1 + 3 * read, 'm'));
+    ++read;
+  }
+  EXPECT_EQ(read, 20u);
+}
+
 // --log_memory_mb out of range is an error naming the flag.
 TEST_F(LogFileReaderBoundsTest, MemoryFlagOutOfRangeIsNamed) {
   FLAGS_log_memory_mb = 0;
