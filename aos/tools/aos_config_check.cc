@@ -36,9 +36,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (argc > 1) {
-    std::cerr << "aos_config_check: unexpected argument "
-              << aos::Printable(argv[1])
-              << " (flags are --config, --schemas, --multi_line, "
+    std::cerr << "aos_config_check: unexpected argument '"
+              << aos::InlinePrintable(argv[1])
+              << "' (flags are --config, --schemas, --multi_line, "
                  "--max_file_bytes, --node)\n";
     return 2;
   }

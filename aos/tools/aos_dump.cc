@@ -206,8 +206,8 @@ int DumpLog(int argc, char** argv, const FlatbufferToJsonOptions& options) {
 
 int Main(int argc, char** argv) {
   if (argc > 3) {
-    ExitForUserError(StrCat("unexpected argument ", Printable(argv[3]),
-                            ": give CHANNEL [TYPE] (see --help)"));
+    ExitForUserError(StrCat("unexpected argument '", InlinePrintable(argv[3]),
+                            "': give CHANNEL [TYPE] (see --help)"));
   }
   if (FLAGS_count < 0) {
     ExitForUserError(
