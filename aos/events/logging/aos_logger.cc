@@ -11,6 +11,7 @@
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
 #include "aos/node_flag.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -65,8 +66,9 @@ int Main() {
   const std::optional<Compression> compression =
       ParseCompression(FLAGS_compression);
   if (!compression.has_value()) {
-    ExitForUserError(StrCat("--compression=", FLAGS_compression,
-                            ": give zstd, lz4 or none"));
+    ExitForUserError(
+        StrCat("--compression=", InlinePrintable(FLAGS_compression),
+               ": give zstd, lz4 or none"));
   }
   if (FLAGS_chunk_size < 1024 ||
       FLAGS_chunk_size > static_cast<int64_t>(kMaxChunkSize)) {
@@ -83,11 +85,19 @@ int Main() {
                             ": give a positive period"));
   }
   std::optional<std::regex> channels;
+  // std::regex compiles recursively: an expression of ~100 KB overflows the
+  // stack. Channel names are short; so is any expression over them.
+  constexpr size_t kMaxChannelsExpression = 1024;
+  if (FLAGS_channels.size() > kMaxChannelsExpression) {
+    ExitForUserError(StrCat("--channels=", InlinePrintable(FLAGS_channels),
+                            ": longer than ", kMaxChannelsExpression,
+                            " characters; give a shorter expression"));
+  }
   if (!FLAGS_channels.empty()) {
     try {
       channels.emplace(FLAGS_channels);
     } catch (const std::regex_error& error) {
-      ExitForUserError(StrCat("--channels=", FLAGS_channels,
+      ExitForUserError(StrCat("--channels=", InlinePrintable(FLAGS_channels),
                               ": not a regular expression: ", error.what()));
     }
   }
