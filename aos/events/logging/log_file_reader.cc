@@ -14,22 +14,6 @@
 namespace aos::logging {
 namespace {
 
-// The channel of `config` named `name` of `type`, or null (no maps: the log
-// holds the names as configured).
-const Channel* ChannelByNameAndType(const Configuration& config,
-                                    std::string_view name,
-                                    std::string_view type) {
-  if (config.channels() == nullptr) return nullptr;
-  for (const Channel* channel : *config.channels()) {
-    if (channel->name() != nullptr && channel->type() != nullptr &&
-        channel->name()->string_view() == name &&
-        channel->type()->string_view() == type) {
-      return channel;
-    }
-  }
-  return nullptr;
-}
-
 // The largest chunk aos_logger can write for `config`'s channels
 // (log_format.h).
 uint64_t LargestLoggerChunk(const Configuration& config) {
@@ -72,6 +56,17 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
         StrCat(shown, ": its ", kConfigAttachment,
                " attachment is not a valid aos.Configuration"));
   }
+  // One index of the channels: a forged log can name tens of thousands of
+  // channels in as many lost-message entries, and a scan per name would
+  // take their product.
+  if (log->configuration()->channels() != nullptr) {
+    for (const Channel* channel : *log->configuration()->channels()) {
+      if (channel->name() == nullptr || channel->type() == nullptr) continue;
+      log->channels_by_name_.try_emplace(
+          {channel->name()->string_view(), channel->type()->string_view()},
+          channel);
+    }
+  }
   const uint64_t largest_chunk = LargestLoggerChunk(*log->configuration());
   log->mcap_->LimitChunkSize(
       largest_chunk,
@@ -100,9 +95,11 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
       log->lost_.clear();
       for (const auto& [channel, count] : metadata.metadata) {
         const size_t space = channel.find(' ');
-        const Channel* found = ChannelByNameAndType(
-            *log->configuration(), channel.substr(0, space),
-            space == std::string::npos ? "" : channel.substr(space + 1));
+        const Channel* found = log->ChannelByNameAndType(
+            std::string_view(channel).substr(0, space),
+            space == std::string::npos
+                ? std::string_view()
+                : std::string_view(channel).substr(space + 1));
         uint64_t value = 0;
         const auto [end, error] =
             std::from_chars(count.data(), count.data() + count.size(), value);
@@ -128,6 +125,12 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
 LogFileReader::LogFileReader(std::unique_ptr<McapReader> mcap)
     : mcap_(std::move(mcap)) {}
 
+const Channel* LogFileReader::ChannelByNameAndType(
+    std::string_view name, std::string_view type) const {
+  auto found = channels_by_name_.find({name, type});
+  return found == channels_by_name_.end() ? nullptr : found->second;
+}
+
 void LogFileReader::SyncProblems() {
   const std::vector<std::string>& problems = mcap_->problems();
   for (; mcap_problems_seen_ < problems.size(); ++mcap_problems_seen_) {
@@ -140,8 +143,8 @@ std::vector<const Channel*> LogFileReader::logged_channels() const {
   for (const auto& [id, mcap_channel] : mcap_->channels()) {
     auto type = mcap_channel.metadata.find(std::string(kChannelType));
     if (type == mcap_channel.metadata.end()) continue;
-    const Channel* channel = ChannelByNameAndType(
-        *configuration(), mcap_channel.topic, type->second);
+    const Channel* channel =
+        ChannelByNameAndType(mcap_channel.topic, type->second);
     if (channel != nullptr) result.push_back(channel);
   }
   return result;
@@ -165,8 +168,7 @@ const LogFileReader::LoggedChannel& LogFileReader::FindChannel(
     logged.remote_records = true;
   } else {
     if (type != channel.metadata.end()) {
-      logged.channel =
-          ChannelByNameAndType(*configuration(), channel.topic, type->second);
+      logged.channel = ChannelByNameAndType(channel.topic, type->second);
     }
     if (logged.channel == nullptr) {
       problems_.push_back(

@@ -41,6 +41,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -128,6 +129,10 @@ class LogFileReader {
     bool remote_records = false;
   };
 
+  // The channel of configuration() named `name` of `type`, or null (no
+  // maps: the log holds the names as configured). O(log channels).
+  const Channel* ChannelByNameAndType(std::string_view name,
+                                      std::string_view type) const;
   // What `mcap_channel` holds; a problem (once) if it is nothing known.
   const LoggedChannel& FindChannel(uint16_t mcap_channel);
   // Keeps the remote record in `data` for the message it belongs to.
@@ -139,6 +144,10 @@ class LogFileReader {
 
   std::unique_ptr<McapReader> mcap_;
   std::string config_;
+  // configuration()'s channels by (name, type), the first of each; the views
+  // point into config_.
+  std::map<std::pair<std::string_view, std::string_view>, const Channel*>
+      channels_by_name_;
   std::string node_name_;
   const Node* node_ = nullptr;
   UUID boot_uuid_;
