@@ -462,6 +462,32 @@ TEST_F(McapHostileTest, OverlappingChunksPastTheBudgetAreRefused) {
   }
 }
 
+// Chunks that all overlap stay open together (tiny ones fit any budget):
+// 20,000 of them are merged in time order, each message found in
+// O(log open chunks) rather than by a scan of them all.
+TEST_F(McapHostileTest, ManyOverlappingChunksAreMergedInOrder) {
+  constexpr int kChunks = 20000;
+  std::string records;
+  for (int i = 0; i < kChunks; ++i) {
+    const uint64_t first = 100000 + i;
+    const uint64_t last = 200000 + (kChunks - i);
+    const std::string messages =
+        testing::MessageRecord(0, 1000, first, first, "a") +
+        testing::MessageRecord(0, 1001, last, last, "b");
+    records += testing::ChunkRecord(first, last, messages.size(), "", messages);
+  }
+  std::unique_ptr<McapReader> reader = OpenWith(records);
+  uint64_t previous = 0;
+  size_t read = 0;
+  while (std::optional<McapMessage> message = reader->Next()) {
+    ASSERT_GE(message->log_time, previous) << read;
+    previous = message->log_time;
+    ++read;
+  }
+  EXPECT_EQ(read, 100u + 2 * kChunks);
+  EXPECT_TRUE(reader->problems().empty()) << Problems(*reader);
+}
+
 // A chunk the summary indexes many times is decompressed and read once.
 TEST_F(McapHostileTest, AChunkIndexedManyTimesIsReadOnce) {
   const std::string chunk = ZeroChunk(1 << 20, 500);

@@ -28,9 +28,18 @@ struct McapReader::OpenChunk {
   size_t next = 0;
   // What it holds in memory, against the budget.
   uint64_t bytes() const {
-    return buffer.capacity() + messages.capacity() * sizeof(McapMessage);
+    return sizeof(OpenChunk) + buffer.capacity() +
+           messages.capacity() * sizeof(McapMessage);
   }
+  // The time of its next message.
+  uint64_t next_time() const { return messages[next].log_time; }
 };
+
+bool McapReader::Later(const std::unique_ptr<OpenChunk>& a,
+                       const std::unique_ptr<OpenChunk>& b) {
+  return a->next_time() != b->next_time() ? a->next_time() > b->next_time()
+                                          : a->order > b->order;
+}
 
 namespace {
 
@@ -170,10 +179,10 @@ void McapReader::LimitChunkSize(uint64_t max_chunk_bytes, std::string reason) {
   limits_.max_chunk_reason = std::move(reason);
 }
 
-uint64_t McapReader::OpenBytes() const {
-  uint64_t bytes = 0;
-  for (const std::unique_ptr<OpenChunk>& chunk : open_) bytes += chunk->bytes();
-  return bytes;
+void McapReader::PushOpen(std::unique_ptr<OpenChunk> chunk) {
+  open_bytes_ += chunk->bytes();
+  open_.push_back(std::move(chunk));
+  std::push_heap(open_.begin(), open_.end(), Later);
 }
 
 std::string McapReader::ChunkRefusal(std::string_view compression,
@@ -199,7 +208,7 @@ std::string McapReader::ChunkRefusal(std::string_view compression,
                   " bytes a chunk may hold here (", limits_.max_chunk_reason,
                   "); refused");
   }
-  const uint64_t held = OpenBytes();
+  const uint64_t held = open_bytes_;
   if (uncompressed > limits_.memory_budget_bytes ||
       held > limits_.memory_budget_bytes - uncompressed) {
     return StrCat("needs ", sizes, " while the chunks open beside it hold ",
@@ -459,7 +468,7 @@ void McapReader::OpenPending(const Pending& pending) {
   if (!pending.is_chunk) {
     std::optional<McapMessage> message = DecodeMessage(record->content);
     chunk->messages.push_back(*message);
-    open_.push_back(std::move(chunk));
+    PushOpen(std::move(chunk));
     return;
   }
   const std::string where =
@@ -528,7 +537,7 @@ void McapReader::OpenPending(const Pending& pending) {
   if (chunk->messages.empty()) return;
   chunk->messages.shrink_to_fit();
   // The index of its messages counts too.
-  const uint64_t held = OpenBytes();
+  const uint64_t held = open_bytes_;
   if (held + chunk->bytes() > limits_.memory_budget_bytes) {
     Problem(StrCat(where, " holds ", chunk->messages.size(),
                    " messages, which with its ", *uncompressed_size,
@@ -539,26 +548,16 @@ void McapReader::OpenPending(const Pending& pending) {
                    limits_.budget_name, "); refused, its messages are lost"));
     return;
   }
-  open_.push_back(std::move(chunk));
+  PushOpen(std::move(chunk));
 }
 
 std::optional<McapMessage> McapReader::Next() {
   retired_.reset();
   while (true) {
-    // The open chunk with the earliest next message.
-    OpenChunk* earliest = nullptr;
-    for (const std::unique_ptr<OpenChunk>& chunk : open_) {
-      if (earliest == nullptr) {
-        earliest = chunk.get();
-        continue;
-      }
-      const McapMessage& a = chunk->messages[chunk->next];
-      const McapMessage& b = earliest->messages[earliest->next];
-      if (a.log_time < b.log_time ||
-          (a.log_time == b.log_time && chunk->order < earliest->order)) {
-        earliest = chunk.get();
-      }
-    }
+    // The open chunk with the earliest next message: the heap's top, so a
+    // message costs O(log open chunks), however many a forged file keeps
+    // open at once.
+    OpenChunk* earliest = open_.empty() ? nullptr : open_.front().get();
     // A chunk not read yet may hold earlier messages. Only earlier ones:
     // one starting at the same time comes later in order anyway, so it is
     // opened only once the open chunks have moved past that time (chunks
@@ -582,14 +581,14 @@ std::optional<McapMessage> McapReader::Next() {
       }
       return std::nullopt;
     }
+    std::pop_heap(open_.begin(), open_.end(), Later);
     McapMessage message = earliest->messages[earliest->next++];
     if (earliest->next == earliest->messages.size()) {
-      auto it = std::find_if(open_.begin(), open_.end(),
-                             [&](const std::unique_ptr<OpenChunk>& chunk) {
-                               return chunk.get() == earliest;
-                             });
-      retired_ = std::move(*it);
-      open_.erase(it);
+      open_bytes_ -= earliest->bytes();
+      retired_ = std::move(open_.back());
+      open_.pop_back();
+    } else {
+      std::push_heap(open_.begin(), open_.end(), Later);
     }
     return message;
   }

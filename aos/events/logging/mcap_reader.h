@@ -177,6 +177,11 @@ class McapReader {
   // The messages of one read chunk, in time order, and the buffer they
   // point into.
   struct OpenChunk;
+  // Heap order of the open chunks: the one with the earliest next message
+  // (ties: the first in order) on top. std::push_heap keeps the largest
+  // first, so "less" means "later".
+  static bool Later(const std::unique_ptr<OpenChunk>& a,
+                    const std::unique_ptr<OpenChunk>& b);
 
   McapReader(std::string_view path, const char* data, size_t size,
              McapReadLimits limits);
@@ -187,8 +192,8 @@ class McapReader {
   // opened now, or empty.
   std::string ChunkRefusal(std::string_view compression, uint64_t compressed,
                            uint64_t uncompressed) const;
-  // Bytes held by the open chunks.
-  uint64_t OpenBytes() const;
+  // Adds `chunk` to the open chunks.
+  void PushOpen(std::unique_ptr<OpenChunk> chunk);
   // The record at `offset`: its opcode and content, or nullopt if the file
   // ends inside it.
   struct Record {
@@ -225,7 +230,10 @@ class McapReader {
   // Sorted by start time, then offset; next_pending_ is the first not read.
   std::vector<Pending> pending_;
   size_t next_pending_ = 0;
+  // A heap: the chunk with the earliest next message first (mcap_reader.cc).
   std::vector<std::unique_ptr<OpenChunk>> open_;
+  // What the open chunks hold (OpenChunk::bytes()).
+  uint64_t open_bytes_ = 0;
   // The chunk the last message came from, once exhausted: kept until the
   // next call so that message's data stays valid.
   std::unique_ptr<OpenChunk> retired_;
