@@ -101,11 +101,14 @@ build() {
   log "building ${LABEL} with clang-14 (output base ${OUTPUT_BASE})"
   local status=0
   # --max_idle_secs: this second Bazel server goes away on its own instead
-  # of holding memory. No vptr and function checks: they need the C++ UBSan
+  # of holding memory. --symlink_prefix=/: no bazel-* links in the
+  # workspace, which would otherwise point into this output base (bazel-bin
+  # of the g++ build would lead to the fuzzers, and a later "//..." would
+  # wander into the other execroot). No vptr and function checks: they need the C++ UBSan
   # runtime, which linking with clang, not clang++, leaves out.
   flock -o /tmp/aos-bazel.lock bazel --output_base="${OUTPUT_BASE}" \
     --max_idle_secs=60 build \
-    --repo_env=CC=clang-14 --color=no --curses=no \
+    --repo_env=CC=clang-14 --color=no --curses=no --symlink_prefix=/ \
     --copt=-Wno-error --copt=-fno-omit-frame-pointer \
     --copt=-fsanitize=fuzzer-no-link,address,undefined \
     --copt=-fno-sanitize-recover=undefined --copt=-fno-sanitize=vptr,function \
