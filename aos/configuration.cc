@@ -14,6 +14,7 @@
 #include "aos/configuration_validation.h"
 #include "aos/flatbuffer_merge.h"
 #include "aos/json_to_flatbuffer.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -23,13 +24,21 @@ namespace {
 namespace fs = std::filesystem;
 using flatbuffers::FlatBufferBuilder;
 
-// One parsed config file, or the error naming it.
+// A path, or a list of them, as messages show it: escaped and bounded
+// (a config can import a path of a megabyte).
+std::string Shown(std::string_view path) {
+  return InlinePrintable(path, kPrintablePathMaxBytes);
+}
+
+// One parsed config file (named as messages show it), or the error naming
+// it.
 absl::StatusOr<ParsedConfigFile> ParseConfigJson(std::string_view json,
-                                                 const std::string& path) {
+                                                 std::string_view path) {
+  const std::string shown = Shown(path);
   absl::StatusOr<flatbuffers::DetachedBuffer> buffer =
-      JsonToFlatbuffer(json, ConfigurationSchema(), {.source_name = path});
+      JsonToFlatbuffer(json, ConfigurationSchema(), {.source_name = shown});
   if (!buffer.ok()) return buffer.status();
-  return ParsedConfigFile{path, std::move(*buffer)};
+  return ParsedConfigFile{shown, std::move(*buffer)};
 }
 
 // Loads a file and, depth first, everything it imports; each file once
@@ -48,17 +57,18 @@ class ImportLoader {
       if (stack_[i].first == key) {
         std::vector<std::string> cycle;
         for (size_t j = i; j < stack_.size(); ++j)
-          cycle.push_back(stack_[j].second);
-        cycle.push_back(path);
-        return absl::InvalidArgumentError(
-            StrCat(importer, ": import cycle: ", StrJoin(cycle, " imports ")));
+          cycle.push_back(Shown(stack_[j].second));
+        cycle.push_back(Shown(path));
+        return absl::InvalidArgumentError(StrCat(
+            Shown(importer), ": import cycle: ", StrJoin(cycle, " imports ")));
       }
     }
     // As in AOS, each file is imported once: a second import would merge
     // its definitions again, over what came between.
     if (auto first = loaded_.find(key); first != loaded_.end()) {
       return absl::InvalidArgumentError(
-          StrCat(importer, ": imports ", path, ", which ", first->second,
+          StrCat(Shown(importer), ": imports ", Shown(path), ", which ",
+                 Shown(first->second),
                  " already imported; import each file in one place"));
     }
     absl::StatusOr<std::string> json =
@@ -66,16 +76,16 @@ class ImportLoader {
     if (!json.ok()) {
       if (importer.empty()) return json.status();
       if (absl::IsNotFound(json.status())) {
-        return absl::NotFoundError(
-            StrCat(importer, ": imported file ", path, " does not exist"));
+        return absl::NotFoundError(StrCat(Shown(importer), ": imported file ",
+                                          Shown(path), " does not exist"));
       }
       return absl::Status(
           json.status().code(),
-          StrCat(importer, ": import ", json.status().message()));
+          StrCat(Shown(importer), ": import ", json.status().message()));
     }
     absl::StatusOr<ParsedConfigFile> file = ParseConfigJson(*json, path);
     if (!file.ok()) return file.status();
-    if (absl::Status status = ValidateConfigFile(*file->config(), path);
+    if (absl::Status status = ValidateConfigFile(*file->config(), file->path);
         !status.ok()) {
       return status;
     }
@@ -129,15 +139,16 @@ absl::StatusOr<SchemaLibrary> LoadSchemas(const std::vector<std::string>& paths,
         reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
     if (!reflection::VerifySchemaBuffer(verifier)) {
       return absl::InvalidArgumentError(StrCat(
-          path,
+          Shown(path),
           ": not a binary flatbuffer schema (.bfbs from flatc --schema)"));
     }
     library.bytes.push_back(std::move(*bytes));
     const reflection::Schema* schema =
         reflection::GetSchema(library.bytes.back().data());
     if (schema->root_table() == nullptr) {
-      return absl::InvalidArgumentError(StrCat(
-          path, ": schema has no root_type, so it cannot describe a channel"));
+      return absl::InvalidArgumentError(
+          StrCat(Shown(path),
+                 ": schema has no root_type, so it cannot describe a channel"));
     }
     library.by_type.emplace(schema->root_table()->name()->str(), schema);
   }
@@ -165,7 +176,7 @@ absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> Flatten(
   if (!missing_schema.empty()) {
     return absl::InvalidArgumentError(StrCat(
         StrJoin(missing_schema, "\n"), "\n(schemas given: ",
-        schemas->paths.empty() ? "none" : StrJoin(schemas->paths, ", "),
+        schemas->paths.empty() ? "none" : Shown(StrJoin(schemas->paths, ", ")),
         "; add the type's flatbuffer_cc_library to aos_config's flatbuffers)"));
   }
   return merged;
@@ -184,7 +195,9 @@ std::string ConfigurationToJson(const Configuration& config, bool multi_line,
   return TableFlatbufferToJson(
       reinterpret_cast<const flatbuffers::Table*>(&config),
       ConfigurationSchema(), *ConfigurationSchema().root_table(),
-      {.multi_line = multi_line, .strict_json = strict_json});
+      {.multi_line = multi_line,
+       .strict_json = strict_json,
+       .non_finite_as_strings = true});
 }
 
 absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfig(
@@ -198,11 +211,11 @@ absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfig(
         reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
     if (!verifier.VerifyBuffer<Configuration>(nullptr)) {
       return absl::InvalidArgumentError(
-          StrCat(path,
+          StrCat(Shown(path),
                  ": not a binary aos.Configuration (corrupt, or written by "
                  "another version)"));
     }
-    ParsedConfigFile file{path_string, flatbuffers::DetachedBuffer()};
+    ParsedConfigFile file{Shown(path), flatbuffers::DetachedBuffer()};
     FlatBufferBuilder fbb;
     fbb.Finish(CopyFlatbufferTable(
         &fbb, ConfigurationSchema(), *ConfigurationSchema().root_table(),
@@ -222,19 +235,16 @@ absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfig(
 
 absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfigFromJson(
     std::string_view json, std::string_view source_name) {
-  absl::StatusOr<ParsedConfigFile> file =
-      ParseConfigJson(json, std::string(source_name));
+  absl::StatusOr<ParsedConfigFile> file = ParseConfigJson(json, source_name);
   if (!file.ok()) return file.status();
-  if (absl::Status status =
-          ValidateConfigFile(*file->config(), std::string(source_name));
+  if (absl::Status status = ValidateConfigFile(*file->config(), file->path);
       !status.ok()) {
     return status;
   }
   if (file->config()->imports() != nullptr &&
       file->config()->imports()->size() > 0) {
-    return absl::InvalidArgumentError(
-        StrCat(source_name,
-               ": imports need a file to be relative to; use ReadConfig"));
+    return absl::InvalidArgumentError(StrCat(
+        file->path, ": imports need a file to be relative to; use ReadConfig"));
   }
   std::vector<ParsedConfigFile> files;
   files.push_back(std::move(*file));

@@ -66,8 +66,10 @@ const reflection::Schema& ConfigurationSchema();
 
 // Prints a configuration as JSON (one field per line when multi_line).
 // Strict JSON prints the NaN defaults of embedded schemas (a timing
-// report's statistics) as null, which read back as 0: a config to run with
-// is written with strict_json = false (flatbuffers' dialect, exact), as
+// report's statistics) as the string "nan" (infinities as "inf", "-inf"),
+// which ReadConfig reads back as NaN: the print of what it reads is the same
+// print (a fixed point), as aos_config_check's output must be.
+// strict_json = false prints them bare (nan, flatbuffers' dialect), as
 // aos_config does.
 std::string ConfigurationToJson(const Configuration& config,
                                 bool multi_line = true,

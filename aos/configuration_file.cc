@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::configuration {
@@ -23,19 +24,25 @@ std::string_view KindOf(mode_t mode) {
   return "not a regular file";
 }
 
+// The path as messages show it: escaped and bounded, so a path of a
+// megabyte (an import can name one) is not echoed whole.
+std::string Shown(const std::string& path) {
+  return InlinePrintable(path, kPrintablePathMaxBytes);
+}
+
 absl::Status OpenError(const std::string& path, int error) {
   switch (error) {
     case ENOENT:
-      return absl::NotFoundError(StrCat(path, ": no such file"));
+      return absl::NotFoundError(StrCat(Shown(path), ": no such file"));
     case ELOOP:
-      return absl::InvalidArgumentError(
-          StrCat(path, ": too many levels of symbolic links (a symlink loop)"));
+      return absl::InvalidArgumentError(StrCat(
+          Shown(path), ": too many levels of symbolic links (a symlink loop)"));
     case ENAMETOOLONG:
-      return absl::InvalidArgumentError(
-          StrCat(path, ": file name too long (", path.size(), " characters)"));
+      return absl::InvalidArgumentError(StrCat(
+          Shown(path), ": file name too long (", path.size(), " characters)"));
     default:
       return absl::InvalidArgumentError(
-          StrCat(path, ": cannot open: ", std::strerror(error)));
+          StrCat(Shown(path), ": cannot open: ", std::strerror(error)));
   }
 }
 
@@ -68,16 +75,16 @@ absl::StatusOr<std::string> ReadConfigFileBytes(const std::string& path,
   struct stat info;
   if (fstat(fd.get(), &info) != 0) {
     return absl::InvalidArgumentError(
-        StrCat(path, ": cannot stat: ", std::strerror(errno)));
+        StrCat(Shown(path), ": cannot stat: ", std::strerror(errno)));
   }
   if (!S_ISREG(info.st_mode)) {
-    return absl::InvalidArgumentError(
-        StrCat(path, ": is ", KindOf(info.st_mode), ", not a regular file"));
+    return absl::InvalidArgumentError(StrCat(
+        Shown(path), ": is ", KindOf(info.st_mode), ", not a regular file"));
   }
   if (info.st_size > max_bytes) {
-    return absl::InvalidArgumentError(
-        StrCat(path, ": is ", info.st_size, " bytes, more than the limit of ",
-               max_bytes, " bytes for a config file"));
+    return absl::InvalidArgumentError(StrCat(
+        Shown(path), ": is ", info.st_size, " bytes, more than the limit of ",
+        max_bytes, " bytes for a config file"));
   }
   std::string contents(static_cast<size_t>(info.st_size), '\0');
   size_t done = 0;
@@ -93,7 +100,7 @@ absl::StatusOr<std::string> ReadConfigFileBytes(const std::string& path,
     if (got < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
       return absl::InvalidArgumentError(
-          StrCat(path, ": cannot read: ", std::strerror(errno)));
+          StrCat(Shown(path), ": cannot read: ", std::strerror(errno)));
     }
     if (got == 0) break;
     done += static_cast<size_t>(got);
@@ -101,7 +108,7 @@ absl::StatusOr<std::string> ReadConfigFileBytes(const std::string& path,
   contents.resize(done);
   if (static_cast<int64_t>(done) > max_bytes) {
     return absl::InvalidArgumentError(
-        StrCat(path, ": grew past the limit of ", max_bytes,
+        StrCat(Shown(path), ": grew past the limit of ", max_bytes,
                " bytes for a config file while it was read"));
   }
   return contents;

@@ -29,7 +29,9 @@ inline constexpr int64_t kDefaultMaxConfigFileBytes = int64_t{64} << 20;
 // file larger than `max_bytes` (saying both sizes); or a read error. The
 // file's type is checked on the opened descriptor, so swapping the file
 // after the check changes nothing, and opening never blocks (a FIFO opens
-// non-blocking). Uses no exceptions.
+// non-blocking). The path is shown escaped and, past
+// aos::kPrintablePathMaxBytes, elided with its length (aos/util/printable.h).
+// Uses no exceptions.
 absl::StatusOr<std::string> ReadConfigFileBytes(const std::string& path,
                                                 int64_t max_bytes);
 

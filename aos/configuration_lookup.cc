@@ -5,6 +5,7 @@
 
 #include "aos/configuration_maps.h"
 #include "aos/flatbuffer_string_view.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::configuration {
@@ -47,12 +48,17 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
   };
   const std::string mapped =
       MapChannelName(config, name, type, application_name, node);
-  const std::string asked = mapped == name
-                                ? StrCat("channel ", name, " of type ", type)
-                                : StrCat("channel ", name, " (mapped to ",
-                                         mapped, ") of type ", type);
-  const std::string who =
-      StrCat("application ", application_name, " on node ", NodeName(node));
+  // Names in messages are escaped and bounded: they may come from a flag or
+  // a file.
+  const auto shown = [](std::string_view text) {
+    return InlinePrintable(text);
+  };
+  const std::string asked =
+      mapped == name ? StrCat("channel ", shown(name), " of type ", shown(type))
+                     : StrCat("channel ", shown(name), " (mapped to ",
+                              shown(mapped), ") of type ", shown(type));
+  const std::string who = StrCat("application ", shown(application_name),
+                                 " on node ", shown(NodeName(node)));
 
   if (MultiNode(config) && node == nullptr) {
     return fail(StrCat(asked, " for ", who,
@@ -89,20 +95,22 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
     const bool readable = ChannelIsReadableOnNode(*found, node);
     if (access == ChannelAccess::kSend &&
         StringView(found->source_node()) != node_name) {
-      return fail(StrCat(asked, " cannot be sent on node ", node_name,
+      return fail(StrCat(asked, " cannot be sent on node ", shown(node_name),
                          " (asked by ", who, "): only its source_node ",
-                         StringView(found->source_node()), " sends on it"));
+                         shown(StringView(found->source_node())),
+                         " sends on it"));
     }
     if (!readable) {
       std::vector<std::string> destinations;
       if (found->destination_nodes() != nullptr) {
         for (const Connection* connection : *found->destination_nodes()) {
-          destinations.emplace_back(StringView(connection->name()));
+          destinations.push_back(shown(StringView(connection->name())));
         }
       }
       return fail(StrCat(
-          asked, " is not readable on node ", node_name, " (asked by ", who,
-          "): its source_node is ", StringView(found->source_node()),
+          asked, " is not readable on node ", shown(node_name), " (asked by ",
+          who, "): its source_node is ",
+          shown(StringView(found->source_node())),
           destinations.empty()
               ? std::string(" and it goes nowhere else")
               : StrCat(" and it goes to ", StrJoin(destinations, ", "))));
@@ -115,8 +123,9 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
         if (app_node->string_view() == node_name) runs_here = true;
       }
       if (!runs_here) {
-        return fail(StrCat(asked, ": application ", application_name,
-                           " is not configured to run on node ", node_name));
+        return fail(StrCat(asked, ": application ", shown(application_name),
+                           " is not configured to run on node ",
+                           shown(node_name)));
       }
     }
   }
@@ -172,12 +181,14 @@ std::string DescribeClosestChannels(const Configuration& config,
       candidates.begin(), candidates.end(),
       [](const Candidate& a, const Candidate& b) { return a.score < b.score; });
   if (candidates.empty()) {
-    return StrCat("no channel of the config has a similar name or type ", type);
+    return StrCat("no channel of the config has a similar name or type ",
+                  InlinePrintable(type));
   }
   std::string result = "closest channels in the config:";
   for (size_t i = 0; i < candidates.size() && i < limit; ++i) {
-    StrAppend(&result, "\n  ", StringView(candidates[i].channel->name()), " (",
-              StringView(candidates[i].channel->type()), ")");
+    StrAppend(&result, "\n  ",
+              InlinePrintable(StringView(candidates[i].channel->name())), " (",
+              InlinePrintable(StringView(candidates[i].channel->type())), ")");
   }
   return result;
 }

@@ -12,6 +12,7 @@
 #include "aos/configuration_lookup.h"
 #include "aos/configuration_maps.h"
 #include "aos/flatbuffer_string_view.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::configuration {
@@ -215,16 +216,20 @@ class MapLoopChecker {
     const Node* node = node_name.empty() ? nullptr : nodes_.at(node_name);
     const std::vector<MapStep> chain =
         MapChain(config_, start, type, application, node);
-    std::vector<std::string> names = {std::string(start)};
-    for (const MapStep& step : chain) names.push_back(step.name);
+    std::vector<std::string> names = {InlinePrintable(start)};
+    for (const MapStep& step : chain) {
+      names.push_back(InlinePrintable(step.name));
+    }
     const std::string& file =
         chain.empty() ? root_file_ : *file_of_.at(chain.front().map);
     return absl::InvalidArgumentError(StrCat(
         file, ": maps loop: ", StrJoin(names, " -> "),
-        application.empty() ? std::string()
-                            : StrCat(" (for application ", application, ")"),
-        node == nullptr ? std::string()
-                        : StrCat(" (on node ", node_name, ")")));
+        application.empty()
+            ? std::string()
+            : StrCat(" (for application ", InlinePrintable(application), ")"),
+        node == nullptr
+            ? std::string()
+            : StrCat(" (on node ", InlinePrintable(node_name), ")")));
   }
 
   // Follows the config-wide chain from `start`, remembering every name on it

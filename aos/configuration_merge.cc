@@ -5,6 +5,7 @@
 #include "aos/configuration.h"
 #include "aos/flatbuffer_merge.h"
 #include "aos/flatbuffer_string_view.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -242,9 +243,9 @@ FlatbufferDetachedBuffer<Configuration> MergeConfigFiles(
       auto found = schemas->find(key.second);
       if (found == schemas->end()) {
         missing_schema->push_back(
-            StrCat(StrJoin(layers.files, ", "), ": channel \"", key.first,
-                   "\" has type \"", key.second,
-                   "\", but no schema given has it as root table"));
+            StrCat(StrJoin(layers.files, ", "), ": channel ",
+                   Printable(key.first), " has type ", Printable(key.second),
+                   ", but no schema given has it as root table"));
       } else {
         schema = found->second;
       }

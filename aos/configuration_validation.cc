@@ -9,17 +9,25 @@
 #include "aos/configuration.h"
 #include "aos/configuration_map_loops.h"
 #include "aos/flatbuffer_string_view.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::configuration {
 namespace {
 
+// At most this many node names are listed in a message.
+constexpr size_t kMaxListedNodes = 20;
+
 using StringVector =
     flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>;
 
+// Names from a config file in messages: quoted, escaped and bounded
+// (aos::Printable), so a name of a megabyte is not echoed whole.
+std::string Quoted(std::string_view name) { return Printable(name); }
+
 std::string Describe(const Channel& channel) {
-  return StrCat("channel \"", StringView(channel.name()), "\" (type ",
-                StringView(channel.type()), ")");
+  return StrCat("channel ", Quoted(StringView(channel.name())), " (type ",
+                InlinePrintable(StringView(channel.type())), ")");
 }
 
 absl::Status Invalid(std::string_view files, std::string message) {
@@ -40,8 +48,10 @@ std::string ChannelNameProblem(std::string_view name) {
                          (c >= '0' && c <= '9') || c == '-' || c == '_' ||
                          c == '/';
     if (!allowed) {
+      // The character escaped if it is not printable ("\x1b").
+      const std::string shown = Printable(std::string_view(&c, 1));
       return StrCat("name may only use the characters [-a-zA-Z0-9_/], not '",
-                    std::string_view(&c, 1), "'");
+                    std::string_view(shown).substr(1, shown.size() - 2), "'");
     }
   }
   return "";
@@ -64,11 +74,12 @@ absl::Status ValidateChannelAlone(const Channel& channel,
   const std::string what = Describe(channel);
   if (channel.name() == nullptr) {
     return Invalid(files, StrCat("a channel of type ",
-                                 StringView(channel.type()), " has no name"));
+                                 InlinePrintable(StringView(channel.type())),
+                                 " has no name"));
   }
   if (StringView(channel.type()).empty()) {
-    return Invalid(files, StrCat("channel \"", StringView(channel.name()),
-                                 "\" has no type"));
+    return Invalid(files, StrCat("channel ", Quoted(StringView(channel.name())),
+                                 " has no type"));
   }
   if (const std::string problem =
           ChannelNameProblem(StringView(channel.name()));
@@ -77,8 +88,8 @@ absl::Status ValidateChannelAlone(const Channel& channel,
   }
   if (const std::string_view twice = Duplicate(channel.logger_nodes());
       !twice.empty()) {
-    return Invalid(files,
-                   StrCat(what, ": logger_nodes lists \"", twice, "\" twice"));
+    return Invalid(
+        files, StrCat(what, ": logger_nodes lists ", Quoted(twice), " twice"));
   }
   if (channel.destination_nodes() == nullptr) return absl::OkStatus();
   for (const Connection* connection : *channel.destination_nodes()) {
@@ -87,16 +98,16 @@ absl::Status ValidateChannelAlone(const Channel& channel,
         !twice.empty()) {
       return Invalid(
           files,
-          StrCat(what, ": destination \"", StringView(connection->name()),
-                 "\" lists \"", twice, "\" twice in timestamp_logger_nodes"));
+          StrCat(what, ": destination ", Quoted(StringView(connection->name())),
+                 " lists ", Quoted(twice), " twice in timestamp_logger_nodes"));
     }
     // AOS's rule: delivery timestamps are useless without the messages.
     if (channel.logger() == LoggerConfig::NOT_LOGGED &&
         connection->timestamp_logger() != LoggerConfig::NOT_LOGGED) {
       return Invalid(
-          files, StrCat(what, ": logger is NOT_LOGGED, but destination \"",
-                        StringView(connection->name()),
-                        "\" logs delivery timestamps (timestamp_logger ",
+          files, StrCat(what, ": logger is NOT_LOGGED, but destination ",
+                        Quoted(StringView(connection->name())),
+                        " logs delivery timestamps (timestamp_logger ",
                         EnumNameLoggerConfig(connection->timestamp_logger()),
                         "); set it to NOT_LOGGED too"));
     }
@@ -109,10 +120,12 @@ class NodeNames {
  public:
   explicit NodeNames(const Configuration& config) {
     if (config.nodes() == nullptr) return;
+    size_t listed = 0;
     for (const Node* node : *config.nodes()) {
       by_name_.emplace(StringView(node->name()), node);
+      if (++listed > kMaxListedNodes) continue;
       if (!list_.empty()) list_ += ", ";
-      list_ += StringView(node->name());
+      list_ += InlinePrintable(StringView(node->name()));
     }
   }
 
@@ -123,7 +136,11 @@ class NodeNames {
   }
   // "its nodes are pi1, pi2", for messages.
   std::string List() const {
-    return multi_node() ? StrCat("its nodes are ", list_) : "it has no nodes";
+    if (!multi_node()) return "it has no nodes";
+    return by_name_.size() > kMaxListedNodes
+               ? StrCat("its nodes are ", list_, " and ",
+                        by_name_.size() - kMaxListedNodes, " more")
+               : StrCat("its nodes are ", list_);
   }
   // "`field` names "x", which is not a node of this config (...)", or empty
   // when every name is a node.
@@ -131,8 +148,8 @@ class NodeNames {
     if (names == nullptr) return "";
     for (const flatbuffers::String* name : *names) {
       if (Find(name->string_view()) == nullptr) {
-        return StrCat(field, " names \"", name->string_view(),
-                      "\", which is not a node of this config (", List(), ")");
+        return StrCat(field, " names ", Quoted(name->string_view()),
+                      ", which is not a node of this config (", List(), ")");
       }
     }
     return "";
@@ -172,8 +189,9 @@ absl::Status ValidateNodes(const Configuration& config,
                        ? sources.node_files[i]
                        : StrCat(sources.node_files[it->second], ", ",
                                 sources.node_files[i])),
-            StrCat("nodes \"", StringView(other.name()), "\" and \"",
-                   StringView(node.name()), "\" are both at ", address,
+            StrCat("nodes ", Quoted(StringView(other.name())), " and ",
+                   Quoted(StringView(node.name())), " are both at ",
+                   InlinePrintable(address),
                    " (hostname and port must tell nodes apart)"));
       }
     }
@@ -198,8 +216,8 @@ absl::Status ValidateChannelNodes(const Channel& channel,
   const Node* source = nodes.Find(source_name);
   if (source == nullptr) {
     return Invalid(
-        files, StrCat(what, ": source_node \"", source_name,
-                      "\" is not a node of this config (", nodes.List(), ")"));
+        files, StrCat(what, ": source_node ", Quoted(source_name),
+                      " is not a node of this config (", nodes.List(), ")"));
   }
   if (const std::string unknown =
           nodes.Unknown("logger_nodes", channel.logger_nodes());
@@ -211,17 +229,17 @@ absl::Status ValidateChannelNodes(const Channel& channel,
     const std::string_view name = StringView(connection->name());
     const Node* destination = nodes.Find(name);
     if (destination == nullptr) {
-      return Invalid(files, StrCat(what, ": destination_nodes names \"", name,
-                                   "\", which is not a node of this config (",
-                                   nodes.List(), ")"));
-    }
-    if (destination == source) {
       return Invalid(
           files,
-          StrCat(what, ": forwarded to its own source_node \"", name, "\""));
+          StrCat(what, ": destination_nodes names ", Quoted(name),
+                 ", which is not a node of this config (", nodes.List(), ")"));
+    }
+    if (destination == source) {
+      return Invalid(files, StrCat(what, ": forwarded to its own source_node ",
+                                   Quoted(name)));
     }
     const std::string destination_what =
-        StrCat(what, ": destination \"", name, "\"");
+        StrCat(what, ": destination ", Quoted(name));
     switch (connection->timestamp_logger()) {
       case LoggerConfig::LOCAL_LOGGER:
       case LoggerConfig::NOT_LOGGED:
@@ -313,13 +331,13 @@ absl::Status ValidateMap(const Map& map, std::string_view files,
   }
   const std::string_view match = StringView(map.match()->name());
   if (map.rename() == nullptr || StringView(map.rename()->name()).empty()) {
-    return Invalid(files,
-                   StrCat(owner, " maps \"", match, "\" without rename.name"));
+    return Invalid(
+        files, StrCat(owner, " maps ", Quoted(match), " without rename.name"));
   }
   if (const size_t star = match.find('*');
       star != std::string_view::npos && star + 1 != match.size()) {
-    return Invalid(files, StrCat(owner, " maps \"", match,
-                                 "\": '*' may only end a match name"));
+    return Invalid(files, StrCat(owner, " maps ", Quoted(match),
+                                 ": '*' may only end a match name"));
   }
   return absl::OkStatus();
 }
@@ -382,7 +400,7 @@ absl::Status ValidateConfiguration(const Configuration& config,
                        "an application has no name");
       }
       const std::string owner =
-          StrCat("application \"", StringView(application.name()), "\"");
+          StrCat("application ", Quoted(StringView(application.name())));
       if (application.maps() != nullptr) {
         for (const Map* map : *application.maps()) {
           if (absl::Status status =

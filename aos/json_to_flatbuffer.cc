@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "flatbuffers/idl.h"
 #include "glog/logging.h"
@@ -15,6 +16,9 @@
 namespace aos {
 
 namespace {
+
+// The most bytes of flatbuffers' own error text kept in a message.
+constexpr size_t kErrorMaxBytes = 400;
 
 // Turns flatbuffers' "<line>: <column>: error: <what>" into
 // "<source>:<line>:<column>: <what>" followed by the offending line with a
@@ -29,10 +33,14 @@ std::string DescribeParseError(std::string_view text,
   if (sscanf(error.c_str(), "%d: %d: error: %n", &line, &column, &consumed) <
           2 ||
       consumed == 0 || line < 1) {
-    return StrCat(source_name, ": ", error);
+    return StrCat(source_name, ": ", InlinePrintable(error, kErrorMaxBytes));
   }
+  // flatbuffers' error may quote the input (an unknown field's name): it is
+  // escaped and bounded like any text from a file.
   std::string result =
-      StrCat(source_name, ":", line, ":", column, ": ", error.substr(consumed));
+      StrCat(source_name, ":", line, ":", column, ": ",
+             InlinePrintable(std::string_view(error).substr(consumed),
+                             kErrorMaxBytes));
   size_t start = 0;
   for (int i = 1; i < line; ++i) {
     start = text.find('\n', start);
@@ -42,6 +50,10 @@ std::string DescribeParseError(std::string_view text,
   const std::string_view quoted =
       text.substr(start, text.find('\n', start) - start);
   if (quoted.size() > 200) return result;
+  // Only a line a terminal shows as it is (tabs keep the caret aligned).
+  for (const char c : quoted) {
+    if ((c < 0x20 && c != '\t') || c > 0x7e) return result;
+  }
   // flatbuffers' column is just past the token it choked on.
   const size_t caret = std::min<size_t>(std::max(column - 1, 0), quoted.size());
   StrAppend(&result, "\n  ", quoted, "\n  ");
@@ -191,9 +203,8 @@ class JsonPrinter {
     } else {
       out_ += ' ';
     }
-    out_ += '"';
-    out_ += field.name()->string_view();
-    out_ += "\": ";
+    AppendString(field.name()->string_view());
+    out_ += ": ";
   }
 
   void StartElement(bool* first) {
@@ -356,8 +367,26 @@ class JsonPrinter {
   }
 
   void PrintString(const flatbuffers::String* string) {
+    AppendString(string->string_view());
+  }
+
+  // `text` as a JSON string. Beyond what JSON requires (the quote, the
+  // backslash, U+0000 to U+001F), DEL and the C1 controls U+0080 to U+009F
+  // are escaped too: the same string to a JSON reader, but a terminal shown
+  // the output (aos_dump) never sees a control character, whatever a
+  // message, a field name or an enum name from a log holds.
+  void AppendString(std::string_view text) {
     out_ += '"';
-    for (const char c : string->string_view()) {
+    for (size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      const unsigned char next =
+          i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+      if (static_cast<unsigned char>(c) == 0xc2 && next >= 0x80 &&
+          next <= 0x9f) {
+        AppendUnicodeEscape(next);
+        ++i;
+        continue;
+      }
       switch (c) {
         case '"':
           out_ += "\\\"";
@@ -381,11 +410,8 @@ class JsonPrinter {
           out_ += "\\f";
           break;
         default:
-          if (static_cast<unsigned char>(c) < 0x20) {
-            char escaped[8];
-            snprintf(escaped, sizeof(escaped), "\\u%04x",
-                     static_cast<unsigned char>(c));
-            out_ += escaped;
+          if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+            AppendUnicodeEscape(static_cast<unsigned char>(c));
           } else {
             out_ += c;
           }
@@ -394,8 +420,24 @@ class JsonPrinter {
     out_ += '"';
   }
 
+  void AppendUnicodeEscape(unsigned char code_point) {
+    char escaped[8];
+    snprintf(escaped, sizeof(escaped), "\\u%04x", code_point);
+    out_ += escaped;
+  }
+
   template <typename T>
   void PrintFloat(T value) {
+    if (options_.strict_json && options_.non_finite_as_strings) {
+      if (std::isnan(value)) {
+        out_ += "\"nan\"";
+        return;
+      }
+      if (std::isinf(value)) {
+        out_ += value < 0 ? "\"-inf\"" : "\"inf\"";
+        return;
+      }
+    }
     if (options_.strict_json && !std::isfinite(value)) {
       out_ += "null";
       return;
@@ -422,7 +464,7 @@ class JsonPrinter {
       const reflection::Enum& enum_def = *schema_.enums()->Get(enum_index);
       const reflection::EnumVal* named = enum_def.values()->LookupByKey(value);
       if (named != nullptr) {
-        StrAppend(&out_, "\"", named->name()->string_view(), "\"");
+        AppendString(named->name()->string_view());
         return;
       }
       if (IsBitFlags(enum_def) && value != 0) {
@@ -437,7 +479,7 @@ class JsonPrinter {
           }
         }
         if (remaining == 0) {
-          StrAppend(&out_, "\"", names, "\"");
+          AppendString(names);
           return;
         }
       }

@@ -12,13 +12,17 @@
 // vectors, nested tables, structs, unions and enums (by name). NaN and
 // infinities, which JSON cannot hold, print as null; reading a member whose
 // value is null leaves the field unset, so it reads back as its default
-// (NaN for a timing report's empty statistic). The round trip is exact for
+// (NaN for a timing report's empty statistic), or, with
+// non_finite_as_strings, as the strings "nan", "inf", "-inf", which read
+// back as themselves. The round trip is exact for
 // everything else: integers at full width, floats and doubles with the
 // fewest digits that read back to the same bits. With strict_json = false
 // NaN and infinities print as nan, inf, -inf, flatbuffers' dialect, and
 // round-trip exactly too. Reading accepts that dialect as AOS does: field
 // names may be unquoted, enum values may be names or numbers, nan/inf and
-// null are accepted.
+// null are accepted. Strings, field names and enum names print with every
+// control character escaped (DEL and C1 included), so printed JSON is safe
+// on a terminal whatever the buffer or the schema holds.
 
 #include <cstdint>
 #include <string>
@@ -56,6 +60,12 @@ struct FlatbufferToJsonOptions {
   size_t max_vector_size = SIZE_MAX;
   // RFC 8259: NaN and infinities print as null. false: as nan, inf, -inf.
   bool strict_json = true;
+  // With strict_json: NaN and infinities print as the strings "nan", "inf"
+  // and "-inf" instead of null, which JsonToFlatbuffer reads back as the
+  // same values (flatbuffers reads a number written as a string): strict
+  // JSON that round-trips exactly, but for the sign of a NaN. For what must
+  // read back, like a configuration (its schemas' NaN defaults).
+  bool non_finite_as_strings = false;
 };
 
 // Prints the table `table` of type `object` (from `schema`) as JSON. Only

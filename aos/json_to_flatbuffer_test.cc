@@ -7,6 +7,7 @@
 #include <random>
 
 #include "aos/testdata/everything.h"
+#include "aos/testdata/everything_bfbs_generated.h"
 #include "aos/testdata/everything_generated.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -131,6 +132,55 @@ TEST(JsonToFlatbufferTest, StrictJsonPrintsNonFiniteNumbersAsNull) {
             "1.5 ] }");
   EXPECT_EQ(printed.find("nan"), std::string::npos);
   EXPECT_EQ(printed.find("inf"), std::string::npos);
+}
+
+// non_finite_as_strings: still strict JSON, and it reads back exactly (a
+// configuration's NaN defaults must survive aos_config_check's print).
+TEST(JsonToFlatbufferTest, NonFiniteAsStringsIsStrictAndRoundTrips) {
+  const FlatbufferToJsonOptions strings = {.non_finite_as_strings = true};
+  const flatbuffers::DetachedBuffer first =
+      Parse(R"({ "f32": nan, "f64": -inf, "doubles": [ inf, 1.5, nan ] })");
+  const std::string printed = ToJson(first, strings);
+  EXPECT_EQ(printed,
+            "{ \"f32\": \"nan\", \"f64\": \"-inf\", \"doubles\": [ "
+            "\"inf\", 1.5, \"nan\" ] }");
+  const flatbuffers::DetachedBuffer again = Parse(printed);
+  EXPECT_EQ(ToJson(again, strings), printed);
+  const Everything& e = Root(again);
+  EXPECT_TRUE(std::isnan(e.f32()));
+  EXPECT_EQ(e.f64(), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(e.doubles()->Get(0), std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(e.doubles()->Get(2)));
+}
+
+// What a log holds reaches a terminal through aos_dump: control characters
+// (C0, DEL, C1) are escaped in strings and in names from the schema, which
+// a forged log supplies too.
+TEST(JsonToFlatbufferTest, ControlCharactersAreEscapedInStringsAndNames) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto text = fbb.CreateString(
+      "a\x1b[2Jb\x7f c\xc2\x9b"
+      "1m \xc3\xa9");
+  aos::testing::EverythingBuilder builder(fbb);
+  builder.add_text(text);
+  fbb.Finish(builder.Finish());
+  const std::string printed =
+      FlatbufferToJson(fbb.GetBufferPointer(), Schema());
+  EXPECT_EQ(printed,
+            "{ \"text\": \"a\\u001b[2Jb\\u007f c\\u009b1m \xc3\xa9\" }");
+  // The same through a schema whose field is named with an escape
+  // sequence: "text" renamed in place to "t\x1b[x" (same length).
+  std::string schema_bytes(reinterpret_cast<const char*>(
+                               aos::testing::EverythingBinarySchema::data()),
+                           aos::testing::EverythingBinarySchema::size());
+  const std::string name("\x04\0\0\0text\0", 9);
+  const size_t at = schema_bytes.find(name);
+  ASSERT_NE(at, std::string::npos);
+  schema_bytes.replace(at + 4, 4, "t\x1b[x");
+  const std::string renamed = FlatbufferToJson(
+      fbb.GetBufferPointer(), *reflection::GetSchema(schema_bytes.data()));
+  EXPECT_NE(renamed.find("\"t\\u001b[x\": "), std::string::npos) << renamed;
+  EXPECT_EQ(renamed.find('\x1b'), std::string::npos) << renamed;
 }
 
 TEST(JsonToFlatbufferTest, NullMembersAreLeftUnset) {

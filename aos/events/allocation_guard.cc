@@ -5,7 +5,15 @@
 #include <cstddef>
 #include <cstdlib>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// A sanitizer's runtime owns malloc: GCC says so with __SANITIZE_*__, clang
+// (before 17) only through __has_feature.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define AOS_SANITIZER_OWNS_MALLOC 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || \
+    defined(AOS_SANITIZER_OWNS_MALLOC)
 #define AOS_ALLOCATION_GUARD 0
 #else
 #define AOS_ALLOCATION_GUARD 1

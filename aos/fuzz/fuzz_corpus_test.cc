@@ -101,5 +101,17 @@ TEST(FuzzCorpusTest, Config) {
       << "the round-trip checks behind acceptance hardly ran";
 }
 
+TEST(FuzzCorpusTest, Mcap) {
+  const auto corpus = Corpus("mcap_corpus");
+  ASSERT_FALSE(corpus.empty());
+  const std::string path = aos::testing::TestTempDir() + "/fuzz.mcap";
+  EXPECT_GE(Replay(corpus, 5000,
+                   [&](const std::vector<uint8_t>& input) {
+                     return McapStep(input, path);
+                   }),
+            5u)
+      << "hardly any input opened as an aos log";
+}
+
 }  // namespace
 }  // namespace aos::fuzz

@@ -8,6 +8,8 @@
 
 #include "aos/configuration.h"
 #include "aos/events/event_loop_bfbs_generated.h"
+#include "aos/events/logging/log_file_reader.h"
+#include "aos/events/logging/mcap_reader.h"
 #include "aos/events/timing_report_codec.h"
 #include "aos/events/timing_report_format.h"
 #include "aos/json_to_flatbuffer.h"
@@ -51,7 +53,56 @@ void WriteFile(const std::string& path, std::string_view contents) {
   close(fd);
 }
 
+// A problem or error line from reading a log: one line of printable ASCII,
+// bounded, starting with the file's name.
+void CheckLine(std::string_view line, std::string_view path) {
+  CHECK(line.starts_with(path))
+      << "a line that does not name the file: " << line;
+  CHECK_LE(line.size(), 4096u) << "a line of " << line.size() << " bytes";
+  for (const char c : line) {
+    CHECK(c >= 0x20 && c <= 0x7e)
+        << "byte " << static_cast<int>(static_cast<unsigned char>(c))
+        << " in: " << line;
+  }
+}
+
 }  // namespace
+
+bool McapStep(std::span<const uint8_t> input, const std::string& path) {
+  WriteFile(path, AsText(input));
+  constexpr uint64_t kBudget = uint64_t{32} << 20;
+  auto log =
+      logging::LogFileReader::Open(path, {.memory_budget_bytes = kBudget});
+  if (!log.ok()) {
+    CheckLine(std::string(log.status().message()), path);
+    // Not an aos log: read it as MCAP.
+    auto mcap = logging::McapReader::Open(
+        path, {.max_chunk_bytes = kBudget, .memory_budget_bytes = kBudget});
+    if (!mcap.ok()) {
+      CheckLine(std::string(mcap.status().message()), path);
+      return false;
+    }
+    while ((*mcap)->Next().has_value()) {
+    }
+    for (const std::string& problem : (*mcap)->problems()) {
+      CheckLine(problem, path);
+    }
+    return false;
+  }
+  while (std::optional<logging::LogMessage> message = (*log)->Next()) {
+    const reflection::Schema* schema = message->channel->schema();
+    if (schema == nullptr || schema->root_table() == nullptr) continue;
+    const auto* data = static_cast<const uint8_t*>(message->context.data);
+    if (flatbuffers::Verify(*schema, *schema->root_table(), data,
+                            message->context.size)) {
+      (void)FlatbufferToJson(data, *schema, {.max_vector_size = 100});
+    }
+  }
+  for (const std::string& problem : (*log)->problems()) {
+    CheckLine(problem, path);
+  }
+  return true;
+}
 
 int JsonStep(std::span<const uint8_t> input) {
   const std::string_view json = AsText(input);

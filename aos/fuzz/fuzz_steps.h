@@ -37,6 +37,17 @@ bool TimingReportStep(std::span<const uint8_t> input);
 // Returns whether it was read.
 bool ConfigStep(std::span<const uint8_t> input, const std::string& directory);
 
+// Bytes as a log file (an MCAP file; hostile, damaged or not a log at all):
+// written to `path` (the directory must exist; the file is replaced), then
+// read as aos_dump --log and the streamer read logs: LogFileReader with a
+// memory budget of 32 MiB, every message taken, and each message of a
+// channel with a schema verified against it and, if valid, printed as JSON.
+// What is not an aos log is read with McapReader alone. Checks beyond "no
+// crash": every error and problem is one line of printable ASCII, at most a
+// few KB long, that names the file, and reading ends.
+// Returns whether it opened as an aos log.
+bool McapStep(std::span<const uint8_t> input, const std::string& path);
+
 }  // namespace aos::fuzz
 
 #endif  // AOS_FUZZ_FUZZ_STEPS_H_

@@ -8,6 +8,7 @@
 #include "aos/configuration.h"
 #include "aos/init.h"
 #include "aos/tools/node_summary.h"
+#include "aos/util/printable.h"
 #include "gflags/gflags.h"
 
 DEFINE_string(
@@ -35,7 +36,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (argc > 1) {
-    std::cerr << "aos_config_check: unexpected argument '" << argv[1]
+    std::cerr << "aos_config_check: unexpected argument '"
+              << aos::InlinePrintable(argv[1])
               << "' (flags are --config, --schemas, --multi_line, "
                  "--max_file_bytes, --node)\n";
     return 2;
@@ -56,16 +58,28 @@ int main(int argc, char** argv) {
     const aos::Node* node =
         aos::configuration::GetNode(config->message(), FLAGS_node);
     if (node == nullptr) {
+      // Names from the config and the flags, escaped and bounded.
+      constexpr size_t kMaxListed = 20;
       std::vector<std::string> names;
+      size_t nodes = 0;
       if (config->message().nodes() != nullptr) {
+        nodes = config->message().nodes()->size();
         for (const aos::Node* n : *config->message().nodes()) {
-          names.push_back(n->name()->str());
+          if (names.size() == kMaxListed) break;
+          names.push_back(aos::InlinePrintable(n->name()->string_view()));
         }
       }
-      std::cerr << "aos_config_check: --node=" << FLAGS_node
-                << " is not a node of " << FLAGS_config << " ("
+      std::string listed = absl::StrJoin(names, ", ");
+      if (nodes > names.size()) {
+        listed += " and " + std::to_string(nodes - names.size()) + " more";
+      }
+      std::cerr << "aos_config_check: --node="
+                << aos::InlinePrintable(FLAGS_node) << " is not a node of "
+                << aos::InlinePrintable(FLAGS_config,
+                                        aos::kPrintablePathMaxBytes)
+                << " ("
                 << (names.empty() ? std::string("it has no nodes")
-                                  : "its nodes: " + absl::StrJoin(names, ", "))
+                                  : "its nodes: " + listed)
                 << ")\n";
       return 1;
     }

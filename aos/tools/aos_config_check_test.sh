@@ -85,6 +85,43 @@ status=$?
 [[ "$(cat "${tmp}/err")" == "aos_config_check: --node=pi7 is not a node of ${multinode} (its nodes: pi1, pi2)" ]] ||
   fail "--node=pi7 message: $(cat "${tmp}/err")"
 
+# The output is a fixed point: read back, it prints the same, NaN defaults
+# of embedded schemas (a timing report's statistics) included, which print
+# as the string "nan" (strict JSON) rather than null (read back as 0).
+for config in "${root}/examples/pingpong_config.json" "${multinode}" \
+  "${root}/aos/testing/test_channels.json"; do
+  "${check}" --config="${config}" >"${tmp}/once.json" 2>"${tmp}/err" ||
+    fail "$(basename "${config}"): $(cat "${tmp}/err")"
+  "${check}" --config="${tmp}/once.json" >"${tmp}/twice.json" 2>"${tmp}/err" ||
+    fail "$(basename "${config}") printed does not read back: $(cat "${tmp}/err")"
+  cmp -s "${tmp}/once.json" "${tmp}/twice.json" ||
+    fail "$(basename "${config}") printed, read back and printed differs: $(diff "${tmp}/once.json" "${tmp}/twice.json" | head -6)"
+  grep -q 'null' "${tmp}/once.json" && fail "$(basename "${config}") prints null"
+done
+"${check}" --config="${root}/examples/pingpong_config.json" >"${tmp}/once.json"
+grep -q '"default_real": "nan"' "${tmp}/once.json" ||
+  fail "no NaN default printed as \"nan\" in the ping/pong config"
+
+# Long culprits are elided, with their length said: an import path of a
+# million characters is not echoed whole.
+long="$(head -c 1000000 /dev/zero | tr '\0' 'a')"
+printf '{ "imports": [ "%s.json" ] }\n' "${long}" >"${tmp}/long_import.json"
+"${check}" --config="${tmp}/long_import.json" >"${tmp}/out" 2>"${tmp}/err"
+status=$?
+[[ ${status} == 1 ]] || fail "a long import exited ${status}, want 1"
+(($(wc -c <"${tmp}/err") < 2000)) || fail "a long import's message is $(wc -c <"${tmp}/err") bytes"
+grep -q '(1000[0-9]* bytes)' "${tmp}/err" || fail "a long import's length is not said: $(head -c 600 "${tmp}/err")"
+[[ $(wc -l <"${tmp}/err") == 1 ]] || fail "a long import's message is not one line"
+# A channel name of a megabyte, and control characters in a type.
+printf '{ "channels": [ { "name": "/%s", "type": "T\\u001b[2J", "max_size": 0 } ] }\n' \
+  "${long}" >"${tmp}/long_name.json"
+"${check}" --config="${tmp}/long_name.json" >"${tmp}/out" 2>"${tmp}/err"
+status=$?
+[[ ${status} == 1 ]] || fail "a long channel name exited ${status}, want 1"
+(($(wc -c <"${tmp}/err") < 2000)) || fail "a long name's message is $(wc -c <"${tmp}/err") bytes"
+grep -qF '"T\x1b[2J"' "${tmp}/err" || fail "the type is not escaped: $(head -c 600 "${tmp}/err")"
+LC_ALL=C grep -q '[^[:print:]]' "${tmp}/err" && fail "control bytes in: $(od -c "${tmp}/err" | head -3)"
+
 if ((failures > 0)); then
   echo "${failures} check(s) failed" >&2
   exit 1

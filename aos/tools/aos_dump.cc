@@ -7,10 +7,12 @@
 #include "aos/config_flag.h"
 #include "aos/configuration_lookup.h"
 #include "aos/events/logging/log_file_reader.h"
+#include "aos/events/logging/log_memory_flag.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/node_flag.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "flatbuffers/reflection.h"
@@ -27,6 +29,26 @@ DEFINE_string(log, "",
 namespace aos {
 namespace {
 
+// "/name type" of `channel` for a message: names from a config (a log's may
+// be forged) are escaped and bounded.
+std::string Describe(const Channel& channel) {
+  return StrCat(InlinePrintable(channel.name()->string_view()), " ",
+                InlinePrintable(channel.type()->string_view()));
+}
+
+// At most this many channels are listed in a message.
+constexpr size_t kMaxListedChannels = 50;
+
+// `described`, comma separated, at most kMaxListedChannels of them.
+std::string ListSome(const std::vector<std::string>& described) {
+  if (described.size() <= kMaxListedChannels) return StrJoin(described, ", ");
+  return StrCat(
+      StrJoin(std::vector<std::string>(described.begin(),
+                                       described.begin() + kMaxListedChannels),
+              ", "),
+      " and ", described.size() - kMaxListedChannels, " more");
+}
+
 // The channels named `name` (and of `type`, if given), or an error listing
 // the channels with that name or that type.
 absl::StatusOr<const Channel*> FindDumpChannel(const Configuration& config,
@@ -39,32 +61,32 @@ absl::StatusOr<const Channel*> FindDumpChannel(const Configuration& config,
     for (const Channel* channel : *config.channels()) {
       const bool name_matches = channel->name()->string_view() == name;
       const bool type_matches = channel->type()->string_view() == type;
-      const std::string described = StrCat(channel->name()->string_view(), " ",
-                                           channel->type()->string_view());
-      if (name_matches) same_name.push_back(described);
-      if (type_matches) same_type.push_back(described);
+      if (name_matches) same_name.push_back(Describe(*channel));
+      if (type_matches) same_type.push_back(Describe(*channel));
       if (name_matches && (type.empty() || type_matches))
         matches.push_back(channel);
     }
   }
   if (matches.size() == 1) return matches[0];
+  const std::string shown_name = InlinePrintable(name);
+  const std::string shown_type = InlinePrintable(type);
   if (matches.size() > 1) {
     return absl::InvalidArgumentError(
-        StrCat("several channels are named ", name,
-               "; add the type: ", StrJoin(same_name, ", ")));
+        StrCat("several channels are named ", shown_name,
+               "; add the type: ", ListSome(same_name)));
   }
   std::string message =
-      StrCat("no channel ", name, type.empty() ? "" : " of type ", type,
-             " in the config");
+      StrCat("no channel ", shown_name, type.empty() ? "" : " of type ",
+             type.empty() ? "" : shown_type, " in the config");
   StrAppend(&message,
             same_name.empty()
                 ? std::string("; no channel has that name")
-                : StrCat("; named ", name, ": ", StrJoin(same_name, ", ")));
+                : StrCat("; named ", shown_name, ": ", ListSome(same_name)));
   if (!type.empty()) {
-    StrAppend(&message,
-              same_type.empty()
-                  ? std::string("; no channel has that type")
-                  : StrCat("; of type ", type, ": ", StrJoin(same_type, ", ")));
+    StrAppend(&message, same_type.empty()
+                            ? std::string("; no channel has that type")
+                            : StrCat("; of type ", shown_type, ": ",
+                                     ListSome(same_type)));
   }
   if (same_name.empty()) {
     // "closest channels in the config:\n  /test (T)\n..." on one line.
@@ -92,13 +114,12 @@ std::string ListChannels(const Configuration& config) {
   std::vector<std::string> channels;
   if (config.channels() != nullptr) {
     for (const Channel* channel : *config.channels()) {
-      channels.push_back(StrCat(channel->name()->string_view(), " ",
-                                channel->type()->string_view()));
+      channels.push_back(Describe(*channel));
     }
   }
   return channels.empty()
              ? std::string("the config has no channel")
-             : StrCat("channels of the config: ", StrJoin(channels, ", "));
+             : StrCat("channels of the config: ", ListSome(channels));
 }
 
 // One line: the message's send times, its channel, where it was first sent
@@ -109,11 +130,10 @@ void PrintMessage(const Channel& channel, const reflection::Schema& schema,
                   const FlatbufferToJsonOptions& options) {
   const auto* data = static_cast<const uint8_t*>(context.data);
   std::cout << context.monotonic_event_time << " ("
-            << context.realtime_event_time << ") "
-            << channel.name()->string_view() << " "
-            << channel.type()->string_view();
+            << context.realtime_event_time << ") " << Describe(channel);
   if (configuration::ChannelIsForwardedTo(channel, node)) {
-    std::cout << " from " << channel.source_node()->string_view();
+    std::cout << " from "
+              << InlinePrintable(channel.source_node()->string_view());
     if (context.monotonic_remote_time == monotonic_clock::min_time) {
       // A log whose remote record of this message is missing or damaged.
       std::cout << " (remote times unknown)";
@@ -127,7 +147,7 @@ void PrintMessage(const Channel& channel, const reflection::Schema& schema,
   std::cout << ": ";
   if (!flatbuffers::Verify(schema, *schema.root_table(), data, context.size)) {
     std::cout << "<" << context.size << " bytes that are not a valid "
-              << channel.type()->string_view() << ">\n";
+              << InlinePrintable(channel.type()->string_view()) << ">\n";
   } else {
     std::cout << FlatbufferToJson(data, schema, options) << "\n";
   }
@@ -148,8 +168,7 @@ std::pair<const Channel*, const reflection::Schema*> FindChannelAndSchema(
   const reflection::Schema* schema = (*channel)->schema();
   if (schema == nullptr || schema->root_table() == nullptr) {
     ExitForUserError(
-        StrCat("the config has no schema for ", argv[1], " ",
-               (*channel)->type()->string_view(),
+        StrCat("the config has no schema for ", Describe(**channel),
                "; use the config aos_config built (e.g. bazel-bin/examples/"
                "pingpong_config.json)"));
   }
@@ -162,7 +181,7 @@ int DumpLog(int argc, char** argv, const FlatbufferToJsonOptions& options) {
   if (FLAGS_fetch) {
     ExitForUserError("--fetch: a log is printed from its start; drop --fetch");
   }
-  auto log = logging::LogFileReader::Open(FLAGS_log);
+  auto log = logging::OpenLogWithMemoryFlag(FLAGS_log);
   if (!log.ok()) {
     ExitForUserError(StrCat("--log: ", log.status().message()));
   }
@@ -187,7 +206,7 @@ int DumpLog(int argc, char** argv, const FlatbufferToJsonOptions& options) {
 
 int Main(int argc, char** argv) {
   if (argc > 3) {
-    ExitForUserError(StrCat("unexpected argument '", argv[3],
+    ExitForUserError(StrCat("unexpected argument '", InlinePrintable(argv[3]),
                             "': give CHANNEL [TYPE] (see --help)"));
   }
   if (FLAGS_count < 0) {
@@ -216,8 +235,7 @@ int Main(int argc, char** argv) {
       const uint32_t lost = context.queue_index - *last_queue_index - 1;
       if (lost > 0 && lost < 0x80000000u) {
         std::cerr << "aos_dump: lost " << lost << " messages on "
-                  << channel->name()->string_view() << " "
-                  << channel->type()->string_view() << " before queue index "
+                  << Describe(*channel) << " before queue index "
                   << context.queue_index
                   << " (the sender overwrote them before we read them)\n";
       }

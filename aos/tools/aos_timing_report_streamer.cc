@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "aos/config_flag.h"
 #include "aos/events/logging/log_file_reader.h"
+#include "aos/events/logging/log_memory_flag.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/events/timing_report_accumulator.h"
 #include "aos/events/timing_report_codec.h"
@@ -205,7 +206,7 @@ int Main(int argc, char** argv) {
   std::unique_ptr<logging::LogFileReader> log;
   std::optional<FlatbufferDetachedBuffer<Configuration>> config;
   if (!FLAGS_log.empty()) {
-    auto opened = logging::LogFileReader::Open(FLAGS_log);
+    auto opened = logging::OpenLogWithMemoryFlag(FLAGS_log);
     if (!opened.ok())
       return Misuse(StrCat("--log: ", opened.status().message()));
     log = std::move(opened).value();

@@ -56,4 +56,12 @@ std::string Printable(std::string_view text, size_t max_bytes) {
   return out;
 }
 
+std::string InlinePrintable(std::string_view text, size_t max_bytes) {
+  if (text.size() > max_bytes) return Printable(text, max_bytes);
+  for (const char c : text) {
+    if (c < 0x20 || c > 0x7e) return Printable(text, max_bytes);
+  }
+  return std::string(text);
+}
+
 }  // namespace aos

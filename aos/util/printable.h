@@ -22,6 +22,9 @@ namespace aos {
 // How many bytes of the original Printable() keeps by default: the start and
 // the end, half each.
 inline constexpr size_t kPrintableMaxBytes = 120;
+// The bound for a path, which is often longer than a name (a build's
+// sandbox, a temporary directory) and still worth showing whole.
+inline constexpr size_t kPrintablePathMaxBytes = 512;
 
 // `text` between double quotes, with backslash, the double quote and every
 // byte outside 0x20-0x7e escaped (\\, \", \n, \t, \r, else \xNN). When
@@ -31,6 +34,14 @@ inline constexpr size_t kPrintableMaxBytes = 120;
 // long `text` is. Allocates; not for realtime paths.
 std::string Printable(std::string_view text,
                       size_t max_bytes = kPrintableMaxBytes);
+
+// For a culprit inside a sentence (a path, a name, a flag's value): `text`
+// itself when it is at most `max_bytes` bytes of printable ASCII (0x20-0x7e),
+// so that ordinary messages read as they always did; otherwise
+// Printable(text, max_bytes): quoted, escaped, and elided with its length
+// said. Allocates; not for realtime paths.
+std::string InlinePrintable(std::string_view text,
+                            size_t max_bytes = kPrintableMaxBytes);
 
 }  // namespace aos
 

@@ -33,5 +33,25 @@ TEST(PrintableTest, OutputIsBoundedWhateverTheInput) {
   EXPECT_LE(Printable(text).size(), 4 * kPrintableMaxBytes + 30);
 }
 
+TEST(PrintableTest, InlineKeepsOrdinaryTextAsItIs) {
+  EXPECT_EQ(InlinePrintable("/dev/shm/aos/config.json"),
+            "/dev/shm/aos/config.json");
+  EXPECT_EQ(InlinePrintable("a \"quoted\" name"), "a \"quoted\" name");
+  const std::string bound(kPrintableMaxBytes, 'y');
+  EXPECT_EQ(InlinePrintable(bound), bound);
+}
+
+TEST(PrintableTest, InlineQuotesAndEscapesWhatIsNotPrintable) {
+  EXPECT_EQ(InlinePrintable(std::string("a\0b", 3)), "\"a\\x00b\"");
+  EXPECT_EQ(InlinePrintable("\x1b[2J"), "\"\\x1b[2J\"");
+  EXPECT_EQ(InlinePrintable("caf\xc3\xa9"), "\"caf\\xc3\\xa9\"");
+}
+
+TEST(PrintableTest, InlineElidesLongTextAndSaysItsLength) {
+  const std::string path = "/" + std::string(1'000'000, 'd') + "/x.json";
+  EXPECT_EQ(InlinePrintable(path, 8), "\"/ddd...json\" (1000008 bytes)");
+  EXPECT_LE(InlinePrintable(path).size(), 4 * kPrintableMaxBytes + 30);
+}
+
 }  // namespace
 }  // namespace aos

@@ -4,6 +4,7 @@
 #   json           JSON text against two schemas (aos/fuzz/fuzz_steps.h)
 #   timing_report  bytes decoded as a timing report
 #   config         configuration files with imports
+#   mcap           log files, read as aos_dump --log reads them
 #
 #   tools/fuzz/fuzz.sh --target=NAME [--cpu_minutes=10] [--jobs=1]
 #                      [--build_only] [--binary=PATH] [--merge]
@@ -45,7 +46,7 @@ while (($# > 0)); do
     --binary=*) binary="${1#*=}" ;;
     --merge) merge=1 ;;
     --) shift; extra=("$@"); break ;;
-    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fuzz.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -55,16 +56,19 @@ case "${target}" in
     LABEL=//aos/ipc_lib:queue_fuzzer
     CORPUS="${ROOT}/aos/ipc_lib/testdata/queue_fuzz_corpus"
     ;;
-  json | timing_report | config)
+  json | timing_report | config | mcap)
     LABEL="//aos/fuzz:${target}_fuzzer"
     CORPUS="${ROOT}/aos/fuzz/testdata/${target}_corpus"
     ;;
   *)
-    echo "fuzz.sh: --target='${target}' is not one of queue, json, timing_report, config" >&2
+    echo "fuzz.sh: --target='${target}' is not one of queue, json, timing_report, config, mcap" >&2
     exit 2
     ;;
 esac
-readonly LABEL CORPUS
+# The largest input: a log whose configuration embeds a schema is 9 KB.
+MAX_LEN=1024
+[[ "${target}" == mcap ]] && MAX_LEN=12288
+readonly LABEL CORPUS MAX_LEN
 if ! [[ "${cpu_minutes}" =~ ^[0-9]+$ && "${cpu_minutes}" -ge 1 ]]; then
   echo "fuzz.sh: --cpu_minutes=${cpu_minutes} is not a whole number >= 1" >&2
   exit 2
@@ -97,11 +101,14 @@ build() {
   log "building ${LABEL} with clang-14 (output base ${OUTPUT_BASE})"
   local status=0
   # --max_idle_secs: this second Bazel server goes away on its own instead
-  # of holding memory. No vptr and function checks: they need the C++ UBSan
+  # of holding memory. --symlink_prefix=/: no bazel-* links in the
+  # workspace, which would otherwise point into this output base (bazel-bin
+  # of the g++ build would lead to the fuzzers, and a later "//..." would
+  # wander into the other execroot). No vptr and function checks: they need the C++ UBSan
   # runtime, which linking with clang, not clang++, leaves out.
   flock -o /tmp/aos-bazel.lock bazel --output_base="${OUTPUT_BASE}" \
     --max_idle_secs=60 build \
-    --repo_env=CC=clang-14 --color=no --curses=no \
+    --repo_env=CC=clang-14 --color=no --curses=no --symlink_prefix=/ \
     --copt=-Wno-error --copt=-fno-omit-frame-pointer \
     --copt=-fsanitize=fuzzer-no-link,address,undefined \
     --copt=-fno-sanitize-recover=undefined --copt=-fno-sanitize=vptr,function \
@@ -161,7 +168,7 @@ while true; do
   round=$((round + 1))
   seconds=$(((WANTED - used) / TICKS / jobs))
   ((seconds >= 10)) || seconds=10
-  run=("${BINARY}" -timeout=10 -rss_limit_mb=2048 -max_len=1024
+  run=("${BINARY}" -timeout=10 -rss_limit_mb=2048 -max_len="${MAX_LEN}"
     -max_total_time="${seconds}" -print_final_stats=1
     -artifact_prefix="${WORK}/" "${extra[@]}" "${WORK}/corpus")
   if ((jobs > 1)); then

@@ -6,10 +6,12 @@
 
 #include "aos/config_flag.h"
 #include "aos/configuration.h"
+#include "aos/events/logging/log_format.h"
 #include "aos/events/logging/logger.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
 #include "aos/node_flag.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -29,7 +31,7 @@ DEFINE_string(channels, "",
 DEFINE_string(compression, "zstd", "Chunk compression: zstd, lz4 or none.");
 DEFINE_int64(chunk_size, 1 << 20,
              "Uncompressed bytes per chunk (a chunk is written out when "
-             "full).");
+             "full), 1024 to 67108864 (64 MiB).");
 DEFINE_int32(poll_period_ms, 10,
              "Read the channels every this many ms, all at once (one wakeup "
              "per period); 0: wake up for every message.");
@@ -64,12 +66,15 @@ int Main() {
   const std::optional<Compression> compression =
       ParseCompression(FLAGS_compression);
   if (!compression.has_value()) {
-    ExitForUserError(StrCat("--compression=", FLAGS_compression,
-                            ": give zstd, lz4 or none"));
+    ExitForUserError(
+        StrCat("--compression=", InlinePrintable(FLAGS_compression),
+               ": give zstd, lz4 or none"));
   }
-  if (FLAGS_chunk_size < 1024 || FLAGS_chunk_size > (int64_t{1} << 30)) {
+  if (FLAGS_chunk_size < 1024 ||
+      FLAGS_chunk_size > static_cast<int64_t>(kMaxChunkSize)) {
     ExitForUserError(StrCat("--chunk_size=", FLAGS_chunk_size,
-                            ": give 1024 to 1073741824 bytes"));
+                            ": give 1024 to ", kMaxChunkSize,
+                            " bytes (readers refuse larger chunks)"));
   }
   if (FLAGS_poll_period_ms < 0) {
     ExitForUserError(StrCat("--poll_period_ms=", FLAGS_poll_period_ms,
@@ -80,11 +85,19 @@ int Main() {
                             ": give a positive period"));
   }
   std::optional<std::regex> channels;
+  // std::regex compiles recursively: an expression of ~100 KB overflows the
+  // stack. Channel names are short; so is any expression over them.
+  constexpr size_t kMaxChannelsExpression = 1024;
+  if (FLAGS_channels.size() > kMaxChannelsExpression) {
+    ExitForUserError(StrCat("--channels=", InlinePrintable(FLAGS_channels),
+                            ": longer than ", kMaxChannelsExpression,
+                            " characters; give a shorter expression"));
+  }
   if (!FLAGS_channels.empty()) {
     try {
       channels.emplace(FLAGS_channels);
     } catch (const std::regex_error& error) {
-      ExitForUserError(StrCat("--channels=", FLAGS_channels,
+      ExitForUserError(StrCat("--channels=", InlinePrintable(FLAGS_channels),
                               ": not a regular expression: ", error.what()));
     }
   }

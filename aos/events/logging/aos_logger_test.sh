@@ -83,6 +83,16 @@ expect_error "--channels=(: not a regular expression" \
 expect_error "nothing to log" --log_file="${tmp}/x.mcap" --channels=/nothing
 expect_error "give exactly one of --log_file" 
 expect_error "--compression=gzip" --log_file="${tmp}/x.mcap" --compression=gzip
+# A flag's value of 100 KB is named elided, with its length (and refused
+# before std::regex, whose recursive compiler it used to crash).
+long="$(head -c 100000 /dev/zero | tr '\0' 'a')"
+expect_error "(100001 bytes): longer than 1024 characters" \
+  --log_file="${tmp}/x.mcap" "--channels=(${long}"
+(($(wc -c <"${tmp}/err") < 1000)) || fail "a long --channels is echoed whole"
+# Readers refuse chunks larger than aos_logger writes (docs/logging.md):
+# --chunk_size stops at 64 MiB.
+expect_error "--chunk_size=67108865: give 1024 to 67108864 bytes (readers refuse larger chunks)" \
+  --log_file="${tmp}/x.mcap" --chunk_size=67108865
 "${logger}" --help >"${tmp}/help" 2>&1 || true
 grep -q "docs/logging.md" "${tmp}/help" || fail "--help: $(cat "${tmp}/help")"
 echo PASS

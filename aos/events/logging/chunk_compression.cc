@@ -3,6 +3,7 @@
 #include <lz4frame.h>
 #include <zstd.h>
 
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -124,9 +125,27 @@ absl::Status DecompressLz4(std::string_view input, std::string* output) {
 
 }  // namespace
 
+std::optional<uint64_t> MaxDecompressedSize(std::string_view name,
+                                            uint64_t compressed_size) {
+  // Saturates rather than wrapping: a size near 2^64 cannot be in a file.
+  const auto times = [&](uint64_t factor, uint64_t slack) {
+    return compressed_size > (UINT64_MAX - slack) / factor
+               ? UINT64_MAX
+               : compressed_size * factor + slack;
+  };
+  if (name.empty()) return compressed_size;
+  if (name == "lz4") return times(256, 64);
+  if (name == "zstd") return times(32768, 0);
+  return std::nullopt;
+}
+
 absl::Status DecompressChunk(std::string_view name, std::string_view input,
                              uint64_t uncompressed_size, std::string* output) {
-  output->resize(uncompressed_size);
+  if (!MaxDecompressedSize(name, input.size()).has_value()) {
+    return absl::UnimplementedError(
+        StrCat("unknown chunk compression ", Printable(name),
+               " (this reader knows \"\", \"lz4\" and \"zstd\")"));
+  }
   if (name.empty()) {
     if (input.size() != uncompressed_size) {
       return absl::DataLossError(StrCat("uncompressed chunk holds ",
@@ -136,6 +155,7 @@ absl::Status DecompressChunk(std::string_view name, std::string_view input,
     output->assign(input);
     return absl::OkStatus();
   }
+  output->resize(uncompressed_size);
   if (name == "zstd") {
     const size_t size = ZSTD_decompress(output->data(), output->size(),
                                         input.data(), input.size());
@@ -150,10 +170,7 @@ absl::Status DecompressChunk(std::string_view name, std::string_view input,
     }
     return absl::OkStatus();
   }
-  if (name == "lz4") return DecompressLz4(input, output);
-  return absl::UnimplementedError(
-      StrCat("unknown chunk compression \"", name,
-             "\" (this reader knows \"\", \"lz4\" and \"zstd\")"));
+  return DecompressLz4(input, output);
 }
 
 }  // namespace aos::logging

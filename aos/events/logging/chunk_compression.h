@@ -10,6 +10,7 @@
 //
 //   absl::Status status = DecompressChunk("zstd", packed, size, &records);
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,10 +52,21 @@ class ChunkCompressor {
   std::string output_;
 };
 
+// The most bytes `compressed_size` bytes of MCAP compression `name` can
+// decompress to, whatever they hold: "" is stored as is; an LZ4 frame
+// expands at most about 255-fold (a match's length grows by 255 per byte);
+// a Zstandard frame at most 32768-fold (an RLE block: 4 bytes for 128 KiB,
+// the largest block). nullopt for a compression this reader does not know.
+// A chunk claiming more is damaged or hostile: refuse it before allocating.
+std::optional<uint64_t> MaxDecompressedSize(std::string_view name,
+                                            uint64_t compressed_size);
+
 // Decompresses a chunk's records compressed with MCAP compression `name`
 // into `output` (resized to `uncompressed_size`). Errors: an unknown
 // compression, corrupt data, or a size other than `uncompressed_size`; the
-// message says which (the caller adds the file and offset).
+// message says which (the caller adds the file and offset), with the name
+// escaped and bounded (aos::Printable). Allocates `uncompressed_size` bytes:
+// bound it first (MaxDecompressedSize and the reader's own limits).
 absl::Status DecompressChunk(std::string_view name, std::string_view input,
                              uint64_t uncompressed_size, std::string* output);
 

@@ -117,10 +117,13 @@ TEST_F(ForwardedLogTest, TheRemoteRecordsAreAnMcapChannelWithItsSchema) {
   EXPECT_EQ(schema.data, RemoteMessageSchema());
   // Every record comes just before its message, at the same time.
   std::optional<McapMessage> previous;
+  // A message's data is valid only until the next Next(): the previous one's
+  // is kept here.
+  std::string previous_data;
   int records = 0;
   while (std::optional<McapMessage> message = (*mcap)->Next()) {
     if (previous.has_value() && previous->channel_id == remote->id) {
-      std::optional<RemoteRecord> record = DecodeRemoteRecord(previous->data);
+      std::optional<RemoteRecord> record = DecodeRemoteRecord(previous_data);
       ASSERT_TRUE(record.has_value());
       EXPECT_EQ(record->channel_id, message->channel_id);
       EXPECT_EQ(record->queue_index, message->sequence);
@@ -129,6 +132,7 @@ TEST_F(ForwardedLogTest, TheRemoteRecordsAreAnMcapChannelWithItsSchema) {
       EXPECT_EQ(previous->sequence, static_cast<uint32_t>(records));
       ++records;
     }
+    previous_data = std::string(message->data);
     previous = std::move(message);
   }
   EXPECT_GT(records, 40);

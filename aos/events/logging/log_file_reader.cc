@@ -1,45 +1,51 @@
 #include "aos/events/logging/log_file_reader.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 
 #include "aos/configuration_lookup.h"
 #include "aos/events/logging/log_format.h"
 #include "aos/flatbuffer_string_view.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::logging {
 namespace {
 
-// The channel of `config` named `name` of `type`, or null (no maps: the log
-// holds the names as configured).
-const Channel* ChannelByNameAndType(const Configuration& config,
-                                    std::string_view name,
-                                    std::string_view type) {
-  if (config.channels() == nullptr) return nullptr;
-  for (const Channel* channel : *config.channels()) {
-    if (channel->name() != nullptr && channel->type() != nullptr &&
-        channel->name()->string_view() == name &&
-        channel->type()->string_view() == type) {
-      return channel;
+// The largest chunk aos_logger can write for `config`'s channels
+// (log_format.h).
+uint64_t LargestLoggerChunk(const Configuration& config) {
+  uint64_t largest_record = kMaxRemoteRecordSize;
+  if (config.channels() != nullptr) {
+    for (const Channel* channel : *config.channels()) {
+      largest_record = std::max<uint64_t>(
+          largest_record,
+          kMessageRecordOverhead +
+              static_cast<uint64_t>(std::max(channel->max_size(), 0)));
     }
   }
-  return nullptr;
+  return kMaxChunkSize - 1 + largest_record;
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
-    std::string_view path) {
-  absl::StatusOr<std::unique_ptr<McapReader>> mcap = McapReader::Open(path);
+    std::string_view path, LogReadOptions options) {
+  absl::StatusOr<std::unique_ptr<McapReader>> mcap = McapReader::Open(
+      path, {.memory_budget_bytes = options.memory_budget_bytes,
+             .budget_name = std::move(options.budget_name)});
   if (!mcap.ok()) return mcap.status();
   std::unique_ptr<LogFileReader> log(new LogFileReader(std::move(*mcap)));
   const McapReader& reader = *log->mcap_;
+  const std::string& shown = reader.display_path();
   for (const McapAttachment& attachment : reader.attachments()) {
     if (attachment.name == kConfigAttachment) log->config_ = attachment.data;
   }
   if (log->config_.empty()) {
     return absl::InvalidArgumentError(
-        StrCat(path, ": not an aos log: it has no ", kConfigAttachment,
+        StrCat(shown, ": not an aos log: it has no ", kConfigAttachment,
                " attachment (the configuration aos_logger stores)"));
   }
   flatbuffers::Verifier verifier(
@@ -47,9 +53,25 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
       log->config_.size());
   if (!VerifyConfigurationBuffer(verifier)) {
     return absl::InvalidArgumentError(
-        StrCat(path, ": its ", kConfigAttachment,
+        StrCat(shown, ": its ", kConfigAttachment,
                " attachment is not a valid aos.Configuration"));
   }
+  // One index of the channels: a forged log can name tens of thousands of
+  // channels in as many lost-message entries, and a scan per name would
+  // take their product.
+  if (log->configuration()->channels() != nullptr) {
+    for (const Channel* channel : *log->configuration()->channels()) {
+      if (channel->name() == nullptr || channel->type() == nullptr) continue;
+      log->channels_by_name_.try_emplace(
+          {channel->name()->string_view(), channel->type()->string_view()},
+          channel);
+    }
+  }
+  const uint64_t largest_chunk = LargestLoggerChunk(*log->configuration());
+  log->mcap_->LimitChunkSize(
+      largest_chunk,
+      StrCat("the largest chunk aos_logger writes for this log's channels: ",
+             kMaxChunkSize, " bytes less one, plus their largest record"));
   for (const McapMetadata& metadata : reader.metadata()) {
     if (metadata.name == kLoggerMetadata) {
       auto node = metadata.metadata.find(std::string(kLoggerNode));
@@ -61,9 +83,9 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
           log->boot_uuid_ = *parsed;
         } else {
           log->problems_.push_back(
-              StrCat(path, ": its ", kLoggerMetadata, " metadata's ",
-                     kLoggerBootUuid, " \"", boot->second,
-                     "\" is not a UUID; the logged node's boot is unknown (all "
+              StrCat(shown, ": its ", kLoggerMetadata, " metadata's ",
+                     kLoggerBootUuid, " ", Printable(boot->second),
+                     " is not a UUID; the logged node's boot is unknown (all "
                      "zeros)"));
         }
       }
@@ -73,9 +95,11 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
       log->lost_.clear();
       for (const auto& [channel, count] : metadata.metadata) {
         const size_t space = channel.find(' ');
-        const Channel* found = ChannelByNameAndType(
-            *log->configuration(), channel.substr(0, space),
-            space == std::string::npos ? "" : channel.substr(space + 1));
+        const Channel* found = log->ChannelByNameAndType(
+            std::string_view(channel).substr(0, space),
+            space == std::string::npos
+                ? std::string_view()
+                : std::string_view(channel).substr(space + 1));
         uint64_t value = 0;
         const auto [end, error] =
             std::from_chars(count.data(), count.data() + count.size(), value);
@@ -90,7 +114,7 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
     log->node_ = configuration::GetNode(*log->configuration(), log->node_name_);
     if (log->node_ == nullptr) {
       return absl::InvalidArgumentError(
-          StrCat(path, ": it was logged on node ", log->node_name_,
+          StrCat(shown, ": it was logged on node ", Printable(log->node_name_),
                  ", which its configuration does not have"));
     }
   }
@@ -100,6 +124,12 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
 
 LogFileReader::LogFileReader(std::unique_ptr<McapReader> mcap)
     : mcap_(std::move(mcap)) {}
+
+const Channel* LogFileReader::ChannelByNameAndType(
+    std::string_view name, std::string_view type) const {
+  auto found = channels_by_name_.find({name, type});
+  return found == channels_by_name_.end() ? nullptr : found->second;
+}
 
 void LogFileReader::SyncProblems() {
   const std::vector<std::string>& problems = mcap_->problems();
@@ -113,8 +143,8 @@ std::vector<const Channel*> LogFileReader::logged_channels() const {
   for (const auto& [id, mcap_channel] : mcap_->channels()) {
     auto type = mcap_channel.metadata.find(std::string(kChannelType));
     if (type == mcap_channel.metadata.end()) continue;
-    const Channel* channel = ChannelByNameAndType(
-        *configuration(), mcap_channel.topic, type->second);
+    const Channel* channel =
+        ChannelByNameAndType(mcap_channel.topic, type->second);
     if (channel != nullptr) result.push_back(channel);
   }
   return result;
@@ -127,7 +157,7 @@ const LogFileReader::LoggedChannel& LogFileReader::FindChannel(
   LoggedChannel logged;
   auto found = mcap_->channels().find(mcap_channel);
   if (found == mcap_->channels().end()) {
-    problems_.push_back(StrCat(path(), ": messages on MCAP channel ",
+    problems_.push_back(StrCat(display_path(), ": messages on MCAP channel ",
                                mcap_channel,
                                ", which the log never declares; skipped"));
     return channels_.emplace(mcap_channel, logged).first->second;
@@ -138,12 +168,11 @@ const LogFileReader::LoggedChannel& LogFileReader::FindChannel(
     logged.remote_records = true;
   } else {
     if (type != channel.metadata.end()) {
-      logged.channel =
-          ChannelByNameAndType(*configuration(), channel.topic, type->second);
+      logged.channel = ChannelByNameAndType(channel.topic, type->second);
     }
     if (logged.channel == nullptr) {
       problems_.push_back(
-          StrCat(path(), ": MCAP channel ", channel.topic,
+          StrCat(display_path(), ": MCAP channel ", Printable(channel.topic),
                  " matches no channel of the logged configuration; skipped"));
     } else {
       logged.forwarded =
@@ -160,7 +189,7 @@ void LogFileReader::KeepRemoteRecord(std::string_view data, uint64_t log_time) {
   } else if (!malformed_remote_said_) {
     malformed_remote_said_ = true;
     problems_.push_back(
-        StrCat(path(), ": the remote record at log time ", log_time,
+        StrCat(display_path(), ": the remote record at log time ", log_time,
                " ns is not a valid ", kRemoteMessageType,
                " (damaged or hand-made log); skipped, as are any later such"));
   }
@@ -190,9 +219,12 @@ void LogFileReader::FillRemoteFields(uint16_t mcap_channel,
   // Unknown: Context's defaults.
   if (unknown_remote_said_.insert(mcap_channel).second) {
     problems_.push_back(StrCat(
-        path(), ": the message of ", StringView(logged.channel->name()), " ",
-        StringView(logged.channel->type()), " (forwarded from ",
-        StringView(logged.channel->source_node()), ") at log time ",
+        display_path(), ": the message of ",
+        InlinePrintable(StringView(logged.channel->name())), " ",
+        InlinePrintable(StringView(logged.channel->type())),
+        " (forwarded from ",
+        InlinePrintable(StringView(logged.channel->source_node())),
+        ") at log time ",
         context->monotonic_event_time.time_since_epoch().count(),
         " ns has no valid remote record; its remote fields are unknown, as "
         "are those of any later such message of the channel"));
@@ -220,6 +252,12 @@ std::optional<LogMessage> LogFileReader::Next() {
     context.queue_index = message->sequence;
     context.size = message->data.size();
     context.data = message->data.data();
+    if (reinterpret_cast<uintptr_t>(context.data) % kLogMessageAlignment != 0) {
+      aligned_.resize((context.size + kLogMessageAlignment - 1) /
+                      kLogMessageAlignment);
+      std::memcpy(aligned_.data(), message->data.data(), context.size);
+      context.data = aligned_.data();
+    }
     FillRemoteFields(message->channel_id, logged, &context);
     return result;
   }

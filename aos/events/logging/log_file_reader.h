@@ -18,6 +18,15 @@
 // chunk costs only what is damaged; each is a sentence in problems(),
 // which grows while reading (a chunk is checked when its time comes).
 //
+// Hostile logs (docs/logging.md): reading is bounded as McapReader's is, and
+// a chunk may hold at most what aos_logger can have written for the log's
+// channels: kMaxChunkSize - 1 bytes plus the largest record its channels'
+// max_size allows (log_format.h). A chunk claiming more, or one that would
+// take the chunks open at once over LogReadOptions::memory_budget_bytes, is
+// refused (a problem naming the file, its offset and the sizes); reading
+// goes on. Strings from the log in problems() are escaped and bounded
+// (aos::Printable).
+//
 // Forwarded messages (of a channel sent on another node) get their remote
 // fields from the remote record the logger wrote before each
 // (log_format.h). A record that is missing or malformed (damage, a
@@ -32,6 +41,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -43,6 +53,18 @@
 
 namespace aos::logging {
 
+// The alignment of LogMessage::context.data: that of every flatbuffer scalar
+// and struct a channel's type can hold.
+inline constexpr size_t kLogMessageAlignment = 16;
+
+struct LogReadOptions {
+  // The most memory the chunks open at the same time may hold together
+  // (McapReadLimits::memory_budget_bytes).
+  uint64_t memory_budget_bytes = kDefaultLogMemoryBytes;
+  // How a user raises it, said when a chunk is refused.
+  std::string budget_name = "LogReadOptions::memory_budget_bytes";
+};
+
 struct LogMessage {
   // The channel in configuration(); never null.
   const Channel* channel = nullptr;
@@ -53,17 +75,20 @@ struct LogMessage {
   // message, the recorded ones (where it was first sent), or, if its remote
   // record is missing or malformed, unknown: min_time times,
   // kInvalidQueueIndex and an all-zero source_boot_uuid. data is valid
-  // until the next Next().
+  // until the next Next(), and aligned to kLogMessageAlignment bytes (the
+  // bytes inside a chunk are not: flatbuffers reads scalars in place, so a
+  // message that is not aligned is copied).
   Context context;
 };
 
 class LogFileReader {
  public:
-  // Opens the log at `path`. Errors name the file: cannot open, not MCAP,
-  // or not an aos log (no configuration attached, or one that does not
-  // verify).
+  // Opens the log at `path`. Errors name the file: cannot open, not a
+  // regular file (never waits on a FIFO), not MCAP, or not an aos log (no
+  // configuration attached, or one that does not verify). Decompresses
+  // nothing yet.
   static absl::StatusOr<std::unique_ptr<LogFileReader>> Open(
-      std::string_view path);
+      std::string_view path, LogReadOptions options = {});
 
   // The next message in send order (ties: file order), or nullopt at the
   // end. Messages of MCAP channels that match no channel of the
@@ -88,6 +113,8 @@ class LogFileReader {
   // What was damaged and skipped; see the header comment.
   const std::vector<std::string>& problems() const { return problems_; }
   const std::string& path() const { return mcap_->path(); }
+  // The path as problems show it (aos::InlinePrintable).
+  const std::string& display_path() const { return mcap_->display_path(); }
 
  private:
   explicit LogFileReader(std::unique_ptr<McapReader> mcap);
@@ -102,6 +129,10 @@ class LogFileReader {
     bool remote_records = false;
   };
 
+  // The channel of configuration() named `name` of `type`, or null (no
+  // maps: the log holds the names as configured). O(log channels).
+  const Channel* ChannelByNameAndType(std::string_view name,
+                                      std::string_view type) const;
   // What `mcap_channel` holds; a problem (once) if it is nothing known.
   const LoggedChannel& FindChannel(uint16_t mcap_channel);
   // Keeps the remote record in `data` for the message it belongs to.
@@ -113,6 +144,10 @@ class LogFileReader {
 
   std::unique_ptr<McapReader> mcap_;
   std::string config_;
+  // configuration()'s channels by (name, type), the first of each; the views
+  // point into config_.
+  std::map<std::pair<std::string_view, std::string_view>, const Channel*>
+      channels_by_name_;
   std::string node_name_;
   const Node* node_ = nullptr;
   UUID boot_uuid_;
@@ -126,6 +161,12 @@ class LogFileReader {
   bool malformed_remote_said_ = false;
   std::map<const Channel*, uint64_t> lost_;
   std::vector<std::string> problems_;
+  // The last message, copied here when its bytes in the chunk are not
+  // aligned.
+  struct alignas(kLogMessageAlignment) AlignedBlock {
+    char bytes[kLogMessageAlignment];
+  };
+  std::vector<AlignedBlock> aligned_;
   size_t mcap_problems_seen_ = 0;
 };
 

@@ -35,9 +35,26 @@
 //   last one counts): "<channel name> <type>" -> how many messages of that
 //   channel the logger missed because it fell behind.
 
+#include <cstdint>
 #include <string_view>
 
 namespace aos::logging {
+
+// The largest chunk aos_logger writes: --chunk_size is at most this. The
+// writer closes a chunk once it holds at least --chunk_size bytes, so a chunk
+// holds at most kMaxChunkSize - 1 bytes plus one record: a message record
+// (kMessageRecordOverhead + at most its channel's max_size bytes) or a
+// remote record (at most kMaxRemoteRecordSize bytes with its overhead).
+// Readers refuse a chunk claiming more (log_file_reader.h): 64 MiB is far
+// past where a larger chunk compresses better, and bounds what one chunk of
+// a forged log can make a reader allocate.
+inline constexpr uint64_t kMaxChunkSize = uint64_t{64} << 20;
+// A Message record's prefix (opcode, length) and fields before the data
+// (channel id, sequence, log_time, publish_time).
+inline constexpr uint64_t kMessageRecordOverhead = 1 + 8 + 2 + 4 + 8 + 8;
+// A remote record's Message record: an aos.logging.RemoteMessage is about
+// 100 bytes; this bounds it with room to spare.
+inline constexpr uint64_t kMaxRemoteRecordSize = 1024;
 
 inline constexpr std::string_view kFlatbufferEncoding = "flatbuffer";
 inline constexpr std::string_view kChannelType = "aos_type";

@@ -2,19 +2,27 @@
 // every compression, and what survives a killed writer, a cut-short file and
 // a damaged chunk. (mcap_check_test reads our files with the MCAP project's
 // own reader.)
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "aos/events/logging/hostile_log.h"
 #include "aos/events/logging/mcap_reader.h"
 #include "aos/events/logging/mcap_writer.h"
 #include "aos/testing/path.h"
+#include "aos/util/str_cat.h"
+#include "glog/logging.h"
 #include "gtest/gtest.h"
 
 namespace aos::logging {
@@ -285,6 +293,265 @@ TEST(McapReaderTest, RefusesWhatIsNotMcap) {
   EXPECT_NE(reader.status().message().find("not an MCAP file"),
             std::string::npos);
   EXPECT_FALSE(McapReader::Open(path + ".missing").ok());
+}
+
+// Hostile files (mcap_reader.h, "Hostile files"): built at test time with
+// hostile_log.h on top of a good file of 100 messages (0 to 99 000 ns).
+class McapHostileTest : public ::testing::Test {
+ protected:
+  McapHostileTest() {
+    WriteFile(path_, Compression::kZstd, 100);
+    data_ = testing::DataSection(ReadAll(path_));
+  }
+
+  // A chunk of `zeros` zero bytes between a message at `first` and, if
+  // `last` is given, one at `last` (sequence 1000 and 1001: not of the good
+  // file), on channel 0.
+  static std::string ZeroChunk(uint64_t zeros, uint64_t first,
+                               std::optional<uint64_t> last = std::nullopt) {
+    std::vector<testing::ChunkPiece> pieces = {
+        {.bytes = testing::MessageRecord(0, 1000, first, first, "bomb") +
+                  testing::UnknownRecordPrefix(zeros),
+         .zeros = zeros}};
+    if (last.has_value()) {
+      pieces.push_back(
+          {.bytes = testing::MessageRecord(0, 1001, *last, *last, "bomb")});
+    }
+    return testing::ZstdChunkRecord(first, last.value_or(first), pieces);
+  }
+
+  // Opens data_ + `records`, ended without a summary, with `limits`.
+  std::unique_ptr<McapReader> OpenWith(std::string_view records,
+                                       McapReadLimits limits = {}) {
+    testing::WriteWholeFile(
+        path_, data_ + std::string(records) + testing::EndWithoutSummary());
+    auto reader = McapReader::Open(path_, std::move(limits));
+    CHECK(reader.ok()) << reader.status();
+    return std::move(*reader);
+  }
+
+  // The sequence numbers read: the good file's are checked against what was
+  // written; the bombs' (1000, 1001) are only counted.
+  static std::vector<int> ReadAllNumbers(McapReader* reader) {
+    std::vector<int> numbers;
+    while (std::optional<McapMessage> message = reader->Next()) {
+      if (message->sequence < 1000) {
+        EXPECT_EQ(message->data, MessageNumber(message->sequence).data);
+      }
+      numbers.push_back(message->sequence);
+    }
+    return numbers;
+  }
+
+  static std::string Problems(const McapReader& reader) {
+    std::string all;
+    for (const std::string& problem : reader.problems()) all += problem + "\n";
+    return all;
+  }
+
+  std::string path_ = aos::testing::TestTempDir() + "/hostile.mcap";
+  std::string data_;
+};
+
+// Opening a FIFO used to block until a writer came (forever): it is refused
+// at once, naming the file.
+TEST(McapReaderTest, RefusesAFifoWithoutWaitingForAWriter) {
+  const std::string path = aos::testing::TestTempDir() + "/log.fifo";
+  unlink(path.c_str());
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0) << std::strerror(errno);
+  std::promise<absl::Status> opened;
+  std::future<absl::Status> result = opened.get_future();
+  std::thread([&opened, path]() {
+    auto reader = McapReader::Open(path);
+    opened.set_value(reader.ok() ? absl::OkStatus() : reader.status());
+  }).detach();
+  if (result.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    // Let the blocked open finish, so the thread can end.
+    const int writer = open(path.c_str(), O_WRONLY | O_NONBLOCK);
+    result.wait();
+    if (writer >= 0) close(writer);
+    FAIL() << "McapReader::Open of a FIFO did not return within 30 s";
+  }
+  const absl::Status status = result.get();
+  EXPECT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            path + ": not a regular file (an MCAP log is one)");
+}
+
+// A chunk claiming more than the per-chunk limit is refused before it is
+// decompressed (nothing of its size is allocated): one problem naming the
+// file, its offset and the sizes; every other message is read.
+TEST_F(McapHostileTest, ChunkOverTheLimitIsRefusedAndReadingGoesOn) {
+  const std::string bomb = ZeroChunk(32 << 20, 50500);
+  std::unique_ptr<McapReader> reader = OpenWith(
+      bomb,
+      {.max_chunk_bytes = 8 << 20, .max_chunk_reason = "the test's limit"});
+  EXPECT_EQ(ReadAllNumbers(reader.get()), Range(0, 100));
+  ASSERT_EQ(reader->problems().size(), 1u) << Problems(*reader);
+  EXPECT_EQ(reader->problems()[0],
+            StrCat(path_, ": the chunk at byte ", data_.size(),
+                   " (messages from 50500 to 50500 ns) claims ",
+                   (32 << 20) + 9 + 31 + 4, " bytes uncompressed from ",
+                   bomb.size() - 9 - 8 - 8 - 8 - 4 - 4 - 4 - 8,
+                   " compressed, more than the 8388608 bytes a chunk may hold "
+                   "here (the test's limit); refused; its messages are lost"));
+}
+
+// A size no compressed data of that length can expand to is a forgery,
+// refused before anything is allocated for it.
+TEST_F(McapHostileTest, ClaimBeyondWhatTheCompressionCanHoldIsRefused) {
+  const std::string forged =
+      testing::ChunkRecord(50500, 50500, uint64_t{1} << 40, "zstd",
+                           std::string(100, 'x')) +
+      testing::ChunkRecord(50600, 50600, 1000, "", std::string(10, 'x')) +
+      testing::ChunkRecord(50700, 50700, 100000, "lz4", std::string(100, 'x'));
+  std::unique_ptr<McapReader> reader = OpenWith(forged);
+  EXPECT_EQ(ReadAllNumbers(reader.get()), Range(0, 100));
+  ASSERT_EQ(reader->problems().size(), 3u) << Problems(*reader);
+  EXPECT_NE(reader->problems()[0].find(
+                "claims 1099511627776 bytes uncompressed from 100 compressed, "
+                "more than zstd data of that size can hold (3276800): the file "
+                "is damaged or forged"),
+            std::string::npos)
+      << reader->problems()[0];
+  EXPECT_NE(reader->problems()[1].find("more than an uncompressed chunk"),
+            std::string::npos)
+      << reader->problems()[1];
+  EXPECT_NE(reader->problems()[2].find("more than lz4 data"), std::string::npos)
+      << reader->problems()[2];
+}
+
+// The bomb: copies of one chunk, all starting at the same time. They
+// are opened one at a time, so a budget of a little more than one chunk
+// reads every copy.
+TEST_F(McapHostileTest, CopiesOfAChunkAreDecompressedOneAtATime) {
+  const std::string chunk = ZeroChunk(4 << 20, 50500);
+  std::unique_ptr<McapReader> reader =
+      OpenWith(chunk + chunk + chunk, {.memory_budget_bytes = 5 << 20});
+  const std::vector<int> numbers = ReadAllNumbers(reader.get());
+  EXPECT_EQ(std::count(numbers.begin(), numbers.end(), 1000), 3);
+  EXPECT_EQ(numbers.size(), 103u);
+  EXPECT_TRUE(reader->problems().empty()) << Problems(*reader);
+}
+
+// Chunks that overlap in time must be open together; past the budget the
+// next is refused, naming the budget, and the ones open are read to the end.
+TEST_F(McapHostileTest, OverlappingChunksPastTheBudgetAreRefused) {
+  const std::string chunk = ZeroChunk(6 << 20, 50500, 90500);
+  std::unique_ptr<McapReader> reader =
+      OpenWith(chunk + chunk + chunk + chunk,
+               {.memory_budget_bytes = 16 << 20, .budget_name = "--budget"});
+  const std::vector<int> numbers = ReadAllNumbers(reader.get());
+  EXPECT_EQ(std::count(numbers.begin(), numbers.end(), 1000), 2);
+  EXPECT_EQ(std::count(numbers.begin(), numbers.end(), 1001), 2);
+  EXPECT_EQ(numbers.size(), 104u);
+  ASSERT_EQ(reader->problems().size(), 2u) << Problems(*reader);
+  for (int i = 0; i < 2; ++i) {
+    const std::string& problem = reader->problems()[i];
+    EXPECT_NE(problem.find(StrCat(
+                  ": the chunk at byte ", data_.size() + (2 + i) * chunk.size(),
+                  " (messages from 50500 to 90500 ns) needs ",
+                  (6 << 20) + 9 + 2 * 35, " bytes uncompressed from ")),
+              std::string::npos)
+        << problem;
+    EXPECT_NE(problem.find(" bytes: over the memory budget of 16777216 bytes "
+                           "for open chunks (--budget); refused; its messages "
+                           "are lost"),
+              std::string::npos)
+        << problem;
+  }
+}
+
+// Chunks that all overlap stay open together (tiny ones fit any budget):
+// 20,000 of them are merged in time order, each message found in
+// O(log open chunks) rather than by a scan of them all.
+TEST_F(McapHostileTest, ManyOverlappingChunksAreMergedInOrder) {
+  constexpr int kChunks = 20000;
+  std::string records;
+  for (int i = 0; i < kChunks; ++i) {
+    const uint64_t first = 100000 + i;
+    const uint64_t last = 200000 + (kChunks - i);
+    const std::string messages =
+        testing::MessageRecord(0, 1000, first, first, "a") +
+        testing::MessageRecord(0, 1001, last, last, "b");
+    records += testing::ChunkRecord(first, last, messages.size(), "", messages);
+  }
+  std::unique_ptr<McapReader> reader = OpenWith(records);
+  uint64_t previous = 0;
+  size_t read = 0;
+  while (std::optional<McapMessage> message = reader->Next()) {
+    ASSERT_GE(message->log_time, previous) << read;
+    previous = message->log_time;
+    ++read;
+  }
+  EXPECT_EQ(read, 100u + 2 * kChunks);
+  EXPECT_TRUE(reader->problems().empty()) << Problems(*reader);
+}
+
+// A chunk the summary indexes many times is decompressed and read once.
+TEST_F(McapHostileTest, AChunkIndexedManyTimesIsReadOnce) {
+  const std::string chunk = ZeroChunk(1 << 20, 500);
+  const std::string body = data_ + chunk;
+  const std::vector<uint64_t> offsets(10000, data_.size());
+  testing::WriteWholeFile(
+      path_, body + testing::EndWithSummary(body.size(), offsets, {}));
+  auto reader = McapReader::Open(path_);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_TRUE((*reader)->read_summary());
+  EXPECT_EQ(ReadAllNumbers(reader->get()), std::vector<int>{1000});
+}
+
+// An attachment the summary indexes many times is copied once.
+TEST_F(McapHostileTest, AnAttachmentIndexedManyTimesIsTakenOnce) {
+  const std::string attachment =
+      testing::AttachmentRecord("big", std::string(1 << 20, 'a'), 0);
+  const std::string body = data_ + attachment;
+  const std::vector<uint64_t> offsets(10000, data_.size());
+  testing::WriteWholeFile(
+      path_, body + testing::EndWithSummary(body.size(), {}, offsets));
+  auto reader = McapReader::Open(path_);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_EQ((*reader)->attachments().size(), 1u);
+}
+
+// Strings from the file reach problems escaped and bounded: no NUL, no
+// escape sequence, no line of megabytes.
+TEST_F(McapHostileTest, StringsFromTheFileAreEscapedAndBounded) {
+  const std::string evil = std::string("zst\0d\x1b[2J\x1b]0;pwned\x07\n", 20) +
+                           std::string(4 << 20, 'z');
+  const std::string records =
+      testing::ChunkRecord(50500, 50500, 10, evil, std::string(10, 'x')) +
+      testing::AttachmentRecord(evil, "data", 12345);
+  std::unique_ptr<McapReader> reader = OpenWith(records);
+  EXPECT_EQ(ReadAllNumbers(reader.get()), Range(0, 100));
+  ASSERT_EQ(reader->problems().size(), 2u);
+  for (const std::string& problem : reader->problems()) {
+    EXPECT_LT(problem.size(), 1000u);
+    for (const char c : problem) {
+      ASSERT_TRUE(c >= 0x20 && c <= 0x7e)
+          << "byte " << static_cast<int>(static_cast<unsigned char>(c))
+          << " in " << problem;
+    }
+    EXPECT_NE(problem.find("\\x1b[2J"), std::string::npos) << problem;
+    EXPECT_NE(problem.find(StrCat(" (", evil.size(), " bytes)")),
+              std::string::npos)
+        << problem;
+  }
+}
+
+// Past kMaxListedProblems, problems are counted; the count comes last.
+TEST_F(McapHostileTest, ProblemsPastTheLimitAreCounted) {
+  std::string records;
+  for (int i = 0; i < 150; ++i) {
+    records += testing::ChunkRecord(50500, 50500, 10, "bad", "x");
+  }
+  std::unique_ptr<McapReader> reader = OpenWith(records);
+  EXPECT_EQ(ReadAllNumbers(reader.get()), Range(0, 100));
+  ASSERT_EQ(reader->problems().size(), kMaxListedProblems + 1);
+  EXPECT_EQ(reader->problems().back(),
+            StrCat(path_,
+                   ": 50 more problems after the first 100 were not "
+                   "listed one by one"));
 }
 
 }  // namespace

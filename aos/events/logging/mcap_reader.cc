@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 #include "aos/events/logging/chunk_compression.h"
 #include "aos/events/logging/mcap_records.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::logging {
@@ -24,7 +26,20 @@ struct McapReader::OpenChunk {
   std::string buffer;
   std::vector<McapMessage> messages;
   size_t next = 0;
+  // What it holds in memory, against the budget.
+  uint64_t bytes() const {
+    return sizeof(OpenChunk) + buffer.capacity() +
+           messages.capacity() * sizeof(McapMessage);
+  }
+  // The time of its next message.
+  uint64_t next_time() const { return messages[next].log_time; }
 };
+
+bool McapReader::Later(const std::unique_ptr<OpenChunk>& a,
+                       const std::unique_ptr<OpenChunk>& b) {
+  return a->next_time() != b->next_time() ? a->next_time() > b->next_time()
+                                          : a->order > b->order;
+}
 
 namespace {
 
@@ -65,37 +80,40 @@ std::optional<McapMessage> DecodeMessage(std::string_view content) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<McapReader>> McapReader::Open(
-    std::string_view path) {
+    std::string_view path, McapReadLimits limits) {
   const std::string path_string(path);
-  const int fd = open(path_string.c_str(), O_RDONLY | O_CLOEXEC);
+  const std::string shown = InlinePrintable(path, kPrintablePathMaxBytes);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (forever, for a
+  // FIFO nobody writes); the fstat below refuses it before any read.
+  const int fd = open(path_string.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd == -1) {
     return absl::NotFoundError(
-        StrCat(path, ": cannot open the log: ", std::strerror(errno)));
+        StrCat(shown, ": cannot open the log: ", std::strerror(errno)));
   }
   struct stat info;
   if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     close(fd);
     return absl::InvalidArgumentError(
-        StrCat(path, ": not a regular file (an MCAP log is one)"));
+        StrCat(shown, ": not a regular file (an MCAP log is one)"));
   }
   const size_t size = info.st_size;
   if (size < mcap::kMagic.size() + mcap::kRecordPrefixSize) {
     close(fd);
     return absl::InvalidArgumentError(
-        StrCat(path, ": ", size,
+        StrCat(shown, ": ", size,
                " bytes is too short for an MCAP log (magic and Header)"));
   }
   void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
   if (mapped == MAP_FAILED) {
     return absl::InternalError(
-        StrCat(path, ": cannot map the log: ", std::strerror(errno)));
+        StrCat(shown, ": cannot map the log: ", std::strerror(errno)));
   }
-  std::unique_ptr<McapReader> reader(
-      new McapReader(path, static_cast<const char*>(mapped), size));
+  std::unique_ptr<McapReader> reader(new McapReader(
+      path, static_cast<const char*>(mapped), size, std::move(limits)));
   if (std::string_view(reader->data_, mcap::kMagic.size()) != mcap::kMagic) {
     return absl::InvalidArgumentError(
-        StrCat(path,
+        StrCat(shown,
                ": not an MCAP file (it does not start with the MCAP "
                "magic bytes)"));
   }
@@ -109,7 +127,7 @@ absl::StatusOr<std::unique_ptr<McapReader>> McapReader::Open(
   }
   if (!library.has_value()) {
     return absl::InvalidArgumentError(
-        StrCat(path,
+        StrCat(shown,
                ": the MCAP Header record after the magic is missing "
                "or damaged"));
   }
@@ -118,6 +136,17 @@ absl::StatusOr<std::unique_ptr<McapReader>> McapReader::Open(
     reader->Scan(mcap::kMagic.size() + mcap::kRecordPrefixSize +
                  header->content.size());
   }
+  // A chunk indexed twice is read once: each read would cost its
+  // decompression again.
+  std::sort(
+      reader->pending_.begin(), reader->pending_.end(),
+      [](const Pending& a, const Pending& b) { return a.offset < b.offset; });
+  reader->pending_.erase(
+      std::unique(reader->pending_.begin(), reader->pending_.end(),
+                  [](const Pending& a, const Pending& b) {
+                    return a.offset == b.offset;
+                  }),
+      reader->pending_.end());
   std::stable_sort(reader->pending_.begin(), reader->pending_.end(),
                    [](const Pending& a, const Pending& b) {
                      return a.start_time != b.start_time
@@ -127,13 +156,67 @@ absl::StatusOr<std::unique_ptr<McapReader>> McapReader::Open(
   return reader;
 }
 
-McapReader::McapReader(std::string_view path, const char* data, size_t size)
-    : path_(path), data_(data), size_(size) {}
+McapReader::McapReader(std::string_view path, const char* data, size_t size,
+                       McapReadLimits limits)
+    : path_(path),
+      display_path_(InlinePrintable(path, kPrintablePathMaxBytes)),
+      data_(data),
+      size_(size),
+      limits_(std::move(limits)) {}
 
 McapReader::~McapReader() { munmap(const_cast<char*>(data_), size_); }
 
-void McapReader::Problem(std::string problem) {
-  problems_.push_back(StrCat(path_, ": ", problem));
+void McapReader::Problem(std::string_view problem) {
+  if (problems_.size() >= kMaxListedProblems) {
+    ++unlisted_problems_;
+    return;
+  }
+  problems_.push_back(StrCat(display_path_, ": ", problem));
+}
+
+void McapReader::LimitChunkSize(uint64_t max_chunk_bytes, std::string reason) {
+  limits_.max_chunk_bytes = max_chunk_bytes;
+  limits_.max_chunk_reason = std::move(reason);
+}
+
+void McapReader::PushOpen(std::unique_ptr<OpenChunk> chunk) {
+  open_bytes_ += chunk->bytes();
+  open_.push_back(std::move(chunk));
+  std::push_heap(open_.begin(), open_.end(), Later);
+}
+
+std::string McapReader::ChunkRefusal(std::string_view compression,
+                                     uint64_t compressed,
+                                     uint64_t uncompressed) const {
+  const std::string sizes = StrCat(uncompressed, " bytes uncompressed from ",
+                                   compressed, " compressed");
+  const std::optional<uint64_t> most =
+      MaxDecompressedSize(compression, compressed);
+  if (!most.has_value()) {
+    return StrCat("uses the unknown compression ", Printable(compression),
+                  " (this reader knows \"\", \"lz4\" and \"zstd\")");
+  }
+  if (uncompressed > *most) {
+    return StrCat("claims ", sizes, ", more than ",
+                  compression.empty() ? "an uncompressed chunk"
+                                      : StrCat(compression, " data"),
+                  " of that size can hold (", *most,
+                  "): the file is damaged or forged");
+  }
+  if (uncompressed > limits_.max_chunk_bytes) {
+    return StrCat("claims ", sizes, ", more than the ", limits_.max_chunk_bytes,
+                  " bytes a chunk may hold here (", limits_.max_chunk_reason,
+                  "); refused");
+  }
+  const uint64_t held = open_bytes_;
+  if (uncompressed > limits_.memory_budget_bytes ||
+      held > limits_.memory_budget_bytes - uncompressed) {
+    return StrCat("needs ", sizes, " while the chunks open beside it hold ",
+                  held, " bytes: over the memory budget of ",
+                  limits_.memory_budget_bytes, " bytes for open chunks (",
+                  limits_.budget_name, "); refused");
+  }
+  return "";
 }
 
 std::optional<McapReader::Record> McapReader::RecordAt(uint64_t offset) const {
@@ -193,7 +276,7 @@ bool McapReader::TakeRecord(const Record& record, uint64_t offset) {
       if (!fields.ok()) break;
       if (*crc != 0 &&
           *crc != mcap::Crc32(0, record.content.substr(0, covered))) {
-        Problem(StrCat("the attachment ", *name, " at byte ", offset,
+        Problem(StrCat("the attachment ", Printable(*name), " at byte ", offset,
                        " fails its CRC; skipped"));
         return true;
       }
@@ -261,6 +344,9 @@ bool McapReader::ReadSummary() {
     return false;
   }
   std::vector<Pending> pending;
+  // Attachments and metadata taken, by offset: each is copied once, however
+  // often the summary indexes it.
+  std::set<uint64_t> taken;
   uint64_t offset = summary_start;
   while (offset < summary_end) {
     std::optional<Record> record = RecordAt(offset);
@@ -307,7 +393,7 @@ bool McapReader::ReadSummary() {
                          "scanning the file instead"));
           return false;
         }
-        TakeRecord(*indexed, *target);
+        if (taken.insert(*target).second) TakeRecord(*indexed, *target);
         break;
       }
       default:
@@ -382,7 +468,7 @@ void McapReader::OpenPending(const Pending& pending) {
   if (!pending.is_chunk) {
     std::optional<McapMessage> message = DecodeMessage(record->content);
     chunk->messages.push_back(*message);
-    open_.push_back(std::move(chunk));
+    PushOpen(std::move(chunk));
     return;
   }
   const std::string where =
@@ -403,15 +489,12 @@ void McapReader::OpenPending(const Pending& pending) {
     Problem(StrCat(where, " is malformed; its messages are lost"));
     return;
   }
-  // The chunk header has no CRC: a corrupt size must not make us allocate
-  // terabytes. zstd can shrink repetitive data a thousandfold, so only a
-  // size both huge and beyond that ratio is refused.
-  constexpr uint64_t kHuge = uint64_t{1} << 30;
-  if (*uncompressed_size > kHuge &&
-      *uncompressed_size / 1024 > records->size()) {
-    Problem(StrCat(where, " claims ", *uncompressed_size,
-                   " uncompressed bytes from ", records->size(),
-                   "; its messages are lost"));
+  // The chunk header has no CRC and may be forged: its size is bounded
+  // before anything is allocated for it.
+  if (const std::string refusal =
+          ChunkRefusal(*compression, records->size(), *uncompressed_size);
+      !refusal.empty()) {
+    Problem(StrCat(where, " ", refusal, "; its messages are lost"));
     return;
   }
   if (absl::Status status = DecompressChunk(*compression, *records,
@@ -451,44 +534,61 @@ void McapReader::OpenPending(const Pending& pending) {
                    [](const McapMessage& a, const McapMessage& b) {
                      return a.log_time < b.log_time;
                    });
-  if (!chunk->messages.empty()) open_.push_back(std::move(chunk));
+  if (chunk->messages.empty()) return;
+  chunk->messages.shrink_to_fit();
+  // The index of its messages counts too.
+  const uint64_t held = open_bytes_;
+  if (held + chunk->bytes() > limits_.memory_budget_bytes) {
+    Problem(StrCat(where, " holds ", chunk->messages.size(),
+                   " messages, which with its ", *uncompressed_size,
+                   " bytes uncompressed take ", chunk->bytes(),
+                   " bytes while the chunks open beside it hold ", held,
+                   " bytes: over the memory budget of ",
+                   limits_.memory_budget_bytes, " bytes for open chunks (",
+                   limits_.budget_name, "); refused, its messages are lost"));
+    return;
+  }
+  PushOpen(std::move(chunk));
 }
 
 std::optional<McapMessage> McapReader::Next() {
   retired_.reset();
   while (true) {
-    // The open chunk with the earliest next message.
-    OpenChunk* earliest = nullptr;
-    for (const std::unique_ptr<OpenChunk>& chunk : open_) {
-      if (earliest == nullptr) {
-        earliest = chunk.get();
-        continue;
-      }
-      const McapMessage& a = chunk->messages[chunk->next];
-      const McapMessage& b = earliest->messages[earliest->next];
-      if (a.log_time < b.log_time ||
-          (a.log_time == b.log_time && chunk->order < earliest->order)) {
-        earliest = chunk.get();
-      }
-    }
-    // A chunk not read yet may hold earlier messages.
+    // The open chunk with the earliest next message: the heap's top, so a
+    // message costs O(log open chunks), however many a forged file keeps
+    // open at once.
+    OpenChunk* earliest = open_.empty() ? nullptr : open_.front().get();
+    // A chunk not read yet may hold earlier messages. Only earlier ones:
+    // one starting at the same time comes later in order anyway, so it is
+    // opened only once the open chunks have moved past that time (chunks
+    // that start together, as copies of one do, are then open one at a
+    // time).
     if (next_pending_ < pending_.size() &&
         (earliest == nullptr ||
-         pending_[next_pending_].start_time <=
+         pending_[next_pending_].start_time <
              earliest->messages[earliest->next].log_time)) {
       OpenPending(pending_[next_pending_]);
       ++next_pending_;
       continue;
     }
-    if (earliest == nullptr) return std::nullopt;
+    if (earliest == nullptr) {
+      if (unlisted_problems_ > 0 && !unlisted_said_) {
+        unlisted_said_ = true;
+        problems_.push_back(StrCat(display_path_, ": ", unlisted_problems_,
+                                   " more problems after the first ",
+                                   kMaxListedProblems,
+                                   " were not listed one by one"));
+      }
+      return std::nullopt;
+    }
+    std::pop_heap(open_.begin(), open_.end(), Later);
     McapMessage message = earliest->messages[earliest->next++];
     if (earliest->next == earliest->messages.size()) {
-      auto it = std::find_if(open_.begin(), open_.end(),
-                             [&](const std::unique_ptr<OpenChunk>& chunk) {
-                               return chunk.get() == earliest;
-                             });
-      retired_ = std::move(*it);
-      open_.erase(it);
+      open_bytes_ -= earliest->bytes();
+      retired_ = std::move(open_.back());
+      open_.pop_back();
+    } else {
+      std::push_heap(open_.begin(), open_.end(), Later);
     }
     return message;
   }

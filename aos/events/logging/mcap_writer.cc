@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "aos/events/logging/mcap_records.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -23,7 +24,8 @@ absl::StatusOr<std::unique_ptr<McapWriter>> McapWriter::Create(
       open(path_string.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd == -1) {
     return absl::PermissionDeniedError(
-        StrCat(path, ": cannot create the log file: ", std::strerror(errno)));
+        StrCat(InlinePrintable(path, kPrintablePathMaxBytes),
+               ": cannot create the log file: ", std::strerror(errno)));
   }
   std::unique_ptr<McapWriter> writer(new McapWriter(path, fd, options));
   RecordEncoder header(&writer->scratch_, Opcode::kHeader);
@@ -88,7 +90,8 @@ absl::Status McapWriter::WriteOut(
     if (written < 0) {
       if (errno == EINTR) continue;
       error_ = absl::ResourceExhaustedError(
-          StrCat(path_, ": cannot write the log: ", std::strerror(errno)));
+          StrCat(InlinePrintable(path_, kPrintablePathMaxBytes),
+                 ": cannot write the log: ", std::strerror(errno)));
       return error_;
     }
     offset_ += written;
