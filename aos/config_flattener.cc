@@ -59,9 +59,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::span<const uint8_t> bytes = config->span();
+  // Strict JSON, like everything we print: NaN defaults of the embedded
+  // schemas are the strings "nan", which flatbuffers reads back as NaN.
   if (!WriteFile(FLAGS_out_json, aos::configuration::ConfigurationToJson(
                                      config->message(), true,
-                                     /*strict_json=*/false) +
+                                     /*strict_json=*/true) +
                                      "\n") ||
       !WriteFile(FLAGS_out_bfbs,
                  std::string_view(reinterpret_cast<const char*>(bytes.data()),

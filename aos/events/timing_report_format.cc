@@ -10,6 +10,7 @@
 #include "aos/json_to_flatbuffer.h"
 #include "aos/time/time.h"
 #include "aos/util/plain_table.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
@@ -127,7 +128,8 @@ void PrintTimers(std::string_view title,
     const LatencyRecorder& wakeup = timer.wakeup_latency;
     const LatencyRecorder& handler = timer.handler_time;
     table.AddRow(
-        {timer.name, StrCat(timer.count), FormatStatistic(wakeup.statistic()),
+        {InlinePrintable(timer.name), StrCat(timer.count),
+         FormatStatistic(wakeup.statistic()),
          Percentile(wakeup.histogram(), 50), Percentile(wakeup.histogram(), 99),
          FormatStatistic(handler.statistic()),
          Percentile(handler.histogram(), 50),
@@ -137,7 +139,8 @@ void PrintTimers(std::string_view title,
 }
 
 std::string ReportOwner(const ReportContents& report) {
-  return StrCat(report.header.name, "[", report.header.pid, "]");
+  return StrCat(InlinePrintable(report.header.name), "[", report.header.pid,
+                "]");
 }
 
 // Calls fn(kind, name, type, wakeup, handler) for every timer, phased loop
@@ -282,9 +285,13 @@ std::string FormatTimingTable(const ReportContents& report,
                               const Configuration& config, TimeUnit unit) {
   const timing::ReportHeader& header = report.header;
   std::ostringstream out;
-  out << header.name << "[" << header.pid << "]";
-  if (!header.node.empty()) out << " on node " << header.node;
-  if (!header.version.empty()) out << " version \"" << header.version << "\"";
+  // Names come from whoever sent the report (shared memory, a log, a
+  // peer): never raw to the terminal.
+  out << InlinePrintable(header.name) << "[" << header.pid << "]";
+  if (!header.node.empty()) out << " on node " << InlinePrintable(header.node);
+  if (!header.version.empty()) {
+    out << " version \"" << InlinePrintable(header.version) << "\"";
+  }
   // In seconds: ns / 1e3 in milliseconds.
   out << ": "
       << FormatDuration(header.window_ns() / 1e3, TimeUnit::kMilliseconds)
@@ -307,9 +314,9 @@ std::string FormatTimingTable(const ReportContents& report,
          {std::pair{"timer ", &report.timers},
           std::pair{"phased loop ", &report.phased_loops}}) {
       for (const timing::TimerTiming& t : *timers) {
-        table.AddRow(CallbackRow(FitWidth(StrCat(kind, t.name), kNameWidth),
-                                 t.count, t.wakeup_latency, &t.handler_time,
-                                 t.missed_cycles, unit));
+        table.AddRow(CallbackRow(
+            FitWidth(StrCat(kind, InlinePrintable(t.name)), kNameWidth),
+            t.count, t.wakeup_latency, &t.handler_time, t.missed_cycles, unit));
       }
     }
     for (const timing::WatcherTiming& w : report.watchers) {
@@ -361,8 +368,9 @@ std::string FormatTimingReportAos(const ReportContents& report,
                                   const Configuration& config) {
   const timing::ReportHeader& header = report.header;
   std::ostringstream out;
-  out << header.name << "[" << header.pid << "] (" << header.node
-      << ") version: \"" << header.version << "\" ("
+  out << InlinePrintable(header.name) << "[" << header.pid << "] ("
+      << InlinePrintable(header.node) << ") version: \""
+      << InlinePrintable(header.version) << "\" ("
       << monotonic_clock::time_point(
              std::chrono::nanoseconds(header.monotonic_start_ns))
       << ","

@@ -142,6 +142,25 @@ TEST(TimingReportFormatTest, SharedMemoryDamageIsShownWhenThereIsAny) {
               HasSubstr("  Sender /test; shared memory damaged: 5 wakeups"));
 }
 
+// Names come from whoever sent the report: escape sequences and NULs never
+// reach the terminal.
+TEST(TimingReportFormatTest, HostileNamesAreEscaped) {
+  const auto channels = PingPongChannels();
+  timing::ReportContents report =
+      DecodedFromJson(PingReport(kPingStart, kPingEnd));
+  report.header.name = std::string("pi\x1b[2Jng\0", 10);
+  report.header.version = "v\n1";
+  report.timers[0].name = "t\x07";
+  for (const std::string& text :
+       {FormatTimingTable(report, channels.message(), TimeUnit::kMicroseconds),
+        FormatTimingReportAos(report, channels.message())}) {
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+    EXPECT_EQ(text.find(std::string(1, '\0')), std::string::npos) << text;
+    EXPECT_THAT(text, HasSubstr("\\x1b[2Jng\\x00"));
+  }
+}
+
 TEST(TimingReportFormatTest, CpuLatencyLimitIsShown) {
   const Configuration& config = PingPongChannels().message();
   EXPECT_THAT(
