@@ -208,10 +208,8 @@ void TimingReporter::Publish() {
   const std::span<const uint8_t> report = Build(end);
   // Reset before sending, so this report's own send is counted in the next.
   entries_->ResetWindow();
-  const RawSender::Error error = sender_->Send(report.data(), report.size());
-  if (error == RawSender::Error::kOk) {
-    header_.send_failures = 0;
-  } else {
+  // As AOS counts them: every report that could not be sent, ever.
+  if (sender_->Send(report.data(), report.size()) != RawSender::Error::kOk) {
     ++header_.send_failures;
   }
   window_start_ = end;

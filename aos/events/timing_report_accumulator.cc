@@ -42,8 +42,10 @@ void TimingReportAccumulator::Add(const timing::ReportContents& report) {
       out.monotonic_end_ns = in.monotonic_end_ns;
       out.cpu_latency_limit_us = in.cpu_latency_limit_us;
       out.cpu_latency_limit_cpus = in.cpu_latency_limit_cpus;
+      // A running total since the process started (AOS's meaning): the
+      // newest report has it.
+      out.send_failures = in.send_failures;
     }
-    out.send_failures += in.send_failures;
     out.dropped_histograms += in.dropped_histograms;
     out.dropped_entries += in.dropped_entries;
     out.reopened_queue_files += in.reopened_queue_files;

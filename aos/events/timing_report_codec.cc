@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "aos/events/event_loop_bfbs_generated.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::timing {
@@ -140,7 +141,7 @@ Offset<Report> EncodeReport(flatbuffers::FlatBufferBuilder* fbb,
   report.add_fetchers(entries.fetchers);
   report.add_timers(entries.timers);
   report.add_phased_loops(entries.phased_loops);
-  report.add_send_failures(Clamp32(header.send_failures));
+  report.add_send_failures(header.send_failures);
   report.add_monotonic_start_time(header.monotonic_start_ns);
   report.add_monotonic_end_time(header.monotonic_end_ns);
   report.add_realtime_start_time(header.realtime_start_ns);
@@ -390,6 +391,56 @@ absl::StatusOr<ReportContents> DecodeTimingReport(
                " bytes fail the flatbuffers verifier)"));
   }
   return DecodeTimingReport(*flatbuffers::GetRoot<Report>(bytes.data()));
+}
+
+namespace {
+
+const reflection::Object* FindObject(const reflection::Schema& schema,
+                                     std::string_view name) {
+  if (schema.objects() == nullptr) return nullptr;
+  for (const reflection::Object* object : *schema.objects()) {
+    if (object->name() != nullptr && object->name()->string_view() == name) {
+      return object;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::Status CheckTimingReportSchema(const reflection::Schema& schema) {
+  const reflection::Schema& ours =
+      *reflection::GetSchema(ReportBinarySchema::data());
+  for (const reflection::Object* object : *ours.objects()) {
+    const std::string_view table = object->name()->string_view();
+    const reflection::Object* theirs = FindObject(schema, table);
+    if (theirs == nullptr) {
+      if (table == "aos.timing.ChannelNotFilledIn") continue;
+      return absl::FailedPreconditionError(
+          StrCat("its schema has no table ", table));
+    }
+    for (const reflection::Field* field : *object->fields()) {
+      if (field->deprecated()) continue;
+      const std::string_view name = field->name()->string_view();
+      const reflection::Field* other =
+          theirs->fields() == nullptr
+              ? nullptr
+              : theirs->fields()->LookupByKey(field->name()->c_str());
+      if (other == nullptr) continue;  // An older writer: left at default.
+      if (other->id() != field->id() ||
+          other->type()->base_type() != field->type()->base_type() ||
+          other->type()->element() != field->type()->element()) {
+        return absl::FailedPreconditionError(StrCat(
+            "its ", table, ".", name, " is field ", other->id(), " of type ",
+            reflection::EnumNameBaseType(other->type()->base_type()),
+            " where this build reads field ", field->id(), " of type ",
+            reflection::EnumNameBaseType(field->type()->base_type()),
+            ": it was written by an aos build whose report layout "
+            "differs (before 2026-11-24, when the ids became AOS's)"));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace aos::timing

@@ -25,6 +25,7 @@
 #include "aos/events/event_loop_generated.h"
 #include "aos/events/timing_entry.h"
 #include "flatbuffers/flatbuffers.h"
+#include "flatbuffers/reflection_generated.h"
 
 namespace aos::timing {
 
@@ -135,6 +136,16 @@ absl::StatusOr<ReportContents> DecodeTimingReport(
 // The same for a report that is part of an already verified buffer (e.g. a
 // StreamedReport line).
 absl::StatusOr<ReportContents> DecodeTimingReport(const Report& report);
+
+// Whether reports written with `schema` (an aos.timing.Report schema as a
+// log or a config embeds it) decode with this build: every table and field
+// this build reads has the same id and type there. A report written with
+// another layout would decode without error into wrong figures (aos builds
+// before 2026-11-24 numbered the fields differently from AOS), so a reader
+// checks a log's schema once, before decoding its reports. The error says
+// which field differs. Fields `schema` has and this build does not are
+// fine (a newer writer). Allocates.
+absl::Status CheckTimingReportSchema(const reflection::Schema& schema);
 
 }  // namespace aos::timing
 

@@ -358,7 +358,8 @@ std::string FormatTimingTable(const ReportContents& report,
       header.send_failures > 0) {
     out << "  dropped to fit max_size: " << header.dropped_histograms
         << " histograms, " << header.dropped_entries
-        << " entries; reports not sent: " << header.send_failures << "\n";
+        << " entries; reports not sent since start: " << header.send_failures
+        << "\n";
   }
   out << ReopenedFiles(header);
   return out.str();
@@ -437,7 +438,8 @@ std::string FormatTimingReportAos(const ReportContents& report,
       header.send_failures > 0) {
     out << "  Dropped to fit: " << header.dropped_histograms << " histograms, "
         << header.dropped_entries
-        << " entries; reports not sent: " << header.send_failures << "\n";
+        << " entries; reports not sent since start: " << header.send_failures
+        << "\n";
   }
   for (const timing::SenderTiming& sender : report.senders) {
     const std::string damage = SharedMemoryDamage(sender);

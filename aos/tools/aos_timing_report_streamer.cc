@@ -30,6 +30,7 @@
 #include "aos/tools/metrics_exporter.h"
 #include "aos/tools/node_channels.h"
 #include "aos/tools/top_view.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 DEFINE_string(application, "",
@@ -246,6 +247,21 @@ int Main(int argc, char** argv) {
                         std::string(kProgram), FLAGS_node);
   if (!report_channels.ok()) {
     return Misuse(StrCat(report_channels.status().message()));
+  }
+  if (log != nullptr) {
+    // Reports of another layout would decode into wrong figures.
+    for (const NodeChannel& c : *report_channels) {
+      if (c.channel->schema() == nullptr) continue;
+      if (absl::Status status =
+              timing::CheckTimingReportSchema(*c.channel->schema());
+          !status.ok()) {
+        return Misuse(StrCat(
+            "--log: ", InlinePrintable(FLAGS_log),
+            ": this build cannot read its timing reports: ",
+            status.message(),
+            ". aos_dump --log prints them with the log's own schema"));
+      }
+    }
   }
   // The message bridges' view of the network, where there are bridges.
   auto bridge_channels = ChannelOnEachNode(
