@@ -90,6 +90,7 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
     return fail(StrCat(asked, " is not in the config (asked by ", who, ")"));
   }
 
+  if (access == ChannelAccess::kExists) return found;
   if (node != nullptr) {
     const std::string_view node_name = StringView(node->name());
     const bool readable = ChannelIsReadableOnNode(*found, node);

@@ -36,14 +36,21 @@ std::string MapChannelName(const Configuration& config, std::string_view name,
                            std::string_view application_name, const Node* node);
 
 // What an application wants to do with a channel.
-enum class ChannelAccess { kRead, kSend };
+enum class ChannelAccess {
+  kRead,
+  kSend,
+  // Only whether it is in the config (after maps), whatever nodes may read
+  // or send it: AOS's EventLoop::GetChannel.
+  kExists,
+};
 
 // The channel an application called `application_name` gets when it asks for
 // (`name`, `type`) on `node`, after maps (MapChannelName) and node rules: in
 // a multi-node config `node` must be given, the channel must be readable on
 // it (it is the source_node or a destination), and if the application is
 // listed with nodes, `node` must be one of them; to send (kSend), `node`
-// must be the channel's source_node. Returns null when there is
+// must be the channel's source_node; kExists skips these node rules.
+// Returns null when there is
 // no such channel, and then, if `why_not` is given, sets it to a sentence
 // naming the channel, type, application and node and saying why.
 // Cost: O(log channels) after mapping; mapping scans the application's and

@@ -75,8 +75,11 @@ int Main() {
                     ReadPingPongNode(config.message()));
   loop.SetVersionString("ping_version");
   ApplyRealtimeFlags(&loop);
-  CheckRate(*loop.GetChannel<Ping>("/test"), period, period_flag);
-  CheckRate(*loop.GetChannel<Pong>("/test"), period, period_flag);
+  CheckRate(*loop.FindChannel("/test", Ping::GetFullyQualifiedName(),
+                              configuration::ChannelAccess::kSend),
+            period, period_flag);
+  CheckRate(*loop.FindChannel("/test", Pong::GetFullyQualifiedName()), period,
+            period_flag);
 
   Sender<Ping> sender = loop.MakeSender<Ping>("/test");
   int value = 0;

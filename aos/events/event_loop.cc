@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "aos/configuration.h"
 #include "aos/events/timing_report.h"
+#include "aos/json_to_flatbuffer.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -99,6 +101,105 @@ std::ostream& operator<<(std::ostream& stream, RawSender::Error error) {
   return stream << RawSender::ErrorToString(error);
 }
 
+void DieNotMade(std::string_view what, std::string_view why_not) {
+  LOG(FATAL) << "using a " << what << " that was not made"
+             << (why_not.empty()
+                     ? std::string(" (default-constructed); check valid() "
+                                   "first")
+                     : StrCat(": ", why_not));
+  abort();
+}
+
+void RawSender::CheckOk(Error error) {
+  if (error == Error::kOk) return;
+  // Not LOG(FATAL): it allocates, and inside a realtime callback the
+  // allocation guard would abort first, blaming the allocation instead of
+  // the send.
+  const std::string_view hint =
+      error == Error::kMessagesSentTooFast
+          ? "; more messages than frequency x channel_storage_duration "
+            "within one storage duration: raise the channel's frequency in "
+            "the config, or send less often"
+          : "; something wrote outside the message buffer, or the queue's "
+            "shared memory is damaged";
+  char line[1024];
+  const int length = snprintf(
+      line, sizeof(line), "sending on %.*s (type %.*s) failed: %.*s%.*s\n",
+      static_cast<int>(channel_->name()->size()), channel_->name()->data(),
+      static_cast<int>(channel_->type()->size()), channel_->type()->data(),
+      static_cast<int>(ErrorToString(error).size()),
+      ErrorToString(error).data(), static_cast<int>(hint.size()), hint.data());
+  if (length > 0) {
+    const ssize_t written =
+        write(STDERR_FILENO, line,
+              std::min(static_cast<size_t>(length), sizeof(line) - 1));
+    (void)written;
+  }
+  abort();
+}
+
+uint8_t* RawSender::BuilderAllocator::allocate(size_t size) {
+  if (allocated_) {
+    LOG(FATAL) << "a second message is being built on "
+               << sender_->channel()->name()->string_view() << " (type "
+               << sender_->channel()->type()->string_view()
+               << ") while another Builder's (or a Detach()ed buffer) is "
+                  "alive; send or destroy the first";
+  }
+  if (size > sender_->size()) {
+    LOG(FATAL) << "a message on " << sender_->channel()->name()->string_view()
+               << " (type " << sender_->channel()->type()->string_view()
+               << ") needs " << size << " bytes, more than its max_size "
+               << sender_->size() << "; raise max_size in the config";
+  }
+  allocated_ = true;
+  return static_cast<uint8_t*>(sender_->data()) + sender_->size() - size;
+}
+
+uint8_t* RawSender::BuilderAllocator::reallocate_downward(uint8_t*, size_t,
+                                                          size_t new_size,
+                                                          size_t, size_t) {
+  LOG(FATAL) << "a message on " << sender_->channel()->name()->string_view()
+             << " (type " << sender_->channel()->type()->string_view()
+             << ") grew to " << new_size << " bytes, more than its max_size "
+             << sender_->size() << "; raise max_size in the config";
+  abort();
+}
+
+namespace event_loop_internal {
+
+absl::StatusOr<flatbuffers::DetachedBuffer> ChannelJsonToFlatbuffer(
+    const Channel& channel, std::string_view json) {
+  const std::string described = Describe(&channel);
+  if (channel.schema() == nullptr) {
+    return absl::FailedPreconditionError(
+        StrCat("SendJson on ", described,
+               ": the config has no schema for it; use a config flattened "
+               "with its schemas (aos_config)"));
+  }
+  absl::StatusOr<flatbuffers::DetachedBuffer> message = JsonToFlatbuffer(
+      json, *channel.schema(),
+      {.source_name = described, .table_name = channel.type()->string_view()});
+  if (!message.ok()) return message.status();
+  const size_t max_size =
+      static_cast<size_t>(std::max<int32_t>(0, channel.max_size()));
+  if (message->size() > max_size) {
+    return absl::InvalidArgumentError(
+        StrCat("SendJson on ", described, ": the message is ", message->size(),
+               " bytes, more than its max_size ", max_size));
+  }
+  return message;
+}
+
+absl::Status SentJson(const Channel& channel, RawSender::Error error) {
+  if (error == RawSender::Error::kOk) return absl::OkStatus();
+  return absl::FailedPreconditionError(StrCat("SendJson on ",
+                                              Describe(&channel), ": ",
+                                              RawSender::ErrorToString(error)));
+}
+
+}  // namespace event_loop_internal
+
 // RawFetcher.
 
 RawFetcher::RawFetcher(EventLoop* event_loop, const Channel* channel)
@@ -135,10 +236,7 @@ TimerHandler::~TimerHandler() = default;
 
 monotonic_clock::time_point TimerHandler::Call(
     monotonic_clock::time_point event_time) {
-  Context context;
-  context.monotonic_event_time = event_time;
-  context.monotonic_remote_time = event_time;
-  event_loop_->set_context(context);
+  event_loop_->SetTimerContext(event_time);
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - event_time);
@@ -495,8 +593,17 @@ void EventLoop::StartRunning() {
   for (const std::unique_ptr<PhasedLoopHandler>& phased_loop : phased_loops_) {
     phased_loop->Start();
   }
-  is_running_ = true;
+  is_running_.store(true, std::memory_order_release);
+  SetTimerContext(monotonic_now());
   for (const std::function<void()>& fn : on_run_) fn();
+}
+
+void EventLoop::SetTimerContext(
+    monotonic_clock::time_point monotonic_event_time) {
+  Context context;
+  context.monotonic_event_time = monotonic_event_time;
+  context.source_boot_uuid = boot_uuid();
+  context_ = context;
 }
 
 }  // namespace aos

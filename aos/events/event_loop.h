@@ -45,6 +45,7 @@
 
 #include <sched.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <functional>
@@ -55,10 +56,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "aos/configuration.h"
 #include "aos/configuration_generated.h"
 #include "aos/events/allocation_guard.h"
 #include "aos/events/timing_entry.h"
+#include "aos/flatbuffers.h"
 #include "aos/time/time.h"
 #include "aos/util/uuid.h"
 #include "flatbuffers/flatbuffers.h"
@@ -94,6 +98,14 @@ struct Context {
   // The message (a finished flatbuffer), valid until the handler returns (or
   // until the fetcher fetches again). Null for timers.
   const void* data = nullptr;
+  // AOS's: when the node a forwarded message came from put it on the
+  // network. Neither our queues nor our bridge record it: always min_time
+  // (docs/porting_from_aos.md).
+  monotonic_clock::time_point monotonic_remote_transmit_time =
+      monotonic_clock::min_time;
+  // AOS's index of the pinned buffer `data` points into; -1: this
+  // implementation copies every message (no pinned reads).
+  int buffer_index = -1;
 
   static constexpr uint32_t kInvalidQueueIndex = 0xffffffff;
 };
@@ -165,6 +177,17 @@ class RawSender {
   // "kOk", "kMessagesSentTooFast", "kInvalidRedzone".
   static std::string_view ErrorToString(Error error);
 
+  // Aborts naming the channel and `error` if it is not kOk (AOS's
+  // RawSender::CheckOk): for sends that must not fail. The message is
+  // formatted only when failing.
+  void CheckOk(Error error);
+
+  // What a Sender<T>::Builder builds into: the end of data(). One message
+  // may be under construction at a time: allocating while another is
+  // (a second live Builder, or a Detach()ed buffer not yet sent or
+  // destroyed) aborts naming the channel, as does outgrowing max_size.
+  flatbuffers::Allocator* builder_allocator() { return &builder_allocator_; }
+
   const timing::SenderTiming& timing() const { return timing_; }
 
  protected:
@@ -192,9 +215,24 @@ class RawSender {
   void CheckLength(size_t length);
   Error CountedSend(size_t length, const RemoteOrigin* origin);
 
+  // Hands a builder the end of data(), once at a time.
+  class BuilderAllocator : public flatbuffers::Allocator {
+   public:
+    explicit BuilderAllocator(RawSender* sender) : sender_(sender) {}
+    uint8_t* allocate(size_t size) override;
+    void deallocate(uint8_t*, size_t) override { allocated_ = false; }
+    uint8_t* reallocate_downward(uint8_t*, size_t, size_t new_size, size_t,
+                                 size_t) override;
+
+   private:
+    RawSender* const sender_;
+    bool allocated_ = false;
+  };
+
   EventLoop* const event_loop_;
   const Channel* const channel_;
   timing::SenderTiming timing_;
+  BuilderAllocator builder_allocator_{this};
 };
 
 std::ostream& operator<<(std::ostream& stream, RawSender::Error error);
@@ -404,18 +442,28 @@ class WatcherState {
   timing::WatcherTiming timing_;
 };
 
+// Aborts: "using a <what> that was not made: <why_not>" (or that it was
+// default-constructed), for Sender and Fetcher used while invalid.
+[[noreturn]] void DieNotMade(std::string_view what, std::string_view why_not);
+
 // Sends messages of type T on one channel.
 template <typename T>
 class Sender {
  public:
   // A FlatBufferBuilder that writes straight into the sender's buffer (zero
-  // copy), and sends what it built. A message that outgrows the channel's
-  // max_size aborts with a message naming the channel, what it needed and
-  // max_size: raise max_size in the config.
+  // copy), and sends what it built. Fields equal to their default are
+  // written too (ForceDefaults), as AOS does. Movable; one builder's
+  // message may be under construction per sender at a time (RawSender::
+  // builder_allocator()). A message that outgrows the channel's max_size
+  // aborts with a message naming the channel, what it needed and max_size:
+  // raise max_size in the config.
   class Builder {
    public:
-    Builder(RawSender* sender);
-    Builder(Builder&&) = delete;
+    // Holds no message; assign one from Sender::MakeBuilder().
+    Builder() = default;
+    explicit Builder(RawSender* sender);
+    Builder(Builder&&) = default;
+    Builder& operator=(Builder&&) = default;
 
     flatbuffers::FlatBufferBuilder* fbb() { return &fbb_; }
 
@@ -425,80 +473,140 @@ class Sender {
       return typename U::Builder(fbb_);
     }
 
-    // Finishes the message rooted at `offset` and sends it.
+    // Finishes the message rooted at `offset` and sends it. The builder is
+    // empty afterwards (another may be made).
     RawSender::Error Send(flatbuffers::Offset<T> offset);
 
+    // Finishes the message rooted at `offset` without sending it: the bytes
+    // stay in the sender's buffer, for Sender::SendDetached(). No other
+    // builder of this sender may allocate until the result is sent or
+    // destroyed.
+    FlatbufferDetachedBuffer<T> Detach(flatbuffers::Offset<T> offset);
+
     // Aborts with the channel and error if `error` is not kOk.
-    void CheckOk(RawSender::Error error);
+    void CheckOk(RawSender::Error error) { sender_->CheckOk(error); }
 
    private:
-    class Allocator : public flatbuffers::Allocator {
-     public:
-      explicit Allocator(RawSender* sender) : sender_(sender) {}
-      uint8_t* allocate(size_t size) override;
-      void deallocate(uint8_t*, size_t) override {}
-      uint8_t* reallocate_downward(uint8_t*, size_t, size_t new_size, size_t,
-                                   size_t) override;
-
-     private:
-      RawSender* const sender_;
-    };
-
-    RawSender* const sender_;
-    Allocator allocator_;
+    RawSender* sender_ = nullptr;
     flatbuffers::FlatBufferBuilder fbb_;
   };
 
+  // An invalid sender (valid() is false), as TryMakeSender returns one.
   Sender() = default;
   explicit Sender(std::unique_ptr<RawSender> sender)
       : sender_(std::move(sender)) {}
+  // An invalid sender that says why it could not be made when used.
+  static Sender Invalid(std::string why_not) {
+    Sender sender;
+    sender.why_not_ = std::move(why_not);
+    return sender;
+  }
 
-  // A builder for one message. Only one may exist at a time per sender.
-  Builder MakeBuilder() { return Builder(sender_.get()); }
+  // A builder for one message. Only one may be under construction at a
+  // time per sender.
+  Builder MakeBuilder() { return Builder(raw_or_die()); }
 
   // Copies a finished flatbuffer of T and sends it.
   RawSender::Error Send(const void* data, size_t size) {
-    return sender_->Send(data, size);
+    return raw_or_die()->Send(data, size);
   }
+  RawSender::Error Send(const FlatbufferDetachedBuffer<T>& message) {
+    return Send(message.span().data(), message.span().size());
+  }
+  // Sends a message a Builder of this sender Detach()ed (it is already in
+  // the sender's buffer: no copy). A buffer from another sender aborts.
+  RawSender::Error SendDetached(FlatbufferDetachedBuffer<T> detached);
+  // Parses `json` with the channel's schema (embedded in the flattened
+  // config) and sends it. InvalidArgument, naming the channel, the line and
+  // column and the field, for malformed JSON, a field T lacks, or a message
+  // larger than max_size; FailedPrecondition when the config has no schema
+  // for the channel or the send failed (kMessagesSentTooFast...). Allocates:
+  // for tools and tests, not realtime code.
+  absl::Status SendJson(std::string_view json);
 
-  const Channel* channel() const { return sender_->channel(); }
+  // Aborts with the channel and error if `error` is not kOk.
+  void CheckOk(RawSender::Error error) { raw_or_die()->CheckOk(error); }
+
+  // Times and queue index of the last successful send.
+  monotonic_clock::time_point monotonic_sent_time() const {
+    return sender_->monotonic_sent_time();
+  }
+  realtime_clock::time_point realtime_sent_time() const {
+    return sender_->realtime_sent_time();
+  }
+  uint32_t sent_queue_index() const { return sender_->sent_queue_index(); }
+
+  const Channel* channel() const { return raw_or_die()->channel(); }
   RawSender* raw() { return sender_.get(); }
-  explicit operator bool() const { return sender_ != nullptr; }
+  // Whether this sender was made (AOS's valid()).
+  bool valid() const { return sender_ != nullptr; }
+  explicit operator bool() const { return valid(); }
 
  private:
+  RawSender* raw_or_die() const {
+    if (sender_ == nullptr) DieNotMade("Sender", why_not_);
+    return sender_.get();
+  }
+
   std::unique_ptr<RawSender> sender_;
+  // Why TryMakeSender made no sender.
+  std::string why_not_;
 };
 
 // Reads messages of type T from one channel.
 template <typename T>
 class Fetcher {
  public:
+  // An invalid fetcher (valid() is false), as TryMakeFetcher returns one.
   Fetcher() = default;
   explicit Fetcher(std::unique_ptr<RawFetcher> fetcher)
       : fetcher_(std::move(fetcher)) {}
+  // An invalid fetcher that says why it could not be made when used.
+  static Fetcher Invalid(std::string why_not) {
+    Fetcher fetcher;
+    fetcher.why_not_ = std::move(why_not);
+    return fetcher;
+  }
 
   // See RawFetcher::Fetch and FetchNext.
-  bool Fetch() { return fetcher_->Fetch(); }
-  bool FetchNext() { return fetcher_->FetchNext(); }
+  bool Fetch() { return raw_or_die()->Fetch(); }
+  bool FetchNext() { return raw_or_die()->FetchNext(); }
 
   // The current message, or null before the first successful fetch.
   const T* get() const {
-    return fetcher_->context().data == nullptr
-               ? nullptr
-               : flatbuffers::GetRoot<T>(fetcher_->context().data);
+    const Context& current = raw_or_die()->context();
+    return current.data == nullptr ? nullptr
+                                   : flatbuffers::GetRoot<T>(current.data);
   }
   const T& operator*() const { return *get(); }
   const T* operator->() const { return get(); }
 
-  const Context& context() const { return fetcher_->context(); }
-  const Channel* channel() const { return fetcher_->channel(); }
-  explicit operator bool() const { return fetcher_ != nullptr; }
+  const Context& context() const { return raw_or_die()->context(); }
+  const Channel* channel() const { return raw_or_die()->channel(); }
+  // Whether this fetcher was made (AOS's valid()).
+  bool valid() const { return fetcher_ != nullptr; }
+  explicit operator bool() const { return valid(); }
 
  private:
+  RawFetcher* raw_or_die() const {
+    if (fetcher_ == nullptr) DieNotMade("Fetcher", why_not_);
+    return fetcher_.get();
+  }
+
   std::unique_ptr<RawFetcher> fetcher_;
+  // Why TryMakeFetcher made no fetcher.
+  std::string why_not_;
 };
 
 namespace event_loop_internal {
+
+// For Sender<T>::SendJson: `json` parsed with `channel`'s schema from the
+// config into a finished flatbuffer no larger than its max_size, or why not
+// (naming the channel).
+absl::StatusOr<flatbuffers::DetachedBuffer> ChannelJsonToFlatbuffer(
+    const Channel& channel, std::string_view json);
+// OK for kOk; otherwise FailedPrecondition naming the channel and `error`.
+absl::Status SentJson(const Channel& channel, RawSender::Error error);
 
 // The message type a watcher callable takes: void(const T&).
 template <typename F>
@@ -529,32 +637,69 @@ class EventLoop {
   virtual realtime_clock::time_point realtime_now() const = 0;
 
   // The channel called `channel_name` of type T as this application sees it
-  // (maps and node rules applied). Aborts if there is none, naming the
-  // channel, type, application and node, saying why, and listing the
-  // closest channels of the config.
+  // (after maps), or null if the config has none (AOS's GetChannel: whether
+  // this node may read or send it is not asked).
   template <typename T>
-  const Channel* GetChannel(std::string_view channel_name,
-                            configuration::ChannelAccess access =
-                                configuration::ChannelAccess::kRead) {
-    return FindChannel(channel_name, T::GetFullyQualifiedName(), access);
+  const Channel* GetChannel(std::string_view channel_name) const {
+    return configuration::GetChannel(
+        *configuration_, channel_name, T::GetFullyQualifiedName(), name_, node_,
+        nullptr, configuration::ChannelAccess::kExists);
   }
-  // The same for a type named at run time.
+  // Whether the config has that channel (AOS's HasChannel).
+  template <typename T>
+  bool HasChannel(std::string_view channel_name) const {
+    return GetChannel<T>(channel_name) != nullptr;
+  }
+  // The channel for reading (kRead) or sending (kSend) on this node, maps
+  // and node rules applied. Ends the program (exit 1) if there is none,
+  // naming the channel, type, application and node, saying why, and
+  // listing the closest channels of the config: for channels named by
+  // user input. `type` is the fully qualified type name.
   const Channel* FindChannel(std::string_view channel_name,
                              std::string_view type,
                              configuration::ChannelAccess access =
                                  configuration::ChannelAccess::kRead);
 
   // A sender for messages of type T on `channel_name`; in a multi-node
-  // config this node must be the channel's source_node. Before Run() only.
+  // config this node must be the channel's source_node. A channel that is
+  // missing or not sendable here ends the program naming it (FindChannel).
+  // Before Run() only.
   template <typename T>
   Sender<T> MakeSender(std::string_view channel_name) {
-    return Sender<T>(MakeRawSender(
-        GetChannel<T>(channel_name, configuration::ChannelAccess::kSend)));
+    return Sender<T>(
+        MakeRawSender(FindChannel(channel_name, T::GetFullyQualifiedName(),
+                                  configuration::ChannelAccess::kSend)));
   }
-  // A fetcher for messages of type T on `channel_name`. Before Run() only.
+  // A sender if the channel exists and this node may send on it, else an
+  // invalid one (valid() false) that says why if used (AOS's
+  // TryMakeSender). Before Run() only.
+  template <typename T>
+  Sender<T> TryMakeSender(std::string_view channel_name) {
+    std::string why_not;
+    const Channel* channel = configuration::GetChannel(
+        *configuration_, channel_name, T::GetFullyQualifiedName(), name_, node_,
+        &why_not, configuration::ChannelAccess::kSend);
+    if (channel == nullptr) return Sender<T>::Invalid(std::move(why_not));
+    return Sender<T>(MakeRawSender(channel));
+  }
+  // A fetcher for messages of type T on `channel_name`. A channel that is
+  // missing or not readable here ends the program naming it. Before Run()
+  // only.
   template <typename T>
   Fetcher<T> MakeFetcher(std::string_view channel_name) {
-    return Fetcher<T>(MakeRawFetcher(GetChannel<T>(channel_name)));
+    return Fetcher<T>(
+        MakeRawFetcher(FindChannel(channel_name, T::GetFullyQualifiedName())));
+  }
+  // A fetcher if the channel exists and is readable on this node, else an
+  // invalid one (valid() false; AOS's TryMakeFetcher). Before Run() only.
+  template <typename T>
+  Fetcher<T> TryMakeFetcher(std::string_view channel_name) {
+    std::string why_not;
+    const Channel* channel = configuration::GetChannel(
+        *configuration_, channel_name, T::GetFullyQualifiedName(), name_, node_,
+        &why_not, configuration::ChannelAccess::kRead);
+    if (channel == nullptr) return Fetcher<T>::Invalid(std::move(why_not));
+    return Fetcher<T>(MakeRawFetcher(channel));
   }
 
   // Calls `watcher(const T&)` for every message sent on `channel_name` after
@@ -565,7 +710,7 @@ class EventLoop {
   template <typename Watch>
   void MakeWatcher(std::string_view channel_name, Watch&& watcher) {
     using T = typename event_loop_internal::WatcherArgument<Watch>::type;
-    MakeRawWatcher(GetChannel<T>(channel_name),
+    MakeRawWatcher(FindChannel(channel_name, T::GetFullyQualifiedName()),
                    [watcher = std::forward<Watch>(watcher)](
                        const Context&, const void* message) mutable {
                      watcher(*flatbuffers::GetRoot<T>(message));
@@ -576,7 +721,7 @@ class EventLoop {
   template <typename T>
   void MakeNoArgWatcher(std::string_view channel_name,
                         std::function<void()> watcher) {
-    MakeRawWatcher(GetChannel<T>(channel_name),
+    MakeRawWatcher(FindChannel(channel_name, T::GetFullyQualifiedName()),
                    [watcher = std::move(watcher)](const Context&, const void*) {
                      watcher();
                    });
@@ -608,8 +753,12 @@ class EventLoop {
   // callback returns.
   virtual void Exit() = 0;
 
-  // True from the start of Run() (OnRun callbacks included).
-  bool is_running() const { return is_running_; }
+  // True from the start of Run() (OnRun callbacks included) until
+  // ShmEventLoop::Run() returns (a simulated loop runs until its node
+  // stops). Safe to read from any thread.
+  bool is_running() const {
+    return is_running_.load(std::memory_order_acquire);
+  }
 
   // The application's name, as matched against the config's applications
   // and shown in timing reports.
@@ -693,8 +842,16 @@ class EventLoop {
 
   // Implementations call this when the loop starts running: it sets up
   // timing reports (unless skipped), starts phased loops, marks the loop
-  // running and runs the OnRun callbacks.
+  // running and runs the OnRun callbacks, with the context of a timer event
+  // at the time it started (SetTimerContext), as AOS does.
   void StartRunning();
+  // Implementations call this when the loop stops running for good.
+  void StopRunning() { is_running_.store(false, std::memory_order_release); }
+
+  // The context of a timer or phased-loop call for `monotonic_event_time`
+  // (AOS's SetTimerContext): no message, realtime and remote times min_time,
+  // invalid queue indices, this loop's boot.
+  void SetTimerContext(monotonic_clock::time_point monotonic_event_time);
 
   void set_context(const Context& context) { context_ = context; }
 
@@ -738,7 +895,7 @@ class EventLoop {
   const Configuration* const configuration_;
   const Node* const node_;
   std::string version_;
-  bool is_running_ = false;
+  std::atomic<bool> is_running_{false};
   bool skip_timing_report_ = false;
   int priority_ = 0;
   std::optional<cpu_set_t> affinity_;
@@ -791,48 +948,57 @@ void EventLoop::RunCallback(std::string_view kind, std::string_view name,
 template <typename T>
 Sender<T>::Builder::Builder(RawSender* sender)
     : sender_(sender),
-      allocator_(sender),
-      fbb_(sender->size() & ~size_t{7}, &allocator_, false) {}
-
-template <typename T>
-uint8_t* Sender<T>::Builder::Allocator::allocate(size_t size) {
-  if (size > sender_->size()) {
-    LOG(FATAL) << "a message on " << sender_->channel()->name()->string_view()
-               << " (type " << sender_->channel()->type()->string_view()
-               << ") needs " << size << " bytes, more than its max_size "
-               << sender_->size() << "; raise max_size in the config";
-  }
-  return static_cast<uint8_t*>(sender_->data()) + sender_->size() - size;
-}
-
-template <typename T>
-uint8_t* Sender<T>::Builder::Allocator::reallocate_downward(uint8_t*, size_t,
-                                                            size_t new_size,
-                                                            size_t, size_t) {
-  LOG(FATAL) << "a message on " << sender_->channel()->name()->string_view()
-             << " (type " << sender_->channel()->type()->string_view()
-             << ") grew to " << new_size << " bytes, more than its max_size "
-             << sender_->size() << "; raise max_size in the config";
-  abort();
+      fbb_(sender->size() & ~size_t{7}, sender->builder_allocator(), false) {
+  fbb_.ForceDefaults(true);
 }
 
 template <typename T>
 RawSender::Error Sender<T>::Builder::Send(flatbuffers::Offset<T> offset) {
+  CHECK(sender_ != nullptr) << "Send() on an empty Sender::Builder";
   fbb_.Finish(offset);
   const size_t size = fbb_.GetSize();
   CHECK_EQ(static_cast<const void*>(fbb_.GetBufferPointer()),
            static_cast<const void*>(static_cast<uint8_t*>(sender_->data()) +
                                     sender_->size() - size))
       << "the builder's message is not at the end of the sender's buffer";
-  return sender_->Send(size);
+  const RawSender::Error error = sender_->Send(size);
+  // Gives the buffer back: another builder may be made.
+  fbb_ = flatbuffers::FlatBufferBuilder();
+  return error;
 }
 
 template <typename T>
-void Sender<T>::Builder::CheckOk(RawSender::Error error) {
-  CHECK(error == RawSender::Error::kOk)
-      << "sending on " << sender_->channel()->name()->string_view() << " (type "
-      << sender_->channel()->type()->string_view()
-      << ") failed: " << RawSender::ErrorToString(error);
+FlatbufferDetachedBuffer<T> Sender<T>::Builder::Detach(
+    flatbuffers::Offset<T> offset) {
+  CHECK(sender_ != nullptr) << "Detach() on an empty Sender::Builder";
+  fbb_.Finish(offset);
+  return FlatbufferDetachedBuffer<T>(fbb_.Release());
+}
+
+template <typename T>
+RawSender::Error Sender<T>::SendDetached(FlatbufferDetachedBuffer<T> detached) {
+  RawSender* const sender = raw_or_die();
+  const std::span<const uint8_t> bytes = detached.span();
+  const uint8_t* const end =
+      static_cast<const uint8_t*>(sender->data()) + sender->size();
+  if (bytes.data() + bytes.size() != end) {
+    LOG(FATAL) << "SendDetached on " << sender->channel()->name()->string_view()
+               << " (type " << sender->channel()->type()->string_view()
+               << ") with a buffer another sender's Builder detached; send it "
+                  "with that sender, or copy it with Send()";
+  }
+  // The bytes are in place; `detached` gives the buffer back when it goes.
+  return sender->Send(bytes.size());
+}
+
+template <typename T>
+absl::Status Sender<T>::SendJson(std::string_view json) {
+  RawSender* const sender = raw_or_die();
+  absl::StatusOr<flatbuffers::DetachedBuffer> message =
+      event_loop_internal::ChannelJsonToFlatbuffer(*sender->channel(), json);
+  if (!message.ok()) return message.status();
+  return event_loop_internal::SentJson(
+      *sender->channel(), sender->Send(message->data(), message->size()));
 }
 
 }  // namespace aos

@@ -1,13 +1,18 @@
 #include "aos/events/event_loop_param_test.h"
 
 #include <atomic>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "aos/events/event_loop_bfbs_generated.h"
 #include "aos/events/event_loop_generated.h"
+#include "aos/testing/path.h"
+#include "aos/testing/test_message_bfbs_generated.h"
 #include "aos/testing/test_message_generated.h"
+#include "aos/testing/test_reply_bfbs_generated.h"
 #include "aos/testing/test_reply_generated.h"
 #include "gmock/gmock.h"
 
@@ -38,9 +43,29 @@ constexpr std::string_view kConfig = R"({
   ]
 })";
 
+// The suite's config, flattened with its types' schemas embedded, as
+// aos_config makes them (SendJson needs them).
 FlatbufferDetachedBuffer<Configuration> SuiteConfig() {
-  auto config =
-      configuration::ReadConfigFromJson(kConfig, "event_loop_param_test");
+  const std::string directory = TestTempDir();
+  auto write = [&](const std::string& name, const void* data, size_t size) {
+    const std::string path = directory + "/" + name;
+    std::ofstream(path, std::ios::binary)
+        .write(static_cast<const char*>(data),
+               static_cast<std::streamsize>(size));
+    return path;
+  };
+  configuration::ReadConfigOptions options;
+  options.embed_schemas = true;
+  options.schema_paths = {
+      write("test_message.bfbs", TestMessageBinarySchema::data(),
+            TestMessageBinarySchema::size()),
+      write("test_reply.bfbs", TestReplyBinarySchema::data(),
+            TestReplyBinarySchema::size()),
+      write("report.bfbs", timing::ReportBinarySchema::data(),
+            timing::ReportBinarySchema::size())};
+  const std::string path =
+      write("event_loop_param_test.json", kConfig.data(), kConfig.size());
+  auto config = configuration::ReadConfig(path, options);
   CHECK(config.ok()) << config.status().message();
   return std::move(config).value();
 }
@@ -935,6 +960,260 @@ TEST_P(AbstractEventLoopTest, WritingOutsideTheBufferIsCaughtByTheRedzone) {
             1u);
   // The sender recovers.
   EXPECT_EQ(SendPing(&sender, 1), RawSender::Error::kOk);
+}
+
+// ---------------------------------------------------------------- AOS's
+// behaviour where a name is AOS's (docs/porting_from_aos.md).
+
+// A new fetcher's FetchNext() reads only what is sent after it was made;
+// Fetch() still gets the latest message whenever it was sent.
+TEST_P(AbstractEventLoopTest, FetchNextStartsAfterTheFetcherWasMade) {
+  auto loop = Make("loop");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  ASSERT_EQ(SendPing(&sender, 1), RawSender::Error::kOk);
+  ASSERT_EQ(SendPing(&sender, 2), RawSender::Error::kOk);
+  Fetcher<TestMessage> next = loop->MakeFetcher<TestMessage>("/test");
+  Fetcher<TestMessage> latest = loop->MakeFetcher<TestMessage>("/test");
+  EXPECT_FALSE(next.FetchNext());
+  EXPECT_EQ(next.get(), nullptr);
+  ASSERT_TRUE(latest.Fetch());
+  EXPECT_EQ(latest->value(), 2);
+  ASSERT_EQ(SendPing(&sender, 3), RawSender::Error::kOk);
+  ASSERT_EQ(SendPing(&sender, 4), RawSender::Error::kOk);
+  ASSERT_TRUE(next.FetchNext());
+  EXPECT_EQ(next->value(), 3);
+  ASSERT_TRUE(next.FetchNext());
+  EXPECT_EQ(next->value(), 4);
+  EXPECT_FALSE(next.FetchNext());
+  // After a Fetch(), FetchNext() continues after the fetched message.
+  ASSERT_TRUE(latest.FetchNext());
+  EXPECT_EQ(latest->value(), 3);
+}
+
+// During OnRun the context is a timer event at the time the loop started,
+// so Schedule(context().monotonic_event_time + x) works there.
+TEST_P(AbstractEventLoopTest, OnRunContextIsATimerEventAtTheStart) {
+  auto loop = Make("loop");
+  std::optional<Context> on_run;
+  monotonic_clock::time_point now_in_on_run = monotonic_clock::min_time;
+  monotonic_clock::time_point scheduled = monotonic_clock::min_time;
+  monotonic_clock::time_point called = monotonic_clock::min_time;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    called = loop->context().monotonic_event_time;
+    loop->Exit();
+  });
+  loop->OnRun([&]() {
+    on_run = loop->context();
+    now_in_on_run = loop->monotonic_now();
+    scheduled = loop->context().monotonic_event_time + milliseconds(10);
+    timer->Schedule(scheduled);
+  });
+  Run();
+  ASSERT_TRUE(on_run.has_value());
+  EXPECT_NE(on_run->monotonic_event_time, monotonic_clock::min_time);
+  EXPECT_LE(on_run->monotonic_event_time, now_in_on_run);
+  if (time_is_simulated()) {
+    EXPECT_EQ(on_run->monotonic_event_time, now_in_on_run);
+  }
+  EXPECT_EQ(on_run->data, nullptr);
+  EXPECT_EQ(on_run->queue_index, Context::kInvalidQueueIndex);
+  EXPECT_EQ(on_run->source_boot_uuid, loop->boot_uuid());
+  EXPECT_EQ(called, scheduled);
+}
+
+// A timer's and a phased loop's context: AOS's fields.
+TEST_P(AbstractEventLoopTest, TimerAndPhasedLoopContextsAreAos) {
+  auto loop = Make("loop");
+  std::vector<Context> contexts;
+  contexts.reserve(4);
+  monotonic_clock::time_point scheduled = monotonic_clock::min_time;
+  TimerHandler* timer =
+      loop->AddTimer([&]() { contexts.push_back(loop->context()); });
+  loop->AddPhasedLoop(
+      [&](int) {
+        if (contexts.size() == 1) {
+          contexts.push_back(loop->context());
+          loop->Exit();
+        }
+      },
+      milliseconds(20));
+  loop->OnRun([&]() {
+    scheduled = loop->monotonic_now() + milliseconds(5);
+    timer->Schedule(scheduled);
+  });
+  Run();
+  ASSERT_EQ(contexts.size(), 2u);
+  EXPECT_EQ(contexts[0].monotonic_event_time, scheduled);
+  for (const Context& context : contexts) {
+    EXPECT_EQ(context.monotonic_remote_time, monotonic_clock::min_time);
+    EXPECT_EQ(context.realtime_event_time, realtime_clock::min_time);
+    EXPECT_EQ(context.realtime_remote_time, realtime_clock::min_time);
+    EXPECT_EQ(context.monotonic_remote_transmit_time,
+              monotonic_clock::min_time);
+    EXPECT_EQ(context.queue_index, Context::kInvalidQueueIndex);
+    EXPECT_EQ(context.remote_queue_index, Context::kInvalidQueueIndex);
+    EXPECT_EQ(context.source_boot_uuid, loop->boot_uuid());
+    EXPECT_EQ(context.data, nullptr);
+    EXPECT_EQ(context.size, 0u);
+    EXPECT_EQ(context.buffer_index, -1);
+  }
+}
+
+// AOS's non-fatal probes: GetChannel is null for a channel the config
+// lacks; TryMake* give invalid objects instead of ending the program.
+TEST_P(AbstractEventLoopTest, ProbingForChannelsDoesNotEndTheProgram) {
+  auto loop = Make("loop");
+  EXPECT_EQ(loop->GetChannel<TestMessage>("/nope"), nullptr);
+  EXPECT_FALSE(loop->HasChannel<TestMessage>("/nope"));
+  EXPECT_NE(loop->GetChannel<TestMessage>("/test"), nullptr);
+  EXPECT_TRUE(loop->HasChannel<TestMessage>("/test"));
+  EXPECT_FALSE(loop->HasChannel<TestReply>("/slow"));
+  Sender<TestMessage> missing = loop->TryMakeSender<TestMessage>("/nope");
+  EXPECT_FALSE(missing.valid());
+  Fetcher<TestMessage> no_fetcher = loop->TryMakeFetcher<TestMessage>("/nope");
+  EXPECT_FALSE(no_fetcher.valid());
+  Sender<TestMessage> sender = loop->TryMakeSender<TestMessage>("/test");
+  ASSERT_TRUE(sender.valid());
+  Fetcher<TestMessage> fetcher = loop->TryMakeFetcher<TestMessage>("/test");
+  ASSERT_TRUE(fetcher.valid());
+  ASSERT_EQ(SendPing(&sender, 7), RawSender::Error::kOk);
+  ASSERT_TRUE(fetcher.Fetch());
+  EXPECT_EQ(fetcher->value(), 7);
+}
+
+// Builders write fields equal to their default (AOS's ForceDefaults), are
+// movable and default-constructible, and the sender remembers its last
+// send.
+TEST_P(AbstractEventLoopTest, BuildersAreAosBuilders) {
+  auto loop = Make("loop");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  Sender<TestMessage>::Builder builder;
+  builder = sender.MakeBuilder();
+  Sender<TestMessage>::Builder moved = std::move(builder);
+  TestMessage::Builder message = moved.MakeBuilder<TestMessage>();
+  message.add_value(0);
+  ASSERT_EQ(moved.Send(message.Finish()), RawSender::Error::kOk);
+  ASSERT_TRUE(fetcher.Fetch());
+  EXPECT_TRUE(reinterpret_cast<const flatbuffers::Table*>(fetcher.get())
+                  ->GetOptionalFieldOffset(TestMessage::VT_VALUE) != 0)
+      << "a value equal to the default was left out";
+  EXPECT_EQ(sender.monotonic_sent_time(),
+            fetcher.context().monotonic_event_time);
+  EXPECT_EQ(sender.realtime_sent_time(), fetcher.context().realtime_event_time);
+  EXPECT_EQ(sender.sent_queue_index(), fetcher.context().queue_index);
+  // A new builder once the first has sent.
+  ASSERT_EQ(SendPing(&sender, 5), RawSender::Error::kOk);
+  sender.CheckOk(RawSender::Error::kOk);
+}
+
+// A prebuilt flatbuffer is copied; one a Builder of this sender detached is
+// sent in place.
+TEST_P(AbstractEventLoopTest, SendingPrebuiltAndDetachedMessages) {
+  auto loop = Make("loop");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  flatbuffers::FlatBufferBuilder fbb;
+  TestMessage::Builder prebuilt(fbb);
+  prebuilt.add_value(11);
+  fbb.Finish(prebuilt.Finish());
+  const FlatbufferDetachedBuffer<TestMessage> copy(fbb.Release());
+  ASSERT_EQ(sender.Send(copy), RawSender::Error::kOk);
+  ASSERT_TRUE(fetcher.FetchNext());
+  EXPECT_EQ(fetcher->value(), 11);
+  FlatbufferDetachedBuffer<TestMessage> detached = [&]() {
+    auto builder = sender.MakeBuilder();
+    TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+    message.add_value(12);
+    return builder.Detach(message.Finish());
+  }();
+  EXPECT_EQ(detached.message().value(), 12);
+  ASSERT_EQ(sender.SendDetached(std::move(detached)), RawSender::Error::kOk);
+  ASSERT_TRUE(fetcher.FetchNext());
+  EXPECT_EQ(fetcher->value(), 12);
+  // The buffer is free again.
+  ASSERT_EQ(SendPing(&sender, 13), RawSender::Error::kOk);
+}
+
+// JSON with the channel's schema; bad JSON is an error naming the channel,
+// never a crash.
+TEST_P(AbstractEventLoopTest, SendJsonParsesWithTheChannelsSchema) {
+  auto loop = Make("loop");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  const absl::Status sent = sender.SendJson(R"({ "value": 971 })");
+  ASSERT_TRUE(sent.ok()) << sent.message();
+  ASSERT_TRUE(fetcher.FetchNext());
+  EXPECT_EQ(fetcher->value(), 971);
+  const absl::Status malformed = sender.SendJson(R"({ "value": )");
+  EXPECT_FALSE(malformed.ok());
+  EXPECT_THAT(std::string(malformed.message()),
+              HasSubstr("/test (type aos.testing.TestMessage)"));
+  const absl::Status unknown = sender.SendJson(R"({ "colour": 1 })");
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_THAT(std::string(unknown.message()), HasSubstr("colour"));
+  EXPECT_FALSE(fetcher.FetchNext());
+}
+
+// is_running() may be read from another thread while the loop runs.
+TEST_P(AbstractEventLoopTest, IsRunningIsReadableFromAnotherThread) {
+  auto loop = Make("loop");
+  std::atomic<bool> seen_running{false};
+  std::atomic<bool> stop{false};
+  EXPECT_FALSE(loop->is_running());
+  std::thread observer([&]() {
+    while (!stop) {
+      if (loop->is_running()) seen_running = true;
+      std::this_thread::yield();
+    }
+  });
+  TimerHandler* check = loop->AddTimer([&]() {
+    if (seen_running || time_is_simulated()) loop->Exit();
+  });
+  loop->OnRun(
+      [&]() { check->Schedule(loop->monotonic_now(), milliseconds(1)); });
+  Run();
+  stop = true;
+  observer.join();
+  EXPECT_TRUE(seen_running || time_is_simulated());
+}
+
+// Two messages under construction in one sender's buffer would overwrite
+// each other: the second builder dies naming the channel.
+TEST_P(AbstractEventLoopDeathTest, ASecondLiveBuilderDiesNamingTheChannel) {
+  auto loop = Make("loop");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  EXPECT_DEATH(
+      {
+        auto first = sender.MakeBuilder();
+        first.MakeBuilder<TestMessage>().Finish();
+        auto second = sender.MakeBuilder();
+        second.MakeBuilder<TestMessage>().Finish();
+      },
+      "a second message is being built on /test \\(type "
+      "aos.testing.TestMessage\\)");
+}
+
+// An invalid Sender or Fetcher from TryMake* says why when used.
+TEST_P(AbstractEventLoopDeathTest, UsingWhatTryMakeCouldNotMakeSaysWhy) {
+  auto loop = Make("loop");
+  Sender<TestMessage> sender = loop->TryMakeSender<TestMessage>("/nope");
+  EXPECT_DEATH((void)SendPing(&sender, 1),
+               "using a Sender that was not made: channel /nope of type "
+               "aos.testing.TestMessage is not in the config");
+  Fetcher<TestMessage> fetcher = loop->TryMakeFetcher<TestMessage>("/nope");
+  EXPECT_DEATH(fetcher.Fetch(), "using a Fetcher that was not made");
+}
+
+// CheckOk's failure names the channel and the error, and allocates
+// nothing on the way: inside a realtime callback the allocation guard
+// would otherwise abort first, blaming an allocation.
+TEST_P(AbstractEventLoopDeathTest, CheckOkNamesTheChannelAndTheError) {
+  auto loop = Make("loop");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/slow");
+  EXPECT_DEATH(sender.CheckOk(RawSender::Error::kMessagesSentTooFast),
+               "sending on /slow \\(type aos.testing.TestMessage\\) failed: "
+               "kMessagesSentTooFast; more messages than frequency");
 }
 
 TEST_P(AbstractEventLoopDeathTest, OversizeMessagesAbortNamingTheChannel) {

@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "aos/events/allocation_guard.h"
+#include "aos/events/stop_signals.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/util/cpu_latency_limit.h"
 #include "aos/util/str_cat.h"
@@ -96,12 +97,10 @@ mode_t ParsePermissions() {
   return static_cast<mode_t>(mode);
 }
 
-// Blocks the signals the loop reads through its signalfd.
-sigset_t LoopSignals() {
+// The signal the loop reads through its signalfd: senders' wakeups.
+sigset_t WakeupSignals() {
   sigset_t signals;
   sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
   sigaddset(&signals, ipc_lib::WakeupSignal());
   return signals;
 }
@@ -233,7 +232,8 @@ class ShmFetcher : public RawFetcher {
         loop_(event_loop),
         reader_(std::in_place, memory),
         queue_size_(memory->layout().queue_size),
-        buffer_(configuration::MessageBufferSize(*channel)) {
+        buffer_(configuration::MessageBufferSize(*channel)),
+        next_(reader_->NextIndex()) {
     loop_->shm_fetchers_.push_back(this);
   }
 
@@ -245,6 +245,7 @@ class ShmFetcher : public RawFetcher {
   void Attach(QueueMemory* memory) {
     reader_.emplace(memory);
     has_current_ = false;
+    next_ = 0;
   }
 
  protected:
@@ -270,14 +271,13 @@ class ShmFetcher : public RawFetcher {
     while (true) {
       const uint64_t next = reader_->NextIndex();
       const uint64_t oldest = OldestKept(next, queue_size_);
-      uint64_t wanted = has_current_ ? current_ + 1 : oldest;
+      uint64_t wanted = next_;
       if (wanted >= next) return {.fetched = false, .lost = lost};
       if (wanted < oldest) {
         lost += static_cast<uint32_t>(oldest - wanted);
         wanted = oldest;
         // Skip past the lost ones even if this read fails too.
-        current_ = oldest - 1;
-        has_current_ = oldest > 0;
+        next_ = oldest;
       }
       const ipc_lib::QueueReader::Result result = Take(wanted);
       if (result == ipc_lib::QueueReader::Result::kGood) {
@@ -288,7 +288,7 @@ class ShmFetcher : public RawFetcher {
   }
 
  private:
-  // A damaged message (kCorrupt, logged by the reader) is skipped: it
+  // A damaged message (kCorrupt, said by the reader) is skipped: it
   // becomes current without changing context_, to be counted as lost.
   ipc_lib::QueueReader::Result Take(uint64_t index) {
     MessageInfo info;
@@ -300,6 +300,7 @@ class ShmFetcher : public RawFetcher {
     }
     current_ = index;
     has_current_ = true;
+    next_ = index + 1;
     if (result == ipc_lib::QueueReader::Result::kGood) {
       context_ = ContextFromMessage(info, buffer_.data());
     }
@@ -313,6 +314,9 @@ class ShmFetcher : public RawFetcher {
   std::vector<uint8_t> buffer_;
   uint64_t current_ = 0;
   bool has_current_ = false;
+  // What FetchNext() reads next: from the fetcher's creation on (as in AOS),
+  // or after the last message fetched.
+  uint64_t next_ = 0;
 };
 
 class ShmWatcher : public WatcherState {
@@ -499,8 +503,8 @@ class ShmTimer : public TimerHandler {
 ShmEventLoop::ShmEventLoop(const Configuration* configuration,
                            std::string_view name, const Node* node)
     : EventLoop(name, configuration, node) {
-  const sigset_t signals = LoopSignals();
-  PCHECK(pthread_sigmask(SIG_BLOCK, &signals, nullptr) == 0);
+  // Reads the wakeup signal once Run() blocks it in the loop's thread.
+  const sigset_t signals = WakeupSignals();
   signal_fd_ = signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
   PCHECK(signal_fd_ >= 0) << "signalfd";
   epoll_.OnReadable(signal_fd_, [this]() { HandleSignals(); });
@@ -645,34 +649,29 @@ void ShmEventLoop::HandleSignals() {
   constexpr size_t kBatch = 16;
   struct signalfd_siginfo infos[kBatch];
   bool wakeup = false;
-  int stop_signal = 0;
   while (true) {
     const ssize_t bytes = read(signal_fd_, infos, sizeof(infos));
     if (bytes <= 0) {
       PCHECK(bytes == 0 || errno == EAGAIN) << "read signalfd";
       break;
     }
-    const size_t count = static_cast<size_t>(bytes) / sizeof(infos[0]);
-    for (size_t i = 0; i < count; ++i) {
-      const int signal = static_cast<int>(infos[i].ssi_signo);
-      if (signal == ipc_lib::WakeupSignal()) {
-        wakeup = true;
-      } else {
-        stop_signal = signal;
-      }
-    }
-    if (count < kBatch) break;
+    wakeup = true;
+    if (static_cast<size_t>(bytes) / sizeof(infos[0]) < kBatch) break;
   }
   // A message sent after the first pass, whose signal was just read, would
   // otherwise wait for the next wakeup.
   if (wakeup) DeliverMessages();
+}
+
+void ShmEventLoop::HandleStopSignal() {
+  const int signal = stop_signals_->Take();
+  if (signal == 0) return;
   // A stop signal ends Run() after everything sent before it was read (a
   // handler's Exit() stops at once).
-  if (stop_signal != 0) {
-    LOG(INFO) << "event loop " << name() << ": " << strsignal(stop_signal)
-              << ", exiting";
-    Exit();
-  }
+  DeliverMessages();
+  LOG(INFO) << "event loop " << name() << ": " << strsignal(signal)
+            << ", exiting";
+  Exit();
 }
 
 void ShmEventLoop::DeliverRemainingMessages() {
@@ -792,6 +791,14 @@ void ShmEventLoop::Run() {
                                         ? AllocationPolicy::kAbort
                                         : AllocationPolicy::kCount);
   }
+  // Senders signal this thread once its watchers register: the signal is
+  // read through the signalfd, and stays blocked after Run() returns (a
+  // sender may still signal a registration until it is destroyed).
+  const sigset_t wakeup = WakeupSignals();
+  PCHECK(pthread_sigmask(SIG_BLOCK, &wakeup, nullptr) == 0);
+  // SIGINT, SIGHUP and SIGTERM end every running loop of the process.
+  stop_signals_ = internal::StopSignals::WhileRunning();
+  epoll_.OnReadable(stop_signals_->fd(), [this]() { HandleStopSignal(); });
   for (ShmWatcher* watcher : shm_watchers_) {
     watcher->Start(runtime_realtime_priority());
   }
@@ -813,6 +820,9 @@ void ShmEventLoop::Run() {
   epoll_.Run();
   in_run_ = false;
   returned_ = true;
+  StopRunning();
+  epoll_.Remove(stop_signals_->fd());
+  stop_signals_.reset();
   cpu_latency_limit_.reset();
   if (runtime_realtime_priority() > 0) {
     struct sched_param param = {};

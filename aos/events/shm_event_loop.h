@@ -32,10 +32,15 @@
 // messages sent at the same nanosecond go in the order the watchers were
 // made.
 //
-// Signals: the constructor blocks SIGINT, SIGTERM and the wakeup signal in
-// the calling thread (threads it starts later inherit that), so they arrive
-// only through the loop. SIGINT or SIGTERM make Run() return; destructors
-// then run normally.
+// Signals, as in AOS: while any ShmEventLoop of the process runs, SIGINT,
+// SIGHUP and SIGTERM make every running loop's Run() return (once the
+// watchers had what was sent before the signal); destructors then run
+// normally. A second one while a handler is stuck finds the default action
+// and ends the process (SA_RESETHAND). Before Run() and after it returns
+// they do what they did before (stop_signals.h); nothing blocks them.
+// Run() blocks the senders' wakeup signal in its thread and leaves it
+// blocked: a sender may signal a watcher registration until the loop is
+// destroyed, and that signal's default action kills.
 
 #include <memory>
 #include <string>
@@ -56,6 +61,9 @@ DECLARE_string(cpu_dma_latency_scope);
 namespace aos {
 
 class CpuLatencyLimit;
+namespace internal {
+class StopSignals;
+}  // namespace internal
 
 namespace ipc_lib {
 class QueueMemory;
@@ -152,7 +160,10 @@ class ShmEventLoop : public EventLoop {
   void ApplyRealtimeSettings();
   // Holds --cpu_dma_latency_us, if this loop should (see above).
   void HoldCpuLatencyLimit();
+  // Reads the senders' wakeup signals and delivers.
   void HandleSignals();
+  // SIGINT, SIGHUP or SIGTERM arrived: delivers what was sent, then exits.
+  void HandleStopSignal();
   // Delivers the watchers' messages in send order: in Run(), until a
   // handler calls Exit().
   void DeliverMessages();
@@ -165,6 +176,8 @@ class ShmEventLoop : public EventLoop {
 
   internal::EPoll epoll_;
   int signal_fd_ = -1;
+  // While Run() runs: SIGINT, SIGHUP and SIGTERM end it.
+  std::unique_ptr<internal::StopSignals> stop_signals_;
   // Registered with OnReadable.
   std::vector<int> readable_fds_;
   // Given to OnWakeupEnd, if any.

@@ -344,6 +344,83 @@ TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
   EXPECT_TRUE(ran_on_run);
 }
 
+// SIGHUP ends Run() too, as in AOS.
+TEST_F(ShmEventLoopTest, SighupMakesRunReturn) {
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  loop.OnRun([&]() { kill(getpid(), SIGHUP); });
+  loop.Run();
+  EXPECT_FALSE(loop.is_running());
+}
+
+// One signal ends every running loop of the process (each in its thread).
+TEST_F(ShmEventLoopTest, OneSignalStopsEveryLoop) {
+  ShmEventLoop first(factory_.configuration(), "first");
+  ShmEventLoop second(factory_.configuration(), "second");
+  first.SkipTimingReport();
+  second.SkipTimingReport();
+  std::atomic<int> started{0};
+  first.OnRun([&]() { ++started; });
+  second.OnRun([&]() { ++started; });
+  std::thread a([&]() { first.Run(); });
+  std::thread b([&]() { second.Run(); });
+  while (started < 2) std::this_thread::sleep_for(milliseconds(1));
+  kill(getpid(), SIGTERM);
+  a.join();
+  b.join();
+  EXPECT_FALSE(first.is_running());
+  EXPECT_FALSE(second.is_running());
+}
+
+// SIGINT, SIGHUP and SIGTERM are never left blocked, and the process's own
+// handlers are back once no loop runs.
+TEST_F(ShmEventLoopTest, StopSignalsAreNotBlockedAndHandlersComeBack) {
+  auto blocked = []() {
+    sigset_t mask;
+    pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+    return sigismember(&mask, SIGINT) || sigismember(&mask, SIGTERM) ||
+           sigismember(&mask, SIGHUP);
+  };
+  auto handler = [](int signal) {
+    struct sigaction action;
+    sigaction(signal, nullptr, &action);
+    return action.sa_handler;
+  };
+  const auto before = handler(SIGINT);
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  EXPECT_FALSE(blocked()) << "blocked by the constructor";
+  bool blocked_while_running = true;
+  bool handled_while_running = false;
+  loop.OnRun([&]() {
+    blocked_while_running = blocked();
+    handled_while_running = handler(SIGINT) != before;
+    loop.Exit();
+  });
+  loop.Run();
+  EXPECT_FALSE(blocked_while_running);
+  EXPECT_TRUE(handled_while_running);
+  EXPECT_FALSE(blocked()) << "left blocked after Run()";
+  EXPECT_EQ(handler(SIGINT), before);
+}
+
+// A second Ctrl-C while the loop cannot stop (its handler is stuck) finds
+// the default action, as in AOS (SA_RESETHAND).
+TEST_F(ShmEventLoopTest, ASecondCtrlCKillsAStuckLoop) {
+  EXPECT_EXIT(
+      {
+        ShmEventLoop loop(factory_.configuration(), "stuck");
+        loop.SkipTimingReport();
+        loop.OnRun([&]() {
+          raise(SIGINT);  // Asks the loop to stop once this returns...
+          raise(SIGINT);  // ...which it never does.
+          while (true) pause();
+        });
+        loop.Run();
+      },
+      ::testing::KilledBySignal(SIGINT), "");
+}
+
 // Messages sent in the wakeup that stopped the loop reach its watchers
 // only through DeliverRemainingMessages(): in order, each once, also those
 // another sender (here, the same process) sent after Run() returned.

@@ -141,7 +141,10 @@ class SimulatedFetcher : public RawFetcher {
                    SimulatedChannel* simulated_channel)
       : RawFetcher(event_loop, channel),
         simulated_channel_(simulated_channel),
-        buffer_(configuration::MessageBufferSize(*channel)) {}
+        buffer_(configuration::MessageBufferSize(*channel)),
+        // FetchNext() starts after what was sent before the fetcher was
+        // made, as in AOS.
+        next_(simulated_channel->next_queue_index()) {}
 
  protected:
   FetchResult DoFetch() override {
@@ -157,9 +160,7 @@ class SimulatedFetcher : public RawFetcher {
   }
 
   FetchResult DoFetchNext() override {
-    uint32_t wanted = context_.queue_index == Context::kInvalidQueueIndex
-                          ? simulated_channel_->oldest_queue_index()
-                          : context_.queue_index + 1;
+    uint32_t wanted = next_;
     if (wanted >= simulated_channel_->next_queue_index()) return {};
     uint32_t lost = 0;
     const uint32_t oldest = simulated_channel_->oldest_queue_index();
@@ -178,10 +179,13 @@ class SimulatedFetcher : public RawFetcher {
     memcpy(buffer_.data(), slot.context.data, slot.context.size);
     context_ = slot.context;
     context_.data = buffer_.data();
+    next_ = queue_index + 1;
   }
 
   SimulatedChannel* const simulated_channel_;
   std::vector<uint8_t> buffer_;
+  // What FetchNext() reads next.
+  uint32_t next_;
 };
 
 class SimulatedWatcher : public WatcherState, public EventScheduler::Event {
