@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <mutex>
 
 #include "aos/configuration.h"
 #include "aos/events/timing_report.h"
@@ -227,6 +228,14 @@ bool RawFetcher::Fetch() { return Record(DoFetch()); }
 
 bool RawFetcher::FetchNext() { return Record(DoFetchNext()); }
 
+bool RawFetcher::FetchIf(absl::FunctionRef<bool(const Context&)> fn) {
+  return Record(DoFetchIf(fn));
+}
+
+bool RawFetcher::FetchNextIf(absl::FunctionRef<bool(const Context&)> fn) {
+  return Record(DoFetchNextIf(fn));
+}
+
 // TimerHandler.
 
 TimerHandler::TimerHandler(EventLoop* event_loop, std::function<void()> fn)
@@ -387,9 +396,32 @@ void WatcherState::Call(const Context& context) {
 
 // EventLoop.
 
+namespace {
+
+std::mutex& DefaultVersionMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::string& DefaultVersion() {
+  static std::string* version = new std::string();
+  return *version;
+}
+
+}  // namespace
+
+void EventLoop::SetDefaultVersionString(std::string_view version) {
+  std::lock_guard<std::mutex> lock(DefaultVersionMutex());
+  DefaultVersion() = version;
+}
+
 EventLoop::EventLoop(std::string_view name, const Configuration* configuration,
                      const Node* node)
     : name_(name), configuration_(configuration), node_(node) {
+  {
+    std::lock_guard<std::mutex> lock(DefaultVersionMutex());
+    version_ = DefaultVersion();
+  }
   CHECK(configuration != nullptr)
       << "event loop " << name << ": no configuration";
 }

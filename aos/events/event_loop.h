@@ -56,6 +56,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "aos/configuration.h"
@@ -251,6 +252,12 @@ class RawFetcher {
   // skipped ones are counted as lost). Returns false, changing nothing, if
   // there is none. Never allocates.
   bool FetchNext();
+  // Like Fetch() and FetchNext(), but only if `fn` returns true for the
+  // message's context, which it gets without the message (data is null and
+  // buffer_index -1, as in AOS); otherwise nothing changes and the message
+  // stays next. Never allocates (`fn` is not copied).
+  bool FetchIf(absl::FunctionRef<bool(const Context&)> fn);
+  bool FetchNextIf(absl::FunctionRef<bool(const Context&)> fn);
 
   // The current message; context().data is null before the first fetch.
   const Context& context() const { return context_; }
@@ -270,6 +277,10 @@ class RawFetcher {
   };
   virtual FetchResult DoFetch() = 0;
   virtual FetchResult DoFetchNext() = 0;
+  // The same, taking the message only if `fn(context without data)`.
+  virtual FetchResult DoFetchIf(absl::FunctionRef<bool(const Context&)> fn) = 0;
+  virtual FetchResult DoFetchNextIf(
+      absl::FunctionRef<bool(const Context&)> fn) = 0;
 
   Context context_;
 
@@ -568,9 +579,27 @@ class Fetcher {
     return fetcher;
   }
 
-  // See RawFetcher::Fetch and FetchNext.
+  // See RawFetcher::Fetch, FetchNext, FetchIf and FetchNextIf.
   bool Fetch() { return raw_or_die()->Fetch(); }
   bool FetchNext() { return raw_or_die()->FetchNext(); }
+  bool FetchIf(absl::FunctionRef<bool(const Context&)> fn) {
+    return raw_or_die()->FetchIf(fn);
+  }
+  bool FetchNextIf(absl::FunctionRef<bool(const Context&)> fn) {
+    return raw_or_die()->FetchNextIf(fn);
+  }
+
+  // A copy of the current message that outlives the fetcher's next fetch
+  // (AOS's CopyFlatBuffer). Aborts if there is none. Allocates.
+  FlatbufferDetachedBuffer<T> CopyFlatBuffer() const {
+    const Context& current = raw_or_die()->context();
+    CHECK(current.data != nullptr)
+        << "CopyFlatBuffer() before a message was fetched";
+    const auto* bytes = static_cast<const uint8_t*>(current.data);
+    flatbuffers::FlatBufferBuilder fbb(current.size);
+    fbb.PushBytes(bytes, current.size);
+    return FlatbufferDetachedBuffer<T>(fbb.Release());
+  }
 
   // The current message, or null before the first successful fetch.
   const T* get() const {
@@ -626,6 +655,34 @@ struct WatcherArgument<R (*)(A)> {
 };
 
 }  // namespace event_loop_internal
+
+// What Run() returns: the status an ExitHandle gave, OK otherwise. Unlike
+// absl::Status it may be ignored, as AOS code does (`loop.Run();`); it
+// converts to absl::Status.
+class RunStatus {
+ public:
+  RunStatus(absl::Status status) : status_(std::move(status)) {}
+  operator const absl::Status&() const { return status_; }
+  const absl::Status& status() const { return status_; }
+  bool ok() const { return status_.ok(); }
+
+ private:
+  absl::Status status_;
+};
+
+// Ends a Run() from any thread, with a status for Run() to return (AOS's
+// ExitHandle; AOS's Result<void> is an absl::Status here). Made by
+// ShmEventLoop::MakeExitHandle() and SimulatedEventLoopFactory::
+// MakeExitHandle(); must not outlive what made it.
+class ExitHandle {
+ public:
+  virtual ~ExitHandle() = default;
+  // Run() returns once the current callback returns, with `status`. The
+  // first status given wins: a later Exit() (or the loop's own Exit())
+  // changes nothing.
+  virtual void Exit(absl::Status status) = 0;
+  void Exit() { Exit(absl::OkStatus()); }
+};
 
 class EventLoop {
  public:
@@ -769,6 +826,10 @@ class EventLoop {
 
   // Shown as "version" in timing reports. Before Run() only.
   void SetVersionString(std::string_view version);
+  // The version string every event loop made from now on starts with (AOS's
+  // SetDefaultVersionString): a program sets it once, early, e.g. to its
+  // build's git hash. Thread-safe.
+  static void SetDefaultVersionString(std::string_view version);
   const std::string& version_string() const { return version_; }
 
   // This loop publishes no timing reports (its figures are still kept).

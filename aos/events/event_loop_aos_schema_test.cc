@@ -300,8 +300,7 @@ TEST(AosSchemaTest, ReportsOfTheOldLayoutAreRefusedByName) {
   const reflection::Schema* schema = reflection::GetSchema(bytes.data());
   const absl::Status status = CheckTimingReportSchema(*schema);
   EXPECT_FALSE(status.ok());
-  EXPECT_THAT(std::string(status.message()),
-              ::testing::HasSubstr("is field "));
+  EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("is field "));
   EXPECT_THAT(std::string(status.message()),
               ::testing::HasSubstr("before 2026-11-24"));
 }

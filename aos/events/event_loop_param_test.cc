@@ -1178,6 +1178,81 @@ TEST_P(AbstractEventLoopTest, IsRunningIsReadableFromAnotherThread) {
   EXPECT_TRUE(seen_running || time_is_simulated());
 }
 
+// FetchIf/FetchNextIf take a message only if the predicate, shown its
+// context without the data, says so; otherwise it stays next.
+TEST_P(AbstractEventLoopTest, FetchIfAndFetchNextIfAskFirst) {
+  auto loop = Make("loop");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  ASSERT_EQ(SendPing(&sender, 1), RawSender::Error::kOk);
+  ASSERT_EQ(SendPing(&sender, 2), RawSender::Error::kOk);
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  Fetcher<TestMessage> latest = loop->MakeFetcher<TestMessage>("/test");
+  std::vector<uint32_t> asked;
+  auto refuse = [&](const Context& context) {
+    asked.push_back(context.queue_index);
+    EXPECT_EQ(context.data, nullptr);
+    EXPECT_GT(context.size, 0u);
+    return false;
+  };
+  EXPECT_FALSE(latest.FetchIf(refuse));
+  EXPECT_EQ(latest.get(), nullptr);
+  EXPECT_TRUE(latest.FetchIf([](const Context&) { return true; }));
+  EXPECT_EQ(latest->value(), 2);
+  ASSERT_EQ(SendPing(&sender, 3), RawSender::Error::kOk);
+  ASSERT_EQ(SendPing(&sender, 4), RawSender::Error::kOk);
+  EXPECT_FALSE(fetcher.FetchNextIf(refuse));
+  EXPECT_FALSE(fetcher.FetchNextIf(refuse));  // The same one, still next.
+  ASSERT_EQ(asked.size(), 3u);
+  EXPECT_EQ(asked[1], asked[2]);
+  EXPECT_TRUE(fetcher.FetchNextIf([](const Context&) { return true; }));
+  EXPECT_EQ(fetcher->value(), 3);
+  EXPECT_TRUE(fetcher.FetchNextIf([&](const Context& context) {
+    return context.queue_index == fetcher.context().queue_index + 1;
+  }));
+  EXPECT_EQ(fetcher->value(), 4);
+  EXPECT_FALSE(fetcher.FetchNextIf([](const Context&) { return true; }));
+  // A copy outlives the next fetch.
+  const FlatbufferDetachedBuffer<TestMessage> copy = fetcher.CopyFlatBuffer();
+  ASSERT_EQ(SendPing(&sender, 5), RawSender::Error::kOk);
+  ASSERT_TRUE(fetcher.FetchNext());
+  EXPECT_EQ(copy.message().value(), 4);
+}
+
+// An ExitHandle ends Run() with its status; the first status wins.
+TEST_P(AbstractEventLoopTest, ExitHandleEndsRunWithItsStatus) {
+  auto loop = Make("loop");
+  std::unique_ptr<ExitHandle> handle = factory_->MakeExitHandle();
+  loop->OnRun([&]() {
+    handle->Exit(absl::InternalError("it broke"));
+    handle->Exit();
+  });
+  const absl::Status failed = Run().status();
+  EXPECT_EQ(failed.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(failed.message(), "it broke");
+}
+
+TEST_P(AbstractEventLoopTest, ExitHandleSuccessIsOk) {
+  auto loop = Make("loop");
+  std::unique_ptr<ExitHandle> handle = factory_->MakeExitHandle();
+  TimerHandler* timer = loop->AddTimer([&]() { handle->Exit(); });
+  loop->OnRun([&]() { timer->Schedule(loop->monotonic_now()); });
+  EXPECT_TRUE(Run().ok());
+}
+
+// Loops made after SetDefaultVersionString start with that version; their
+// own SetVersionString wins.
+TEST_P(AbstractEventLoopTest, DefaultVersionStringAppliesToLaterLoops) {
+  auto before = Make("before");
+  EventLoop::SetDefaultVersionString("default_version");
+  auto after = Make("after");
+  auto own = Make("own");
+  own->SetVersionString("own_version");
+  EventLoop::SetDefaultVersionString("");
+  EXPECT_EQ(before->version_string(), "");
+  EXPECT_EQ(after->version_string(), "default_version");
+  EXPECT_EQ(own->version_string(), "own_version");
+}
+
 // Two messages under construction in one sender's buffer would overwrite
 // each other: the second builder dies naming the channel.
 TEST_P(AbstractEventLoopDeathTest, ASecondLiveBuilderDiesNamingTheChannel) {

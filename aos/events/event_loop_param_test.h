@@ -40,8 +40,11 @@ class EventLoopTestFactory {
   virtual ~EventLoopTestFactory();
 
   virtual std::unique_ptr<EventLoop> MakeEventLoop(std::string_view name) = 0;
-  // Runs every loop made so far until one calls Exit().
-  virtual void Run() = 0;
+  // Runs every loop made so far until one calls Exit() (or an ExitHandle
+  // does); returns the status an ExitHandle gave, OK otherwise.
+  virtual RunStatus Run() = 0;
+  // Ends Run() with a status, from any thread (AOS's ExitHandle).
+  virtual std::unique_ptr<ExitHandle> MakeExitHandle() = 0;
   // Runs every loop made so far for `duration`.
   virtual void RunFor(monotonic_clock::duration duration) = 0;
   // Makes the running handler take `duration` (sleeps, or advances simulated
@@ -68,7 +71,7 @@ class AbstractEventLoopTest
   std::unique_ptr<EventLoop> Make(std::string_view name) {
     return factory_->MakeEventLoop(name);
   }
-  void Run() { factory_->Run(); }
+  RunStatus Run() { return factory_->Run(); }
   void RunFor(monotonic_clock::duration duration) {
     factory_->RunFor(duration);
   }

@@ -17,6 +17,7 @@
 #include "aos/events/allocation_guard.h"
 #include "aos/events/stop_signals.h"
 #include "aos/ipc_lib/lockless_queue.h"
+#include "aos/node_resolution.h"
 #include "aos/util/cpu_latency_limit.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
@@ -24,6 +25,9 @@
 
 DECLARE_int32(timing_report_ms);
 
+DEFINE_string(application_name, "",
+              "The name an event loop made without one (ShmEventLoop(config), "
+              "as AOS makes them) runs under; empty: the program's name.");
 DEFINE_string(shm_base, "/dev/shm/aos",
               "Directory of the shared memory files, one per channel. Give "
               "each independent system its own.");
@@ -95,6 +99,18 @@ mode_t ParsePermissions() {
                             " is not an octal file mode like 0600 or 0660"));
   }
   return static_cast<mode_t>(mode);
+}
+
+std::string DefaultApplicationName() {
+  if (!FLAGS_application_name.empty()) return FLAGS_application_name;
+  return gflags::ProgramInvocationShortName();
+}
+
+const Node* NodeOfThisMachine(const Configuration* configuration) {
+  absl::StatusOr<const Node*> node =
+      ResolveNode(*configuration, "", ThisHostname());
+  if (!node.ok()) ExitForUserError(std::string(node.status().message()));
+  return *node;
 }
 
 // The signal the loop reads through its signalfd: senders' wakeups.
@@ -287,7 +303,55 @@ class ShmFetcher : public RawFetcher {
     }
   }
 
+  FetchResult DoFetchIf(absl::FunctionRef<bool(const Context&)> fn) override {
+    const uint64_t next = reader_->NextIndex();
+    if (next == 0) return {};
+    const uint64_t latest = next - 1;
+    if (has_current_ && current_ == latest) return {};
+    return TakeIf(latest, fn, 0);
+  }
+
+  FetchResult DoFetchNextIf(
+      absl::FunctionRef<bool(const Context&)> fn) override {
+    const uint64_t next = reader_->NextIndex();
+    const uint64_t oldest = OldestKept(next, queue_size_);
+    uint64_t wanted = next_;
+    if (wanted >= next) return {};
+    uint32_t lost = 0;
+    if (wanted < oldest) {
+      lost = static_cast<uint32_t>(oldest - wanted);
+      wanted = oldest;
+      next_ = oldest;
+    }
+    return TakeIf(wanted, fn, lost);
+  }
+
  private:
+  // Shows `fn` message `index` without its data (a peek: nothing is
+  // copied) and takes it if `fn` says so. `lost` were skipped on the way.
+  FetchResult TakeIf(uint64_t index, absl::FunctionRef<bool(const Context&)> fn,
+                     uint32_t lost) {
+    MessageInfo info;
+    switch (reader_->Read(index, &info, nullptr)) {
+      case ipc_lib::QueueReader::Result::kGood:
+        break;
+      case ipc_lib::QueueReader::Result::kCorrupt:
+        (void)Take(index);  // Skipped: becomes current, counted as lost.
+        return {.fetched = false, .lost = lost + 1};
+      default:
+        return {.fetched = false, .lost = lost};
+    }
+    if (!fn(ContextFromMessage(info, nullptr))) {
+      return {.fetched = false, .lost = lost};
+    }
+    const ipc_lib::QueueReader::Result result = Take(index);
+    if (result == ipc_lib::QueueReader::Result::kGood) {
+      return {.fetched = true, .lost = lost};
+    }
+    // Overwritten (or found damaged) since the peek: gone.
+    return {.fetched = false, .lost = lost + 1};
+  }
+
   // A damaged message (kCorrupt, said by the reader) is skipped: it
   // becomes current without changing context_, to be counted as lost.
   ipc_lib::QueueReader::Result Take(uint64_t index) {
@@ -509,6 +573,10 @@ ShmEventLoop::ShmEventLoop(const Configuration* configuration,
   PCHECK(signal_fd_ >= 0) << "signalfd";
   epoll_.OnReadable(signal_fd_, [this]() { HandleSignals(); });
 }
+
+ShmEventLoop::ShmEventLoop(const Configuration* configuration)
+    : ShmEventLoop(configuration, DefaultApplicationName(),
+                   NodeOfThisMachine(configuration)) {}
 
 ShmEventLoop::~ShmEventLoop() {
   shared_memory_check_.reset();
@@ -782,7 +850,7 @@ void ShmEventLoop::HoldCpuLatencyLimit() {
                         cpu_latency_limit_->cpus());
 }
 
-void ShmEventLoop::Run() {
+RunStatus ShmEventLoop::Run() {
   CHECK(!ran_) << "event loop " << name() << ": Run() called twice";
   ran_ = true;
   ApplyRealtimeSettings();
@@ -828,8 +896,36 @@ void ShmEventLoop::Run() {
     struct sched_param param = {};
     sched_setscheduler(0, SCHED_OTHER, &param);
   }
+  std::lock_guard<std::mutex> lock(exit_mutex_);
+  absl::Status status = exit_status_.value_or(absl::OkStatus());
+  exit_status_.reset();
+  return status;
 }
 
-void ShmEventLoop::Exit() { epoll_.Quit(); }
+void ShmEventLoop::Exit() { ExitWithStatus(absl::OkStatus()); }
+
+void ShmEventLoop::ExitWithStatus(absl::Status status) {
+  {
+    std::lock_guard<std::mutex> lock(exit_mutex_);
+    if (!exit_status_.has_value()) exit_status_ = std::move(status);
+  }
+  epoll_.Quit();
+}
+
+class ShmExitHandle : public ExitHandle {
+ public:
+  explicit ShmExitHandle(ShmEventLoop* loop) : loop_(loop) {}
+  void Exit(absl::Status status) override {
+    loop_->ExitWithStatus(std::move(status));
+  }
+
+ private:
+  ShmEventLoop* const loop_;
+};
+
+
+std::unique_ptr<ExitHandle> ShmEventLoop::MakeExitHandle() {
+  return std::make_unique<ShmExitHandle>(this);
+}
 
 }  // namespace aos

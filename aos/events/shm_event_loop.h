@@ -43,14 +43,18 @@
 // destroyed, and that signal's default action kills.
 
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "aos/events/epoll.h"
 #include "aos/events/event_loop.h"
 #include "gflags/gflags.h"
 
+DECLARE_string(application_name);
 DECLARE_string(shm_base);
 DECLARE_string(permissions);
 DECLARE_bool(die_on_rt_failure);
@@ -75,14 +79,24 @@ class ShmEventLoop : public EventLoop {
   // `configuration` must outlive it.
   ShmEventLoop(const Configuration* configuration, std::string_view name,
                const Node* node = nullptr);
+  // As AOS makes one: called --application_name (default: the program's
+  // name), on the node of `configuration` whose hostname is this machine's
+  // (none in a single-node config). A multi-node config without such a node
+  // ends the program in one line listing the nodes.
+  explicit ShmEventLoop(const Configuration* configuration);
   ~ShmEventLoop() override;
 
-  // Runs the loop in the calling thread until Exit(), SIGINT or SIGTERM.
-  // Once per loop.
-  void Run();
+  // Runs the loop in the calling thread until Exit(), an ExitHandle,
+  // SIGINT, SIGHUP or SIGTERM. Once per loop. Returns the status an
+  // ExitHandle gave (OK otherwise).
+  RunStatus Run();
 
   // Makes Run() return once the current callback returns. Thread-safe.
   void Exit() override;
+
+  // A handle that ends Run() from any thread with a status Run() returns
+  // (AOS's MakeExitHandle). Must not outlive the loop.
+  std::unique_ptr<ExitHandle> MakeExitHandle();
 
   // After Run() returned, in the thread that ran it: delivers to the
   // watchers every message sent before this call that they have not had
@@ -143,6 +157,7 @@ class ShmEventLoop : public EventLoop {
 
  private:
   friend class ShmTimer;
+  friend class ShmExitHandle;
   friend class ShmSender;
   friend class ShmFetcher;
   friend class ShmWatcher;
@@ -164,6 +179,8 @@ class ShmEventLoop : public EventLoop {
   void HandleSignals();
   // SIGINT, SIGHUP or SIGTERM arrived: delivers what was sent, then exits.
   void HandleStopSignal();
+  // Exit(), recording `status` for Run() unless one was recorded already.
+  void ExitWithStatus(absl::Status status);
   // Delivers the watchers' messages in send order: in Run(), until a
   // handler calls Exit().
   void DeliverMessages();
@@ -178,6 +195,9 @@ class ShmEventLoop : public EventLoop {
   int signal_fd_ = -1;
   // While Run() runs: SIGINT, SIGHUP and SIGTERM end it.
   std::unique_ptr<internal::StopSignals> stop_signals_;
+  // The first status an Exit gave, for Run() to return.
+  std::mutex exit_mutex_;
+  std::optional<absl::Status> exit_status_;
   // Registered with OnReadable.
   std::vector<int> readable_fds_;
   // Given to OnWakeupEnd, if any.

@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include "aos/events/event_loop_generated.h"
@@ -42,9 +43,12 @@ class ShmTestFactory : public EventLoopTestFactory {
     return loop;
   }
 
-  void Run() override { RunLoops(std::nullopt); }
+  RunStatus Run() override { return RunLoops(std::nullopt); }
+  std::unique_ptr<ExitHandle> MakeExitHandle() override {
+    return std::make_unique<AllLoopsExitHandle>(this);
+  }
   void RunFor(monotonic_clock::duration duration) override {
-    RunLoops(duration);
+    (void)RunLoops(duration);
   }
   void Stall(monotonic_clock::duration duration) override {
     std::this_thread::sleep_for(duration);
@@ -52,14 +56,30 @@ class ShmTestFactory : public EventLoopTestFactory {
   bool time_is_simulated() const override { return false; }
 
  private:
-  void RunLoops(std::optional<monotonic_clock::duration> duration) {
+  // Ends every loop with a status: the first status wins.
+  class AllLoopsExitHandle : public ExitHandle {
+   public:
+    explicit AllLoopsExitHandle(ShmTestFactory* factory) : factory_(factory) {}
+    void Exit(absl::Status status) override {
+      {
+        std::lock_guard<std::mutex> lock(factory_->mutex_);
+        if (!factory_->status_.has_value()) factory_->status_ = status;
+      }
+      for (ShmEventLoop* loop : factory_->loops_) loop->Exit();
+    }
+
+   private:
+    ShmTestFactory* const factory_;
+  };
+
+  absl::Status RunLoops(std::optional<monotonic_clock::duration> duration) {
     std::vector<std::thread> threads;
     auto exit_all = [this]() {
       for (ShmEventLoop* loop : loops_) loop->Exit();
     };
     for (ShmEventLoop* loop : loops_) {
       threads.emplace_back([loop, exit_all]() {
-        loop->Run();
+        (void)loop->Run();
         exit_all();
       });
     }
@@ -68,9 +88,15 @@ class ShmTestFactory : public EventLoopTestFactory {
       exit_all();
     }
     for (std::thread& thread : threads) thread.join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    absl::Status status = status_.value_or(absl::OkStatus());
+    status_.reset();
+    return status;
   }
 
   std::vector<ShmEventLoop*> loops_;
+  std::mutex mutex_;
+  std::optional<absl::Status> status_;
 };
 
 std::unique_ptr<EventLoopTestFactory> MakeShmTestFactory() {
@@ -342,6 +368,20 @@ TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
   });
   loop->Run();
   EXPECT_TRUE(ran_on_run);
+}
+
+// ShmEventLoop(config) as AOS makes one: named by --application_name (or
+// the program), on no node in a single-node config.
+TEST_F(ShmEventLoopTest, OneArgumentConstructorNamesTheLoopAsAos) {
+  {
+    gflags::FlagSaver saver;
+    FLAGS_application_name = "from_the_flag";
+    ShmEventLoop loop(factory_.configuration());
+    EXPECT_EQ(loop.name(), "from_the_flag");
+    EXPECT_EQ(loop.node(), nullptr);
+  }
+  ShmEventLoop loop(factory_.configuration());
+  EXPECT_EQ(loop.name(), gflags::ProgramInvocationShortName());
 }
 
 // SIGHUP ends Run() too, as in AOS.

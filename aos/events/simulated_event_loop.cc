@@ -172,7 +172,44 @@ class SimulatedFetcher : public RawFetcher {
     return {.fetched = true, .lost = lost};
   }
 
+  FetchResult DoFetchIf(absl::FunctionRef<bool(const Context&)> fn) override {
+    const uint32_t next = simulated_channel_->next_queue_index();
+    if (next == 0) return {};
+    const uint32_t latest = next - 1;
+    if (context_.queue_index != Context::kInvalidQueueIndex &&
+        context_.queue_index == latest) {
+      return {};
+    }
+    return TakeIf(latest, fn, 0);
+  }
+
+  FetchResult DoFetchNextIf(
+      absl::FunctionRef<bool(const Context&)> fn) override {
+    uint32_t wanted = next_;
+    if (wanted >= simulated_channel_->next_queue_index()) return {};
+    uint32_t lost = 0;
+    const uint32_t oldest = simulated_channel_->oldest_queue_index();
+    if (wanted < oldest) {
+      lost = oldest - wanted;
+      wanted = oldest;
+      next_ = oldest;
+    }
+    return TakeIf(wanted, fn, lost);
+  }
+
  private:
+  // Takes message `queue_index` if `fn`, shown its context without the
+  // data, says so.
+  FetchResult TakeIf(uint32_t queue_index,
+                     absl::FunctionRef<bool(const Context&)> fn,
+                     uint32_t lost) {
+    Context peeked = simulated_channel_->At(queue_index).context;
+    peeked.data = nullptr;
+    if (!fn(peeked)) return {.fetched = false, .lost = lost};
+    Take(queue_index);
+    return {.fetched = true, .lost = lost};
+  }
+
   // Copies the message so it stays valid however the channel moves on.
   void Take(uint32_t queue_index) {
     const SimulatedChannel::Slot& slot = simulated_channel_->At(queue_index);
@@ -407,12 +444,38 @@ void SimulatedEventLoopFactory::RunFor(monotonic_clock::duration duration) {
   scheduler_.RunFor(duration);
 }
 
-void SimulatedEventLoopFactory::Run() {
+RunStatus SimulatedEventLoopFactory::Run() {
   StartPendingLoops();
   scheduler_.Run();
+  absl::Status status = exit_status_.value_or(absl::OkStatus());
+  exit_status_.reset();
+  return status;
 }
 
 void SimulatedEventLoopFactory::Exit() { scheduler_.Exit(); }
+
+namespace {
+
+class SimulatedExitHandle : public ExitHandle {
+ public:
+  SimulatedExitHandle(SimulatedEventLoopFactory* factory,
+                      std::optional<absl::Status>* status)
+      : factory_(factory), status_(status) {}
+  void Exit(absl::Status status) override {
+    if (!status_->has_value()) *status_ = std::move(status);
+    factory_->Exit();
+  }
+
+ private:
+  SimulatedEventLoopFactory* const factory_;
+  std::optional<absl::Status>* const status_;
+};
+
+}  // namespace
+
+std::unique_ptr<ExitHandle> SimulatedEventLoopFactory::MakeExitHandle() {
+  return std::make_unique<SimulatedExitHandle>(this, &exit_status_);
+}
 
 void SimulatedEventLoopFactory::SetWakeupDelay(
     monotonic_clock::duration delay) {

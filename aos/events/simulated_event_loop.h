@@ -33,9 +33,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "aos/configuration_generated.h"
 #include "aos/events/event_loop.h"
 #include "aos/events/event_scheduler.h"
@@ -61,10 +63,14 @@ class SimulatedEventLoopFactory {
 
   // Runs every loop for exactly `duration` of simulated time.
   void RunFor(monotonic_clock::duration duration);
-  // Runs until a loop calls Exit() (or Exit() is called here), or nothing
-  // is left to do.
-  void Run();
+  // Runs until a loop calls Exit() (or Exit() is called here, or through an
+  // ExitHandle), or nothing is left to do. Returns the status an ExitHandle
+  // gave (OK otherwise), as AOS's does.
+  RunStatus Run();
   void Exit();
+  // A handle that ends Run() with a status (AOS's MakeExitHandle); the
+  // first status given wins. Must not outlive the factory.
+  std::unique_ptr<ExitHandle> MakeExitHandle();
 
   // See the header comment: injected wakeup delay, and handler time.
   void SetWakeupDelay(monotonic_clock::duration delay);
@@ -121,6 +127,8 @@ class SimulatedEventLoopFactory {
 
   const Configuration* const configuration_;
   EventScheduler scheduler_;
+  // The first status an ExitHandle gave, for Run() to return.
+  std::optional<absl::Status> exit_status_;
   // Mutable: a node's boot is made when first asked for.
   mutable SimulatedNetwork network_;
   std::map<const Node*, NodeClock> clocks_;

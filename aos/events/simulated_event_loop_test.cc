@@ -28,7 +28,10 @@ class SimulatedTestFactory : public EventLoopTestFactory {
   std::unique_ptr<EventLoop> MakeEventLoop(std::string_view name) override {
     return factory_.MakeEventLoop(name);
   }
-  void Run() override { factory_.Run(); }
+  RunStatus Run() override { return factory_.Run(); }
+  std::unique_ptr<ExitHandle> MakeExitHandle() override {
+    return factory_.MakeExitHandle();
+  }
   void RunFor(monotonic_clock::duration duration) override {
     factory_.RunFor(duration);
   }

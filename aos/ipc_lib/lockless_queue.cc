@@ -501,7 +501,7 @@ QueueReader::Result QueueReader::Read(uint64_t index, MessageInfo* info,
   result.queue_index = static_cast<uint32_t>(index);
   result.size = size;
   // A torn size is caught below; never copy out of bounds because of it.
-  if (size <= max_size) {
+  if (size <= max_size && data != nullptr) {
     CopyPayloadMayTear(data, view.data(message) + max_size - size, size);
   }
   // Everything above happens before the second look at the entry: if any

@@ -210,7 +210,8 @@ class QueueReader {
   // clang-format on
 
   // Copies message `index` into `data` (at least message_data_size bytes;
-  // the message goes to its start) and describes it in `*info`. Never
+  // the message goes to its start; null: copy nothing, only describe it, a
+  // peek) and describes it in `*info`. Never
   // returns torn data. Never blocks, never allocates (the first kCorrupt
   // this reader sees is named on stderr, channel, file and index, from a
   // stack buffer). Reads nothing outside the mapping, whatever it holds, and
