@@ -305,69 +305,46 @@ PhasedLoopHandler::PhasedLoopHandler(EventLoop* event_loop,
                                      std::function<void(int)> fn,
                                      monotonic_clock::duration interval,
                                      monotonic_clock::duration offset)
-    : event_loop_(event_loop), fn_(std::move(fn)) {
-  // The timer first: messages below name the phased loop through it.
+    : event_loop_(event_loop),
+      fn_(std::move(fn)),
+      schedule_(interval, offset, event_loop->monotonic_now()) {
   timer_ = event_loop->AddInternalTimer([this]() { HandleTimer(); });
   timer_->callback_kind_ = "phased loop";
-  set_interval_and_offset(interval, offset);
 }
 
 PhasedLoopHandler::~PhasedLoopHandler() = default;
 
 void PhasedLoopHandler::set_interval_and_offset(
-    monotonic_clock::duration interval, monotonic_clock::duration offset) {
-  CHECK_GT(interval.count(), 0)
-      << "phased loop " << name() << ": interval must be positive";
-  CHECK(offset >= monotonic_clock::duration::zero() && offset < interval)
-      << "phased loop " << name() << ": offset " << offset.count()
-      << "ns must be in [0, interval " << interval.count() << "ns)";
-  interval_ = interval;
-  offset_ = offset;
-  if (event_loop_->is_running()) {
-    // Re-anchor on the new grid: the next call is at its first boundary
-    // after now, and counts one cycle.
-    const monotonic_clock::time_point now = event_loop_->monotonic_now();
-    last_boundary_ = NextBoundary(now) - interval_;
-    if (!in_handler_) timer_->Schedule(NextBoundary(now));
-  }
+    monotonic_clock::duration interval, monotonic_clock::duration offset,
+    std::optional<monotonic_clock::time_point> monotonic_now) {
+  schedule_.SetIntervalAndOffset(interval, offset, monotonic_now);
 }
 
-monotonic_clock::time_point PhasedLoopHandler::NextBoundary(
-    monotonic_clock::time_point time) const {
-  // Boundaries are offset_ + k * interval_; find the first one > time.
-  const int64_t since = (time.time_since_epoch() - offset_).count();
-  const int64_t interval = interval_.count();
-  int64_t k = since / interval;
-  if (since < 0 && since % interval != 0) --k;  // floor division
-  return monotonic_clock::time_point(offset_ + (k + 1) * interval_);
+void PhasedLoopHandler::Reschedule(monotonic_clock::time_point monotonic_now) {
+  cycles_elapsed_ += schedule_.Iterate(monotonic_now);
+  timer_->Schedule(schedule_.sleep_time());
 }
 
 void PhasedLoopHandler::Start() {
-  const monotonic_clock::time_point first =
-      NextBoundary(event_loop_->monotonic_now() - std::chrono::nanoseconds(1));
-  last_boundary_ = first - interval_;
-  timer_->Schedule(first);
+  const monotonic_clock::time_point now = event_loop_->monotonic_now();
+  schedule_.Reset(now);
+  Reschedule(now);
+  // Counted again when the first call comes.
+  cycles_elapsed_ = 0;
 }
 
 void PhasedLoopHandler::HandleTimer() {
-  const monotonic_clock::time_point now = event_loop_->monotonic_now();
-  // The latest boundary at or before now; the boundaries since the last call
-  // are the cycles elapsed (at least this one).
-  const monotonic_clock::time_point latest = NextBoundary(now) - interval_;
-  const int cycles_elapsed =
-      std::max<int>(1, static_cast<int>((latest - last_boundary_) / interval_));
-  timer_->timing_.missed_cycles += static_cast<uint32_t>(cycles_elapsed - 1);
-  last_boundary_ = latest;
-  in_handler_ = true;
+  cycles_elapsed_ += schedule_.Iterate(event_loop_->monotonic_now());
+  if (cycles_elapsed_ > 1) {
+    timer_->timing_.missed_cycles += static_cast<uint32_t>(cycles_elapsed_ - 1);
+  }
+  const int cycles_elapsed = cycles_elapsed_;
+  cycles_elapsed_ = 0;
   fn_(cycles_elapsed);
-  in_handler_ = false;
-  // Like a repeating timer: continue at the first boundary not yet passed
-  // when the handler returned (boundaries passed meanwhile show up in the
-  // next call's cycles_elapsed), and never at this boundary again.
-  // last_boundary_ is on the current grid even if the handler changed it.
-  const monotonic_clock::time_point end = event_loop_->monotonic_now();
-  timer_->Schedule(std::max(NextBoundary(end - std::chrono::nanoseconds(1)),
-                            NextBoundary(last_boundary_)));
+  // At the boundary worked out when the handler started, even if it has
+  // passed (then at once), or where set_interval_and_offset or Reschedule
+  // in the handler moved it.
+  timer_->Schedule(schedule_.sleep_time());
 }
 
 // WatcherState.

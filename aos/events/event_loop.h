@@ -62,6 +62,7 @@
 #include "aos/configuration.h"
 #include "aos/configuration_generated.h"
 #include "aos/events/allocation_guard.h"
+#include "aos/events/phased_schedule.h"
 #include "aos/events/timing_entry.h"
 #include "aos/flatbuffers.h"
 #include "aos/time/time.h"
@@ -385,11 +386,18 @@ class TimerHandler {
   uint64_t generation_ = 0;
 };
 
-// Calls its handler at every boundary `offset + k * interval` of the
-// monotonic clock, with how many boundaries passed since the last call
-// (1 normally; more after a stall, and the extra ones count as missed
-// cycles). Made by EventLoop::AddPhasedLoop. The first call is at the first
-// boundary after the loop starts running, with cycles_elapsed 1.
+// Calls its handler at the boundaries `offset + k * interval` of the
+// monotonic clock with how many boundaries passed since the last call, with
+// AOS's semantics (its PhasedLoopHandler over time::PhasedLoop, here
+// PhasedSchedule):
+// - the first call is at the first boundary strictly after the loop starts
+//   running, with cycles_elapsed 1;
+// - each call works out, when its handler starts, the first boundary after
+//   that moment and the boundaries passed since the one it was scheduled
+//   for (cycles_elapsed; all but one are counted as missed_cycles); the next
+//   call is at that boundary, so a handler that runs past it is called again
+//   at once, for it, counting the boundaries passed meanwhile.
+// Made by EventLoop::AddPhasedLoop.
 class PhasedLoopHandler {
  public:
   ~PhasedLoopHandler();
@@ -398,10 +406,21 @@ class PhasedLoopHandler {
   void set_name(std::string_view name) { timer_->timing_.name = name; }
   const std::string& name() const { return timer_->timing_.name; }
 
-  // Changes the boundaries from the next call on: the next call is at the
-  // first new boundary after now, with cycles_elapsed 1.
-  void set_interval_and_offset(monotonic_clock::duration interval,
-                               monotonic_clock::duration offset);
+  // Changes the grid, as AOS's does: the change takes effect when the
+  // handler returns (if called from it) or at Reschedule(). Without
+  // `monotonic_now`, the next call is at most one interval after the one
+  // already planned; with it, the next call is at the first new boundary
+  // after `monotonic_now`, counting 1 (PhasedSchedule::SetIntervalAndOffset).
+  // 0 <= offset < interval, or it aborts.
+  void set_interval_and_offset(
+      monotonic_clock::duration interval, monotonic_clock::duration offset,
+      std::optional<monotonic_clock::time_point> monotonic_now = std::nullopt);
+
+  // Plans the next call at the first boundary after `monotonic_now`,
+  // adding the boundaries passed to the next call's cycles_elapsed (AOS's
+  // Reschedule): how set_interval_and_offset takes effect outside the
+  // handler. From inside the handler the plan made when it returns wins.
+  void Reschedule(monotonic_clock::time_point monotonic_now);
 
   const timing::TimerTiming& timing() const { return timer_->timing_; }
 
@@ -412,19 +431,14 @@ class PhasedLoopHandler {
                     monotonic_clock::duration interval,
                     monotonic_clock::duration offset);
 
-  // The first boundary strictly after `time`.
-  monotonic_clock::time_point NextBoundary(
-      monotonic_clock::time_point time) const;
   void HandleTimer();
   void Start();
 
   EventLoop* const event_loop_;
   std::function<void(int)> fn_;
-  monotonic_clock::duration interval_;
-  monotonic_clock::duration offset_;
-  // The boundary of the last call (re-anchored when the interval changes).
-  monotonic_clock::time_point last_boundary_ = monotonic_clock::min_time;
-  bool in_handler_ = false;
+  PhasedSchedule schedule_;
+  // Boundaries counted for the next call.
+  int cycles_elapsed_ = 0;
   // A one-shot timer at each boundary; not listed among the loop's timers.
   TimerHandler* timer_ = nullptr;
 };

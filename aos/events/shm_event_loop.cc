@@ -923,7 +923,6 @@ class ShmExitHandle : public ExitHandle {
   ShmEventLoop* const loop_;
 };
 
-
 std::unique_ptr<ExitHandle> ShmEventLoop::MakeExitHandle() {
   return std::make_unique<ShmExitHandle>(this);
 }
