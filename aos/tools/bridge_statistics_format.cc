@@ -6,6 +6,7 @@
 #include "aos/events/timing_histogram.h"
 #include "aos/flatbuffer_string_view.h"
 #include "aos/util/plain_table.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
@@ -27,8 +28,10 @@ std::string FormatClientStatistics(
                                c->dropped_oversize() + c->dropped_invalid() +
                                c->dropped_send_failed();
       const bool has_offset = c->monotonic_offset_uncertainty() >= 0;
+      // Node names come from whoever sent the statistics (shared memory, a
+      // log, a peer): never raw to the terminal.
       std::vector<std::string> row = {
-          std::string(StringView(c->node())),
+          InlinePrintable(StringView(c->node())),
           message_bridge::EnumNameState(c->state()),
           StrCat(c->received_packets()),
           StrCat(c->lost_packets()),
@@ -70,7 +73,7 @@ std::string FormatClientStatistics(
     for (const message_bridge::ClientConnection* c :
          *statistics.connections()) {
       if (c->refused_reboots() == 0) continue;
-      out << "  reboots of " << StringView(c->node())
+      out << "  reboots of " << InlinePrintable(StringView(c->node()))
           << " not believed (more than 3 a minute: forged probes?): "
           << c->refused_reboots() << "\n";
     }

@@ -69,5 +69,29 @@ TEST(BridgeStatisticsFormatTest, NoOffsetOrSamplesYetAreDashes) {
   EXPECT_THAT(text, ::testing::Not(HasSubstr("not believed")));
 }
 
+// A node name comes from whoever sent the statistics: escape sequences and
+// line breaks in it never reach the terminal.
+TEST(BridgeStatisticsFormatTest, NodeNamesFromPeersAreEscaped) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto name = fbb.CreateString(std::string("pi\x1b[2J\nforged\0", 14));
+  message_bridge::ClientConnection::Builder connection(fbb);
+  connection.add_node(name);
+  connection.add_refused_reboots(4);
+  const auto connections = fbb.CreateVector({connection.Finish()});
+  message_bridge::ClientStatistics::Builder statistics(fbb);
+  statistics.add_connections(connections);
+  fbb.Finish(statistics.Finish());
+  const std::string text = FormatClientStatistics(
+      *flatbuffers::GetRoot<message_bridge::ClientStatistics>(
+          fbb.GetBufferPointer()),
+      "pi1", TimeUnit::kMicroseconds);
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("\x1b")));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("\nforged")));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr(std::string(1, '\0'))));
+  EXPECT_THAT(text, HasSubstr("\"pi\\x1b[2J\\nforged\\x00\" "));
+  EXPECT_THAT(text, HasSubstr("reboots of \"pi\\x1b[2J\\nforged\\x00\" "
+                              "not believed"));
+}
+
 }  // namespace
 }  // namespace aos
