@@ -677,7 +677,14 @@ int QueueWakeUpper::Wakeup() {
     const int32_t priority = watcher.priority.load(std::memory_order_relaxed);
     if (watcher.check.load(std::memory_order_relaxed) !=
         internal::WatcherCheck(owner, pid, priority)) {
-      continue;  // Damaged: signal nobody on its word.
+      // Signal nobody on its word. If the slot changed hands while we read
+      // it, that is a new registration, not damage.
+      if (slots.owner(slot).load(std::memory_order_acquire) == owner) {
+        ++refused_wakeups_;
+        SayRefused(slot, pid, static_cast<pid_t>(OwnerExtra(owner)),
+                   "has a check word that does not match its fields");
+      }
+      continue;
     }
     const KnownRegistration* known = Know(slot, owner, pid, priority);
     if (known == nullptr) continue;  // Gone, and evicted.

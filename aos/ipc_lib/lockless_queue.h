@@ -274,16 +274,18 @@ class QueueWakeUpper {
   // signalled. Slots whose thread no longer exists are released.
   //
   // A registration is read from shared memory, which anyone who can write
-  // the file can forge, so it is signalled only once proven
+  // the file can forge. One whose check word does not match its fields is
+  // damaged and never signalled; the others are signalled only once proven
   // (watcher_proof.h): its thread belongs to its process and blocks the
   // wakeup signal, and the process is an aos process. The proof runs once
   // per registration (a few /proc reads, about 35 us), on the first Wakeup
   // that meets it; later Wakeups signal it through a pidfd held for that
   // very thread, which no other thread can inherit. A registration that
-  // fails the proof (or the audit below) is never signalled: each Wakeup
-  // that skips it adds one to refused_wakeups(), and the first one is named
-  // on stderr (channel, file, slot, pid, tid, process name, why). Never
-  // allocates (the message is written with write(2) from a stack buffer).
+  // fails the proof (or the audit below), or is damaged, is never
+  // signalled: each Wakeup that skips it adds one to refused_wakeups(), and the
+  // first one is named on stderr (channel, file, slot, pid, tid, process name,
+  // why). Never allocates (the message is written with write(2) from a stack
+  // buffer).
   int Wakeup();
 
   // Off the send path (ShmEventLoop calls it once per report window): checks

@@ -153,7 +153,17 @@ TEST_F(HostileMemoryTest, DamagedWatcherSlotsSignalNobody) {
   slot.priority.store(1);
   slot.check.store(12345);
   QueueWakeUpper wake_upper(memory_.get());
+  ::testing::internal::CaptureStderr();
   EXPECT_EQ(wake_upper.Wakeup(), 0);
+  EXPECT_EQ(wake_upper.Wakeup(), 0);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  // Counted each time, named once.
+  EXPECT_EQ(wake_upper.refused_wakeups(), 2u);
+  EXPECT_THAT(said, HasSubstr("not signalling watcher slot 0 of"));
+  EXPECT_THAT(said, HasSubstr("check word that does not match"));
+  EXPECT_EQ(said.find("not signalling", said.find("not signalling") + 1),
+            std::string::npos)
+      << said;
   // Slot 1: a real registration of this thread, whose fields then change.
   sigset_t wakeup, old_mask;
   sigemptyset(&wakeup);
@@ -169,6 +179,8 @@ TEST_F(HostileMemoryTest, DamagedWatcherSlotsSignalNobody) {
   EXPECT_EQ(wake_upper.Wakeup(), 0);
   view().watcher(1).priority.store(5);
   EXPECT_EQ(wake_upper.Wakeup(), 1);
+  // Slot 0 on every Wakeup, slot 1 on the two it was damaged.
+  EXPECT_EQ(wake_upper.refused_wakeups(), 2u + 4u + 2u);
 
   int status;
   EXPECT_EQ(waitpid(child, &status, WNOHANG), 0) << "the child was signalled";
