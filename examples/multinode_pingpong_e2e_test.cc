@@ -1,6 +1,7 @@
 // The multi-node ping/pong as `./tools/aos.sh run --multinode` runs it, on
-// loopback: pi1's and pi2's message bridges, pong on pi2, ping on pi1, each
-// node with its own shared memory, and aos_timing_report_streamer on pi1.
+// loopback: pi1's and pi2's message bridges with DDS Security (a test CA made
+// for the run, as aos.sh makes one), pong on pi2, ping on pi1, each node with
+// its own shared memory, and aos_timing_report_streamer on pi1.
 // pi1's streamer shows pong's reports (forwarded from pi2) beside ping's,
 // each with its node, and for --node=pi2 what pi2's bridge measures of the
 // network into pi2; no timing is asserted, and waits are bounded so that a
@@ -10,6 +11,7 @@
 #include <set>
 
 #include "aos/events/streamed_report_generated.h"
+#include "aos/network/test_certificates.h"
 #include "aos/network/test_dds_domain.h"
 #include "aos/testing/path.h"
 #include "aos/util/str_cat.h"
@@ -33,10 +35,13 @@ class MultinodePingPongTest : public ::testing::Test {
     for (const char* node : {"pi1", "pi2"}) {
       std::filesystem::create_directories(ShmBase(node));
     }
-    bridge1_ = Start("aos/network/message_bridge", "pi1",
-                     {StrCat("--dds_domain=", domain_), "--dds_interface=lo"});
-    bridge2_ = Start("aos/network/message_bridge", "pi2",
-                     {StrCat("--dds_domain=", domain_), "--dds_interface=lo"});
+    const std::string ca = message_bridge::MakeTestCa({"pi1", "pi2"});
+    for (const char* node : {"pi1", "pi2"}) {
+      (node == std::string_view("pi1") ? bridge1_ : bridge2_) =
+          Start("aos/network/message_bridge", node,
+                {StrCat("--dds_domain=", domain_), "--dds_interface=lo",
+                 StrCat("--dds_security=", ca)});
+    }
     pong_ = Start("examples/pong", "pi2", {"--priority=0"});
     ping_ = Start("examples/ping", "pi1", {"--priority=0"});
   }
@@ -103,6 +108,11 @@ TEST_F(MultinodePingPongTest, StreamerOnPi1ShowsEveryNodesReportsByNode) {
   EXPECT_TRUE(seen.contains({"message_bridge", "pi2"})) << Said();
   // Nothing else, and no application on the wrong node.
   EXPECT_EQ(seen.size(), 4u);
+  // Forwarded with peers authenticated, as the run does it.
+  for (Subprocess* bridge : {bridge1_.get(), bridge2_.get()}) {
+    EXPECT_THAT(bridge->Stderr(), HasSubstr("DDS Security on"));
+    EXPECT_THAT(bridge->Stderr(), ::testing::Not(HasSubstr("Security off")));
+  }
 }
 
 // `--node=pi2 --application=pong` on pi1: only pong's reports, forwarded
