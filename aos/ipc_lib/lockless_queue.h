@@ -215,7 +215,7 @@ class QueueReader {
   // returns torn data. Never blocks, never allocates (the first kCorrupt
   // this reader sees is named on stderr, channel, file and index, from a
   // stack buffer). Reads nothing outside the mapping, whatever it holds, and
-  // loads the ring entry at most twice.
+  // loads the ring entry at most twice. One thread at a time per reader.
   Result Read(uint64_t index, MessageInfo* info, void* data) const;
 
  private:
@@ -223,6 +223,8 @@ class QueueReader {
 
   QueueMemory* const memory_;
   mutable bool reported_corruption_ = false;
+  // The latest monotonic clock reading Read() took, to judge sent times.
+  mutable monotonic_clock::time_point latest_now_ = monotonic_clock::min_time;
 };
 
 // The realtime signal senders use to wake watchers: SIGRTMIN + 2. A process
