@@ -1,7 +1,7 @@
 // AOS's simulation API over our simulated event loop: NodeEventLoopFactory
-// (per-node loops, clocks, OnStartup/OnShutdown, applications, links) and
-// SimulatedEventLoopFactory::RunUntil. Simulated time is exact, so every
-// time here is asserted exactly.
+// (per-node loops, clocks, OnStartup/OnShutdown, applications, links),
+// SimulatedEventLoopFactory::RunUntil and set_send_delay. Simulated time is
+// exact, so every time here is asserted exactly.
 #include <ostream>
 #include <string>
 #include <vector>
@@ -451,6 +451,108 @@ TEST(NodeEventLoopFactorySingleNodeTest, RunUntilUsesTheOnlyRealtimeClock) {
   EXPECT_EQ(factory.realtime_now(), end);
   EXPECT_EQ(factory.monotonic_now(),
             monotonic_clock::time_point(milliseconds(7)));
+}
+
+// --- The send delay.
+
+// A sender on pi1 sends at 1 ms and, 10 us later, again; a watcher and a
+// fetcher on pi1 and a watcher on pi2 note when they see each message.
+class SendDelayTest : public NodeEventLoopFactoryTest {
+ protected:
+  struct Seen {
+    int64_t at_us;
+    int64_t sent_us;
+    bool operator==(const Seen&) const = default;
+    friend void PrintTo(const Seen& seen, std::ostream* out) {
+      *out << "{at " << seen.at_us << " us, sent " << seen.sent_us << " us}";
+    }
+  };
+
+  void SendTwiceAndWatch() {
+    sender_loop_ = pi1_->MakeEventLoop("sender");
+    watcher_loop_ = pi1_->MakeEventLoop("watcher");
+    remote_loop_ = pi2_->MakeEventLoop("remote");
+    sender_ = sender_loop_->MakeSender<TestMessage>("/pi1/test");
+    fetcher_ = sender_loop_->MakeFetcher<TestMessage>("/pi1/test");
+    TimerHandler* send = sender_loop_->AddTimer([this]() {
+      Send(&sender_, 1);
+      fetched_at_once_.push_back(fetcher_.Fetch());
+      factory_.AdvanceTime(microseconds(10));
+      Send(&sender_, 2);
+      fetched_at_once_.push_back(fetcher_.Fetch());
+    });
+    sender_loop_->OnRun([this, send]() {
+      send->Schedule(sender_loop_->monotonic_now() + milliseconds(1));
+    });
+    watcher_loop_->MakeWatcher("/pi1/test", [this](const TestMessage&) {
+      local_.push_back({Us(watcher_loop_->monotonic_now()),
+                        Us(watcher_loop_->context().monotonic_event_time)});
+    });
+    remote_loop_->MakeWatcher("/pi1/test", [this](const TestMessage&) {
+      remote_.push_back({Us(remote_loop_->monotonic_now()),
+                         Us(remote_loop_->context().monotonic_event_time)});
+    });
+    factory_.RunFor(milliseconds(2));
+  }
+
+  double LocalWakeupLatencyMax() const {
+    return watcher_loop_->watchers()[0]
+        ->timing()
+        .wakeup_latency.statistic()
+        .max();
+  }
+
+  std::unique_ptr<EventLoop> sender_loop_;
+  std::unique_ptr<EventLoop> watcher_loop_;
+  std::unique_ptr<EventLoop> remote_loop_;
+  Sender<TestMessage> sender_;
+  Fetcher<TestMessage> fetcher_;
+  std::vector<bool> fetched_at_once_;
+  std::vector<Seen> local_;
+  std::vector<Seen> remote_;
+};
+
+TEST_F(SendDelayTest, DefaultIsZeroAndAossIsAConstant) {
+  EXPECT_EQ(factory_.send_delay(), nanoseconds(0));
+  EXPECT_EQ(pi1_->send_delay(), nanoseconds(0));
+  EXPECT_EQ(SimulatedEventLoopFactory::kAosSendDelay, microseconds(50));
+  SendTwiceAndWatch();
+  // Due at its send time, the watcher runs once the sending handler
+  // returns, at 1010 us: the first message waited 10 us for it.
+  EXPECT_THAT(local_, ElementsAre(Seen{1010, 1000}, Seen{1010, 1010}));
+  EXPECT_DOUBLE_EQ(LocalWakeupLatencyMax(), 10e-6);
+  // Forwarded: re-sent on pi2 one link delay (100 us) after the send.
+  EXPECT_THAT(remote_, ElementsAre(Seen{1100, 1100}, Seen{1110, 1110}));
+}
+
+TEST_F(SendDelayTest, WatchersSeeAMessageTheSendDelayAfterItsSend) {
+  factory_.set_send_delay(SimulatedEventLoopFactory::kAosSendDelay);
+  EXPECT_EQ(pi2_->send_delay(), microseconds(50));
+  SendTwiceAndWatch();
+  // The message keeps its send time; the watcher runs 50 us later, and its
+  // wakeup latency says so.
+  EXPECT_THAT(local_, ElementsAre(Seen{1050, 1000}, Seen{1060, 1010}));
+  EXPECT_DOUBLE_EQ(LocalWakeupLatencyMax(), 50e-6);
+  // Fetchers see it at once, as in AOS.
+  EXPECT_THAT(fetched_at_once_, ElementsAre(true, true));
+  // Forwarded: leaves pi1 when a watcher there sees it (50 us), crosses the
+  // link (100 us), is re-sent on pi2 at 1150 us, and pi2's watcher sees it
+  // 50 us after that, as in AOS.
+  EXPECT_THAT(remote_, ElementsAre(Seen{1200, 1150}, Seen{1210, 1160}));
+}
+
+TEST_F(SendDelayTest, AWakeupDelayComesOnTopOfTheSendDelay) {
+  factory_.set_send_delay(microseconds(20));
+  factory_.SetWakeupDelay(microseconds(7));
+  SendTwiceAndWatch();
+  // The send timer itself wakes 7 us late: sends at 1007 and 1017 us.
+  EXPECT_THAT(local_, ElementsAre(Seen{1034, 1007}, Seen{1044, 1017}));
+  EXPECT_DOUBLE_EQ(LocalWakeupLatencyMax(), 27e-6);
+}
+
+TEST_F(SendDelayTest, ANegativeSendDelayAborts) {
+  EXPECT_DEATH(factory_.set_send_delay(nanoseconds(-1)),
+               "set_send_delay: a send delay cannot be negative");
 }
 
 }  // namespace

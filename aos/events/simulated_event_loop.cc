@@ -255,9 +255,10 @@ class SimulatedWatcher : public WatcherState, public EventScheduler::Event {
     context.data = buffer_.data();
     ++next_queue_index_;
     if (next_queue_index_ < end) {
-      loop_->scheduler()->Schedule(
-          this, loop_->ToSchedulerTime(simulated_channel_->At(next_queue_index_)
-                                           .context.monotonic_event_time));
+      loop_->factory()->ScheduleWatcher(
+          this, loop_->node(),
+          simulated_channel_->At(next_queue_index_)
+              .context.monotonic_event_time);
     }
     Call(context);
   }
@@ -344,7 +345,8 @@ SimulatedEventLoopFactory::SimulatedEventLoopFactory(
           [this](const Node* node) { return realtime_now(node); },
           [this](const Channel* channel, const Node* node) {
             return GetSimulatedChannel(channel, node);
-          }) {
+          },
+          [this]() { return send_delay_; }) {
   CHECK(configuration != nullptr);
   if (configuration::MultiNode(*configuration)) {
     for (const Node* node : *configuration->nodes()) nodes_.push_back(node);
@@ -447,11 +449,11 @@ SimulatedChannel* SimulatedEventLoopFactory::GetSimulatedChannel(
   auto& simulated = channels_[{node, channel}];
   if (simulated == nullptr) {
     simulated = std::make_unique<SimulatedChannel>(configuration_, channel);
-    simulated->set_watcher_wakeup([this, node](
-                                      EventScheduler::Event* watcher,
-                                      monotonic_clock::time_point node_time) {
-      scheduler_.Schedule(watcher, node_time - Clock(node).monotonic_offset);
-    });
+    simulated->set_watcher_wakeup(
+        [this, node](EventScheduler::Event* watcher,
+                     monotonic_clock::time_point node_time) {
+          ScheduleWatcher(watcher, node, node_time);
+        });
     SimulatedChannel* const made = simulated.get();
     if (node != nullptr && channel->source_node() != nullptr &&
         channel->source_node()->string_view() == node->name()->string_view()) {
@@ -460,6 +462,13 @@ SimulatedChannel* SimulatedEventLoopFactory::GetSimulatedChannel(
     return made;
   }
   return simulated.get();
+}
+
+void SimulatedEventLoopFactory::ScheduleWatcher(
+    EventScheduler::Event* watcher, const Node* node,
+    monotonic_clock::time_point sent) {
+  scheduler_.Schedule(watcher,
+                      sent - Clock(node).monotonic_offset + send_delay_);
 }
 
 void SimulatedEventLoopFactory::StartPendingLoops(
@@ -560,6 +569,13 @@ void SimulatedEventLoopFactory::SetWakeupDelay(
 void SimulatedEventLoopFactory::AdvanceTime(
     monotonic_clock::duration duration) {
   scheduler_.AdvanceTime(duration);
+}
+
+void SimulatedEventLoopFactory::set_send_delay(
+    std::chrono::nanoseconds send_delay) {
+  CHECK_GE(send_delay.count(), 0)
+      << "set_send_delay: a send delay cannot be negative";
+  send_delay_ = send_delay;
 }
 
 void SimulatedEventLoopFactory::CheckNoLoopOn(const Node* node,
@@ -676,6 +692,10 @@ void NodeEventLoopFactory::SetRealtimeOffset(
 
 std::chrono::nanoseconds NodeEventLoopFactory::realtime_offset() const {
   return realtime_now().time_since_epoch() - monotonic_now().time_since_epoch();
+}
+
+std::chrono::nanoseconds NodeEventLoopFactory::send_delay() const {
+  return factory_->send_delay();
 }
 
 void NodeEventLoopFactory::OnStartup(std::function<void()> fn) {

@@ -19,8 +19,9 @@
 //
 // Determinism: the same setup gives the same callbacks in the same order at
 // the same simulated times, every run. Events run in time order, ties in
-// the order they were scheduled; a message is delivered to watchers at its
-// send time, after the sending callback returns.
+// the order they were scheduled; a message is delivered to watchers
+// send_delay() after its send time (0 unless set_send_delay() says
+// otherwise), after the sending callback returns; fetchers see it at once.
 //
 // Exact timing: nothing takes time unless a test says so.
 // SetWakeupDelay(d) makes every wakeup (timer, phased loop, watcher) start d
@@ -61,6 +62,11 @@ class SimulatedEventLoop;
 
 class SimulatedEventLoopFactory {
  public:
+  // AOS's default send delay (set_send_delay), for tests that want AOS's
+  // timing; ours is zero.
+  static constexpr std::chrono::nanoseconds kAosSendDelay =
+      std::chrono::microseconds(50);
+
   // `configuration` must outlive the factory and every loop it makes. Makes
   // one NodeEventLoopFactory per node of the config (one, for no node, in a
   // single-node config).
@@ -129,6 +135,17 @@ class SimulatedEventLoopFactory {
   void SetWakeupDelay(monotonic_clock::duration delay);
   void AdvanceTime(monotonic_clock::duration duration);
 
+  // AOS's send delay: a message sent on a node reaches that node's watchers
+  // `send_delay` after its send time (their wakeup latency includes it;
+  // a wakeup delay comes on top). Fetchers see it at once, as in AOS. A
+  // forwarded message leaves its node when a watcher there would see it, so
+  // it arrives send_delay + the link's delay after the send, and the
+  // destination's watchers see it send_delay after that. Default 0 (AOS's
+  // is kAosSendDelay). Applies to messages sent from then on; may be called
+  // at any time, also from a handler. A negative delay aborts.
+  void set_send_delay(std::chrono::nanoseconds send_delay);
+  std::chrono::nanoseconds send_delay() const { return send_delay_; }
+
   // A node's clock is the simulated time plus its offset. Before any loop of
   // the node is made.
   void SetMonotonicOffset(const Node* node, monotonic_clock::duration offset);
@@ -169,6 +186,7 @@ class SimulatedEventLoopFactory {
  private:
   friend class NodeEventLoopFactory;
   friend class SimulatedEventLoop;
+  friend class SimulatedWatcher;
 
   struct NodeClock {
     monotonic_clock::duration monotonic_offset =
@@ -180,6 +198,10 @@ class SimulatedEventLoopFactory {
                                         const Node* node);
   // Aborts, naming `who`, unless `node` fits the config (see MakeEventLoop).
   void CheckNode(const Node* node, std::string_view who) const;
+  // Schedules `watcher` of a loop on `node` for a message sent there at
+  // `sent` (node time): send_delay() later.
+  void ScheduleWatcher(EventScheduler::Event* watcher, const Node* node,
+                       monotonic_clock::time_point sent);
   // Starts what a run starts (see RunFor), and ends a run.
   void BeginRun();
   void EndRun();
@@ -192,6 +214,7 @@ class SimulatedEventLoopFactory {
 
   const Configuration* const configuration_;
   EventScheduler scheduler_;
+  std::chrono::nanoseconds send_delay_ = std::chrono::nanoseconds(0);
   // True from the start of a RunFor()/RunUntil()/Run() to its end.
   bool running_ = false;
   // Exit() was called during the current run (or before it).
@@ -266,6 +289,9 @@ class NodeEventLoopFactory {
                          realtime_clock::time_point realtime_now);
   // realtime_now() - monotonic_now(), as durations since the epochs.
   std::chrono::nanoseconds realtime_offset() const;
+
+  // The factory's send delay (set it there: it is one for all nodes).
+  std::chrono::nanoseconds send_delay() const;
 
   // `fn` runs each time the node starts (see "Life" above), after the
   // callbacks added before it, with the loops made so far not yet running.
