@@ -5,7 +5,9 @@
 #include <cstring>
 
 #include "aos/configuration.h"
+#include "aos/configuration_maps.h"
 #include "aos/events/simulated_channel.h"
+#include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
 namespace aos {
@@ -253,9 +255,10 @@ class SimulatedWatcher : public WatcherState, public EventScheduler::Event {
     context.data = buffer_.data();
     ++next_queue_index_;
     if (next_queue_index_ < end) {
-      loop_->scheduler()->Schedule(
-          this, loop_->ToSchedulerTime(simulated_channel_->At(next_queue_index_)
-                                           .context.monotonic_event_time));
+      loop_->factory()->ScheduleWatcher(
+          this, loop_->node(),
+          simulated_channel_->At(next_queue_index_)
+              .context.monotonic_event_time);
     }
     Call(context);
   }
@@ -342,11 +345,26 @@ SimulatedEventLoopFactory::SimulatedEventLoopFactory(
           [this](const Node* node) { return realtime_now(node); },
           [this](const Channel* channel, const Node* node) {
             return GetSimulatedChannel(channel, node);
-          }) {
+          },
+          [this]() { return send_delay_; }) {
   CHECK(configuration != nullptr);
+  if (configuration::MultiNode(*configuration)) {
+    for (const Node* node : *configuration->nodes()) nodes_.push_back(node);
+  } else {
+    nodes_.push_back(nullptr);
+  }
+  for (const Node* node : nodes_) {
+    // The constructor is private to the factories.
+    node_factories_.push_back(std::unique_ptr<NodeEventLoopFactory>(
+        new NodeEventLoopFactory(this, node)));
+  }
 }
 
 SimulatedEventLoopFactory::~SimulatedEventLoopFactory() {
+  // The end of every process: applications go, other loops must be gone.
+  for (std::unique_ptr<NodeEventLoopFactory>& node : node_factories_) {
+    node->Shutdown();
+  }
   CHECK(loops_.empty()) << "destroy every event loop before their "
                            "SimulatedEventLoopFactory ("
                         << loops_.size() << " left, e.g. "
@@ -376,19 +394,51 @@ const SimulatedEventLoopFactory::NodeClock& SimulatedEventLoopFactory::Clock(
   return it == clocks_.end() ? kDefault : it->second;
 }
 
-std::unique_ptr<EventLoop> SimulatedEventLoopFactory::MakeEventLoop(
-    std::string_view name, const Node* node) {
+void SimulatedEventLoopFactory::CheckNode(const Node* node,
+                                          std::string_view who) const {
   if (configuration::MultiNode(*configuration_)) {
-    CHECK(node != nullptr) << "event loop " << name
+    CHECK(node != nullptr) << who
                            << ": this is a multi-node config; give a node";
     CHECK(configuration::GetNode(*configuration_,
                                  node->name()->string_view()) == node)
-        << "event loop " << name << ": node " << node->name()->string_view()
+        << who << ": node " << node->name()->string_view()
         << " is not from this factory's configuration";
   } else {
-    CHECK(node == nullptr) << "event loop " << name
-                           << ": this config has no nodes; pass no node";
+    CHECK(node == nullptr) << who << ": this config has no nodes; pass no node";
   }
+}
+
+NodeEventLoopFactory* SimulatedEventLoopFactory::GetNodeEventLoopFactory(
+    const Node* node) {
+  CheckNode(node, "GetNodeEventLoopFactory");
+  const auto it = std::find(nodes_.begin(), nodes_.end(), node);
+  return node_factories_[it - nodes_.begin()].get();
+}
+
+NodeEventLoopFactory* SimulatedEventLoopFactory::GetNodeEventLoopFactory(
+    std::string_view node_name) {
+  const Node* node = nullptr;
+  if (configuration::MultiNode(*configuration_)) {
+    node = configuration::GetNode(*configuration_, node_name);
+  }
+  if (node == nullptr) {
+    std::string known;
+    for (const Node* each : nodes_) {
+      if (each == nullptr) continue;
+      known += StrCat(known.empty() ? "" : ", ", each->name()->string_view());
+    }
+    LOG(FATAL) << "GetNodeEventLoopFactory(\"" << node_name
+               << "\"): the config has no such node ("
+               << (known.empty() ? "it has no nodes: pass no node"
+                                 : StrCat("its nodes: ", known))
+               << ")";
+  }
+  return GetNodeEventLoopFactory(node);
+}
+
+std::unique_ptr<EventLoop> SimulatedEventLoopFactory::MakeEventLoop(
+    std::string_view name, const Node* node) {
+  CheckNode(node, StrCat("event loop ", name));
   Clock(node);      // Fix the clock before anything is scheduled.
   boot_uuid(node);  // And the boot, so that sends never allocate.
   return std::make_unique<SimulatedEventLoop>(this, name, node);
@@ -399,11 +449,11 @@ SimulatedChannel* SimulatedEventLoopFactory::GetSimulatedChannel(
   auto& simulated = channels_[{node, channel}];
   if (simulated == nullptr) {
     simulated = std::make_unique<SimulatedChannel>(configuration_, channel);
-    simulated->set_watcher_wakeup([this, node](
-                                      EventScheduler::Event* watcher,
-                                      monotonic_clock::time_point node_time) {
-      scheduler_.Schedule(watcher, node_time - Clock(node).monotonic_offset);
-    });
+    simulated->set_watcher_wakeup(
+        [this, node](EventScheduler::Event* watcher,
+                     monotonic_clock::time_point node_time) {
+          ScheduleWatcher(watcher, node, node_time);
+        });
     SimulatedChannel* const made = simulated.get();
     if (node != nullptr && channel->source_node() != nullptr &&
         channel->source_node()->string_view() == node->name()->string_view()) {
@@ -414,30 +464,79 @@ SimulatedChannel* SimulatedEventLoopFactory::GetSimulatedChannel(
   return simulated.get();
 }
 
-void SimulatedEventLoopFactory::StartPendingLoops() {
+void SimulatedEventLoopFactory::ScheduleWatcher(
+    EventScheduler::Event* watcher, const Node* node,
+    monotonic_clock::time_point sent) {
+  scheduler_.Schedule(watcher,
+                      sent - Clock(node).monotonic_offset + send_delay_);
+}
+
+void SimulatedEventLoopFactory::StartPendingLoops(
+    std::optional<const Node*> only_node) {
   std::vector<SimulatedEventLoop*> starting;
   for (SimulatedEventLoop* loop : loops_) {
-    if (!loop->started()) starting.push_back(loop);
+    if (loop->started()) continue;
+    if (only_node.has_value() && loop->node() != *only_node) continue;
+    starting.push_back(loop);
   }
   // Watchers first, so messages sent by any OnRun callback are delivered.
   for (SimulatedEventLoop* loop : starting) loop->Start();
   for (SimulatedEventLoop* loop : starting) loop->StartRunningForFactory();
 }
 
-void SimulatedEventLoopFactory::RunFor(monotonic_clock::duration duration) {
+void SimulatedEventLoopFactory::BeginRun() {
+  running_ = true;
+  for (std::unique_ptr<NodeEventLoopFactory>& node : node_factories_) {
+    node->RunStartups();
+  }
   StartPendingLoops();
+}
+
+void SimulatedEventLoopFactory::EndRun() {
+  running_ = false;
+  exit_requested_ = false;
+}
+
+void SimulatedEventLoopFactory::RunFor(monotonic_clock::duration duration) {
+  BeginRun();
   scheduler_.RunFor(duration);
+  EndRun();
+}
+
+SimulatedEventLoopFactory::RunEndState SimulatedEventLoopFactory::RunUntil(
+    realtime_clock::time_point time, const Node* node) {
+  CheckNode(node, "RunUntil");
+  const NodeClock& clock = Clock(node);
+  // The node's realtime -> its monotonic time -> the scheduler's time.
+  const monotonic_clock::time_point end(
+      time.time_since_epoch() - clock.realtime_offset - clock.monotonic_offset);
+  BeginRun();
+  if (end >= scheduler_.now()) {
+    scheduler_.RunFor(end - scheduler_.now());
+  } else if (exit_requested_) {
+    // Nothing to run, but the scheduler still holds the Exit(): a zero
+    // run takes it (and runs nothing, since it exits first).
+    scheduler_.RunFor(monotonic_clock::duration::zero());
+  }
+  const bool exited = exit_requested_;
+  EndRun();
+  return exited ? RunEndState::kFinishedEventProcessing
+                : RunEndState::kEventsRemaining;
 }
 
 RunStatus SimulatedEventLoopFactory::Run() {
-  StartPendingLoops();
+  BeginRun();
   scheduler_.Run();
+  EndRun();
   absl::Status status = exit_status_.value_or(absl::OkStatus());
   exit_status_.reset();
   return status;
 }
 
-void SimulatedEventLoopFactory::Exit() { scheduler_.Exit(); }
+void SimulatedEventLoopFactory::Exit() {
+  exit_requested_ = true;
+  scheduler_.Exit();
+}
 
 namespace {
 
@@ -470,6 +569,13 @@ void SimulatedEventLoopFactory::SetWakeupDelay(
 void SimulatedEventLoopFactory::AdvanceTime(
     monotonic_clock::duration duration) {
   scheduler_.AdvanceTime(duration);
+}
+
+void SimulatedEventLoopFactory::set_send_delay(
+    std::chrono::nanoseconds send_delay) {
+  CHECK_GE(send_delay.count(), 0)
+      << "set_send_delay: a send delay cannot be negative";
+  send_delay_ = send_delay;
 }
 
 void SimulatedEventLoopFactory::CheckNoLoopOn(const Node* node,
@@ -521,12 +627,20 @@ UUID SimulatedEventLoopFactory::boot_uuid(const Node* node) const {
 }
 
 void SimulatedEventLoopFactory::RebootNode(const Node* node) {
+  NodeEventLoopFactory* const node_factory = GetNodeEventLoopFactory(node);
   // A reboot ends every process on the node.
+  const bool was_started = node_factory->Shutdown();
   CheckNoLoopOn(node, "RebootNode (destroy the node's loops first)");
   for (auto& [key, channel] : channels_) {
     if (key.first == node) channel->Restart();
   }
   network_.Reboot(node);
+  ++node_factory->boot_count_;
+  // A node not started yet starts with the next run, like the others.
+  if (was_started) {
+    node_factory->RunStartups();
+    if (running_) StartPendingLoops(node);
+  }
 }
 
 monotonic_clock::time_point SimulatedEventLoopFactory::monotonic_now(
@@ -538,6 +652,115 @@ realtime_clock::time_point SimulatedEventLoopFactory::realtime_now(
     const Node* node) const {
   return realtime_clock::time_point(monotonic_now(node).time_since_epoch() +
                                     Clock(node).realtime_offset);
+}
+
+// NodeEventLoopFactory.
+
+NodeEventLoopFactory::NodeEventLoopFactory(SimulatedEventLoopFactory* factory,
+                                           const Node* node)
+    : factory_(factory), node_(node) {}
+
+NodeEventLoopFactory::~NodeEventLoopFactory() = default;
+
+const Configuration* NodeEventLoopFactory::configuration() const {
+  return factory_->configuration();
+}
+
+std::unique_ptr<EventLoop> NodeEventLoopFactory::MakeEventLoop(
+    std::string_view name) {
+  return factory_->MakeEventLoop(name, node_);
+}
+
+monotonic_clock::time_point NodeEventLoopFactory::monotonic_now() const {
+  return factory_->monotonic_now(node_);
+}
+
+realtime_clock::time_point NodeEventLoopFactory::realtime_now() const {
+  return factory_->realtime_now(node_);
+}
+
+UUID NodeEventLoopFactory::boot_uuid() const {
+  return factory_->boot_uuid(node_);
+}
+
+void NodeEventLoopFactory::SetRealtimeOffset(
+    monotonic_clock::time_point monotonic_now,
+    realtime_clock::time_point realtime_now) {
+  factory_->SetRealtimeOffset(node_, realtime_now.time_since_epoch() -
+                                         monotonic_now.time_since_epoch());
+}
+
+std::chrono::nanoseconds NodeEventLoopFactory::realtime_offset() const {
+  return realtime_now().time_since_epoch() - monotonic_now().time_since_epoch();
+}
+
+std::chrono::nanoseconds NodeEventLoopFactory::send_delay() const {
+  return factory_->send_delay();
+}
+
+void NodeEventLoopFactory::OnStartup(std::function<void()> fn) {
+  CHECK(!(factory_->running_ && started_))
+      << "OnStartup on node "
+      << (node_ == nullptr ? "(single node)" : node_->name()->string_view())
+      << ": add startup callbacks before a run, between runs or in "
+         "OnShutdown, not from a callback while the node runs";
+  on_startup_.push_back(std::move(fn));
+}
+
+void NodeEventLoopFactory::OnShutdown(std::function<void()> fn) {
+  on_shutdown_.push_back(std::move(fn));
+}
+
+void NodeEventLoopFactory::RunStartups() {
+  while (startups_run_ < on_startup_.size()) {
+    // A copy: the callback may add callbacks, moving the vector.
+    const std::function<void()> fn = on_startup_[startups_run_++];
+    fn();
+  }
+  started_ = true;
+}
+
+bool NodeEventLoopFactory::Shutdown() {
+  const bool was_started = started_;
+  if (was_started) {
+    started_ = false;
+    startups_run_ = 0;
+    for (size_t i = 0; i < on_shutdown_.size(); ++i) {
+      const std::function<void()> fn = on_shutdown_[i];
+      fn();
+    }
+  }
+  while (!applications_.empty()) applications_.pop_back();
+  return was_started;
+}
+
+bool NodeEventLoopFactory::ConfiguredToRun(std::string_view name) const {
+  const Application* application =
+      configuration::GetApplication(*configuration(), name);
+  if (application == nullptr) return false;
+  if (node_ == nullptr || application->nodes() == nullptr ||
+      application->nodes()->size() == 0) {
+    return true;
+  }
+  for (const flatbuffers::String* each : *application->nodes()) {
+    if (each->string_view() == node_->name()->string_view()) return true;
+  }
+  return false;
+}
+
+void NodeEventLoopFactory::StopApplication(const void* main) {
+  std::erase_if(applications_,
+                [main](const std::unique_ptr<AnyApplication>& application) {
+                  return application->main() == main;
+                });
+}
+
+void NodeEventLoopFactory::Disconnect(const Node* other) {
+  factory_->DisconnectLink(node_, other);
+}
+
+void NodeEventLoopFactory::Connect(const Node* other) {
+  factory_->ConnectLink(node_, other);
 }
 
 }  // namespace aos

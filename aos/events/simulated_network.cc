@@ -55,7 +55,8 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
       return;
     }
     ++link->statistics.forwarded;
-    monotonic_clock::time_point arrival = sent_scheduler + link->delay;
+    monotonic_clock::time_point arrival =
+        sent_scheduler + network_->send_delay_() + link->delay;
     if (link->loss > 0) {
       link->loss_debt += link->loss;
       if (link->loss_debt >= 1) {
@@ -169,12 +170,13 @@ SimulatedNetwork::SimulatedNetwork(const Configuration* configuration,
                                    EventScheduler* scheduler,
                                    NodeOffset node_offset,
                                    RealtimeNow realtime_now,
-                                   ChannelOn channel_on)
+                                   ChannelOn channel_on, SendDelay send_delay)
     : configuration_(configuration),
       scheduler_(scheduler),
       node_offset_(std::move(node_offset)),
       realtime_now_(std::move(realtime_now)),
-      channel_on_(std::move(channel_on)) {}
+      channel_on_(std::move(channel_on)),
+      send_delay_(std::move(send_delay)) {}
 
 SimulatedNetwork::~SimulatedNetwork() = default;
 

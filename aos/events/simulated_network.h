@@ -5,7 +5,8 @@
 // message bridge does in production (aos/network), on simulated time.
 //
 // A message sent on a channel's source node is re-sent on each of its
-// destination_nodes after the link's delay, with the remote fields filled
+// destination_nodes after the send delay and the link's delay, with the
+// remote fields filled
 // as the bridge fills them: monotonic_remote_time and realtime_remote_time
 // (when it was sent, on the source node's clocks), remote_queue_index (its
 // queue index there) and source_boot_uuid (the source node's boot). On the
@@ -14,8 +15,11 @@
 // a forwarded message measures the destination's own delivery, as in
 // production (the network's part is the link's).
 //
-// Links (one per ordered pair of nodes) have a delay (default 100 us), a
-// loss fraction and a connected state, set by tests:
+// The send delay (SimulatedEventLoopFactory::set_send_delay, 0 by default)
+// is when the message leaves: the bridge is a reader on the source node, and
+// sees it when that node's watchers do, as in AOS. Links (one per ordered
+// pair of nodes) have a delay (default 100 us), a loss fraction and a
+// connected state, set by tests:
 // - Best-effort channels (time_to_live > 0) lose `loss` of their messages,
 //   deterministically (error diffusion: a loss of 0.25 drops every fourth
 //   message exactly), and drop messages older than time_to_live on arrival.
@@ -71,10 +75,13 @@ class SimulatedNetwork {
   // The channel `channel` on `node`, made if needed (setup only).
   using ChannelOn = std::function<SimulatedChannel*(const Channel* channel,
                                                     const Node* node)>;
+  // The send delay now: how long after a send a message leaves its node.
+  using SendDelay = std::function<monotonic_clock::duration()>;
 
   SimulatedNetwork(const Configuration* configuration,
                    EventScheduler* scheduler, NodeOffset node_offset,
-                   RealtimeNow realtime_now, ChannelOn channel_on);
+                   RealtimeNow realtime_now, ChannelOn channel_on,
+                   SendDelay send_delay);
   ~SimulatedNetwork();
 
   // Sets up forwarding of `channel` from `source` (its source node), which
@@ -107,6 +114,7 @@ class SimulatedNetwork {
   NodeOffset node_offset_;
   RealtimeNow realtime_now_;
   ChannelOn channel_on_;
+  SendDelay send_delay_;
   std::map<std::pair<const Node*, const Node*>, std::unique_ptr<Link>> links_;
   std::vector<std::unique_ptr<ChannelLink>> channel_links_;
   std::map<const Node*, UUID> boots_;
