@@ -1,0 +1,105 @@
+#include "aos/events/path_origins.h"
+
+namespace aos {
+namespace {
+
+// FNV-1a, 32 bits, over each part and a separator that no name holds.
+uint32_t Hash(uint32_t hash, std::string_view text) {
+  for (const char c : text) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 16777619u;
+  }
+  hash ^= 0xffu;
+  return hash * 16777619u;
+}
+
+// True if `a` is the one to keep of two origins of the same id.
+bool Newer(const PathOrigin& a, const PathOrigin& b) {
+  if (a.monotonic_time_ns != b.monotonic_time_ns) {
+    return a.monotonic_time_ns > b.monotonic_time_ns;
+  }
+  return a.hops < b.hops;
+}
+
+}  // namespace
+
+uint32_t PathOriginId(std::string_view node, std::string_view application,
+                      std::string_view kind, std::string_view name) {
+  uint32_t hash = 2166136261u;
+  for (std::string_view part : {node, application, kind, name}) {
+    hash = Hash(hash, part);
+  }
+  return hash == 0 ? 1 : hash;
+}
+
+void PathOrigins::Add(const PathOrigin& origin) {
+  for (uint32_t i = 0; i < count_; ++i) {
+    if (origins_[i].id == origin.id) {
+      if (Newer(origin, origins_[i])) origins_[i] = origin;
+      return;
+    }
+  }
+  if (count_ < kMaxPathOrigins) {
+    origins_[count_++] = origin;
+    return;
+  }
+  ++dropped_;
+  uint32_t oldest = 0;
+  for (uint32_t i = 1; i < count_; ++i) {
+    if (origins_[i].monotonic_time_ns < origins_[oldest].monotonic_time_ns) {
+      oldest = i;
+    }
+  }
+  if (origin.monotonic_time_ns > origins_[oldest].monotonic_time_ns) {
+    origins_[oldest] = origin;
+  }
+}
+
+void PathOrigins::Merge(const PathOrigins& other) {
+  for (const PathOrigin& origin : other) Add(origin);
+  dropped_ += other.dropped_;
+}
+
+PathOrigins PathOrigins::NextHop() const {
+  PathOrigins next = *this;
+  for (uint32_t i = 0; i < next.count_; ++i) {
+    if (next.origins_[i].hops < UINT16_MAX) ++next.origins_[i].hops;
+  }
+  return next;
+}
+
+PathOrigins::Raw PathOrigins::ToRaw() const {
+  Raw raw{};
+  raw.count = count_;
+  raw.dropped = dropped_;
+  raw.origins = origins_;
+  return raw;
+}
+
+PathOrigins PathOrigins::FromRaw(const Raw& raw, int64_t latest_possible_ns,
+                                 uint32_t* invalid) {
+  PathOrigins origins;
+  origins.dropped_ = raw.dropped;
+  uint32_t bad = 0;
+  if (raw.count > kMaxPathOrigins) {
+    // Nothing in it can be trusted to be what a sender wrote: counted as
+    // the most it could have held.
+    bad = kMaxPathOrigins;
+  } else {
+    for (uint32_t i = 0; i < raw.count; ++i) {
+      const PathOrigin& origin = raw.origins[i];
+      bool seen = false;
+      for (const PathOrigin& kept : origins) seen |= kept.id == origin.id;
+      if (origin.id == 0 || seen || origin.hops == 0 ||
+          origin.monotonic_time_ns > latest_possible_ns) {
+        ++bad;
+        continue;
+      }
+      origins.origins_[origins.count_++] = origin;
+    }
+  }
+  if (invalid != nullptr) *invalid += bad;
+  return origins;
+}
+
+}  // namespace aos
