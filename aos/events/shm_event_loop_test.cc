@@ -122,7 +122,7 @@ TEST_F(ShmEventLoopTest, ChannelFilesLiveUnderShmBaseWithThePermissions) {
   umask(old_umask);
   FLAGS_permissions = "0600";
   const std::string path = ShmEventLoop::ShmPath(sender.channel());
-  EXPECT_EQ(path, FLAGS_shm_base + "/test/aos.testing.TestMessage.v3");
+  EXPECT_EQ(path, FLAGS_shm_base + "/test/aos.testing.TestMessage.v4");
   struct stat info;
   ASSERT_EQ(stat(path.c_str(), &info), 0) << path;
   EXPECT_EQ(info.st_mode & 0777, 0640u);
@@ -822,7 +822,7 @@ TEST_F(ShmEventLoopTest, FullShmBaseIsOneLineAndExitOne) {
       "[0-9]+ bytes for .*/shm/test/aos.testing.TestMessage.v[0-9]+: No "
       "space left on device \\([0-9]+ bytes free in ");
   EXPECT_FALSE(std::filesystem::exists(small + "/shm/test/"
-                                               "aos.testing.TestMessage.v3"));
+                                               "aos.testing.TestMessage.v4"));
   RemoveFiller(small);
 }
 

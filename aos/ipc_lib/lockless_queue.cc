@@ -52,6 +52,7 @@ namespace {
 
 using internal::CrashPoint;
 using internal::Entry;
+using internal::kPathOriginWords;
 using internal::MaybeCrash;
 using internal::MessageHeader;
 using internal::OwnerDied;
@@ -197,6 +198,36 @@ template <typename Clock>
 typename Clock::time_point LoadTime(const std::atomic<int64_t>& field) {
   return typename Clock::time_point(
       typename Clock::duration(field.load(std::memory_order_relaxed)));
+}
+
+// Writes `origins` (null: none) into a message header: the counts word, then
+// only the origins there are.
+void StorePathOrigins(const PathOrigins* origins, MessageHeader* message) {
+  if (origins == nullptr || (origins->empty() && origins->dropped() == 0)) {
+    message->path_origins[0].store(0, std::memory_order_relaxed);
+    return;
+  }
+  const PathOrigins::Raw raw = origins->ToRaw();
+  uint64_t words[kPathOriginWords];
+  static_assert(sizeof(words) == sizeof(raw));
+  memcpy(words, &raw, sizeof(raw));
+  const size_t used = 1 + 2 * raw.count;
+  for (size_t i = 0; i < used; ++i) {
+    message->path_origins[i].store(words[i], std::memory_order_relaxed);
+  }
+}
+
+// Reads a message header's path origins as they are: the counts word, then
+// as many origins as it says (at most kMaxPathOrigins, however damaged).
+void LoadPathOrigins(const MessageHeader& header, PathOrigins::Raw* raw) {
+  uint64_t words[kPathOriginWords] = {};
+  words[0] = header.path_origins[0].load(std::memory_order_relaxed);
+  const uint64_t count =
+      std::min<uint64_t>(words[0] & 0xffffffffu, kMaxPathOrigins);
+  for (size_t i = 1; i < 1 + 2 * count; ++i) {
+    words[i] = header.path_origins[i].load(std::memory_order_relaxed);
+  }
+  memcpy(raw, words, sizeof(*raw));
 }
 
 // What to do about a damaged file, at the end of every message about one.
@@ -384,6 +415,7 @@ QueueSender::Result QueueSender::Send(size_t length,
     message.source_boot_uuid[1].store(boot_words[1], std::memory_order_relaxed);
     message.size.store(static_cast<uint32_t>(length),
                        std::memory_order_relaxed);
+    StorePathOrigins(origin.path_origins, &message);
 
     // Record the exchange before making it, so whoever claims this slot
     // after we die can tell whether it happened (RepairSenderSlot).
@@ -500,6 +532,7 @@ QueueReader::Result QueueReader::Read(uint64_t index, MessageInfo* info,
       UUID::FromBytes(reinterpret_cast<const uint8_t*>(boot_words));
   result.queue_index = static_cast<uint32_t>(index);
   result.size = size;
+  LoadPathOrigins(header, &result.path_origins);
   // A torn size is caught below; never copy out of bounds because of it.
   if (size <= max_size && data != nullptr) {
     CopyPayloadMayTear(data, view.data(message) + max_size - size, size);

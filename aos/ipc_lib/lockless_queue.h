@@ -69,6 +69,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "aos/events/path_origins.h"
 #include "aos/ipc_lib/queue_memory.h"
 #include "aos/time/time.h"
 #include "aos/util/uuid.h"
@@ -100,6 +101,9 @@ struct MessageInfo {
   uint32_t queue_index = 0xffffffff;
   // Bytes of message data.
   uint32_t size = 0;
+  // The message's path origins as its sender wrote them (or damage):
+  // PathOrigins::FromRaw decides what to believe.
+  PathOrigins::Raw path_origins{};
 };
 
 // Where a message was first sent. The default is a local message: the
@@ -111,6 +115,8 @@ struct MessageOrigin {
   uint32_t remote_queue_index = kNoRemoteQueueIndex;
   // Stored as given (a local sender gives its own boot).
   UUID source_boot_uuid;
+  // The origins the message carries (null: none).
+  const PathOrigins* path_origins = nullptr;
 };
 
 // Sends on one queue. Holds one of the layout's sender slots while alive.

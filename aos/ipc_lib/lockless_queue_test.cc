@@ -106,7 +106,7 @@ TEST_F(LocklessQueueTest, LayoutToString) {
   layout.channel_storage_duration_ns = 2000000000;
   EXPECT_EQ(layout.ToString(),
             "max_size 64, queue 2000, senders 10, watchers 10, "
-            "storage 2000000000 ns, layout version 3");
+            "storage 2000000000 ns, layout version 4");
 }
 
 TEST_F(LocklessQueueTest, HashDiffersWhenAnyFieldDiffers) {
@@ -504,6 +504,38 @@ TEST_F(LocklessQueueTest, RemoteFieldsAndEmptyAndFullMessages) {
   EXPECT_EQ(info.size, 64u);
   EXPECT_EQ(buffer, std::vector<unsigned char>(64, 0xab));
   EXPECT_EQ(info.remote_queue_index, 1u);
+}
+
+// Path origins travel in the header, beside the message; a message sent
+// without them has none, even in a slot that held some before.
+TEST_F(LocklessQueueTest, PathOriginsTravelWithTheMessage) {
+  QueueLayout layout = SmallLayout();
+  layout.queue_size = 1;
+  auto memory = Open(dir_ + "/q", layout);
+  auto sender = MakeSender(memory.get());
+  QueueReader reader(memory.get());
+  PathOrigins origins;
+  for (uint32_t id = 1; id <= kMaxPathOrigins + 1; ++id) {
+    origins.Add(PathOrigin{.id = id,
+                           .hops = static_cast<uint16_t>(id),
+                           .monotonic_time_ns = 1000 * id});
+  }
+  ASSERT_EQ(origins.dropped(), 1u);
+  MessageOrigin origin;
+  origin.path_origins = &origins;
+  MessageInfo sent;
+  ASSERT_EQ(sender->Send(8, origin, &sent), QueueSender::Result::kGood);
+  MessageInfo info;
+  ASSERT_EQ(reader.Read(0, &info, nullptr), QueueReader::Result::kGood);
+  EXPECT_EQ(PathOrigins::FromRaw(info.path_origins, 1000000, nullptr), origins);
+  // The next messages take the same slots in turn.
+  for (uint64_t index = 1; index < 4; ++index) {
+    ASSERT_EQ(sender->Send(8, MessageOrigin(), &sent),
+              QueueSender::Result::kGood);
+    ASSERT_EQ(reader.Read(index, &info, nullptr), QueueReader::Result::kGood);
+    EXPECT_EQ(info.path_origins.count, 0u) << index;
+    EXPECT_EQ(info.path_origins.dropped, 0u) << index;
+  }
 }
 
 TEST_F(LocklessQueueTest, TooFastDependsOnStorageDuration) {

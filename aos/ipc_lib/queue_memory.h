@@ -8,7 +8,7 @@
 // clang-format off
 //   const QueueLayout layout = QueueLayout::ForChannel(config, *channel);
 //   absl::StatusOr<std::unique_ptr<QueueMemory>> memory = QueueMemory::Open(
-//       "/dev/shm/aos/test/aos.examples.Ping.v3", layout, 0600,
+//       "/dev/shm/aos/test/aos.examples.Ping.v4", layout, 0600,
 //       "/test aos.examples.Ping");
 //   if (!memory.ok()) LOG(FATAL) << memory.status();  // says what to delete
 //   QueueReader reader(memory->get());
@@ -32,10 +32,11 @@ namespace aos::ipc_lib {
 
 // Bumped whenever the shared memory layout changes meaning. 2: slot owners
 // are robust futex words (robust_slots.h), watcher slots carry a check.
-// 3: message headers carry the source node's boot UUID.
-// Programs put it in the file's name (".v3"), so that programs of different
+// 3: message headers carry the source node's boot UUID. 4: and the
+// message's path origins.
+// Programs put it in the file's name (".v4"), so that programs of different
 // versions do not normally meet.
-inline constexpr uint32_t kLayoutVersion = 3;
+inline constexpr uint32_t kLayoutVersion = 4;
 
 // The sizes a channel's queue is built for.
 struct QueueLayout {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "aos/events/path_origins.h"
 #include "aos/ipc_lib/internal_only.h"
 #include "aos/ipc_lib/process_robust_list.h"
 #include "aos/ipc_lib/queue_memory.h"
@@ -188,6 +189,9 @@ constexpr uint64_t WatcherCheck(uint64_t owner, int32_t pid, int32_t priority) {
   return x ^ (x >> 31);
 }
 
+inline constexpr size_t kPathOriginWords = sizeof(PathOrigins::Raw) / 8;
+static_assert(sizeof(PathOrigins::Raw) % 8 == 0);
+
 // Written by the sender (relaxed) before publishing; read by readers
 // (relaxed) between the two loads of the entry that prove it unchanged.
 struct alignas(kCacheLine) MessageHeader {
@@ -200,9 +204,13 @@ struct alignas(kCacheLine) MessageHeader {
   std::atomic<uint32_t> size;
   // The 16 bytes of the source node's boot UUID, in memory order.
   std::atomic<uint64_t> source_boot_uuid[2];
+  // The message's path origins (aos/events/path_origins.h): the count and
+  // the dropped count (low and high 32 bits of the first word), then two
+  // words per origin, of which only `count` are written and read.
+  std::atomic<uint64_t> path_origins[kPathOriginWords];
 };
 static_assert(std::is_standard_layout_v<MessageHeader>);
-static_assert(sizeof(MessageHeader) == kCacheLine);
+static_assert(sizeof(MessageHeader) == 3 * kCacheLine);
 
 inline constexpr size_t kRedzoneSize = 64;
 // The redzone after the data also covers the padding up to the cache line.
