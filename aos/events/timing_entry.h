@@ -24,47 +24,12 @@
 #include <vector>
 
 #include "aos/events/event_loop_generated.h"
-#include "aos/events/timing_histogram.h"
+#include "aos/events/latency_recorder.h"
+#include "aos/events/timing_path.h"
 #include "aos/events/timing_statistic.h"
 #include "aos/time/time.h"
 
 namespace aos::timing {
-
-// A latency or duration: the AOS-shaped statistic (seconds) and the
-// histogram (nanoseconds) of the same samples. After a merge of windows
-// whose reports left the histogram out (to fit max_size), the histogram
-// holds fewer samples than the statistic.
-class LatencyRecorder {
- public:
-  // Records one sample. Negative samples count as 0 in the histogram (and
-  // stay negative in the statistic, so a clock problem stays visible).
-  void Record(std::chrono::nanoseconds sample) noexcept {
-    statistic_.Add(DurationInSeconds(sample));
-    histogram_.Record(sample.count());
-  }
-
-  // Adds every sample of `other`: statistics combine, histograms add.
-  void Merge(const LatencyRecorder& other) noexcept {
-    statistic_.Merge(other.statistic_);
-    histogram_.Merge(other.histogram_);
-  }
-
-  void Reset() noexcept {
-    statistic_.Reset();
-    histogram_.Reset();
-  }
-
-  const RunningStatistic& statistic() const { return statistic_; }
-  const LatencyHistogram& histogram() const { return histogram_; }
-
-  // For decoding a report: the figures as it carried them.
-  RunningStatistic* mutable_statistic() { return &statistic_; }
-  LatencyHistogram* mutable_histogram() { return &histogram_; }
-
- private:
-  RunningStatistic statistic_;
-  LatencyHistogram histogram_;
-};
 
 // A timer or phased loop.
 struct TimerTiming {
@@ -79,6 +44,8 @@ struct TimerTiming {
   LatencyRecorder handler_time;
   // Scheduled times that got no call because the loop was late.
   uint64_t missed_cycles = 0;
+  // PathOriginId of this callback (set by the loop when it starts running).
+  uint32_t origin_id = 0;
 
   void Reset() noexcept {
     count = 0;
@@ -91,6 +58,7 @@ struct TimerTiming {
     wakeup_latency.Merge(other.wakeup_latency);
     handler_time.Merge(other.handler_time);
     missed_cycles += other.missed_cycles;
+    if (origin_id == 0) origin_id = other.origin_id;
   }
 };
 
@@ -104,18 +72,22 @@ struct WatcherTiming {
   LatencyRecorder handler_time;
   // Messages overwritten before the watcher got to them.
   uint64_t lost_messages = 0;
+  // How old the data was, by origin: handler start - origin time.
+  PathTimings paths;
 
   void Reset() noexcept {
     count = 0;
     wakeup_latency.Reset();
     handler_time.Reset();
     lost_messages = 0;
+    paths.Reset();
   }
   void Merge(const WatcherTiming& other) noexcept {
     count += other.count;
     wakeup_latency.Merge(other.wakeup_latency);
     handler_time.Merge(other.handler_time);
     lost_messages += other.lost_messages;
+    paths.Merge(other.paths);
   }
 };
 
@@ -128,16 +100,21 @@ struct FetcherTiming {
   LatencyRecorder latency;
   // Messages skipped because the fetcher fell behind the queue.
   uint64_t lost_messages = 0;
+  // How old the data was, by origin: the start of the callback that
+  // fetched it (the fetch, outside callbacks) - origin time.
+  PathTimings paths;
 
   void Reset() noexcept {
     count = 0;
     latency.Reset();
     lost_messages = 0;
+    paths.Reset();
   }
   void Merge(const FetcherTiming& other) noexcept {
     count += other.count;
     latency.Merge(other.latency);
     lost_messages += other.lost_messages;
+    paths.Merge(other.paths);
   }
 };
 
@@ -158,6 +135,8 @@ struct SenderTiming {
   uint64_t refused_wakeups = 0;
   // Replaced messages whose sent time was in the future.
   uint64_t impossible_sent_times = 0;
+  // The origins the messages sent carried.
+  SentOrigins sent_origins;
 
   void Reset() noexcept {
     count = 0;
@@ -165,6 +144,7 @@ struct SenderTiming {
     error_counts.fill(0);
     refused_wakeups = 0;
     impossible_sent_times = 0;
+    sent_origins.Reset();
   }
   void Merge(const SenderTiming& other) noexcept {
     count += other.count;
@@ -174,6 +154,7 @@ struct SenderTiming {
     }
     refused_wakeups += other.refused_wakeups;
     impossible_sent_times += other.impossible_sent_times;
+    sent_origins.Merge(other.sent_origins);
   }
 };
 

@@ -64,6 +64,39 @@ void AddLatencies(Builder* builder, const EncodedLatencies& encoded) {
   }
 }
 
+// Every path of a watcher or fetcher, with histograms only if asked.
+Offset<flatbuffers::Vector<Offset<Path>>> EncodePaths(
+    flatbuffers::FlatBufferBuilder* fbb, const PathTimings& paths,
+    bool histograms) {
+  std::array<Offset<Path>, kMaxPathsPerEntry> offsets;
+  size_t count = 0;
+  for (const PathTiming& path : paths) {
+    const auto age = path.age.statistic().Encode(fbb);
+    Offset<Histogram> age_histogram;
+    if (histograms) age_histogram = path.age.histogram().Encode(fbb);
+    Path::Builder builder(*fbb);
+    builder.add_origin_id(path.origin_id);
+    builder.add_hops(path.hops);
+    builder.add_age(age);
+    if (histograms) builder.add_age_histogram(age_histogram);
+    builder.add_deadline_ns(paths.deadline_ns());
+    builder.add_deadline_overruns(Clamp32(path.deadline_overruns));
+    builder.add_max_uncertainty_ns(path.max_uncertainty_ns);
+    builder.add_count(Clamp32(path.count()));
+    offsets[count++] = builder.Finish();
+  }
+  return fbb->CreateVector(offsets.data(), count);
+}
+
+size_t PathsSizeBound(const PathTimings& paths, bool histograms) {
+  size_t bound = 4 + 8;  // The vector's length and padding.
+  for (const PathTiming& path : paths) {
+    bound += 4 + kTableOverhead + 8 * kFieldBound + kStatisticBound;
+    if (histograms) bound += HistogramBound(path.age.histogram());
+  }
+  return bound;
+}
+
 }  // namespace
 
 Offset<Timer> EncodeTimer(flatbuffers::FlatBufferBuilder* fbb,
@@ -76,6 +109,7 @@ Offset<Timer> EncodeTimer(flatbuffers::FlatBufferBuilder* fbb,
   builder.add_count(Clamp32(timing.count));
   AddLatencies(&builder, latencies);
   builder.add_missed_cycles(Clamp32(timing.missed_cycles));
+  builder.add_origin_id(timing.origin_id);
   return builder.Finish();
 }
 
@@ -83,11 +117,15 @@ Offset<Watcher> EncodeWatcher(flatbuffers::FlatBufferBuilder* fbb,
                               const WatcherTiming& timing, bool histograms) {
   const EncodedLatencies latencies = EncodeLatencies(
       fbb, timing.wakeup_latency, timing.handler_time, histograms);
+  const auto paths = EncodePaths(fbb, timing.paths, histograms);
   Watcher::Builder builder(*fbb);
   builder.add_channel_index(timing.channel_index);
   builder.add_count(Clamp32(timing.count));
   AddLatencies(&builder, latencies);
   builder.add_lost_messages(Clamp32(timing.lost_messages));
+  builder.add_paths(paths);
+  builder.add_dropped_path_samples(Clamp32(timing.paths.dropped_samples()));
+  builder.add_invalid_origins(Clamp32(timing.paths.invalid_origins()));
   return builder.Finish();
 }
 
@@ -96,12 +134,16 @@ Offset<Fetcher> EncodeFetcher(flatbuffers::FlatBufferBuilder* fbb,
   const auto latency = timing.latency.statistic().Encode(fbb);
   Offset<Histogram> latency_histogram;
   if (histograms) latency_histogram = timing.latency.histogram().Encode(fbb);
+  const auto paths = EncodePaths(fbb, timing.paths, histograms);
   Fetcher::Builder builder(*fbb);
   builder.add_channel_index(timing.channel_index);
   builder.add_count(Clamp32(timing.count));
   builder.add_latency(latency);
   if (histograms) builder.add_latency_histogram(latency_histogram);
   builder.add_lost_messages(Clamp32(timing.lost_messages));
+  builder.add_paths(paths);
+  builder.add_dropped_path_samples(Clamp32(timing.paths.dropped_samples()));
+  builder.add_invalid_origins(Clamp32(timing.paths.invalid_origins()));
   return builder.Finish();
 }
 
@@ -114,6 +156,13 @@ Offset<Sender> EncodeSender(flatbuffers::FlatBufferBuilder* fbb,
                                      Clamp32(timing.error_counts[i]));
   }
   const auto error_counts = fbb->CreateVector(errors.data(), errors.size());
+  std::array<Offset<SentOrigin>, 2 * kMaxPathOrigins> origins;
+  size_t origin_count = 0;
+  for (const SentOriginCount& sent : timing.sent_origins) {
+    origins[origin_count++] =
+        CreateSentOrigin(*fbb, sent.origin_id, sent.hops, Clamp32(sent.count));
+  }
+  const auto sent_origins = fbb->CreateVector(origins.data(), origin_count);
   Sender::Builder builder(*fbb);
   builder.add_channel_index(timing.channel_index);
   builder.add_count(Clamp32(timing.count));
@@ -121,6 +170,8 @@ Offset<Sender> EncodeSender(flatbuffers::FlatBufferBuilder* fbb,
   builder.add_error_counts(error_counts);
   builder.add_refused_wakeups(Clamp32(timing.refused_wakeups));
   builder.add_impossible_sent_times(Clamp32(timing.impossible_sent_times));
+  builder.add_sent_origins(sent_origins);
+  builder.add_dropped_origins(Clamp32(timing.sent_origins.dropped()));
   return builder.Finish();
 }
 
@@ -158,11 +209,17 @@ Offset<Report> EncodeReportContents(flatbuffers::FlatBufferBuilder* fbb,
   auto has_samples = [](const LatencyRecorder& latency) {
     return latency.histogram().count() > 0;
   };
+  auto paths_have_samples = [&](const PathTimings& paths) {
+    return std::any_of(paths.begin(), paths.end(), [&](const PathTiming& path) {
+      return has_samples(path.age);
+    });
+  };
   std::vector<Offset<Watcher>> watchers;
   for (const WatcherTiming& entry : contents.watchers) {
-    watchers.push_back(EncodeWatcher(
-        fbb, entry,
-        has_samples(entry.wakeup_latency) || has_samples(entry.handler_time)));
+    watchers.push_back(EncodeWatcher(fbb, entry,
+                                     has_samples(entry.wakeup_latency) ||
+                                         has_samples(entry.handler_time) ||
+                                         paths_have_samples(entry.paths)));
   }
   std::vector<Offset<Sender>> senders;
   for (const SenderTiming& entry : contents.senders) {
@@ -170,7 +227,9 @@ Offset<Report> EncodeReportContents(flatbuffers::FlatBufferBuilder* fbb,
   }
   std::vector<Offset<Fetcher>> fetchers;
   for (const FetcherTiming& entry : contents.fetchers) {
-    fetchers.push_back(EncodeFetcher(fbb, entry, has_samples(entry.latency)));
+    fetchers.push_back(EncodeFetcher(
+        fbb, entry,
+        has_samples(entry.latency) || paths_have_samples(entry.paths)));
   }
   auto timers = [&](const std::vector<TimerTiming>& entries) {
     std::vector<Offset<Timer>> offsets;
@@ -199,7 +258,7 @@ flatbuffers::DetachedBuffer EncodeReportContents(
 }
 
 size_t TimerSizeBound(const TimerTiming& timing, bool histograms) {
-  size_t bound = kTableOverhead + 7 * kFieldBound +
+  size_t bound = kTableOverhead + 8 * kFieldBound +
                  StringBound(timing.name.size()) + 2 * kStatisticBound;
   if (histograms) {
     bound += HistogramBound(timing.wakeup_latency.histogram()) +
@@ -209,7 +268,8 @@ size_t TimerSizeBound(const TimerTiming& timing, bool histograms) {
 }
 
 size_t WatcherSizeBound(const WatcherTiming& timing, bool histograms) {
-  size_t bound = kTableOverhead + 7 * kFieldBound + 2 * kStatisticBound;
+  size_t bound = kTableOverhead + 10 * kFieldBound + 2 * kStatisticBound +
+                 PathsSizeBound(timing.paths, histograms);
   if (histograms) {
     bound += HistogramBound(timing.wakeup_latency.histogram()) +
              HistogramBound(timing.handler_time.histogram());
@@ -218,15 +278,18 @@ size_t WatcherSizeBound(const WatcherTiming& timing, bool histograms) {
 }
 
 size_t FetcherSizeBound(const FetcherTiming& timing, bool histograms) {
-  size_t bound = kTableOverhead + 5 * kFieldBound + kStatisticBound;
+  size_t bound = kTableOverhead + 8 * kFieldBound + kStatisticBound +
+                 PathsSizeBound(timing.paths, histograms);
   if (histograms) bound += HistogramBound(timing.latency.histogram());
   return bound;
 }
 
 size_t SenderSizeBound() {
   constexpr size_t kErrorCountBound = kTableOverhead + 2 * kFieldBound + 4;
-  return kTableOverhead + 6 * kFieldBound + kStatisticBound + 4 + 8 +
-         kSendErrorCount * kErrorCountBound;
+  constexpr size_t kSentOriginBound = kTableOverhead + 3 * kFieldBound + 4;
+  return kTableOverhead + 8 * kFieldBound + kStatisticBound + 4 + 8 +
+         kSendErrorCount * kErrorCountBound + 4 + 8 +
+         2 * kMaxPathOrigins * kSentOriginBound;
 }
 
 size_t ReportHeaderSizeBound(const ReportHeader& header) {
@@ -266,6 +329,29 @@ bool DecodeLatency(const Statistic* statistic, const Histogram* histogram,
   return true;
 }
 
+// Reads a watcher's or fetcher's paths into *out.
+bool DecodePaths(const flatbuffers::Vector<Offset<Path>>* paths,
+                 uint32_t dropped_samples, uint32_t invalid_origins,
+                 std::string_view where, PathTimings* out, std::string* error) {
+  out->AddDecodedCounts(dropped_samples, invalid_origins);
+  if (paths == nullptr) return true;
+  for (const Path* path : *paths) {
+    PathTiming timing;
+    timing.origin_id = path->origin_id();
+    timing.hops = path->hops();
+    timing.deadline_overruns = path->deadline_overruns();
+    timing.max_uncertainty_ns = path->max_uncertainty_ns();
+    if (!DecodeLatency(path->age(), path->age_histogram(), path->count(),
+                       StrCat(where, ": path from origin ", path->origin_id()),
+                       &timing.age, error)) {
+      return false;
+    }
+    if (path->deadline_ns() > 0) out->set_deadline_ns(path->deadline_ns());
+    out->AddDecoded(timing);
+  }
+  return true;
+}
+
 bool DecodeTimers(const flatbuffers::Vector<Offset<Timer>>* timers,
                   std::string_view kind, std::vector<TimerTiming>* out,
                   std::string* error) {
@@ -275,6 +361,7 @@ bool DecodeTimers(const flatbuffers::Vector<Offset<Timer>>* timers,
     entry.name = Str(timer->name());
     entry.count = timer->count();
     entry.missed_cycles = timer->missed_cycles();
+    entry.origin_id = timer->origin_id();
     const std::string where = StrCat(kind, " ", entry.name);
     if (!DecodeLatency(timer->wakeup_latency(),
                        timer->wakeup_latency_histogram(), entry.count, where,
@@ -341,7 +428,10 @@ absl::StatusOr<ReportContents> DecodeTimingReport(const Report& report) {
                          where, &entry.wakeup_latency, &error) ||
           !DecodeLatency(watcher->handler_time(),
                          watcher->handler_time_histogram(), entry.count, where,
-                         &entry.handler_time, &error)) {
+                         &entry.handler_time, &error) ||
+          !DecodePaths(watcher->paths(), watcher->dropped_path_samples(),
+                       watcher->invalid_origins(), where, &entry.paths,
+                       &error)) {
         return failed();
       }
     }
@@ -352,10 +442,13 @@ absl::StatusOr<ReportContents> DecodeTimingReport(const Report& report) {
       entry.channel_index = fetcher->channel_index();
       entry.count = fetcher->count();
       entry.lost_messages = fetcher->lost_messages();
+      const std::string where =
+          StrCat("fetcher of channel ", entry.channel_index);
       if (!DecodeLatency(fetcher->latency(), fetcher->latency_histogram(),
-                         entry.count,
-                         StrCat("fetcher of channel ", entry.channel_index),
-                         &entry.latency, &error)) {
+                         entry.count, where, &entry.latency, &error) ||
+          !DecodePaths(fetcher->paths(), fetcher->dropped_path_samples(),
+                       fetcher->invalid_origins(), where, &entry.paths,
+                       &error)) {
         return failed();
       }
     }
@@ -367,6 +460,13 @@ absl::StatusOr<ReportContents> DecodeTimingReport(const Report& report) {
       entry.count = sender->count();
       entry.refused_wakeups = sender->refused_wakeups();
       entry.impossible_sent_times = sender->impossible_sent_times();
+      entry.sent_origins.AddDropped(sender->dropped_origins());
+      if (sender->sent_origins() != nullptr) {
+        for (const SentOrigin* sent : *sender->sent_origins()) {
+          entry.sent_origins.AddDecoded(timing::SentOriginCount{
+              sent->origin_id(), sent->hops(), sent->count()});
+        }
+      }
       if (sender->size() != nullptr && entry.count > 0 &&
           !std::isnan(sender->size()->average())) {
         entry.size = RunningStatistic::Decode(*sender->size(), entry.count);

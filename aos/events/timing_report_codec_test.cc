@@ -95,6 +95,75 @@ TEST(TimingReportCodecTest, SharedMemoryDamageRoundTrips) {
   EXPECT_EQ(sum.refused_wakeups + sum.impossible_sent_times, 0u);
 }
 
+// Path latency (docs/timing_reports.md): ages per origin and hops, the
+// origins senders passed on, and each timer's id as an origin, there and
+// back; the size bounds hold for what is encoded.
+TEST(TimingReportCodecTest, PathsRoundTripWithinTheirSizeBounds) {
+  ReportContents contents;
+  contents.header.name = "pong";
+  TimerTiming& timer = contents.timers.emplace_back();
+  timer.name = "sensor";
+  timer.origin_id = 0x12345678;
+  WatcherTiming& watcher = contents.watchers.emplace_back();
+  watcher.channel_index = 2;
+  watcher.count = 3;
+  watcher.paths.set_deadline(std::chrono::milliseconds(2));
+  PathOrigins origins;
+  origins.Add({.id = 0x12345678, .hops = 2, .monotonic_time_ns = 1000000});
+  origins.Add({.id = 77, .hops = 1, .monotonic_time_ns = 2000000});
+  watcher.paths.Record(
+      origins, monotonic_clock::time_point(std::chrono::nanoseconds(3500000)),
+      /*uncertainty_ns=*/40000);
+  watcher.paths.CountInvalid(5);
+  FetcherTiming& fetcher = contents.fetchers.emplace_back();
+  fetcher.channel_index = 1;
+  fetcher.paths.Record(
+      origins, monotonic_clock::time_point(std::chrono::nanoseconds(2500000)));
+  SenderTiming& sender = contents.senders.emplace_back();
+  sender.channel_index = 3;
+  sender.sent_origins.Record(origins.NextHop());
+  sender.sent_origins.AddDropped(4);
+
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.ForceDefaults(true);
+  fbb.Finish(EncodeTimer(&fbb, timer, true));
+  EXPECT_LE(fbb.GetSize(), TimerSizeBound(timer, true));
+  fbb.Clear();
+  fbb.Finish(EncodeWatcher(&fbb, watcher, true));
+  EXPECT_LE(fbb.GetSize(), WatcherSizeBound(watcher, true));
+  fbb.Clear();
+  fbb.Finish(EncodeFetcher(&fbb, fetcher, true));
+  EXPECT_LE(fbb.GetSize(), FetcherSizeBound(fetcher, true));
+  fbb.Clear();
+  fbb.Finish(EncodeSender(&fbb, sender));
+  EXPECT_LE(fbb.GetSize(), SenderSizeBound());
+
+  const flatbuffers::DetachedBuffer encoded = EncodeReportContents(contents);
+  auto decoded = DecodeTimingReport({encoded.data(), encoded.size()});
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->timers[0].origin_id, 0x12345678u);
+  const PathTimings& paths = decoded->watchers[0].paths;
+  ASSERT_EQ(paths.size(), 2u);
+  EXPECT_EQ(paths.deadline_ns(), 2000000);
+  EXPECT_EQ(paths.invalid_origins(), 5u);
+  const PathTiming& first = paths.begin()[0];
+  EXPECT_EQ(first.origin_id, 0x12345678u);
+  EXPECT_EQ(first.hops, 2u);
+  EXPECT_EQ(first.count(), 1u);
+  EXPECT_EQ(first.deadline_overruns, 1u);  // 2.5 ms > 2 ms.
+  EXPECT_EQ(first.max_uncertainty_ns, 40000);
+  EXPECT_EQ(first.age.histogram().max_ns(), 2500000);
+  EXPECT_FLOAT_EQ(first.age.statistic().max(), 2.5e-3);
+  EXPECT_EQ(paths.begin()[1].deadline_overruns, 0u);  // 1.5 ms.
+  EXPECT_EQ(decoded->fetchers[0].paths.size(), 2u);
+  EXPECT_EQ(decoded->fetchers[0].paths.deadline_ns(), -1);
+  const SentOrigins& sent = decoded->senders[0].sent_origins;
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent.begin()[0].hops, 3u);
+  EXPECT_EQ(sent.begin()[0].count, 1u);
+  EXPECT_EQ(sent.dropped(), 4u);
+}
+
 TEST(TimingReportCodecTest, MalformedReportsAreRefusedNamingWhatIsWrong) {
   const auto good = ReportFromJson(PingReport(kPingStart, kPingEnd));
   std::vector<uint8_t> truncated(good.data(), good.data() + good.size() / 2);

@@ -1,0 +1,105 @@
+#include "aos/events/timing_path.h"
+
+namespace aos::timing {
+
+void PathTiming::Merge(const PathTiming& other) noexcept {
+  age.Merge(other.age);
+  deadline_overruns += other.deadline_overruns;
+  max_uncertainty_ns = std::max(max_uncertainty_ns, other.max_uncertainty_ns);
+}
+
+PathTiming* PathTimings::Find(uint32_t origin_id, uint32_t hops) noexcept {
+  for (size_t i = 0; i < count_; ++i) {
+    if (paths_[i].origin_id == origin_id && paths_[i].hops == hops) {
+      return &paths_[i];
+    }
+  }
+  if (count_ == kMaxPathsPerEntry) return nullptr;
+  PathTiming& path = paths_[count_++];
+  path.origin_id = origin_id;
+  path.hops = hops;
+  return &path;
+}
+
+void PathTimings::Record(const PathOrigins& origins,
+                         monotonic_clock::time_point callback_start,
+                         int64_t uncertainty_ns) noexcept {
+  for (const PathOrigin& origin : origins) {
+    PathTiming* path = Find(origin.id, origin.hops);
+    if (path == nullptr) {
+      ++dropped_samples_;
+      continue;
+    }
+    const std::chrono::nanoseconds age(
+        callback_start.time_since_epoch().count() - origin.monotonic_time_ns);
+    path->age.Record(age);
+    if (deadline_ns_ > 0 && age.count() > deadline_ns_) {
+      ++path->deadline_overruns;
+    }
+    path->max_uncertainty_ns =
+        std::max(path->max_uncertainty_ns, uncertainty_ns);
+  }
+}
+
+void PathTimings::Merge(const PathTimings& other) noexcept {
+  for (const PathTiming& theirs : other) {
+    PathTiming* ours = Find(theirs.origin_id, theirs.hops);
+    if (ours == nullptr) {
+      dropped_samples_ += theirs.count();
+      continue;
+    }
+    ours->Merge(theirs);
+  }
+  dropped_samples_ += other.dropped_samples_;
+  invalid_origins_ += other.invalid_origins_;
+  if (deadline_ns_ <= 0) deadline_ns_ = other.deadline_ns_;
+}
+
+void PathTimings::Reset() noexcept {
+  for (size_t i = 0; i < count_; ++i) paths_[i] = PathTiming();
+  count_ = 0;
+  dropped_samples_ = 0;
+  invalid_origins_ = 0;
+}
+
+bool PathTimings::AddDecoded(const PathTiming& path) {
+  PathTiming* ours = Find(path.origin_id, path.hops);
+  if (ours == nullptr) {
+    dropped_samples_ += path.count();
+    return false;
+  }
+  ours->Merge(path);
+  return true;
+}
+
+void SentOrigins::Add(uint32_t origin_id, uint32_t hops,
+                      uint64_t count) noexcept {
+  for (size_t i = 0; i < count_; ++i) {
+    if (origins_[i].origin_id == origin_id && origins_[i].hops == hops) {
+      origins_[i].count += count;
+      return;
+    }
+  }
+  if (count_ == origins_.size()) {
+    dropped_ += count;
+    return;
+  }
+  origins_[count_++] = SentOriginCount{origin_id, hops, count};
+}
+
+void SentOrigins::Record(const PathOrigins& origins) noexcept {
+  for (const PathOrigin& origin : origins) Add(origin.id, origin.hops, 1);
+}
+
+void SentOrigins::Merge(const SentOrigins& other) noexcept {
+  for (const SentOriginCount& origin : other) {
+    Add(origin.origin_id, origin.hops, origin.count);
+  }
+  dropped_ += other.dropped_;
+}
+
+void SentOrigins::AddDecoded(const SentOriginCount& origin) {
+  Add(origin.origin_id, origin.hops, origin.count);
+}
+
+}  // namespace aos::timing

@@ -1,0 +1,137 @@
+#ifndef AOS_EVENTS_TIMING_PATH_H_
+#define AOS_EVENTS_TIMING_PATH_H_
+
+// What a watcher or fetcher measures of the paths its data came by: per
+// origin (and number of hops), how old the data was when a callback got it,
+// against a deadline if one was declared (docs/timing_reports.md, "Path
+// latency"). And what a sender measures of the origins it passed on.
+//
+//   timing::PathTimings paths;
+//   paths.set_deadline(std::chrono::milliseconds(5));
+//   paths.Record(message_origins, callback_start);   // realtime-safe
+//   ...
+//   summary.Merge(paths);   // a tool adding up windows
+//
+// Fixed in size (kMaxPathsPerEntry paths): recording, merging and resetting
+// never allocate.
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+#include "aos/events/latency_recorder.h"
+#include "aos/events/path_origins.h"
+#include "aos/time/time.h"
+
+namespace aos::timing {
+
+// How many distinct (origin, hops) paths one watcher or fetcher reports; the
+// samples of others are counted in PathTimings::dropped_samples().
+inline constexpr size_t kMaxPathsPerEntry = 4;
+
+// The data that reached one watcher or fetcher from one origin over one
+// number of hops.
+struct PathTiming {
+  uint32_t origin_id = 0;
+  uint32_t hops = 0;
+  // Callback start - the origin's scheduled time, in this node's clock.
+  LatencyRecorder age;
+  // Ages over the entry's deadline.
+  uint64_t deadline_overruns = 0;
+  // The largest uncertainty of the translation of the origin's time into
+  // this node's clock (forwarded messages), ns; 0 for local origins.
+  int64_t max_uncertainty_ns = 0;
+
+  uint64_t count() const { return age.statistic().count(); }
+  void Merge(const PathTiming& other) noexcept;
+};
+
+// Every path of one watcher or fetcher.
+class PathTimings {
+ public:
+  // Ages over `deadline` count as overruns; zero or negative: no deadline.
+  void set_deadline(std::chrono::nanoseconds deadline) {
+    deadline_ns_ = deadline.count() > 0 ? deadline.count() : -1;
+  }
+  // -1: none.
+  int64_t deadline_ns() const { return deadline_ns_; }
+
+  // Records, for each of `origins`, the age `callback_start` - its time
+  // under its (origin, hops) path; a path beyond kMaxPathsPerEntry adds to
+  // dropped_samples() instead. `uncertainty_ns` is that of the origins'
+  // times (0 for local ones). Never allocates.
+  void Record(const PathOrigins& origins,
+              monotonic_clock::time_point callback_start,
+              int64_t uncertainty_ns = 0) noexcept;
+  // Origins a message claimed that could not be true (PathOrigins::FromRaw).
+  void CountInvalid(uint32_t invalid) noexcept { invalid_origins_ += invalid; }
+
+  // Adds `other`'s paths (by origin and hops) and counts. A deadline set
+  // on either is kept (ours first).
+  void Merge(const PathTimings& other) noexcept;
+  // Forgets every path and count of the window; keeps the deadline.
+  void Reset() noexcept;
+
+  const PathTiming* begin() const { return paths_.data(); }
+  const PathTiming* end() const { return paths_.data() + count_; }
+  size_t size() const { return count_; }
+  uint64_t dropped_samples() const { return dropped_samples_; }
+  uint64_t invalid_origins() const { return invalid_origins_; }
+
+  // For decoding a report: adds a path as the report carried it (false,
+  // and counted as dropped, if full).
+  bool AddDecoded(const PathTiming& path);
+  void AddDecodedCounts(uint64_t dropped_samples, uint64_t invalid_origins) {
+    dropped_samples_ += dropped_samples;
+    invalid_origins_ += invalid_origins;
+  }
+  void set_deadline_ns(int64_t deadline_ns) { deadline_ns_ = deadline_ns; }
+
+ private:
+  // The path for (origin_id, hops), made if there is room; null if not.
+  PathTiming* Find(uint32_t origin_id, uint32_t hops) noexcept;
+
+  std::array<PathTiming, kMaxPathsPerEntry> paths_{};
+  size_t count_ = 0;
+  uint64_t dropped_samples_ = 0;
+  uint64_t invalid_origins_ = 0;
+  int64_t deadline_ns_ = -1;
+};
+
+// The origins one sender passed on: per (origin, hops), how many messages
+// carried it. What lets a tool follow a path back hop by hop.
+struct SentOriginCount {
+  uint32_t origin_id = 0;
+  uint32_t hops = 0;
+  uint64_t count = 0;
+};
+
+class SentOrigins {
+ public:
+  // Counts each of `origins` (as sent). Never allocates.
+  void Record(const PathOrigins& origins) noexcept;
+  void Merge(const SentOrigins& other) noexcept;
+  void Reset() noexcept { *this = SentOrigins(); }
+
+  const SentOriginCount* begin() const { return origins_.data(); }
+  const SentOriginCount* end() const { return origins_.data() + count_; }
+  size_t size() const { return count_; }
+  // Origins left out of sent messages for want of room (beyond
+  // kMaxPathOrigins), and sent ones beyond what this list holds.
+  uint64_t dropped() const { return dropped_; }
+  void AddDropped(uint64_t dropped) { dropped_ += dropped; }
+  // For decoding a report.
+  void AddDecoded(const SentOriginCount& origin);
+
+ private:
+  void Add(uint32_t origin_id, uint32_t hops, uint64_t count) noexcept;
+
+  std::array<SentOriginCount, 2 * kMaxPathOrigins> origins_{};
+  size_t count_ = 0;
+  uint64_t dropped_ = 0;
+};
+
+}  // namespace aos::timing
+
+#endif  // AOS_EVENTS_TIMING_PATH_H_
