@@ -1,8 +1,14 @@
 #include "aos/events/event_loop_param_test.h"
 
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <optional>
+#include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,7 +20,11 @@
 #include "aos/testing/test_message_generated.h"
 #include "aos/testing/test_reply_bfbs_generated.h"
 #include "aos/testing/test_reply_generated.h"
+#include "gflags/gflags.h"
 #include "gmock/gmock.h"
+
+DECLARE_bool(die_on_malloc);
+DECLARE_int32(timing_report_ms);
 
 namespace aos::testing {
 namespace {
@@ -39,13 +49,43 @@ constexpr std::string_view kConfig = R"({
       "channel_storage_duration": 1000000000 },
     { "name": "/lossy", "type": "aos.testing.TestMessage", "frequency": 20, "max_size": 64,
       "channel_storage_duration": 100000000 },
-    { "name": "/odd", "type": "aos.testing.TestMessage", "frequency": 1000, "max_size": 29 }
+    { "name": "/odd", "type": "aos.testing.TestMessage", "frequency": 1000, "max_size": 29 },
+    { "name": "/long", "type": "aos.testing.TestMessage", "frequency": 100, "max_size": 64,
+      "channel_storage_duration": 10000000000 }
   ]
 })";
 
-// The suite's config, flattened with its types' schemas embedded, as
-// aos_config makes them (SendJson needs them).
-FlatbufferDetachedBuffer<Configuration> SuiteConfig() {
+// Two nodes, as AOS's suite has them: "me" sends /test; "them" sends
+// /test_forward, forwarded to "me", and /test_noforward, read only there.
+constexpr std::string_view kTwoNodeConfig = R"({
+  "channels": [
+    { "name": "/me/aos", "type": "aos.timing.Report", "source_node": "me",
+      "frequency": 50, "max_size": 16384, "num_senders": 20 },
+    { "name": "/them/aos", "type": "aos.timing.Report", "source_node": "them",
+      "frequency": 50, "max_size": 16384, "num_senders": 20 },
+    { "name": "/test", "type": "aos.testing.TestMessage", "source_node": "me",
+      "frequency": 1000, "max_size": 64 },
+    { "name": "/test_forward", "type": "aos.testing.TestMessage",
+      "source_node": "them", "frequency": 1000, "max_size": 64,
+      "destination_nodes": [ { "name": "me" } ] },
+    { "name": "/test_noforward", "type": "aos.testing.TestMessage",
+      "source_node": "them", "frequency": 1000, "max_size": 64 }
+  ],
+  "maps": [
+    { "match": { "name": "/aos*", "source_node": "me" },
+      "rename": { "name": "/me/aos" } },
+    { "match": { "name": "/aos*", "source_node": "them" },
+      "rename": { "name": "/them/aos" } }
+  ],
+  "nodes": [
+    { "name": "me", "hostname": "myhostname" },
+    { "name": "them", "hostname": "themhostname" }
+  ]
+})";
+
+// `json` flattened with the suite's types' schemas embedded, as aos_config
+// makes configs (SendJson needs them).
+FlatbufferDetachedBuffer<Configuration> SuiteConfig(std::string_view json) {
   const std::string directory = TestTempDir();
   auto write = [&](const std::string& name, const void* data, size_t size) {
     const std::string path = directory + "/" + name;
@@ -64,7 +104,7 @@ FlatbufferDetachedBuffer<Configuration> SuiteConfig() {
       write("report.bfbs", timing::ReportBinarySchema::data(),
             timing::ReportBinarySchema::size())};
   const std::string path =
-      write("event_loop_param_test.json", kConfig.data(), kConfig.size());
+      write("event_loop_param_test.json", json.data(), json.size());
   auto config = configuration::ReadConfig(path, options);
   CHECK(config.ok()) << config.status().message();
   return std::move(config).value();
@@ -80,8 +120,15 @@ RawSender::Error SendPing(Sender<TestMessage>* sender, int value) {
 
 }  // namespace
 
-EventLoopTestFactory::EventLoopTestFactory() : config_(SuiteConfig()) {}
+EventLoopTestFactory::EventLoopTestFactory() : config_(SuiteConfig(kConfig)) {}
 EventLoopTestFactory::~EventLoopTestFactory() = default;
+
+void EventLoopTestFactory::EnableNodes(std::string_view my_node) {
+  config_ = SuiteConfig(kTwoNodeConfig);
+  my_node_ = configuration::GetNode(config_.message(), my_node);
+  CHECK(my_node_ != nullptr) << "no node " << my_node << " in the suite";
+  OnConfigurationChanged();
+}
 
 namespace {
 
@@ -1358,7 +1405,7 @@ TEST_P(AbstractEventLoopDeathTest, UnknownChannelNamesItAndTheClosestOnes) {
       loop->MakeSender<TestMessage>("/tset"),
       "channel /tset of type aos.testing.TestMessage is not in the config.*"
       "application pinger.*closest channels in the config: /test "
-      "\\(aos.testing.TestMessage\\); /lossy");
+      "\\(aos.testing.TestMessage\\); /long");
 }
 
 TEST_P(AbstractEventLoopDeathTest, DestroyingALoopBeforeItsSenderAborts) {
