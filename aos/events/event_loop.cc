@@ -605,14 +605,19 @@ void EventLoop::StartRunning() {
   is_running_.store(true, std::memory_order_release);
   SetTimerContext(monotonic_now());
   for (const std::function<void()>& fn : on_run_) fn();
+  ClearContext();
 }
 
 void EventLoop::SetTimerContext(
     monotonic_clock::time_point monotonic_event_time) {
-  Context context;
-  context.monotonic_event_time = monotonic_event_time;
-  context.source_boot_uuid = boot_uuid();
-  context_ = context;
+  ClearContext();
+  context_.monotonic_event_time = monotonic_event_time;
+}
+
+void EventLoop::ClearContext() const {
+  context_ = Context();
+  context_.source_boot_uuid = boot_uuid();
+  context_ready_ = true;
 }
 
 }  // namespace aos

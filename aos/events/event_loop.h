@@ -93,7 +93,8 @@ struct Context {
   uint32_t remote_queue_index = kInvalidQueueIndex;
   // The boot of the node the message was first sent on (this node's for a
   // local message): a forwarded message from a rebooted node carries a new
-  // one. All zeros for timers.
+  // one. For a timer or phased loop, in OnRun and outside callbacks, this
+  // loop's boot (EventLoop::boot_uuid()), as in AOS.
   UUID source_boot_uuid;
   // Size in bytes of the message at `data` (0 for timers).
   size_t size = 0;
@@ -868,8 +869,13 @@ class EventLoop {
   }
 
   // The context of the callback being run: the message for a watcher, the
-  // scheduled time for a timer.
-  const Context& context() const { return context_; }
+  // scheduled time for a timer. Outside callbacks (before Run(), after each
+  // callback returns, after Run()) it is empty, as in AOS: times min_time,
+  // invalid queue indices, no data, and this loop's boot UUID.
+  const Context& context() const {
+    if (!context_ready_) ClearContext();
+    return context_;
+  }
 
   // Everything measured, for tests and tools.
   const std::vector<std::unique_ptr<TimerHandler>>& timers() const {
@@ -927,8 +933,14 @@ class EventLoop {
   // (AOS's SetTimerContext): no message, realtime and remote times min_time,
   // invalid queue indices, this loop's boot.
   void SetTimerContext(monotonic_clock::time_point monotonic_event_time);
+  // The context outside callbacks (AOS's ClearContext): as a timer's, with
+  // monotonic_event_time min_time too.
+  void ClearContext() const;
 
-  void set_context(const Context& context) { context_ = context; }
+  void set_context(const Context& context) {
+    context_ = context;
+    context_ready_ = true;
+  }
 
   // Records the CPU latency limit the implementation holds, for reports.
   // Before StartRunning() (it may allocate).
@@ -958,7 +970,7 @@ class EventLoop {
   TimerHandler* AddInternalTimer(std::function<void()> fn);
 
   // Runs `fn`, a callback of `kind` named `name` (`type` for watchers),
-  // under the allocation guard if there is one.
+  // under the allocation guard if there is one; clears the context after.
   template <typename F>
   void RunCallback(std::string_view kind, std::string_view name,
                    std::string_view type, F&& fn);
@@ -980,7 +992,10 @@ class EventLoop {
   uint64_t realtime_allocations_ = 0;
   // Callbacks already warned about (counted mode only).
   std::vector<std::string> allocation_warned_;
-  Context context_;
+  // Cleared on first use: the implementation's boot_uuid() is not
+  // available while the base is constructed.
+  mutable Context context_;
+  mutable bool context_ready_ = false;
 
   std::vector<std::unique_ptr<TimerHandler>> timers_;
   // Timers behind phased loops; not reported as timers.
@@ -1002,18 +1017,19 @@ void EventLoop::RunCallback(std::string_view kind, std::string_view name,
                             std::string_view type, F&& fn) {
   if (!allocation_policy_.has_value()) {
     fn();
-    return;
+  } else {
+    GuardedCallback callback = {.loop = name_,
+                                .kind = kind,
+                                .name = name,
+                                .type = type,
+                                .policy = *allocation_policy_};
+    {
+      ScopedAllocationGuard guard(&callback);
+      fn();
+    }
+    if (callback.allocations > 0) NoteAllocations(callback);
   }
-  GuardedCallback callback = {.loop = name_,
-                              .kind = kind,
-                              .name = name,
-                              .type = type,
-                              .policy = *allocation_policy_};
-  {
-    ScopedAllocationGuard guard(&callback);
-    fn();
-  }
-  if (callback.allocations > 0) NoteAllocations(callback);
+  ClearContext();
 }
 
 // Sender<T>::Builder.
