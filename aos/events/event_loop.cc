@@ -361,13 +361,15 @@ WatcherState::~WatcherState() {
 }
 
 void WatcherState::Call(const Context& context) {
-  event_loop_->set_context(context);
+  Context delivered = context;
+  if (!with_data_) delivered.data = nullptr;
+  event_loop_->set_context(delivered);
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - context.monotonic_event_time);
   event_loop_->RunCallback("watcher", channel_->name()->string_view(),
                            channel_->type()->string_view(),
-                           [&]() { fn_(context, context.data); });
+                           [&]() { fn_(delivered, delivered.data); });
   timing_.handler_time.Record(event_loop_->monotonic_now() - start);
 }
 
@@ -489,6 +491,14 @@ void EventLoop::MakeRawWatcher(
     }
   }
   watchers_.push_back(DoMakeWatcher(channel, std::move(watcher)));
+}
+
+void EventLoop::MakeRawNoArgWatcher(
+    const Channel* channel, std::function<void(const Context&)> watcher) {
+  MakeRawWatcher(
+      channel, [watcher = std::move(watcher)](
+                   const Context& context, const void*) { watcher(context); });
+  watchers_.back()->with_data_ = false;
 }
 
 TimerHandler* EventLoop::AddTimer(std::function<void()> fn) {

@@ -99,7 +99,8 @@ struct Context {
   // Size in bytes of the message at `data` (0 for timers).
   size_t size = 0;
   // The message (a finished flatbuffer), valid until the handler returns (or
-  // until the fetcher fetches again). Null for timers.
+  // until the fetcher fetches again). Null for timers, and in a no-arg
+  // watcher (size is still the message's), as in AOS.
   const void* data = nullptr;
   // AOS's: when the node a forwarded message came from put it on the
   // network. Neither our queues nor our bridge record it: always min_time
@@ -462,10 +463,14 @@ class WatcherState {
   void AddLost(uint32_t lost) { timing_.lost_messages += lost; }
 
  private:
+  friend class EventLoop;
+
   EventLoop* const event_loop_;
   const Channel* const channel_;
   std::function<void(const Context&, const void*)> fn_;
   timing::WatcherTiming timing_;
+  // False for a no-arg watcher: its handler sees no data (AOS's).
+  bool with_data_ = true;
 };
 
 // Aborts: "using a <what> that was not made: <why_not>" (or that it was
@@ -789,14 +794,15 @@ class EventLoop {
                    });
   }
   // Calls `watcher()` for every message of type T on `channel_name`, without
-  // the message (for when only the event matters).
+  // the message (for when only the event matters): as in AOS, context().data
+  // is null in it (size is the message's), so a fetcher reads the message
+  // if it is wanted after all.
   template <typename T>
   void MakeNoArgWatcher(std::string_view channel_name,
                         std::function<void()> watcher) {
-    MakeRawWatcher(FindChannel(channel_name, T::GetFullyQualifiedName()),
-                   [watcher = std::move(watcher)](const Context&, const void*) {
-                     watcher();
-                   });
+    MakeRawNoArgWatcher(
+        FindChannel(channel_name, T::GetFullyQualifiedName()),
+        [watcher = std::move(watcher)](const Context&) { watcher(); });
   }
 
   // Untyped versions: `channel` must come from this loop's configuration.
@@ -805,6 +811,10 @@ class EventLoop {
   void MakeRawWatcher(
       const Channel* channel,
       std::function<void(const Context& context, const void* message)> watcher);
+  // A watcher whose handler gets only the context (data null), as
+  // MakeNoArgWatcher's (AOS's MakeRawNoArgWatcher).
+  void MakeRawNoArgWatcher(const Channel* channel,
+                           std::function<void(const Context& context)> watcher);
 
   // A timer calling `fn`; disabled until scheduled. Owned by the loop.
   // Before Run() only.

@@ -144,6 +144,23 @@ void ExpectTimerEvent(const Context& context, const UUID& boot) {
   ExpectNoMessage(without_time, boot);
 }
 
+// The context of a message sent on this node (not forwarded): its remote
+// fields are its own, and `data` is null only for a no-arg watcher.
+void ExpectLocalMessage(const Context& context, const UUID& boot,
+                        bool with_data = true) {
+  EXPECT_NE(context.monotonic_event_time, monotonic_clock::min_time);
+  EXPECT_NE(context.realtime_event_time, realtime_clock::min_time);
+  EXPECT_EQ(context.monotonic_remote_time, context.monotonic_event_time);
+  EXPECT_EQ(context.realtime_remote_time, context.realtime_event_time);
+  EXPECT_EQ(context.monotonic_remote_transmit_time, monotonic_clock::min_time);
+  EXPECT_NE(context.queue_index, Context::kInvalidQueueIndex);
+  EXPECT_EQ(context.remote_queue_index, context.queue_index);
+  EXPECT_EQ(context.source_boot_uuid, boot);
+  EXPECT_GT(context.size, 0u);
+  EXPECT_EQ(context.data != nullptr, with_data);
+  EXPECT_EQ(context.buffer_index, -1);
+}
+
 }  // namespace
 
 EventLoopTestFactory::EventLoopTestFactory() : config_(SuiteConfig(kConfig)) {}
@@ -1594,6 +1611,46 @@ TEST_P(AbstractEventLoopTest, SkipTimingReportSilencesOneLoop) {
 // names the AOS cases it checks. Where AOS's used a loop it never ran
 // (Make() beside MakePrimary()), so do these (MakeIdle()).
 
+// One sender of TestMessage on /test, in a loop the test never runs:
+// AOS's cases send from such a loop (their Make()).
+class IdleSender {
+ public:
+  explicit IdleSender(EventLoopTestFactory* factory)
+      : loop_(factory->MakeIdleEventLoop("sender")),
+        sender_(loop_->MakeSender<TestMessage>("/test")) {}
+
+  // Sends a TestMessage with `value`.
+  RawSender::Error Send(int value) { return SendPing(&sender_, value); }
+  Sender<TestMessage>* operator->() { return &sender_; }
+
+ private:
+  std::unique_ptr<EventLoop> loop_;
+  Sender<TestMessage> sender_;
+};
+
+// --- Watchers and senders.
+
+// A no-arg watcher sees the message's context without its data; a fetcher
+// reads the message if it is wanted after all.
+// AOS: NoArgNoData, BasicNoArg
+TEST_P(AbstractEventLoopTest, NoArgWatcherHasNoDataAndAFetcherReadsIt) {
+  IdleSender sender(factory_.get());
+  auto loop = Make("primary");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  int value = 0;
+  loop->MakeNoArgWatcher<TestMessage>("/test", [&]() {
+    ExpectLocalMessage(loop->context(), loop->boot_uuid(), false);
+    ASSERT_TRUE(fetcher.Fetch());
+    value = fetcher->value();
+    EXPECT_EQ(fetcher.context().queue_index, loop->context().queue_index);
+    EXPECT_EQ(fetcher.context().size, loop->context().size);
+    loop->Exit();
+  });
+  loop->OnRun([&]() { EXPECT_EQ(sender.Send(200), RawSender::Error::kOk); });
+  Run();
+  EXPECT_EQ(value, 200);
+}
+
 // --- Contexts.
 
 // Outside callbacks the context is empty (with the loop's boot), before
@@ -1614,6 +1671,42 @@ TEST_P(AbstractEventLoopTest, ContextIsEmptyOutsideCallbacks) {
   Run();
   EXPECT_GE(on_run_time, before_run);
   ExpectNoMessage(loop->context(), loop->boot_uuid());
+}
+
+// The same for a no-arg watcher, which reads the message with a fetcher.
+// AOS: MessageSendTimeNoArg
+TEST_P(AbstractEventLoopTest, NoArgWatcherContextAgreesWithItsFetcher) {
+  auto loop = Make("primary");
+  IdleSender sender(factory_.get());
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  monotonic_clock::time_point sent_after;
+  monotonic_clock::time_point sent_before;
+  TimerHandler* send = loop->AddTimer([&]() {
+    sent_after = loop->monotonic_now();
+    EXPECT_EQ(sender.Send(200), RawSender::Error::kOk);
+    sent_before = loop->monotonic_now();
+  });
+  bool triggered = false;
+  loop->MakeNoArgWatcher<TestMessage>("/test", [&]() {
+    ASSERT_TRUE(fetcher.Fetch());
+    const Context& context = loop->context();
+    ExpectLocalMessage(context, loop->boot_uuid(), false);
+    EXPECT_LE(context.monotonic_event_time, loop->monotonic_now());
+    EXPECT_GE(context.monotonic_event_time, sent_after);
+    EXPECT_LE(context.monotonic_event_time, sent_before);
+    EXPECT_EQ(fetcher.context().monotonic_event_time,
+              context.monotonic_event_time);
+    EXPECT_EQ(fetcher.context().queue_index, context.queue_index);
+    triggered = true;
+    loop->Exit();
+  });
+  loop->OnRun(
+      [&]() { send->Schedule(loop->monotonic_now() + milliseconds(10)); });
+  Run();
+  ASSERT_TRUE(triggered);
+  ExpectLocalMessage(fetcher.context(), loop->boot_uuid());
+  EXPECT_EQ(fetcher->value(), 200);
+  EXPECT_GT(static_cast<const void*>(fetcher.get()), fetcher.context().data);
 }
 
 }  // namespace
