@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <iomanip>
 #include <mutex>
 
 #include "aos/configuration.h"
@@ -272,6 +274,15 @@ monotonic_clock::time_point TimerHandler::NextScheduledTime(
 void TimerHandler::SetSchedule(monotonic_clock::time_point base,
                                monotonic_clock::duration period) {
   CHECK_GE(period.count(), 0) << "timer " << name() << ": negative period";
+  if (base < monotonic_clock::epoch()) {
+    const int64_t ns = base.time_since_epoch().count();
+    LOG(FATAL) << "timer \"" << name() << "\" of event loop "
+               << event_loop_->name() << " scheduled for "
+               << (ns < 0 ? "-" : "") << std::abs(ns / 1000000000) << "."
+               << std::setw(9) << std::setfill('0') << std::abs(ns % 1000000000)
+               << " s, before the monotonic clock's epoch; schedule it at or "
+                  "after 0";
+  }
   base_ = base;
   period_ = period;
   enabled_ = true;

@@ -311,6 +311,9 @@ class TimerHandler {
   // skipped and counted in missed_cycles, and the timer continues at the
   // first scheduled time not yet passed. So a call 3.5 periods late has a
   // wakeup latency of 3.5 periods and 3 missed cycles.
+  //
+  // A `base` before the monotonic clock's epoch aborts naming the timer and
+  // the time, as in AOS; so does a negative `period`.
   virtual void Schedule(
       monotonic_clock::time_point base,
       monotonic_clock::duration period = monotonic_clock::duration::zero()) = 0;

@@ -655,15 +655,17 @@ TEST_P(AbstractEventLoopTest, TimerRescheduledInItsHandlerForAPassedTimeRuns) {
       stop->Schedule(loop->monotonic_now() + milliseconds(20));
     }
   };
+  // The call's own scheduled time has passed (times before the clock's
+  // epoch may not be given).
   one_shot = loop->AddTimer([&]() {
     if (++one_shot_calls < 3) {
-      one_shot->Schedule(loop->monotonic_now() - milliseconds(1));
+      one_shot->Schedule(loop->context().monotonic_event_time);
     }
     stop_when_done();
   });
   repeating = loop->AddTimer([&]() {
     if (++repeating_calls < 3) {
-      repeating->Schedule(loop->monotonic_now() - milliseconds(1), kPeriod);
+      repeating->Schedule(loop->context().monotonic_event_time, kPeriod);
     }
     stop_when_done();
   });
@@ -1707,6 +1709,18 @@ TEST_P(AbstractEventLoopTest, NoArgWatcherContextAgreesWithItsFetcher) {
   ExpectLocalMessage(fetcher.context(), loop->boot_uuid());
   EXPECT_EQ(fetcher->value(), 200);
   EXPECT_GT(static_cast<const void*>(fetcher.get()), fetcher.context().data);
+}
+
+// --- Misuse that ends the program, as in AOS (with our messages).
+
+// AOS: NegativeTimeTimer
+TEST_P(AbstractEventLoopDeathTest, SchedulingBeforeTheClocksEpochDies) {
+  auto loop = MakeIdle("primary");
+  TimerHandler* timer = loop->AddTimer([]() {});
+  timer->set_name("early");
+  EXPECT_DEATH(timer->Schedule(monotonic_clock::epoch() - seconds(1)),
+               "timer \"early\" of event loop primary scheduled for "
+               "-1\\.000000000 s, before the monotonic clock's epoch");
 }
 
 }  // namespace
