@@ -448,6 +448,20 @@ void EventLoop::DestroyHandlers() {
 
 int EventLoop::pid() const { return getpid(); }
 
+void EventLoop::CheckChannelUsable(const Channel* channel,
+                                   std::string_view what, bool readable) const {
+  ChannelIndex(channel);
+  if (readable && !configuration::ChannelIsReadableOnNode(*channel, node_)) {
+    LOG(FATAL) << "event loop " << name_ << ": " << what << " on "
+               << Describe(channel) << ": it is not readable on node "
+               << node_->name()->string_view() << " (its source_node is "
+               << (channel->source_node() == nullptr
+                       ? std::string_view("unset")
+                       : channel->source_node()->string_view())
+               << ", and it is not forwarded here); check the config";
+  }
+}
+
 void EventLoop::CheckNotRunning(std::string_view what) const {
   if (is_running_) {
     LOG(FATAL) << "event loop " << name_ << ": " << what
@@ -483,11 +497,13 @@ int EventLoop::ChannelIndex(const Channel* channel) const {
 
 std::unique_ptr<RawSender> EventLoop::MakeRawSender(const Channel* channel) {
   CheckNotRunning("MakeSender");
+  CheckChannelUsable(channel, "MakeSender", false);
   return DoMakeRawSender(channel);
 }
 
 std::unique_ptr<RawFetcher> EventLoop::MakeRawFetcher(const Channel* channel) {
   CheckNotRunning("MakeFetcher");
+  CheckChannelUsable(channel, "MakeFetcher", true);
   return DoMakeRawFetcher(channel);
 }
 
@@ -495,6 +511,7 @@ void EventLoop::MakeRawWatcher(
     const Channel* channel,
     std::function<void(const Context&, const void*)> watcher) {
   CheckNotRunning("MakeWatcher");
+  CheckChannelUsable(channel, "MakeWatcher", true);
   for (const std::unique_ptr<WatcherState>& existing : watchers_) {
     if (existing->channel() == channel) {
       LOG(FATAL) << "event loop " << name_ << " already watches "

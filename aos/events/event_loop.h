@@ -808,7 +808,11 @@ class EventLoop {
         [watcher = std::move(watcher)](const Context&) { watcher(); });
   }
 
-  // Untyped versions: `channel` must come from this loop's configuration.
+  // Untyped versions. `channel` must come from this loop's configuration
+  // (a copy of one aborts naming it); a fetcher's or watcher's must be
+  // readable on this loop's node (or it aborts naming the channel and the
+  // node). A raw sender may be made on any channel of the config, as in AOS
+  // (the message bridge re-sends forwarded channels with one).
   std::unique_ptr<RawSender> MakeRawSender(const Channel* channel);
   std::unique_ptr<RawFetcher> MakeRawFetcher(const Channel* channel);
   void MakeRawWatcher(
@@ -980,6 +984,10 @@ class EventLoop {
   friend class PhasedLoopHandler;
 
   void CheckNotRunning(std::string_view what) const;
+  // Aborts unless `channel` is one of the configuration's (and, if
+  // `readable`, readable on this node): for what MakeRaw* are given.
+  void CheckChannelUsable(const Channel* channel, std::string_view what,
+                          bool readable) const;
   TimerHandler* AddInternalTimer(std::function<void()> fn);
 
   // Runs `fn`, a callback of `kind` named `name` (`type` for watchers),

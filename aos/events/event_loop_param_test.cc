@@ -1723,5 +1723,96 @@ TEST_P(AbstractEventLoopDeathTest, SchedulingBeforeTheClocksEpochDies) {
                "-1\\.000000000 s, before the monotonic clock's epoch");
 }
 
+// A channel that is not the config's own (a copy), or not in it at all.
+// AOS: InvalidChannel
+TEST_P(AbstractEventLoopDeathTest, AChannelNotFromTheConfigDies) {
+  auto loop = MakeIdle("primary");
+  const FlatbufferDetachedBuffer<Configuration> other = SuiteConfig(kConfig);
+  const Channel* copy = configuration::GetChannel(
+      other.message(), "/test", "aos.testing.TestMessage", "primary", nullptr,
+      nullptr, configuration::ChannelAccess::kExists);
+  ASSERT_NE(copy, nullptr);
+  const std::string not_ours =
+      "channel /test \\(type aos.testing.TestMessage\\) is not from event "
+      "loop primary's configuration";
+  const std::string missing =
+      "channel /testbad of type aos.testing.TestMessage is not in the config";
+  EXPECT_DEATH(loop->MakeRawSender(copy), not_ours);
+  EXPECT_DEATH(loop->MakeSender<TestMessage>("/testbad"), missing);
+  EXPECT_FALSE(loop->TryMakeSender<TestMessage>("/testbad").valid());
+  EXPECT_DEATH(loop->MakeRawFetcher(copy), not_ours);
+  EXPECT_DEATH(loop->MakeFetcher<TestMessage>("/testbad"), missing);
+  EXPECT_FALSE(loop->TryMakeFetcher<TestMessage>("/testbad").valid());
+  EXPECT_DEATH(loop->MakeRawWatcher(copy, [](const Context&, const void*) {}),
+               not_ours);
+  EXPECT_DEATH(loop->MakeWatcher("/testbad", [](const TestMessage&) {}),
+               missing);
+}
+
+// On node "me": /test_forward is readable (forwarded here) but only "them"
+// sends it; /test_noforward is not readable here at all. Making what the
+// node may not use dies naming the channel and the node; TryMake* give an
+// invalid object that says the same when used.
+// AOS: InaccessibleChannel
+TEST_P(AbstractEventLoopDeathTest, ChannelsANodeMayNotUseAreNamed) {
+  EnableNodes("me");
+  auto loop = MakeIdle("them");
+  EXPECT_DEATH(loop->MakeSender<TestMessage>("/test_forward"),
+               "channel /test_forward of type aos.testing.TestMessage cannot "
+               "be sent on node me");
+  Sender<TestMessage> sender =
+      loop->TryMakeSender<TestMessage>("/test_forward");
+  EXPECT_FALSE(sender.valid());
+  EXPECT_DEATH((void)SendPing(&sender, 1),
+               "using a Sender that was not made: channel /test_forward of "
+               "type aos.testing.TestMessage cannot be sent on node me");
+  // Readable here: fetching it is fine.
+  Fetcher<TestMessage> forwarded =
+      loop->TryMakeFetcher<TestMessage>("/test_forward");
+  EXPECT_TRUE(forwarded.valid());
+  EXPECT_FALSE(forwarded.Fetch());
+
+  const Channel* noforward = loop->GetChannel<TestMessage>("/test_noforward");
+  ASSERT_NE(noforward, nullptr);
+  const std::string unreadable =
+      "/test_noforward \\(type aos.testing.TestMessage\\): it is not readable "
+      "on node me";
+  const std::string unreadable_by_name =
+      "channel /test_noforward of type aos.testing.TestMessage is not "
+      "readable on node me";
+  EXPECT_DEATH(loop->MakeRawFetcher(noforward), "MakeFetcher on " + unreadable);
+  EXPECT_DEATH(loop->MakeFetcher<TestMessage>("/test_noforward"),
+               unreadable_by_name);
+  EXPECT_FALSE(loop->TryMakeFetcher<TestMessage>("/test_noforward").valid());
+  EXPECT_DEATH(
+      loop->MakeRawWatcher(noforward, [](const Context&, const void*) {}),
+      "MakeWatcher on " + unreadable);
+  EXPECT_DEATH(loop->MakeWatcher("/test_noforward", [](const TestMessage&) {}),
+               unreadable_by_name);
+}
+
+// On node "them", /test (sent by "me", forwarded nowhere) may be neither
+// watched, fetched nor sent.
+// AOS: NodeWatcher, NodeFetcher, NodeSender (the death tests)
+TEST_P(AbstractEventLoopDeathTest, AnotherNodesChannelDiesNamingTheNode) {
+  EnableNodes("them");
+  auto loop = MakeIdle("primary");
+  const Channel* test = loop->GetChannel<TestMessage>("/test");
+  ASSERT_NE(test, nullptr);
+  const std::string unreadable = "is not readable on node them";
+  EXPECT_DEATH(loop->MakeWatcher("/test", [](const TestMessage&) {}),
+               unreadable);
+  EXPECT_DEATH(loop->MakeRawWatcher(test, [](const Context&, const void*) {}),
+               unreadable);
+  EXPECT_DEATH(loop->MakeNoArgWatcher<TestMessage>("/test", []() {}),
+               unreadable);
+  EXPECT_DEATH(loop->MakeRawNoArgWatcher(test, [](const Context&) {}),
+               unreadable);
+  EXPECT_DEATH(loop->MakeFetcher<TestMessage>("/test"), unreadable);
+  EXPECT_DEATH(loop->MakeRawFetcher(test), unreadable);
+  EXPECT_DEATH(loop->MakeSender<TestMessage>("/test"),
+               "cannot be sent on node them");
+}
+
 }  // namespace
 }  // namespace aos::testing
