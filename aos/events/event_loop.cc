@@ -40,6 +40,8 @@ RawSender::RawSender(EventLoop* event_loop, const Channel* channel)
 }
 
 RawSender::~RawSender() {
+  event_loop_->CheckNotInCallback(
+      StrCat("destroying the sender on ", Describe(channel_)));
   std::erase(event_loop_->senders_, this);
   std::erase(event_loop_->timing_entries_.senders, &timing_);
 }
@@ -213,6 +215,8 @@ RawFetcher::RawFetcher(EventLoop* event_loop, const Channel* channel)
 }
 
 RawFetcher::~RawFetcher() {
+  event_loop_->CheckNotInCallback(
+      StrCat("destroying the fetcher on ", Describe(channel_)));
   std::erase(event_loop_->fetchers_, this);
   std::erase(event_loop_->timing_entries_.fetchers, &timing_);
 }
@@ -448,6 +452,14 @@ void EventLoop::DestroyHandlers() {
 
 int EventLoop::pid() const { return getpid(); }
 
+void EventLoop::CheckNotInCallback(std::string_view what) const {
+  if (running_callbacks_ > 0) {
+    LOG(FATAL) << "event loop " << name_ << ": " << what
+               << " while the loop runs (inside one of its callbacks); keep "
+                  "it until the loop is done, as AOS requires";
+  }
+}
+
 void EventLoop::CheckChannelUsable(const Channel* channel,
                                    std::string_view what, bool readable) const {
   ChannelIndex(channel);
@@ -642,7 +654,9 @@ void EventLoop::StartRunning() {
   }
   is_running_.store(true, std::memory_order_release);
   SetTimerContext(monotonic_now());
+  ++running_callbacks_;
   for (const std::function<void()>& fn : on_run_) fn();
+  --running_callbacks_;
   ClearContext();
 }
 

@@ -984,6 +984,8 @@ class EventLoop {
   friend class PhasedLoopHandler;
 
   void CheckNotRunning(std::string_view what) const;
+  // Aborts naming `what` if one of this loop's callbacks is running.
+  void CheckNotInCallback(std::string_view what) const;
   // Aborts unless `channel` is one of the configuration's (and, if
   // `readable`, readable on this node): for what MakeRaw* are given.
   void CheckChannelUsable(const Channel* channel, std::string_view what,
@@ -1017,6 +1019,9 @@ class EventLoop {
   // available while the base is constructed.
   mutable Context context_;
   mutable bool context_ready_ = false;
+  // How many of this loop's callbacks (OnRun included) are running now:
+  // senders and fetchers may not be destroyed inside one.
+  int running_callbacks_ = 0;
 
   std::vector<std::unique_ptr<TimerHandler>> timers_;
   // Timers behind phased loops; not reported as timers.
@@ -1036,6 +1041,7 @@ class EventLoop {
 template <typename F>
 void EventLoop::RunCallback(std::string_view kind, std::string_view name,
                             std::string_view type, F&& fn) {
+  ++running_callbacks_;
   if (!allocation_policy_.has_value()) {
     fn();
   } else {
@@ -1050,6 +1056,7 @@ void EventLoop::RunCallback(std::string_view kind, std::string_view name,
     }
     if (callback.allocations > 0) NoteAllocations(callback);
   }
+  --running_callbacks_;
   ClearContext();
 }
 

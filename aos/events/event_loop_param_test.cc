@@ -1723,6 +1723,24 @@ TEST_P(AbstractEventLoopDeathTest, SchedulingBeforeTheClocksEpochDies) {
                "-1\\.000000000 s, before the monotonic clock's epoch");
 }
 
+// Senders and fetchers live as long as their loop runs.
+// AOS: DestroyFetcherInOnRun
+TEST_P(AbstractEventLoopDeathTest, DestroyingASenderOrFetcherWhileRunningDies) {
+  auto loop = Make("primary");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  loop->OnRun([&]() {
+    EXPECT_DEATH(fetcher = Fetcher<TestMessage>(),
+                 "destroying the fetcher on /test \\(type "
+                 "aos.testing.TestMessage\\) while the loop runs");
+    EXPECT_DEATH(sender = Sender<TestMessage>(),
+                 "destroying the sender on /test \\(type "
+                 "aos.testing.TestMessage\\) while the loop runs");
+    loop->Exit();
+  });
+  Run();
+}
+
 // A channel that is not the config's own (a copy), or not in it at all.
 // AOS: InvalidChannel
 TEST_P(AbstractEventLoopDeathTest, AChannelNotFromTheConfigDies) {
