@@ -594,6 +594,18 @@ void EventLoop::SetRuntimeAffinity(const cpu_set_t& cpus) {
   affinity_ = cpus;
 }
 
+cpu_set_t EventLoop::DefaultAffinity() {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &all);
+  return all;
+}
+
+bool EventLoop::pinned() const {
+  const cpu_set_t all = DefaultAffinity();
+  return !CPU_EQUAL(&affinity_, &all);
+}
+
 void EventLoop::GuardCallbacksAgainstAllocation(AllocationPolicy policy) {
   CheckNotRunning("GuardCallbacksAgainstAllocation");
   allocation_policy_ = policy;

@@ -874,7 +874,13 @@ class EventLoop {
   int runtime_realtime_priority() const { return priority_; }
   // Pin the loop's thread to `cpus` once running. Before Run() only.
   void SetRuntimeAffinity(const cpu_set_t& cpus);
-  const std::optional<cpu_set_t>& runtime_affinity() const { return affinity_; }
+  // The CPUs the loop will run on: DefaultAffinity() unless
+  // SetRuntimeAffinity() pinned it (AOS's).
+  const cpu_set_t& runtime_affinity() const { return affinity_; }
+  // Every CPU (all CPU_SETSIZE of them): a loop that is not pinned.
+  static cpu_set_t DefaultAffinity();
+  // Whether runtime_affinity() is not DefaultAffinity().
+  bool pinned() const;
 
   // The limit on CPU wakeup latency (PM QoS) the loop holds while it runs,
   // in us, and the CPUs it applies to ("all", or a CPU list): shown in its
@@ -1008,7 +1014,7 @@ class EventLoop {
   std::atomic<bool> is_running_{false};
   bool skip_timing_report_ = false;
   int priority_ = 0;
-  std::optional<cpu_set_t> affinity_;
+  cpu_set_t affinity_ = DefaultAffinity();
   int32_t cpu_latency_limit_us_ = -1;
   std::string cpu_latency_limit_cpus_;
   std::optional<AllocationPolicy> allocation_policy_;

@@ -1723,6 +1723,33 @@ TEST_P(AbstractEventLoopDeathTest, SchedulingBeforeTheClocksEpochDies) {
                "-1\\.000000000 s, before the monotonic clock's epoch");
 }
 
+// AOS: SetRuntimeAffinity
+TEST_P(AbstractEventLoopDeathTest, SetRuntimeAffinityWhileRunningDies) {
+  cpu_set_t available;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(available), &available), 0);
+  int first_cpu = 0;
+  while (!CPU_ISSET(first_cpu, &available)) ++first_cpu;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first_cpu, &one);
+  auto loop = Make("primary");
+  const cpu_set_t all = EventLoop::DefaultAffinity();
+  EXPECT_TRUE(CPU_EQUAL(&all, &loop->runtime_affinity()));
+  EXPECT_FALSE(loop->pinned());
+  loop->SetRuntimeAffinity(one);
+  EXPECT_TRUE(CPU_EQUAL(&one, &loop->runtime_affinity()));
+  EXPECT_TRUE(loop->pinned());
+  // Runs unpinned: only the call while running matters here.
+  loop->SetRuntimeAffinity(all);
+  EXPECT_FALSE(loop->pinned());
+  loop->OnRun([&]() {
+    EXPECT_DEATH(loop->SetRuntimeAffinity(one),
+                 "SetRuntimeAffinity must be called before the loop runs");
+    loop->Exit();
+  });
+  Run();
+}
+
 // Senders and fetchers live as long as their loop runs.
 // AOS: DestroyFetcherInOnRun
 TEST_P(AbstractEventLoopDeathTest, DestroyingASenderOrFetcherWhileRunningDies) {

@@ -789,8 +789,8 @@ void ShmEventLoop::ApplyRealtimeSettings() {
     LOG(WARNING) << message
                  << " (continuing without it; --die_on_rt_failure aborts)";
   };
-  if (runtime_affinity().has_value()) {
-    if (sched_setaffinity(0, sizeof(cpu_set_t), &*runtime_affinity()) != 0) {
+  if (pinned()) {
+    if (sched_setaffinity(0, sizeof(cpu_set_t), &runtime_affinity()) != 0) {
       refused("could not set CPU affinity",
               "check that the CPUs exist and are allowed (taskset -p $$)");
     }
@@ -825,7 +825,7 @@ void ShmEventLoop::HoldCpuLatencyLimit() {
   PCHECK(sched_getaffinity(0, sizeof(loop_cpus), &loop_cpus) == 0);
   bool per_cpu = FLAGS_cpu_dma_latency_scope == "cpus";
   if (FLAGS_cpu_dma_latency_scope == "auto") {
-    per_cpu = runtime_affinity().has_value() &&
+    per_cpu = pinned() &&
               CPU_COUNT(&loop_cpus) < sysconf(_SC_NPROCESSORS_ONLN) &&
               CpuLatencyLimit::PerCpuAvailable(loop_cpus);
   }
