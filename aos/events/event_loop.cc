@@ -635,7 +635,13 @@ void EventLoop::set_cpu_latency_limit(int32_t limit_us, std::string_view cpus) {
 
 void EventLoop::StartRunning() {
   CHECK(!is_running_) << "event loop " << name_ << " started twice";
-  if (FLAGS_timing_reports && !skip_timing_report_) {
+  if (timing_reporter_ != nullptr) {
+    // Run() again (ShmEventLoop, as AOS's may be): the same reporter and
+    // timer, in a new window.
+    const auto period = std::chrono::milliseconds(FLAGS_timing_report_ms);
+    timing_reporter_->StartWindow();
+    timing_report_timer_->Schedule(monotonic_now() + period, period);
+  } else if (FLAGS_timing_reports && !skip_timing_report_) {
     std::string why_not;
     const Channel* channel = configuration::GetChannel(
         *configuration_, "/aos", "aos.timing.Report", name_, node_, &why_not,
@@ -653,6 +659,7 @@ void EventLoop::StartRunning() {
     } else {
       TimerHandler* timer = AddTimer([this]() { timing_reporter_->Publish(); });
       timer->set_name("timing_reports");
+      timing_report_timer_ = timer;
       timing_reporter_ =
           std::make_unique<TimingReporter>(this, MakeRawSender(channel));
       const auto period = std::chrono::milliseconds(FLAGS_timing_report_ms);

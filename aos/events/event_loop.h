@@ -1028,6 +1028,8 @@ class EventLoop {
   // How many of this loop's callbacks (OnRun included) are running now:
   // senders and fetchers may not be destroyed inside one.
   int running_callbacks_ = 0;
+  // The timer behind timing reports, made at the first Run().
+  TimerHandler* timing_report_timer_ = nullptr;
 
   std::vector<std::unique_ptr<TimerHandler>> timers_;
   // Timers behind phased loops; not reported as timers.

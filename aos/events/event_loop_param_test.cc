@@ -1653,6 +1653,54 @@ TEST_P(AbstractEventLoopTest, NoArgWatcherHasNoDataAndAFetcherReadsIt) {
   EXPECT_EQ(value, 200);
 }
 
+// --- Timers.
+
+// A timer scheduled from another timer for a time already passed runs
+// once, and is disabled after.
+// AOS: CheckTimerRunInPastDisabled
+TEST_P(AbstractEventLoopTest, TimerScheduledInThePastRunsOnceThenIsDisabled) {
+  auto loop = Make("primary");
+  int late_calls = 0;
+  TimerHandler* late = loop->AddTimer([&]() {
+    ++late_calls;
+    loop->Exit();
+  });
+  TimerHandler* scheduler = loop->AddTimer(
+      [&]() { late->Schedule(loop->monotonic_now() - nanoseconds(1)); });
+  loop->OnRun([&]() {
+    scheduler->Schedule(loop->monotonic_now() + milliseconds(10));
+    EXPECT_FALSE(scheduler->IsDisabled());
+  });
+  Run();
+  EXPECT_EQ(late_calls, 1);
+  EXPECT_TRUE(late->IsDisabled());
+}
+
+// Run() ended by the timer's own handler leaves it scheduled; a second
+// Run() (whose OnRun schedules it again, as AOS's do on a real loop) gets
+// its calls.
+// AOS: CheckTimerRepeatOnCountDisabled
+TEST_P(AbstractEventLoopTest, RepeatingTimerStaysScheduledAcrossRuns) {
+  auto loop = Make("primary");
+  int calls = 0;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    if (++calls == 5) loop->Exit();
+  });
+  loop->OnRun([&]() {
+    timer->Schedule(loop->monotonic_now() + milliseconds(10), milliseconds(10));
+    EXPECT_FALSE(timer->IsDisabled());
+  });
+  FailUnlessDoneWithinTheDeadline(loop.get(), "5 calls");
+  Run();
+  EXPECT_EQ(calls, 5);
+  EXPECT_FALSE(timer->IsDisabled());
+  calls = 0;
+  Run();
+  EXPECT_EQ(calls, 5);
+  timer->Disable();
+  EXPECT_TRUE(timer->IsDisabled());
+}
+
 // --- Contexts.
 
 // Outside callbacks the context is empty (with the loop's boot), before

@@ -399,8 +399,11 @@ class ShmWatcher : public WatcherState {
 
   ~ShmWatcher() override { std::erase(loop_->shm_watchers_, this); }
 
-  // Registers for wakeups and starts after the messages already sent.
+  // Registers for wakeups and starts after the messages already sent (at
+  // every Run(), as AOS's watchers do).
   void Start(int priority) {
+    registration_.reset();
+    pending_ = false;
     auto registration =
         ipc_lib::QueueWatcher::Make(memory_, getpid(), GetTid(), priority);
     if (!registration.ok()) {
@@ -851,8 +854,10 @@ void ShmEventLoop::HoldCpuLatencyLimit() {
 }
 
 RunStatus ShmEventLoop::Run() {
-  CHECK(!ran_) << "event loop " << name() << ": Run() called twice";
+  CHECK(!is_running()) << "event loop " << name()
+                       << ": Run() called while it runs";
   ran_ = true;
+  returned_ = false;
   ApplyRealtimeSettings();
   if (runtime_realtime_priority() > 0) {
     GuardCallbacksAgainstAllocation(FLAGS_die_on_malloc
@@ -872,11 +877,13 @@ RunStatus ShmEventLoop::Run() {
   }
   // Once per report window: is every queue file still the one we map, and
   // do the watchers our senders signal map it?
-  shared_memory_check_ = DoMakeTimer([this]() {
-    CheckQueueFiles();
-    for (ShmSender* sender : shm_senders_) sender->AuditWatchers();
-  });
-  shared_memory_check_->set_name("shared_memory_check");
+  if (shared_memory_check_ == nullptr) {
+    shared_memory_check_ = DoMakeTimer([this]() {
+      CheckQueueFiles();
+      for (ShmSender* sender : shm_senders_) sender->AuditWatchers();
+    });
+    shared_memory_check_->set_name("shared_memory_check");
+  }
   const auto check_period =
       std::chrono::milliseconds(std::max(1, FLAGS_timing_report_ms));
   shared_memory_check_->Schedule(monotonic_now() + check_period, check_period);
