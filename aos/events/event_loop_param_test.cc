@@ -118,6 +118,19 @@ RawSender::Error SendPing(Sender<TestMessage>* sender, int value) {
   return builder.Send(ping.Finish());
 }
 
+// How many messages `channel` keeps: frequency x storage duration.
+int QueueSize(const Configuration& config, const Channel& channel) {
+  return static_cast<int>(
+      configuration::ChannelStorageDurationNs(config, channel) *
+      channel.frequency() / 1000000000);
+}
+
+monotonic_clock::duration StorageDuration(const Configuration& config,
+                                          const Channel& channel) {
+  return std::chrono::nanoseconds(
+      configuration::ChannelStorageDurationNs(config, channel));
+}
+
 // The context where there is no message: outside callbacks (with the
 // loop's boot), or a fetcher's before its first fetch (no boot), as AOS
 // leaves them.
@@ -1613,6 +1626,79 @@ TEST_P(AbstractEventLoopTest, SkipTimingReportSilencesOneLoop) {
 // names the AOS cases it checks. Where AOS's used a loop it never ran
 // (Make() beside MakePrimary()), so do these (MakeIdle()).
 
+// Calls `done` with every report published on /aos from before anything
+// runs, in order, and its bytes, in `reader`'s callbacks; ends the run once
+// it returns true, and fails it at the deadline. Made before anything runs,
+// and destroyed before `reader`.
+class ReportReader {
+ public:
+  using Done = std::function<bool(const timing::Report& report,
+                                  std::span<const uint8_t> bytes)>;
+
+  ReportReader(EventLoop* reader, Done done)
+      : reports_(reader->MakeFetcher<timing::Report>("/aos")),
+        done_(std::move(done)) {
+    reader->MakeNoArgWatcher<timing::Report>("/aos", [this, reader]() {
+      while (!finished_ && reports_.FetchNext()) {
+        const auto* data = static_cast<const uint8_t*>(reports_.context().data);
+        if (done_(*reports_, {data, reports_.context().size})) {
+          finished_ = true;
+          reader->Exit();
+        }
+      }
+    });
+    FailUnlessDoneWithinTheDeadline(reader, "the reports the test waits for");
+  }
+
+ private:
+  Fetcher<timing::Report> reports_;
+  Done done_;
+  bool finished_ = false;
+};
+
+// A report kept after its fetcher moved on.
+class KeptReport {
+ public:
+  void Keep(std::span<const uint8_t> bytes) {
+    bytes_.assign(bytes.begin(), bytes.end());
+  }
+  bool empty() const { return bytes_.empty(); }
+  const timing::Report& operator*() const {
+    return *flatbuffers::GetRoot<timing::Report>(bytes_.data());
+  }
+  const timing::Report* operator->() const { return &**this; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+// The first report of the loop called `name` that `wanted` accepts, read as
+// ReportReader reads them: the run ends when it comes.
+class FirstReport : public KeptReport {
+ public:
+  FirstReport(EventLoop* reader, std::string name,
+              std::function<bool(const timing::Report&)> wanted)
+      : reader_(
+            reader,
+            [this, name = std::move(name), wanted = std::move(wanted)](
+                const timing::Report& report, std::span<const uint8_t> bytes) {
+              if (report.name()->string_view() != name || !wanted(report)) {
+                return false;
+              }
+              Keep(bytes);
+              return true;
+            }) {}
+
+ private:
+  ReportReader reader_;
+};
+
+uint32_t TooFastCount(const timing::Sender& sender) {
+  return sender.error_counts()
+      ->Get(static_cast<size_t>(timing::SendError::MESSAGE_SENT_TOO_FAST))
+      ->count();
+}
+
 // One sender of TestMessage on /test, in a loop the test never runs:
 // AOS's cases send from such a loop (their Make()).
 class IdleSender {
@@ -1757,6 +1843,72 @@ TEST_P(AbstractEventLoopTest, NoArgWatcherContextAgreesWithItsFetcher) {
   ExpectLocalMessage(fetcher.context(), loop->boot_uuid());
   EXPECT_EQ(fetcher->value(), 200);
   EXPECT_GT(static_cast<const void*>(fetcher.get()), fetcher.context().data);
+}
+
+// --- Timing reports.
+
+// Every send is counted, and every send refused as too fast, in the window
+// they happened in; a loop with no watchers or phased loops reports none.
+// AOS: SenderTimingReport
+TEST_P(AbstractEventLoopTest, ReportCountsSendsAndSendsRefusedAsTooFast) {
+  gflags::FlagSaver saver;
+  FLAGS_timing_report_ms = 100;
+  auto loop = Make("primary");
+  auto reader = Make("reader");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  const int queue_size = QueueSize(*configuration(), *sender.channel());
+  int sent = 0;
+  int refused = 0;
+  monotonic_clock::duration burst = monotonic_clock::duration::zero();
+  TimerHandler* send = loop->AddTimer([&]() {
+    const monotonic_clock::time_point start = loop->monotonic_now();
+    for (int i = 0; i < 2 * queue_size; ++i) {
+      const RawSender::Error error = SendPing(&sender, i);
+      if (error == RawSender::Error::kOk) {
+        ++sent;
+      } else {
+        EXPECT_EQ(error, RawSender::Error::kMessagesSentTooFast);
+        ++refused;
+      }
+    }
+    burst = loop->monotonic_now() - start;
+  });
+  loop->OnRun(
+      [&]() { send->Schedule(loop->monotonic_now() + milliseconds(150)); });
+  FirstReport report(reader.get(), "primary", [](const timing::Report& report) {
+    return report.senders()->Get(0)->count() > 0;
+  });
+  Run();
+  ASSERT_FALSE(report.empty());
+  if (burst < StorageDuration(*configuration(), *sender.channel())) {
+    EXPECT_EQ(sent, queue_size);
+    EXPECT_EQ(refused, queue_size);
+  }
+  // /test and the report's own /aos (AOS's loops also send their log).
+  ASSERT_NE(report->senders(), nullptr);
+  ASSERT_EQ(report->senders()->size(), 2u);
+  const timing::Sender& test = *report->senders()->Get(0);
+  EXPECT_EQ(configuration()->channels()->Get(test.channel_index()),
+            sender.channel());
+  EXPECT_EQ(test.count(), static_cast<uint32_t>(sent));
+  ASSERT_NE(test.error_counts(), nullptr);
+  ASSERT_EQ(test.error_counts()->size(), 2u);
+  EXPECT_EQ(TooFastCount(test), static_cast<uint32_t>(refused));
+  EXPECT_EQ(test.error_counts()
+                ->Get(static_cast<size_t>(timing::SendError::INVALID_REDZONE))
+                ->count(),
+            0u);
+  EXPECT_EQ(configuration()
+                ->channels()
+                ->Get(report->senders()->Get(1)->channel_index())
+                ->name()
+                ->string_view(),
+            "/aos");
+  // The sending timer and timing_reports.
+  ASSERT_NE(report->timers(), nullptr);
+  EXPECT_EQ(report->timers()->size(), 2u);
+  EXPECT_EQ(report->phased_loops(), nullptr);
+  EXPECT_EQ(report->watchers(), nullptr);
 }
 
 // --- Misuse that ends the program, as in AOS (with our messages).
