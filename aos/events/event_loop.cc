@@ -19,6 +19,11 @@ DEFINE_bool(timing_reports, true,
             "Publish an aos.timing.Report about each event loop on /aos.");
 DEFINE_int32(timing_report_ms, 1000,
              "Milliseconds between timing reports (the report window).");
+DEFINE_bool(die_on_malloc, true,
+            "In a loop at realtime priority, abort with a message naming "
+            "the callback when a timer, phased loop or watcher callback "
+            "allocates heap memory; false: warn once per callback and count "
+            "them.");
 
 namespace aos {
 namespace {
@@ -635,6 +640,13 @@ void EventLoop::set_cpu_latency_limit(int32_t limit_us, std::string_view cpus) {
 
 void EventLoop::StartRunning() {
   CHECK(!is_running_) << "event loop " << name_ << " started twice";
+  // A realtime loop's callbacks may not allocate, in simulation too (AOS
+  // marks them realtime in both).
+  if (priority_ > 0 && !allocation_policy_.has_value()) {
+    GuardCallbacksAgainstAllocation(FLAGS_die_on_malloc
+                                        ? AllocationPolicy::kAbort
+                                        : AllocationPolicy::kCount);
+  }
   if (timing_reporter_ != nullptr) {
     // Run() again (ShmEventLoop, as AOS's may be): the same reporter and
     // timer, in a new window.

@@ -869,7 +869,10 @@ class EventLoop {
   void SkipTimingReport();
 
   // Run at SCHED_FIFO priority `priority` (1-99; 0 = normal scheduling)
-  // once running. Before Run() only; priority outside 0..99 aborts.
+  // once running. Before Run() only; priority outside 0..99 aborts. A loop
+  // at realtime priority runs its timer, phased loop and watcher callbacks
+  // under an allocation guard (--die_on_malloc; OnRun callbacks are not
+  // guarded), in every implementation.
   void SetRuntimeRealtimePriority(int priority);
   int runtime_realtime_priority() const { return priority_; }
   // Pin the loop's thread to `cpus` once running. Before Run() only.
@@ -971,7 +974,8 @@ class EventLoop {
 
   // From StartRunning() on, runs every timer, phased loop and watcher
   // callback under an allocation guard with `policy` (allocation_guard.h).
-  // Before StartRunning().
+  // Before StartRunning(); StartRunning() does it for a loop at realtime
+  // priority, with --die_on_malloc's policy, unless it was done.
   void GuardCallbacksAgainstAllocation(AllocationPolicy policy);
 
   // Destroys the timing reporter, watchers, timers and phased loops.

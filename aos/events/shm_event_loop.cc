@@ -38,11 +38,6 @@ DEFINE_bool(die_on_rt_failure, false,
             "Abort instead of running on when the OS refuses realtime "
             "priority, affinity, memory locking or the CPU wakeup latency "
             "limit.");
-DEFINE_bool(die_on_malloc, true,
-            "In a loop at realtime priority, abort with a message naming "
-            "the callback when a timer, phased loop or watcher callback "
-            "allocates heap memory; false: warn once per callback and count "
-            "them.");
 DEFINE_int32(cpu_dma_latency_us, 0,
              "While the loop runs, keep CPUs out of idle states that take "
              "longer than this to leave (a PM QoS request, as cyclictest "
@@ -859,11 +854,6 @@ RunStatus ShmEventLoop::Run() {
   ran_ = true;
   returned_ = false;
   ApplyRealtimeSettings();
-  if (runtime_realtime_priority() > 0) {
-    GuardCallbacksAgainstAllocation(FLAGS_die_on_malloc
-                                        ? AllocationPolicy::kAbort
-                                        : AllocationPolicy::kCount);
-  }
   // Senders signal this thread once its watchers register: the signal is
   // read through the signalfd, and stays blocked after Run() returns (a
   // sender may still signal a registration until it is destroyed).
