@@ -241,6 +241,24 @@ class RawSender {
 
 std::ostream& operator<<(std::ostream& stream, RawSender::Error error);
 
+// Counts the failed sends of one sender (AOS's SendFailureCounter): give it
+// every send's result.
+class SendFailureCounter {
+ public:
+  void Count(RawSender::Error error) {
+    just_failed_ = error != RawSender::Error::kOk;
+    failures_ += just_failed_ ? 1 : 0;
+  }
+  // Sends that failed so far.
+  size_t failures() const { return failures_; }
+  // Whether the last send counted failed.
+  bool just_failed() const { return just_failed_; }
+
+ private:
+  size_t failures_ = 0;
+  bool just_failed_ = false;
+};
+
 // Reads one channel: the latest message, or every message in order. Made by
 // EventLoop::MakeRawFetcher; usually wrapped in a Fetcher<T>.
 class RawFetcher {

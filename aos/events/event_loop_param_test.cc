@@ -1852,6 +1852,56 @@ TEST_P(AbstractEventLoopTest, NoArgWatcherContextAgreesWithItsFetcher) {
   EXPECT_GT(static_cast<const void*>(fetcher.get()), fetcher.context().data);
 }
 
+// --- Sending too fast.
+
+// A sender that keeps trying succeeds again once the first message it sent
+// is older than the storage duration, and not before; SendFailureCounter
+// counts the failures on the way.
+// AOS: SendingAfterSendingTooFast
+TEST_P(AbstractEventLoopTest, SendsSucceedAgainOnceTheFirstMessageAged) {
+  auto loop = Make("primary");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/lossy");
+  const int queue_size = QueueSize(*configuration(), *sender.channel());
+  const monotonic_clock::duration storage =
+      StorageDuration(*configuration(), *sender.channel());
+  SendFailureCounter counter;
+  monotonic_clock::time_point first_sent = monotonic_clock::min_time;
+  int attempts = 0;
+  bool recovered = false;
+  loop->AddPhasedLoop(
+      [&](int) {
+        for (int i = 0; i < 4 && !recovered; ++i) {
+          const RawSender::Error error = SendPing(&sender, attempts);
+          counter.Count(error);
+          ++attempts;
+          const bool ok = error == RawSender::Error::kOk;
+          if (first_sent == monotonic_clock::min_time) {
+            first_sent = sender.monotonic_sent_time();
+          }
+          EXPECT_EQ(counter.just_failed(), !ok);
+          if (attempts <= queue_size) {
+            EXPECT_TRUE(ok) << "attempt " << attempts;
+            EXPECT_EQ(counter.failures(), 0u);
+            continue;
+          }
+          EXPECT_EQ(counter.failures(),
+                    static_cast<size_t>(attempts - queue_size - (ok ? 1 : 0)));
+          if (ok) {
+            EXPECT_GE(sender.monotonic_sent_time(), first_sent + storage);
+            recovered = true;
+            loop->Exit();
+          } else {
+            EXPECT_EQ(error, RawSender::Error::kMessagesSentTooFast);
+          }
+        }
+      },
+      milliseconds(10));
+  FailUnlessDoneWithinTheDeadline(loop.get(),
+                                  "a send after the storage duration");
+  Run();
+  EXPECT_TRUE(recovered);
+}
+
 // --- Timing reports.
 
 // Every send is counted, and every send refused as too fast, in the window
