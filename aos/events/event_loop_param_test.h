@@ -20,6 +20,10 @@
 // which hold only if nothing runs late, are asserted only where
 // time_is_simulated(); more of them are in simulated_event_loop_test.cc.
 //
+// The suite holds AOS's own conformance suite (its event_loop_param_test.cc),
+// in our words: a test that checks what one of AOS's cases checks says so in
+// a line `// AOS: <case>` above it. docs/porting_from_aos_suite.md lists
+// every AOS case and where it went (or why it did not).
 
 #include <functional>
 #include <memory>
