@@ -211,6 +211,7 @@ TEST_P(AbstractEventLoopTest, FetchGetsTheLatestMessageOnce) {
   EXPECT_EQ(fetcher->value(), 3);
 }
 
+// AOS: FetchNext
 TEST_P(AbstractEventLoopTest, FetchNextReadsEveryMessageInOrder) {
   auto loop = Make("sender");
   Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
@@ -1131,8 +1132,10 @@ TEST_P(AbstractEventLoopTest, WritingOutsideTheBufferIsCaughtByTheRedzone) {
 // ---------------------------------------------------------------- AOS's
 // behaviour where a name is AOS's (docs/porting_from_aos.md).
 
-// A new fetcher's FetchNext() reads only what is sent after it was made;
-// Fetch() still gets the latest message whenever it was sent.
+// A new fetcher's FetchNext() (and FetchNextIf()) reads only what is sent
+// after it was made; Fetch() still gets the latest message whenever it was
+// sent, once.
+// AOS: FetchNextAfterSend, FetchNextIfAfterSend, FetchDataFromBeforeCreation
 TEST_P(AbstractEventLoopTest, FetchNextStartsAfterTheFetcherWasMade) {
   auto loop = Make("loop");
   Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
@@ -1141,9 +1144,11 @@ TEST_P(AbstractEventLoopTest, FetchNextStartsAfterTheFetcherWasMade) {
   Fetcher<TestMessage> next = loop->MakeFetcher<TestMessage>("/test");
   Fetcher<TestMessage> latest = loop->MakeFetcher<TestMessage>("/test");
   EXPECT_FALSE(next.FetchNext());
+  EXPECT_FALSE(next.FetchNextIf([](const Context&) { return true; }));
   EXPECT_EQ(next.get(), nullptr);
   ASSERT_TRUE(latest.Fetch());
   EXPECT_EQ(latest->value(), 2);
+  EXPECT_FALSE(latest.Fetch());
   ASSERT_EQ(SendPing(&sender, 3), RawSender::Error::kOk);
   ASSERT_EQ(SendPing(&sender, 4), RawSender::Error::kOk);
   ASSERT_TRUE(next.FetchNext());
@@ -1933,6 +1938,230 @@ TEST_P(AbstractEventLoopTest, RawSenderWatcherAndFetcherAgreeOnTheBytes) {
   });
   Run();
   EXPECT_TRUE(happened);
+}
+
+// --- Fetchers.
+
+// AOS: FetchWithoutRun
+TEST_P(AbstractEventLoopTest, FetcherContextBeforeAndAfterItsFirstFetch) {
+  IdleSender sender(factory_.get());
+  auto loop = MakeIdle("fetcher");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  EXPECT_FALSE(fetcher.Fetch());
+  EXPECT_EQ(fetcher.get(), nullptr);
+  ExpectNoMessage(fetcher.context(), UUID());
+  const monotonic_clock::time_point before = loop->monotonic_now();
+  ASSERT_EQ(sender.Send(200), RawSender::Error::kOk);
+  const monotonic_clock::time_point after = loop->monotonic_now();
+  ASSERT_TRUE(fetcher.Fetch());
+  ASSERT_NE(fetcher.get(), nullptr);
+  EXPECT_EQ(fetcher->value(), 200);
+  const Context& context = fetcher.context();
+  ExpectLocalMessage(context, loop->boot_uuid());
+  EXPECT_GE(context.monotonic_event_time, before);
+  EXPECT_LE(context.monotonic_event_time, after);
+  EXPECT_EQ(context.queue_index, 0u);
+  EXPECT_LE(context.size, 64u);
+}
+
+// A FetchIf() that declines, or finds nothing, changes nothing.
+// AOS: FetchIfWithoutRun
+TEST_P(AbstractEventLoopTest, FetchIfThatDeclinesChangesNothing) {
+  IdleSender sender(factory_.get());
+  auto loop = MakeIdle("fetcher");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  for (const bool take : {true, false}) {
+    EXPECT_FALSE(fetcher.FetchIf([take](const Context&) { return take; }));
+    EXPECT_EQ(fetcher.get(), nullptr);
+    ExpectNoMessage(fetcher.context(), UUID());
+  }
+  const monotonic_clock::time_point before = loop->monotonic_now();
+  ASSERT_EQ(sender.Send(200), RawSender::Error::kOk);
+  const monotonic_clock::time_point after = loop->monotonic_now();
+  EXPECT_FALSE(fetcher.FetchIf([](const Context&) { return false; }));
+  EXPECT_EQ(fetcher.get(), nullptr);
+  ExpectNoMessage(fetcher.context(), UUID());
+  ASSERT_TRUE(fetcher.FetchIf([](const Context&) { return true; }));
+  EXPECT_EQ(fetcher->value(), 200);
+  ExpectLocalMessage(fetcher.context(), loop->boot_uuid());
+  EXPECT_GE(fetcher.context().monotonic_event_time, before);
+  EXPECT_LE(fetcher.context().monotonic_event_time, after);
+  EXPECT_EQ(fetcher.context().queue_index, 0u);
+}
+
+// Calls `fn` from a timer of `loop` once it runs, then ends the run (AOS's
+// cases fetch inside a running loop).
+void InATimerOnceRunning(EventLoop* loop, std::function<void()> fn) {
+  TimerHandler* timer = loop->AddTimer([loop, fn = std::move(fn)]() {
+    fn();
+    loop->Exit();
+  });
+  loop->OnRun([loop, timer]() { timer->Schedule(loop->monotonic_now()); });
+}
+
+// FetchIf() takes the latest message sent before the fetcher was made,
+// once; one it declines is not taken.
+// AOS: FetchIfDataFromBeforeCreation
+TEST_P(AbstractEventLoopTest, FetchIfTakesTheLatestMessageOnce) {
+  IdleSender sender(factory_.get());
+  auto loop = Make("primary");
+  ASSERT_EQ(sender.Send(200), RawSender::Error::kOk);
+  ASSERT_EQ(sender.Send(201), RawSender::Error::kOk);
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  std::vector<int> values;
+  InATimerOnceRunning(loop.get(), [&]() {
+    for (const bool take : {true, false, true}) {
+      if (fetcher.FetchIf([take](const Context&) { return take; })) {
+        values.push_back(fetcher->value());
+      }
+    }
+  });
+  Run();
+  EXPECT_THAT(values, ElementsAre(201));
+}
+
+// Inside a running loop: Fetch() gets the latest of the messages sent
+// before the fetcher was made, FetchNext() the first sent after, Fetch()
+// the latest again. With `declining`, conditional fetches that decline
+// come in between and change nothing, and the last is a FetchIf().
+void ExpectFetchesInterleave(EventLoopTestFactory* factory, bool declining) {
+  IdleSender sender(factory);
+  auto loop = factory->MakeEventLoop("primary");
+  ASSERT_EQ(sender.Send(200), RawSender::Error::kOk);
+  ASSERT_EQ(sender.Send(201), RawSender::Error::kOk);
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  const auto decline = [](const Context&) { return false; };
+  std::vector<int> values;
+  InATimerOnceRunning(loop.get(), [&]() {
+    if (fetcher.Fetch()) values.push_back(fetcher->value());
+    for (int value = 202; value < 205; ++value) {
+      EXPECT_EQ(sender.Send(value), RawSender::Error::kOk);
+    }
+    if (declining) {
+      EXPECT_FALSE(fetcher.FetchNextIf(decline));
+    }
+    if (fetcher.FetchNext()) values.push_back(fetcher->value());
+    if (declining) {
+      EXPECT_FALSE(fetcher.FetchNextIf(decline));
+      EXPECT_FALSE(fetcher.FetchIf(decline));
+    }
+    if (declining ? fetcher.FetchIf([](const Context&) { return true; })
+                  : fetcher.Fetch()) {
+      values.push_back(fetcher->value());
+    }
+  });
+  (void)factory->Run();
+  EXPECT_THAT(values, ElementsAre(201, 202, 204));
+}
+
+// AOS: FetchAndFetchNextTogether
+TEST_P(AbstractEventLoopTest, FetchAndFetchNextInterleave) {
+  ExpectFetchesInterleave(factory_.get(), false);
+}
+
+// AOS: FetchAndFetchNextIfTogether
+TEST_P(AbstractEventLoopTest, FetchIfAndFetchNextIfInterleave) {
+  ExpectFetchesInterleave(factory_.get(), true);
+}
+
+// AOS: FetchNextTest
+TEST_P(AbstractEventLoopTest, FetchNextPastTheEndKeepsTheLastMessage) {
+  IdleSender sender(factory_.get());
+  auto loop = MakeIdle("fetcher");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  ASSERT_EQ(sender.Send(100), RawSender::Error::kOk);
+  ASSERT_EQ(sender.Send(200), RawSender::Error::kOk);
+  ASSERT_TRUE(fetcher.FetchNext());
+  EXPECT_EQ(fetcher->value(), 100);
+  ASSERT_TRUE(fetcher.FetchNext());
+  EXPECT_EQ(fetcher->value(), 200);
+  EXPECT_FALSE(fetcher.FetchNext());
+  ASSERT_NE(fetcher.get(), nullptr);
+  EXPECT_EQ(fetcher->value(), 200);
+}
+
+// The predicate is asked once per message offered, and not at all when
+// there is none.
+// AOS: FetchNextIfTest
+TEST_P(AbstractEventLoopTest, FetchNextIfAsksOncePerMessageOffered) {
+  IdleSender sender(factory_.get());
+  auto loop = MakeIdle("fetcher");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  ASSERT_EQ(sender.Send(100), RawSender::Error::kOk);
+  ASSERT_EQ(sender.Send(200), RawSender::Error::kOk);
+  int asked = 0;
+  auto answer = [&asked](bool take) {
+    return [&asked, take](const Context&) {
+      ++asked;
+      return take;
+    };
+  };
+  ASSERT_TRUE(fetcher.FetchNextIf(answer(true)));
+  EXPECT_EQ(fetcher->value(), 100);
+  EXPECT_EQ(asked, 1);
+  EXPECT_FALSE(fetcher.FetchNextIf(answer(false)));
+  EXPECT_EQ(asked, 2);
+  ASSERT_TRUE(fetcher.FetchNextIf(answer(true)));
+  EXPECT_EQ(fetcher->value(), 200);
+  EXPECT_EQ(asked, 3);
+  EXPECT_FALSE(fetcher.FetchNextIf(answer(false)));
+  EXPECT_EQ(asked, 3);
+  EXPECT_EQ(fetcher->value(), 200);
+}
+
+// A fetcher's message stays while the channel moves on past it.
+// AOS: FetcherBehindData
+TEST_P(AbstractEventLoopTest, AFetcherKeepsItsMessageWhileTheChannelMovesOn) {
+  IdleSender sender(factory_.get());
+  auto loop = MakeIdle("fetcher");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  ASSERT_EQ(sender.Send(1), RawSender::Error::kOk);
+  ASSERT_TRUE(fetcher.Fetch());
+  for (int value = 2; value < 302; ++value) {
+    ASSERT_EQ(sender.Send(value), RawSender::Error::kOk);
+  }
+  EXPECT_EQ(fetcher->value(), 1);
+}
+
+// Ten fetchers, each fetching at its own moments: each keeps what it
+// fetched, however many messages follow.
+// AOS: FetcherPermutations
+TEST_P(AbstractEventLoopTest, FetchersKeepWhatEachFetched) {
+  constexpr int kFetchers = 10;
+  for (int max_save = 0; max_save < 5; ++max_save) {
+    SCOPED_TRACE("max_save=" + std::to_string(max_save));
+    IdleSender sender(factory_.get());
+    auto loop = MakeIdle("fetcher");
+    std::vector<Fetcher<TestMessage>> fetchers;
+    for (int i = 0; i < kFetchers; ++i) {
+      fetchers.push_back(loop->MakeFetcher<TestMessage>("/test"));
+    }
+    ASSERT_EQ(sender.Send(1), RawSender::Error::kOk);
+    for (Fetcher<TestMessage>& fetcher : fetchers) {
+      ASSERT_TRUE(fetcher.Fetch());
+      EXPECT_EQ(fetcher->value(), 1);
+    }
+    // Fetcher i last fetched 100 + (kFetchers - 1 - i) if that is at most
+    // 100 + max_save, else 100 + max_save; the last one keeps 1.
+    auto expected = [&](int i) {
+      if (i == kFetchers - 1) return 1;
+      return 100 + std::min(max_save, kFetchers - 1 - i);
+    };
+    for (int save = 1; save <= max_save; ++save) {
+      ASSERT_EQ(sender.Send(100 + save), RawSender::Error::kOk);
+      for (int i = 0; i < kFetchers - save; ++i) {
+        ASSERT_TRUE(fetchers[i].Fetch());
+        EXPECT_EQ(fetchers[i]->value(), 100 + save);
+      }
+    }
+    for (int value = 200; value < 500; ++value) {
+      ASSERT_EQ(sender.Send(value), RawSender::Error::kOk);
+    }
+    for (int i = 0; i < kFetchers; ++i) {
+      SCOPED_TRACE("fetcher " + std::to_string(i));
+      EXPECT_EQ(fetchers[i]->value(), max_save == 0 ? 1 : expected(i));
+    }
+  }
 }
 
 // --- Timers.
