@@ -832,20 +832,24 @@ struct PhasedCalls {
 
 // Checks what holds of a phased loop's calls however late the loop ran:
 // each call counts at least one cycle, and all but one of each call's are
-// missed cycles. If `interval` is given, all calls were on its grid: each
-// is on a boundary after the one before, and the cycles counted so far are
-// the boundaries from the first call's to the last one passed when the
-// handler was called, at least up to its own.
+// missed cycles (unless `missed_kept` is false: timing reports reset the
+// figures while the calls ran). If `interval` is given, all calls were on
+// its grid: each is on a boundary after the one before, and the cycles
+// counted so far are the boundaries from the first call's to the last one
+// passed when the handler was called, at least up to its own.
 void ExpectCyclesAddUp(
     const PhasedCalls& calls,
-    std::optional<monotonic_clock::duration> interval = std::nullopt) {
+    std::optional<monotonic_clock::duration> interval = std::nullopt,
+    bool missed_kept = true) {
   int64_t total = 0;
   for (size_t i = 0; i < calls.cycles.size(); ++i) {
     EXPECT_GE(calls.cycles[i], 1) << "call " << i;
     total += calls.cycles[i];
-    EXPECT_EQ(static_cast<int64_t>(calls.missed[i]),
-              total - static_cast<int64_t>(i + 1))
-        << "call " << i;
+    if (missed_kept) {
+      EXPECT_EQ(static_cast<int64_t>(calls.missed[i]),
+                total - static_cast<int64_t>(i + 1))
+          << "call " << i;
+    }
     if (!interval.has_value()) continue;
     const monotonic_clock::duration since = calls.times[i] - calls.times[0];
     EXPECT_EQ(since % *interval, monotonic_clock::duration::zero())
@@ -2426,6 +2430,270 @@ TEST_P(AbstractEventLoopTest, DisablingATimerDueTogetherWithItsDisabler) {
       }
     }
   }
+}
+
+// --- Phased loops.
+
+// A phased loop that starts late (its loop was made long before it ran)
+// counts no missed cycle for it, keeps its phase, has a timer's context,
+// and its loop's report names it.
+// AOS: PhasedLoopTest
+TEST_P(AbstractEventLoopTest, PhasedLoopStartedLateKeepsItsPhaseAndIsReported) {
+  constexpr monotonic_clock::duration kInterval = milliseconds(50);
+  constexpr monotonic_clock::duration kOffset = milliseconds(20);
+  gflags::FlagSaver saver;
+  FLAGS_timing_report_ms = 100;
+  auto loop = Make("primary");
+  auto reader = Make("reader");
+  PhasedCalls calls;
+  std::atomic<bool> done{false};
+  PhasedLoopHandler* phased = nullptr;
+  phased = loop->AddPhasedLoop(
+      [&](int cycles_elapsed) {
+        if (done) return;
+        ExpectTimerEvent(loop->context(), loop->boot_uuid());
+        calls.Record(loop.get(), phased, cycles_elapsed);
+        EXPECT_EQ(calls.times.back().time_since_epoch() % kInterval, kOffset);
+        if (calls.cycles.size() == 5) done = true;
+      },
+      kInterval, kOffset);
+  phased->set_name("Test loop");
+  KeptReport report;
+  ReportReader reports(reader.get(), [&](const timing::Report& candidate,
+                                         std::span<const uint8_t> bytes) {
+    if (candidate.name()->string_view() == "primary" &&
+        candidate.phased_loops() != nullptr &&
+        candidate.phased_loops()->Get(0)->count() > 0) {
+      report.Keep(bytes);
+    }
+    return done && !report.empty();
+  });
+  // Time passes between making the phased loop and running it.
+  factory_->Stall(milliseconds(100));
+  Run();
+  ASSERT_EQ(calls.cycles.size(), 5u);
+  ExpectCyclesAddUp(calls, kInterval, false);
+  if (time_is_simulated()) {
+    EXPECT_THAT(calls.cycles, ElementsAre(1, 1, 1, 1, 1));
+    for (size_t i = 1; i < calls.times.size(); ++i) {
+      EXPECT_EQ(calls.times[i], calls.times[i - 1] + kInterval);
+    }
+  }
+  ASSERT_FALSE(report.empty());
+  ASSERT_NE(report->senders(), nullptr);
+  EXPECT_EQ(report->senders()->size(), 1u);
+  ASSERT_NE(report->timers(), nullptr);
+  EXPECT_EQ(report->timers()->size(), 1u);
+  ASSERT_NE(report->phased_loops(), nullptr);
+  ASSERT_EQ(report->phased_loops()->size(), 1u);
+  EXPECT_EQ(report->phased_loops()->Get(0)->name()->string_view(), "Test loop");
+  EXPECT_GE(report->phased_loops()->Get(0)->count(), 1u);
+}
+
+// An offset changed in the handler, without a time, takes effect at the
+// next call: each call is on the offset the call before set.
+// AOS: PhasedLoopChangingOffsetTest
+TEST_P(AbstractEventLoopTest, PhasedLoopFollowsAnOffsetChangedInItsHandler) {
+  constexpr monotonic_clock::duration kInterval = milliseconds(50);
+  constexpr monotonic_clock::duration kOffset = milliseconds(40);
+  auto loop = Make("primary");
+  // Reports would reset missed_cycles while the calls run.
+  loop->SkipTimingReport();
+  PhasedCalls calls;
+  PhasedLoopHandler* phased = nullptr;
+  phased = loop->AddPhasedLoop(
+      [&](int cycles_elapsed) {
+        calls.Record(loop.get(), phased, cycles_elapsed);
+        const auto count = static_cast<int>(calls.times.size());
+        phased->set_interval_and_offset(kInterval,
+                                        kOffset - milliseconds(count));
+        if (count == 5) loop->Exit();
+      },
+      kInterval, kOffset);
+  FailUnlessDoneWithinTheDeadline(loop.get(), "5 calls");
+  factory_->Stall(milliseconds(100));
+  Run();
+  ASSERT_EQ(calls.times.size(), 5u);
+  ExpectCyclesAddUp(calls);
+  for (size_t i = 0; i < calls.times.size(); ++i) {
+    EXPECT_EQ(calls.times[i].time_since_epoch() % kInterval,
+              kOffset - milliseconds(i))
+        << "call " << i;
+    if (i > 0) {
+      EXPECT_GT(calls.times[i], calls.times[i - 1]);
+    }
+  }
+  if (time_is_simulated()) {
+    EXPECT_THAT(calls.cycles, ElementsAre(1, 1, 1, 1, 1));
+    for (size_t i = 1; i < calls.times.size(); ++i) {
+      EXPECT_EQ(calls.times[i] - calls.times[i - 1],
+                kInterval - milliseconds(1));
+    }
+  }
+}
+
+// Every pair of offsets, changed in the handler without a time: the next
+// call is never more than an interval after the last.
+// AOS: PhasedLoopChangingOffsetSweep
+TEST_P(AbstractEventLoopTest, PhasedLoopOffsetChangesNeverWaitAnExtraInterval) {
+  constexpr monotonic_clock::duration kInterval = milliseconds(10);
+  constexpr int kOffsets = 5;
+  auto loop = Make("primary");
+  std::vector<monotonic_clock::duration> sweep;
+  for (int first = 0; first < kOffsets; ++first) {
+    for (int second = 0; second < kOffsets; ++second) {
+      sweep.push_back(first * kInterval / kOffsets);
+      sweep.push_back(second * kInterval / kOffsets);
+    }
+  }
+  PhasedCalls calls;
+  calls.times.reserve(sweep.size());
+  PhasedLoopHandler* phased = nullptr;
+  phased = loop->AddPhasedLoop(
+      [&](int cycles_elapsed) {
+        calls.Record(loop.get(), phased, cycles_elapsed);
+        if (calls.times.size() == sweep.size()) {
+          loop->Exit();
+          return;
+        }
+        phased->set_interval_and_offset(kInterval, sweep[calls.times.size()]);
+      },
+      kInterval, sweep[0]);
+  FailUnlessDoneWithinTheDeadline(loop.get(), "every offset");
+  Run();
+  ASSERT_EQ(calls.times.size(), sweep.size());
+  for (size_t i = 0; i < calls.times.size(); ++i) {
+    EXPECT_EQ(calls.times[i].time_since_epoch() % kInterval, sweep[i])
+        << "call " << i;
+    if (i == 0) continue;
+    EXPECT_GT(calls.times[i], calls.times[i - 1]) << "call " << i;
+    // A late call moves the next by the intervals it was late.
+    if (time_is_simulated()) {
+      EXPECT_LE(calls.times[i] - calls.times[i - 1], kInterval) << "call " << i;
+      EXPECT_EQ(calls.cycles[i], 1) << "call " << i;
+    }
+  }
+}
+
+// A phased loop whose first call schedules a timer at the call's own time;
+// the timer calls `reschedule(phased, that time)` once and the phased
+// loop's second call ends the run. The two calls' times and cycles.
+struct RescheduledPhasedLoop {
+  std::vector<monotonic_clock::time_point> times;
+  std::vector<int> cycles;
+};
+RescheduledPhasedLoop RunRescheduledPhasedLoop(
+    EventLoopTestFactory* factory, monotonic_clock::duration interval,
+    monotonic_clock::duration offset,
+    const std::function<void(PhasedLoopHandler*, monotonic_clock::time_point)>&
+        reschedule) {
+  auto loop = factory->MakeEventLoop("primary");
+  RescheduledPhasedLoop result;
+  PhasedLoopHandler* phased = nullptr;
+  bool rescheduled = false;
+  TimerHandler* manager = loop->AddTimer([&]() {
+    if (rescheduled) {
+      loop->Exit();
+      return;
+    }
+    reschedule(phased, loop->context().monotonic_event_time);
+    rescheduled = true;
+  });
+  manager->set_name("Manager timer");
+  phased = loop->AddPhasedLoop(
+      [&](int cycles_elapsed) {
+        result.times.push_back(loop->context().monotonic_event_time);
+        result.cycles.push_back(cycles_elapsed);
+        manager->Schedule(loop->context().monotonic_event_time);
+      },
+      interval, offset);
+  phased->set_name("Test loop");
+  FailUnlessDoneWithinTheDeadline(loop.get(), "two calls");
+  (void)factory->Run();
+  return result;
+}
+
+constexpr monotonic_clock::duration kRescheduleInterval = milliseconds(20);
+constexpr monotonic_clock::duration kRescheduleOffset = milliseconds(8);
+
+// Rescheduled to just before the boundary it was called for: called for
+// that boundary again, counting no cycle.
+// AOS: PhasedLoopRescheduleInPast
+TEST_P(AbstractEventLoopTest,
+       PhasedLoopRescheduledInThePastRepeatsItsBoundary) {
+  const RescheduledPhasedLoop calls = RunRescheduledPhasedLoop(
+      factory_.get(), kRescheduleInterval, kRescheduleOffset,
+      [](PhasedLoopHandler* phased, monotonic_clock::time_point time) {
+        phased->Reschedule(time - nanoseconds(1));
+      });
+  ASSERT_EQ(calls.times.size(), 2u);
+  EXPECT_EQ(calls.times[0], calls.times[1]);
+  EXPECT_GE(calls.cycles[1], 0);
+  if (time_is_simulated()) {
+    EXPECT_THAT(calls.cycles, ElementsAre(1, 0));
+  }
+}
+
+// Rescheduled at the boundary it was called for: nothing changes.
+// AOS: PhasedLoopRescheduleNow
+TEST_P(AbstractEventLoopTest, PhasedLoopRescheduledNowKeepsItsNextBoundary) {
+  const RescheduledPhasedLoop calls = RunRescheduledPhasedLoop(
+      factory_.get(), kRescheduleInterval, kRescheduleOffset,
+      [](PhasedLoopHandler* phased, monotonic_clock::time_point time) {
+        phased->Reschedule(time);
+      });
+  ASSERT_EQ(calls.times.size(), 2u);
+  EXPECT_EQ(calls.times[1], calls.times[0] + kRescheduleInterval);
+  if (time_is_simulated()) {
+    EXPECT_THAT(calls.cycles, ElementsAre(1, 1));
+  }
+}
+
+// Rescheduled to just before the 10th boundary after: called there,
+// counting the 10.
+// AOS: PhasedLoopRescheduleFuture
+TEST_P(AbstractEventLoopTest, PhasedLoopRescheduledInTheFutureCountsTheWait) {
+  const RescheduledPhasedLoop calls = RunRescheduledPhasedLoop(
+      factory_.get(), kRescheduleInterval, kRescheduleOffset,
+      [](PhasedLoopHandler* phased, monotonic_clock::time_point time) {
+        phased->Reschedule(time + 10 * kRescheduleInterval - nanoseconds(1));
+      });
+  ASSERT_EQ(calls.times.size(), 2u);
+  EXPECT_EQ(calls.times[1], calls.times[0] + 10 * kRescheduleInterval);
+  EXPECT_GE(calls.cycles[1], 10);
+  if (time_is_simulated()) {
+    EXPECT_THAT(calls.cycles, ElementsAre(1, 10));
+  }
+}
+
+// The offset moved by `change` (less than an interval), applied at half
+// an interval after the first call, AOS's recipe for keeping the rate: the
+// second call is an interval plus the change after the first, counting 1.
+void ExpectAMovedOffsetKeepsTheRate(EventLoopTestFactory* factory,
+                                    monotonic_clock::duration change) {
+  const RescheduledPhasedLoop calls = RunRescheduledPhasedLoop(
+      factory, kRescheduleInterval, kRescheduleOffset,
+      [change](PhasedLoopHandler* phased, monotonic_clock::time_point time) {
+        const monotonic_clock::time_point half = time + kRescheduleInterval / 2;
+        phased->set_interval_and_offset(kRescheduleInterval,
+                                        kRescheduleOffset + change, half);
+        phased->Reschedule(half);
+      });
+  ASSERT_EQ(calls.times.size(), 2u);
+  EXPECT_EQ(calls.times[1], calls.times[0] + kRescheduleInterval + change);
+  if (factory->time_is_simulated()) {
+    EXPECT_THAT(calls.cycles, ElementsAre(1, 1));
+  }
+}
+
+// AOS: PhasedLoopRescheduleWithLaterOffset
+TEST_P(AbstractEventLoopTest, PhasedLoopMovedToALaterOffsetKeepsItsRate) {
+  ExpectAMovedOffsetKeepsTheRate(factory_.get(), nanoseconds(1));
+}
+
+// AOS: PhasedLoopRescheduleWithEarlierOffset
+TEST_P(AbstractEventLoopTest, PhasedLoopMovedToAnEarlierOffsetKeepsItsRate) {
+  ExpectAMovedOffsetKeepsTheRate(factory_.get(), -nanoseconds(1));
 }
 
 // --- Contexts.
