@@ -2718,6 +2718,54 @@ TEST_P(AbstractEventLoopTest, ContextIsEmptyOutsideCallbacks) {
   ExpectNoMessage(loop->context(), loop->boot_uuid());
 }
 
+// A watcher's context describes its message, sent by another loop: the
+// message lies in `data`, the remote fields are its own, and it was sent
+// when the sender sent it; a fetcher sees the same.
+// AOS: MessageSendTime
+TEST_P(AbstractEventLoopTest, WatcherContextDescribesTheMessage) {
+  auto loop = Make("primary");
+  auto sender_loop = MakeIdle("sender");
+  Sender<TestMessage> sender = sender_loop->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = sender_loop->MakeFetcher<TestMessage>("/test");
+  monotonic_clock::time_point sent_after;
+  monotonic_clock::time_point sent_before;
+  TimerHandler* send = loop->AddTimer([&]() {
+    sent_after = loop->monotonic_now();
+    EXPECT_EQ(SendPing(&sender, 200), RawSender::Error::kOk);
+    sent_before = loop->monotonic_now();
+  });
+  std::optional<Context> seen;
+  loop->MakeWatcher("/test", [&](const TestMessage& message) {
+    const Context& context = loop->context();
+    seen = context;
+    const auto* data = static_cast<const uint8_t*>(context.data);
+    EXPECT_GT(reinterpret_cast<const uint8_t*>(&message), data);
+    EXPECT_LT(reinterpret_cast<const uint8_t*>(&message), data + context.size);
+    ExpectLocalMessage(context, loop->boot_uuid());
+    EXPECT_LE(context.monotonic_event_time, loop->monotonic_now());
+    EXPECT_LE(context.realtime_event_time, loop->realtime_now());
+    if (time_is_simulated()) {
+      EXPECT_EQ(context.monotonic_event_time, loop->monotonic_now());
+    }
+    loop->Exit();
+  });
+  loop->OnRun(
+      [&]() { send->Schedule(loop->monotonic_now() + milliseconds(10)); });
+  Run();
+  ASSERT_TRUE(seen.has_value());
+  EXPECT_GE(seen->monotonic_event_time, sent_after);
+  EXPECT_LE(seen->monotonic_event_time, sent_before);
+  ASSERT_TRUE(fetcher.Fetch());
+  const Context& fetched = fetcher.context();
+  ExpectLocalMessage(fetched, loop->boot_uuid());
+  EXPECT_GT(static_cast<const void*>(fetcher.get()), fetched.data);
+  EXPECT_LT(static_cast<const void*>(fetcher.get()),
+            static_cast<const uint8_t*>(fetched.data) + fetched.size);
+  EXPECT_EQ(fetched.monotonic_event_time, seen->monotonic_event_time);
+  EXPECT_EQ(fetched.realtime_event_time, seen->realtime_event_time);
+  EXPECT_EQ(fetched.queue_index, seen->queue_index);
+}
+
 // The same for a no-arg watcher, which reads the message with a fetcher.
 // AOS: MessageSendTimeNoArg
 TEST_P(AbstractEventLoopTest, NoArgWatcherContextAgreesWithItsFetcher) {
@@ -2754,7 +2802,60 @@ TEST_P(AbstractEventLoopTest, NoArgWatcherContextAgreesWithItsFetcher) {
   EXPECT_GT(static_cast<const void*>(fetcher.get()), fetcher.context().data);
 }
 
+// AOS: RawSenderSentData
+TEST_P(AbstractEventLoopTest, RawSenderRemembersItsLastSend) {
+  auto loop = MakeIdle("primary");
+  std::unique_ptr<RawSender> sender =
+      loop->MakeRawSender(loop->GetChannel<TestMessage>("/test"));
+  const FlatbufferDetachedBuffer<TestMessage> message = Ping(1);
+  for (uint32_t index = 0; index < 2; ++index) {
+    const monotonic_clock::time_point before = loop->monotonic_now();
+    ASSERT_EQ(sender->Send(message.span().data(), message.span().size()),
+              RawSender::Error::kOk);
+    const monotonic_clock::time_point after = loop->monotonic_now();
+    EXPECT_GE(sender->monotonic_sent_time(), before);
+    EXPECT_LE(sender->monotonic_sent_time(), after);
+    EXPECT_NE(sender->realtime_sent_time(), realtime_clock::min_time);
+    EXPECT_EQ(sender->sent_queue_index(), index);
+  }
+}
+
 // --- Sending too fast.
+
+// Once the oldest message kept is older than the storage duration, one
+// message more than the queue holds fits; the next would replace one that
+// is not.
+// AOS: SendingMessagesTooFast
+TEST_P(AbstractEventLoopTest, OneMoreMessageFitsOnceTheOldestAged) {
+  auto loop = Make("primary");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/lossy");
+  const int queue_size = QueueSize(*configuration(), *sender.channel());
+  const monotonic_clock::duration storage =
+      StorageDuration(*configuration(), *sender.channel());
+  ASSERT_EQ(SendPing(&sender, 0), RawSender::Error::kOk);
+  const monotonic_clock::time_point oldest = sender.monotonic_sent_time();
+  std::vector<RawSender::Error> results;
+  monotonic_clock::duration burst = monotonic_clock::duration::zero();
+  TimerHandler* send = loop->AddTimer([&]() {
+    const monotonic_clock::time_point start = loop->monotonic_now();
+    for (int i = 1; i <= queue_size + 1; ++i) {
+      results.push_back(SendPing(&sender, i));
+    }
+    burst = loop->monotonic_now() - start;
+    loop->Exit();
+  });
+  loop->OnRun([&]() { send->Schedule(oldest + storage + milliseconds(1)); });
+  Run();
+  if (burst >= storage) {
+    GTEST_SKIP() << "the machine held this thread for a storage duration "
+                    "between the sends: nothing was too fast";
+  }
+  ASSERT_EQ(results.size(), static_cast<size_t>(queue_size + 1));
+  for (int i = 0; i < queue_size; ++i) {
+    EXPECT_EQ(results[i], RawSender::Error::kOk) << "send " << i;
+  }
+  EXPECT_EQ(results.back(), RawSender::Error::kMessagesSentTooFast);
+}
 
 // A sender that keeps trying succeeds again once the first message it sent
 // is older than the storage duration, and not before; SendFailureCounter
@@ -2802,6 +2903,46 @@ TEST_P(AbstractEventLoopTest, SendsSucceedAgainOnceTheFirstMessageAged) {
                                   "a send after the storage duration");
   Run();
   EXPECT_TRUE(recovered);
+}
+
+// Fills the queue of `senders`' channel with sends they take in turn, then
+// checks that one more is refused as too fast (unless the machine held the
+// test for a storage duration meanwhile: then nothing was too fast).
+void ExpectRefusedOnceTheQueueIsFull(
+    const EventLoop& clock, const Configuration& config,
+    const std::vector<Sender<TestMessage>*>& senders) {
+  const Channel& channel = *senders.front()->channel();
+  const int queue_size = QueueSize(config, channel);
+  const monotonic_clock::time_point start = clock.monotonic_now();
+  for (int i = 0; i < queue_size; ++i) {
+    ASSERT_EQ(SendPing(senders[i % senders.size()], i), RawSender::Error::kOk)
+        << "send " << i;
+  }
+  const RawSender::Error one_more = SendPing(senders.back(), queue_size);
+  if (clock.monotonic_now() - start >= StorageDuration(config, channel)) {
+    GTEST_SKIP() << "the sends took a storage duration: nothing was too fast";
+  }
+  EXPECT_EQ(one_more, RawSender::Error::kMessagesSentTooFast);
+}
+
+// Senders of different loops share the channel's limit.
+// AOS: SendingTooFastWithMultipleLoops
+TEST_P(AbstractEventLoopTest, SendersOfTwoLoopsShareTheRateLimit) {
+  auto first_loop = MakeIdle("first");
+  auto second_loop = MakeIdle("second");
+  Sender<TestMessage> first = first_loop->MakeSender<TestMessage>("/test");
+  Sender<TestMessage> second = second_loop->MakeSender<TestMessage>("/test");
+  ExpectRefusedOnceTheQueueIsFull(*first_loop, *configuration(),
+                                  {&first, &second});
+}
+
+// A channel kept longer holds more messages: frequency x storage duration.
+// AOS: SendingTooFastWithLongDuration
+TEST_P(AbstractEventLoopTest, ALongerStorageDurationHoldsMoreMessages) {
+  auto loop = MakeIdle("primary");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/long");
+  EXPECT_EQ(QueueSize(*configuration(), *sender.channel()), 100 * 10);
+  ExpectRefusedOnceTheQueueIsFull(*loop, *configuration(), {&sender});
 }
 
 // --- Timing reports.
