@@ -3011,6 +3011,160 @@ TEST_P(AbstractEventLoopTest, ReportCountsSendsAndSendsRefusedAsTooFast) {
   EXPECT_EQ(report->watchers(), nullptr);
 }
 
+// A raw sender's copying Send() counts its refusals too.
+// AOS: CopySenderTimingReport
+TEST_P(AbstractEventLoopTest, ReportCountsARawCopyRefusedAsTooFast) {
+  gflags::FlagSaver saver;
+  FLAGS_timing_report_ms = 100;
+  auto reader = Make("reader");
+  auto loop = Make("primary");
+  const Channel* channel = loop->GetChannel<TestMessage>("/slow");
+  std::unique_ptr<RawSender> sender = loop->MakeRawSender(channel);
+  const FlatbufferDetachedBuffer<TestMessage> message = Ping(1);
+  const int queue_size = QueueSize(*configuration(), *channel);
+  bool in_time = true;
+  loop->OnRun([&]() {
+    const monotonic_clock::time_point start = loop->monotonic_now();
+    for (int i = 0; i < queue_size; ++i) {
+      EXPECT_EQ(sender->Send(message.span().data(), message.span().size()),
+                RawSender::Error::kOk);
+    }
+    const RawSender::Error one_more =
+        sender->Send(message.span().data(), message.span().size());
+    in_time = loop->monotonic_now() - start <
+              StorageDuration(*configuration(), *channel);
+    if (in_time) {
+      EXPECT_EQ(one_more, RawSender::Error::kMessagesSentTooFast);
+    }
+  });
+  FirstReport report(reader.get(), "primary",
+                     [](const timing::Report&) { return true; });
+  Run();
+  ASSERT_FALSE(report.empty());
+  if (!in_time) GTEST_SKIP() << "the sends took a storage duration";
+  ASSERT_NE(report->senders(), nullptr);
+  ASSERT_EQ(report->senders()->size(), 2u);
+  EXPECT_EQ(report->senders()->Get(0)->count(),
+            static_cast<uint32_t>(queue_size));
+  EXPECT_EQ(TooFastCount(*report->senders()->Get(0)), 1u);
+}
+
+// AOS: WatcherTimingReport
+TEST_P(AbstractEventLoopTest, ReportCountsWatcherCalls) {
+  gflags::FlagSaver saver;
+  FLAGS_timing_report_ms = 100;
+  auto loop = Make("primary");
+  IdleSender sender(factory_.get());
+  auto reader = Make("reader");
+  loop->MakeWatcher("/test", [](const TestMessage&) {});
+  TimerHandler* send = loop->AddTimer([&]() {
+    for (int i = 0; i < 10; ++i) {
+      EXPECT_EQ(sender.Send(200 + i), RawSender::Error::kOk);
+    }
+  });
+  loop->OnRun(
+      [&]() { send->Schedule(loop->monotonic_now() + milliseconds(150)); });
+  // The calls may straddle two windows: add them up.
+  uint32_t calls = 0;
+  KeptReport report;
+  ReportReader reports(reader.get(), [&](const timing::Report& candidate,
+                                         std::span<const uint8_t> bytes) {
+    if (candidate.name()->string_view() != "primary") return false;
+    EXPECT_EQ(candidate.phased_loops(), nullptr);
+    // The sending timer and timing_reports.
+    EXPECT_EQ(candidate.timers()->size(), 2u);
+    EXPECT_EQ(candidate.watchers()->size(), 1u);
+    calls += candidate.watchers()->Get(0)->count();
+    if (candidate.watchers()->Get(0)->count() > 0) report.Keep(bytes);
+    return calls >= 10;
+  });
+  Run();
+  EXPECT_EQ(calls, 10u);
+  ASSERT_FALSE(report.empty());
+  EXPECT_EQ(configuration()->channels()->Get(
+                report->watchers()->Get(0)->channel_index()),
+            sender->channel());
+}
+
+// Each fetch that got a message counts, with its latency from the send.
+// AOS: FetcherTimingReport
+TEST_P(AbstractEventLoopTest, ReportCountsFetchesAndTheirLatency) {
+  gflags::FlagSaver saver;
+  FLAGS_timing_report_ms = 100;
+  auto loop = Make("primary");
+  IdleSender sender(factory_.get());
+  auto reader = Make("reader");
+  Fetcher<TestMessage> latest = loop->MakeFetcher<TestMessage>("/test");
+  Fetcher<TestMessage> every = loop->MakeFetcher<TestMessage>("/test");
+  EXPECT_FALSE(latest.Fetch());
+  EXPECT_FALSE(every.Fetch());
+  monotonic_clock::duration least_latency = monotonic_clock::duration::zero();
+  TimerHandler* send = loop->AddTimer([&]() {
+    for (int i = 0; i < 10; ++i) {
+      EXPECT_EQ(sender.Send(200 + i), RawSender::Error::kOk);
+    }
+  });
+  TimerHandler* fetch = loop->AddTimer([&]() {
+    least_latency = loop->monotonic_now() - sender->monotonic_sent_time();
+    EXPECT_TRUE(latest.Fetch());
+    while (every.FetchNext()) {
+    }
+  });
+  loop->OnRun([&]() {
+    send->Schedule(loop->monotonic_now() + milliseconds(140));
+    fetch->Schedule(loop->monotonic_now() + milliseconds(160));
+  });
+  FirstReport report(reader.get(), "primary", [](const timing::Report& report) {
+    return report.fetchers()->Get(1)->count() > 0;
+  });
+  Run();
+  ASSERT_FALSE(report.empty());
+  // Only the report's own sender: the sending loop is another.
+  ASSERT_NE(report->senders(), nullptr);
+  EXPECT_EQ(report->senders()->size(), 1u);
+  ASSERT_NE(report->timers(), nullptr);
+  EXPECT_EQ(report->timers()->size(), 3u);
+  EXPECT_EQ(report->phased_loops(), nullptr);
+  EXPECT_EQ(report->watchers(), nullptr);
+  ASSERT_NE(report->fetchers(), nullptr);
+  ASSERT_EQ(report->fetchers()->size(), 2u);
+  const timing::Fetcher& one = *report->fetchers()->Get(0);
+  EXPECT_EQ(one.count(), 1u);
+  const double least = std::chrono::duration<double>(least_latency).count();
+  EXPECT_GE(one.latency()->min(), least * (1 - 1e-6));
+  EXPECT_GE(one.latency()->average(), least * (1 - 1e-6));
+  EXPECT_EQ(one.latency()->min(), one.latency()->max());
+  EXPECT_EQ(one.latency()->standard_deviation(), 0.0);
+  if (time_is_simulated()) {
+    EXPECT_NEAR(one.latency()->min(), 0.02, 1e-6);
+  }
+  EXPECT_EQ(report->fetchers()->Get(1)->count(), 10u);
+}
+
+// A loop's reports carry the default version string set when it was made,
+// or its own.
+// AOS: DefaultVersionStringInTimingReport, OverrideDersionStringInTimingReport
+TEST_P(AbstractEventLoopTest, ReportsCarryTheDefaultOrTheLoopsOwnVersion) {
+  gflags::FlagSaver saver;
+  FLAGS_timing_report_ms = 100;
+  EventLoop::SetDefaultVersionString("default_version_string");
+  auto by_default = Make("default");
+  auto overridden = Make("override");
+  EventLoop::SetDefaultVersionString("");
+  overridden->SetVersionString("override_version");
+  auto reader = Make("reader");
+  std::map<std::string, std::string> versions;
+  ReportReader reports(reader.get(), [&](const timing::Report& report,
+                                         std::span<const uint8_t>) {
+    versions[report.name()->str()] =
+        report.version() == nullptr ? "" : report.version()->str();
+    return versions.contains("default") && versions.contains("override");
+  });
+  Run();
+  EXPECT_EQ(versions["default"], "default_version_string");
+  EXPECT_EQ(versions["override"], "override_version");
+}
+
 // --- Realtime.
 
 // A loop at normal priority runs its callbacks unguarded: they may
