@@ -3165,6 +3165,49 @@ TEST_P(AbstractEventLoopTest, ReportsCarryTheDefaultOrTheLoopsOwnVersion) {
   EXPECT_EQ(versions["override"], "override_version");
 }
 
+// --- Nodes.
+
+// AOS: NoNode
+TEST_P(AbstractEventLoopTest, LoopsHaveNoNodeInASingleNodeConfig) {
+  auto running = Make("primary");
+  auto idle = MakeIdle("idle");
+  EXPECT_EQ(running->node(), nullptr);
+  EXPECT_EQ(idle->node(), nullptr);
+}
+
+// AOS: Node
+TEST_P(AbstractEventLoopTest, LoopsAreOnTheirNodeInAMultiNodeConfig) {
+  EnableNodes("me");
+  auto running = Make("primary");
+  auto idle = MakeIdle("idle");
+  ASSERT_NE(running->node(), nullptr);
+  ASSERT_NE(idle->node(), nullptr);
+  EXPECT_EQ(running->node()->name()->string_view(), "me");
+  EXPECT_EQ(idle->node(), running->node());
+}
+
+// Watchers, fetchers and senders of the node's own channels, typed and raw.
+// AOS: NodeWatcher, NodeNoArgWatcher, NodeFetcher, NodeSender
+TEST_P(AbstractEventLoopTest, LoopsUseTheirNodesChannels) {
+  EnableNodes("me");
+  auto watching = Make("watching");
+  auto raw_watching = Make("raw_watching");
+  auto no_arg_watching = Make("no_arg_watching");
+  const Channel* test = watching->GetChannel<TestMessage>("/test");
+  ASSERT_NE(test, nullptr);
+  watching->MakeWatcher("/test", [](const TestMessage&) {});
+  raw_watching->MakeRawWatcher(test, [](const Context&, const void*) {});
+  no_arg_watching->MakeRawNoArgWatcher(test, [](const Context&) {});
+  Fetcher<TestMessage> fetcher = watching->MakeFetcher<TestMessage>("/test");
+  std::unique_ptr<RawFetcher> raw_fetcher = watching->MakeRawFetcher(test);
+  Sender<TestMessage> sender =
+      no_arg_watching->MakeSender<TestMessage>("/test");
+  ASSERT_EQ(SendPing(&sender, 5), RawSender::Error::kOk);
+  ASSERT_TRUE(fetcher.Fetch());
+  EXPECT_EQ(fetcher->value(), 5);
+  EXPECT_TRUE(raw_fetcher->Fetch());
+}
+
 // --- Realtime.
 
 // A loop at normal priority runs its callbacks unguarded: they may
