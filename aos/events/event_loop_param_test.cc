@@ -1511,6 +1511,7 @@ TEST_P(AbstractEventLoopDeathTest, DestroyingALoopBeforeItsSenderAborts) {
       "them first: sender:/test \\(type aos.testing.TestMessage\\)");
 }
 
+// AOS: SenderInOnRun, WatcherInOnRun, NoArgWatcherInOnRun, FetcherInOnRun
 TEST_P(AbstractEventLoopDeathTest, SetupAfterRunningAborts) {
   auto loop = Make("loop");
   loop->OnRun([&]() {
@@ -1518,6 +1519,12 @@ TEST_P(AbstractEventLoopDeathTest, SetupAfterRunningAborts) {
                  "AddTimer must be called before the loop runs");
     EXPECT_DEATH(loop->MakeFetcher<TestMessage>("/test"),
                  "MakeFetcher must be called before");
+    EXPECT_DEATH(loop->MakeSender<TestMessage>("/test"),
+                 "MakeSender must be called before");
+    EXPECT_DEATH(loop->MakeWatcher("/test", [](const TestMessage&) {}),
+                 "MakeWatcher must be called before");
+    EXPECT_DEATH(loop->MakeNoArgWatcher<TestMessage>("/test", []() {}),
+                 "MakeWatcher must be called before");
     loop->Exit();
   });
   Run();
@@ -3279,6 +3286,17 @@ TEST_P(AbstractEventLoopTest, CallbacksOfARealtimeLoopMayNotAllocate) {
 
 // --- Misuse that ends the program, as in AOS (with our messages).
 
+// AOS: InvalidChannelName
+TEST_P(AbstractEventLoopDeathTest, WatchingAChannelTheConfigLacksNamesIt) {
+  auto loop = MakeIdle("primary");
+  EXPECT_DEATH(loop->MakeWatcher("/test/invalid", [](const TestMessage&) {}),
+               "channel /test/invalid of type aos.testing.TestMessage is not "
+               "in the config");
+  EXPECT_DEATH(loop->MakeNoArgWatcher<TestMessage>("/test/invalid", []() {}),
+               "channel /test/invalid of type aos.testing.TestMessage is not "
+               "in the config");
+}
+
 // AOS: NegativeTimeTimer
 TEST_P(AbstractEventLoopDeathTest, SchedulingBeforeTheClocksEpochDies) {
   auto loop = MakeIdle("primary");
@@ -3287,6 +3305,37 @@ TEST_P(AbstractEventLoopDeathTest, SchedulingBeforeTheClocksEpochDies) {
   EXPECT_DEATH(timer->Schedule(monotonic_clock::epoch() - seconds(1)),
                "timer \"early\" of event loop primary scheduled for "
                "-1\\.000000000 s, before the monotonic clock's epoch");
+}
+
+// AOS: TwoWatcher, TwoNoArgWatcher
+TEST_P(AbstractEventLoopDeathTest, ASecondWatcherOfAChannelDies) {
+  auto loop = MakeIdle("primary");
+  auto no_arg_loop = MakeIdle("no_arg");
+  loop->MakeWatcher("/test", [](const TestMessage&) {});
+  no_arg_loop->MakeNoArgWatcher<TestMessage>("/test", []() {});
+  for (EventLoop* watching : {loop.get(), no_arg_loop.get()}) {
+    EXPECT_DEATH(watching->MakeWatcher("/test", [](const TestMessage&) {}),
+                 "already watches /test \\(type aos.testing.TestMessage\\)");
+    EXPECT_DEATH(watching->MakeNoArgWatcher<TestMessage>("/test", []() {}),
+                 "already watches /test \\(type aos.testing.TestMessage\\)");
+  }
+}
+
+// AOS: SetRuntimeRealtimePriority
+TEST_P(AbstractEventLoopDeathTest, SetRuntimeRealtimePriorityWhileRunningDies) {
+  auto loop = Make("primary");
+  EXPECT_EQ(loop->runtime_realtime_priority(), 0);
+  loop->SetRuntimeRealtimePriority(5);
+  EXPECT_EQ(loop->runtime_realtime_priority(), 5);
+  // Runs at normal priority: only the call while running matters here.
+  loop->SetRuntimeRealtimePriority(0);
+  loop->OnRun([&]() {
+    EXPECT_DEATH(loop->SetRuntimeRealtimePriority(5),
+                 "SetRuntimeRealtimePriority must be called before the loop "
+                 "runs");
+    loop->Exit();
+  });
+  Run();
 }
 
 // AOS: SetRuntimeAffinity
@@ -3314,6 +3363,22 @@ TEST_P(AbstractEventLoopDeathTest, SetRuntimeAffinityWhileRunningDies) {
     loop->Exit();
   });
   Run();
+}
+
+// A message of exactly max_size fits; a byte more dies naming the channel.
+// AOS: SenderRespectsMaxSize
+TEST_P(AbstractEventLoopDeathTest, AMessageOfExactlyMaxSizeFits) {
+  auto loop = MakeIdle("primary");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  const int max_size = sender.channel()->max_size();
+  ASSERT_EQ(max_size % 4, 0);
+  auto builder = sender.MakeBuilder();
+  // With its 4-byte length, exactly max_size bytes.
+  builder.fbb()->CreateVector(std::vector<uint32_t>(max_size / 4 - 1));
+  EXPECT_EQ(builder.fbb()->GetSize(), static_cast<size_t>(max_size));
+  EXPECT_DEATH(builder.fbb()->CreateVector(std::vector<uint32_t>()),
+               "a message on /test \\(type aos.testing.TestMessage\\) grew to "
+               "[0-9]+ bytes, more than its max_size 64");
 }
 
 // Senders and fetchers live as long as their loop runs.
@@ -3423,6 +3488,64 @@ TEST_P(AbstractEventLoopDeathTest, AnotherNodesChannelDiesNamingTheNode) {
   EXPECT_DEATH(loop->MakeRawFetcher(test), unreadable);
   EXPECT_DEATH(loop->MakeSender<TestMessage>("/test"),
                "cannot be sent on node them");
+}
+
+// One message under construction per sender: a builder that allocated, or
+// a detached buffer not yet sent or dropped, holds the sender's buffer.
+// AOS: MultipleBuilders
+TEST_P(AbstractEventLoopDeathTest, OneBuilderOrDetachedBufferAtATime) {
+  auto loop = MakeIdle("primary");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  const std::string second = "a second message is being built on /test";
+  { auto unused = sender.MakeBuilder(); }
+  {
+    auto builder = sender.MakeBuilder();
+    builder.MakeBuilder<TestMessage>().Finish();
+  }
+  {
+    auto builder = sender.MakeBuilder();
+    builder.MakeBuilder<TestMessage>().Finish();
+    EXPECT_DEATH(sender.MakeBuilder().MakeBuilder<TestMessage>().Finish(),
+                 second);
+  }
+  auto detach = [&]() {
+    auto builder = sender.MakeBuilder();
+    return builder.Detach(builder.MakeBuilder<TestMessage>().Finish());
+  };
+  FlatbufferDetachedBuffer<TestMessage> detached = detach();
+  EXPECT_DEATH(sender.MakeBuilder().MakeBuilder<TestMessage>().Finish(),
+               second);
+  detached =
+      FlatbufferDetachedBuffer<TestMessage>(flatbuffers::DetachedBuffer());
+  {
+    auto builder = sender.MakeBuilder();
+    builder.MakeBuilder<TestMessage>().Finish();
+  }
+  detached = detach();
+}
+
+// AOS: WrongDetachedBuffer
+TEST_P(AbstractEventLoopDeathTest, SendingAnotherSendersDetachedBufferDies) {
+  auto loop = MakeIdle("primary");
+  Sender<TestMessage> first = loop->MakeSender<TestMessage>("/test");
+  Sender<TestMessage> second = loop->MakeSender<TestMessage>("/test");
+  auto builder = first.MakeBuilder();
+  FlatbufferDetachedBuffer<TestMessage> detached =
+      builder.Detach(builder.MakeBuilder<TestMessage>().Finish());
+  EXPECT_DEATH(second.CheckOk(second.SendDetached(std::move(detached))),
+               "SendDetached on /test \\(type aos.testing.TestMessage\\) with "
+               "a buffer another sender's Builder detached");
+}
+
+// AOS: SetVersionWhileRunning
+TEST_P(AbstractEventLoopDeathTest, SetVersionStringWhileRunningDies) {
+  auto loop = Make("primary");
+  loop->OnRun([&]() {
+    EXPECT_DEATH(loop->SetVersionString("abcdef"),
+                 "SetVersionString must be called before the loop runs");
+    loop->Exit();
+  });
+  Run();
 }
 
 }  // namespace
