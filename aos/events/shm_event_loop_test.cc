@@ -419,6 +419,21 @@ TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
   EXPECT_TRUE(ran_on_run);
 }
 
+// One Ctrl-C ends Run(), as in AOS; the program goes on (a second one
+// while a handler is stuck would end it: ASecondCtrlCKillsAStuckLoop).
+TEST_F(ShmEventLoopTest, OneSigintMakesRunReturn) {
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  int on_run_calls = 0;
+  loop.OnRun([&]() {
+    ++on_run_calls;
+    kill(getpid(), SIGINT);
+  });
+  loop.Run();
+  EXPECT_EQ(on_run_calls, 1);
+  EXPECT_FALSE(loop.is_running());
+}
+
 // ShmEventLoop(config) as AOS makes one: named by --application_name (or
 // the program), on no node in a single-node config.
 TEST_F(ShmEventLoopTest, OneArgumentConstructorNamesTheLoopAsAos) {
