@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <iomanip>
 #include <mutex>
 
 #include "aos/configuration.h"
@@ -17,6 +19,11 @@ DEFINE_bool(timing_reports, true,
             "Publish an aos.timing.Report about each event loop on /aos.");
 DEFINE_int32(timing_report_ms, 1000,
              "Milliseconds between timing reports (the report window).");
+DEFINE_bool(die_on_malloc, true,
+            "In a loop at realtime priority, abort with a message naming "
+            "the callback when a timer, phased loop or watcher callback "
+            "allocates heap memory; false: warn once per callback and count "
+            "them.");
 
 namespace aos {
 namespace {
@@ -38,6 +45,8 @@ RawSender::RawSender(EventLoop* event_loop, const Channel* channel)
 }
 
 RawSender::~RawSender() {
+  event_loop_->CheckNotInCallback(
+      StrCat("destroying the sender on ", Describe(channel_)));
   std::erase(event_loop_->senders_, this);
   std::erase(event_loop_->timing_entries_.senders, &timing_);
 }
@@ -211,6 +220,8 @@ RawFetcher::RawFetcher(EventLoop* event_loop, const Channel* channel)
 }
 
 RawFetcher::~RawFetcher() {
+  event_loop_->CheckNotInCallback(
+      StrCat("destroying the fetcher on ", Describe(channel_)));
   std::erase(event_loop_->fetchers_, this);
   std::erase(event_loop_->timing_entries_.fetchers, &timing_);
 }
@@ -272,6 +283,15 @@ monotonic_clock::time_point TimerHandler::NextScheduledTime(
 void TimerHandler::SetSchedule(monotonic_clock::time_point base,
                                monotonic_clock::duration period) {
   CHECK_GE(period.count(), 0) << "timer " << name() << ": negative period";
+  if (base < monotonic_clock::epoch()) {
+    const int64_t ns = base.time_since_epoch().count();
+    LOG(FATAL) << "timer \"" << name() << "\" of event loop "
+               << event_loop_->name() << " scheduled for "
+               << (ns < 0 ? "-" : "") << std::abs(ns / 1000000000) << "."
+               << std::setw(9) << std::setfill('0') << std::abs(ns % 1000000000)
+               << " s, before the monotonic clock's epoch; schedule it at or "
+                  "after 0";
+  }
   base_ = base;
   period_ = period;
   enabled_ = true;
@@ -361,13 +381,15 @@ WatcherState::~WatcherState() {
 }
 
 void WatcherState::Call(const Context& context) {
-  event_loop_->set_context(context);
+  Context delivered = context;
+  if (!with_data_) delivered.data = nullptr;
+  event_loop_->set_context(delivered);
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - context.monotonic_event_time);
   event_loop_->RunCallback("watcher", channel_->name()->string_view(),
                            channel_->type()->string_view(),
-                           [&]() { fn_(context, context.data); });
+                           [&]() { fn_(delivered, delivered.data); });
   timing_.handler_time.Record(event_loop_->monotonic_now() - start);
 }
 
@@ -435,6 +457,28 @@ void EventLoop::DestroyHandlers() {
 
 int EventLoop::pid() const { return getpid(); }
 
+void EventLoop::CheckNotInCallback(std::string_view what) const {
+  if (running_callbacks_ > 0) {
+    LOG(FATAL) << "event loop " << name_ << ": " << what
+               << " while the loop runs (inside one of its callbacks); keep "
+                  "it until the loop is done, as AOS requires";
+  }
+}
+
+void EventLoop::CheckChannelUsable(const Channel* channel,
+                                   std::string_view what, bool readable) const {
+  ChannelIndex(channel);
+  if (readable && !configuration::ChannelIsReadableOnNode(*channel, node_)) {
+    LOG(FATAL) << "event loop " << name_ << ": " << what << " on "
+               << Describe(channel) << ": it is not readable on node "
+               << node_->name()->string_view() << " (its source_node is "
+               << (channel->source_node() == nullptr
+                       ? std::string_view("unset")
+                       : channel->source_node()->string_view())
+               << ", and it is not forwarded here); check the config";
+  }
+}
+
 void EventLoop::CheckNotRunning(std::string_view what) const {
   if (is_running_) {
     LOG(FATAL) << "event loop " << name_ << ": " << what
@@ -470,11 +514,13 @@ int EventLoop::ChannelIndex(const Channel* channel) const {
 
 std::unique_ptr<RawSender> EventLoop::MakeRawSender(const Channel* channel) {
   CheckNotRunning("MakeSender");
+  CheckChannelUsable(channel, "MakeSender", false);
   return DoMakeRawSender(channel);
 }
 
 std::unique_ptr<RawFetcher> EventLoop::MakeRawFetcher(const Channel* channel) {
   CheckNotRunning("MakeFetcher");
+  CheckChannelUsable(channel, "MakeFetcher", true);
   return DoMakeRawFetcher(channel);
 }
 
@@ -482,6 +528,7 @@ void EventLoop::MakeRawWatcher(
     const Channel* channel,
     std::function<void(const Context&, const void*)> watcher) {
   CheckNotRunning("MakeWatcher");
+  CheckChannelUsable(channel, "MakeWatcher", true);
   for (const std::unique_ptr<WatcherState>& existing : watchers_) {
     if (existing->channel() == channel) {
       LOG(FATAL) << "event loop " << name_ << " already watches "
@@ -489,6 +536,14 @@ void EventLoop::MakeRawWatcher(
     }
   }
   watchers_.push_back(DoMakeWatcher(channel, std::move(watcher)));
+}
+
+void EventLoop::MakeRawNoArgWatcher(
+    const Channel* channel, std::function<void(const Context&)> watcher) {
+  MakeRawWatcher(
+      channel, [watcher = std::move(watcher)](
+                   const Context& context, const void*) { watcher(context); });
+  watchers_.back()->with_data_ = false;
 }
 
 TimerHandler* EventLoop::AddTimer(std::function<void()> fn) {
@@ -544,6 +599,18 @@ void EventLoop::SetRuntimeAffinity(const cpu_set_t& cpus) {
   affinity_ = cpus;
 }
 
+cpu_set_t EventLoop::DefaultAffinity() {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &all);
+  return all;
+}
+
+bool EventLoop::pinned() const {
+  const cpu_set_t all = DefaultAffinity();
+  return !CPU_EQUAL(&affinity_, &all);
+}
+
 void EventLoop::GuardCallbacksAgainstAllocation(AllocationPolicy policy) {
   CheckNotRunning("GuardCallbacksAgainstAllocation");
   allocation_policy_ = policy;
@@ -573,7 +640,20 @@ void EventLoop::set_cpu_latency_limit(int32_t limit_us, std::string_view cpus) {
 
 void EventLoop::StartRunning() {
   CHECK(!is_running_) << "event loop " << name_ << " started twice";
-  if (FLAGS_timing_reports && !skip_timing_report_) {
+  // A realtime loop's callbacks may not allocate, in simulation too (AOS
+  // marks them realtime in both).
+  if (priority_ > 0 && !allocation_policy_.has_value()) {
+    GuardCallbacksAgainstAllocation(FLAGS_die_on_malloc
+                                        ? AllocationPolicy::kAbort
+                                        : AllocationPolicy::kCount);
+  }
+  if (timing_reporter_ != nullptr) {
+    // Run() again (ShmEventLoop, as AOS's may be): the same reporter and
+    // timer, in a new window.
+    const auto period = std::chrono::milliseconds(FLAGS_timing_report_ms);
+    timing_reporter_->StartWindow();
+    timing_report_timer_->Schedule(monotonic_now() + period, period);
+  } else if (FLAGS_timing_reports && !skip_timing_report_) {
     std::string why_not;
     const Channel* channel = configuration::GetChannel(
         *configuration_, "/aos", "aos.timing.Report", name_, node_, &why_not,
@@ -591,6 +671,7 @@ void EventLoop::StartRunning() {
     } else {
       TimerHandler* timer = AddTimer([this]() { timing_reporter_->Publish(); });
       timer->set_name("timing_reports");
+      timing_report_timer_ = timer;
       timing_reporter_ =
           std::make_unique<TimingReporter>(this, MakeRawSender(channel));
       const auto period = std::chrono::milliseconds(FLAGS_timing_report_ms);
@@ -604,15 +685,22 @@ void EventLoop::StartRunning() {
   }
   is_running_.store(true, std::memory_order_release);
   SetTimerContext(monotonic_now());
+  ++running_callbacks_;
   for (const std::function<void()>& fn : on_run_) fn();
+  --running_callbacks_;
+  ClearContext();
 }
 
 void EventLoop::SetTimerContext(
     monotonic_clock::time_point monotonic_event_time) {
-  Context context;
-  context.monotonic_event_time = monotonic_event_time;
-  context.source_boot_uuid = boot_uuid();
-  context_ = context;
+  ClearContext();
+  context_.monotonic_event_time = monotonic_event_time;
+}
+
+void EventLoop::ClearContext() const {
+  context_ = Context();
+  context_.source_boot_uuid = boot_uuid();
+  context_ready_ = true;
 }
 
 }  // namespace aos

@@ -93,12 +93,14 @@ struct Context {
   uint32_t remote_queue_index = kInvalidQueueIndex;
   // The boot of the node the message was first sent on (this node's for a
   // local message): a forwarded message from a rebooted node carries a new
-  // one. All zeros for timers.
+  // one. For a timer or phased loop, in OnRun and outside callbacks, this
+  // loop's boot (EventLoop::boot_uuid()), as in AOS.
   UUID source_boot_uuid;
   // Size in bytes of the message at `data` (0 for timers).
   size_t size = 0;
   // The message (a finished flatbuffer), valid until the handler returns (or
-  // until the fetcher fetches again). Null for timers.
+  // until the fetcher fetches again). Null for timers, and in a no-arg
+  // watcher (size is still the message's), as in AOS.
   const void* data = nullptr;
   // AOS's: when the node a forwarded message came from put it on the
   // network. Neither our queues nor our bridge record it: always min_time
@@ -239,6 +241,24 @@ class RawSender {
 
 std::ostream& operator<<(std::ostream& stream, RawSender::Error error);
 
+// Counts the failed sends of one sender (AOS's SendFailureCounter): give it
+// every send's result.
+class SendFailureCounter {
+ public:
+  void Count(RawSender::Error error) {
+    just_failed_ = error != RawSender::Error::kOk;
+    failures_ += just_failed_ ? 1 : 0;
+  }
+  // Sends that failed so far.
+  size_t failures() const { return failures_; }
+  // Whether the last send counted failed.
+  bool just_failed() const { return just_failed_; }
+
+ private:
+  size_t failures_ = 0;
+  bool just_failed_ = false;
+};
+
 // Reads one channel: the latest message, or every message in order. Made by
 // EventLoop::MakeRawFetcher; usually wrapped in a Fetcher<T>.
 class RawFetcher {
@@ -309,6 +329,9 @@ class TimerHandler {
   // skipped and counted in missed_cycles, and the timer continues at the
   // first scheduled time not yet passed. So a call 3.5 periods late has a
   // wakeup latency of 3.5 periods and 3 missed cycles.
+  //
+  // A `base` before the monotonic clock's epoch aborts naming the timer and
+  // the time, as in AOS; so does a negative `period`.
   virtual void Schedule(
       monotonic_clock::time_point base,
       monotonic_clock::duration period = monotonic_clock::duration::zero()) = 0;
@@ -461,10 +484,14 @@ class WatcherState {
   void AddLost(uint32_t lost) { timing_.lost_messages += lost; }
 
  private:
+  friend class EventLoop;
+
   EventLoop* const event_loop_;
   const Channel* const channel_;
   std::function<void(const Context&, const void*)> fn_;
   timing::WatcherTiming timing_;
+  // False for a no-arg watcher: its handler sees no data (AOS's).
+  bool with_data_ = true;
 };
 
 // Aborts: "using a <what> that was not made: <why_not>" (or that it was
@@ -788,22 +815,31 @@ class EventLoop {
                    });
   }
   // Calls `watcher()` for every message of type T on `channel_name`, without
-  // the message (for when only the event matters).
+  // the message (for when only the event matters): as in AOS, context().data
+  // is null in it (size is the message's), so a fetcher reads the message
+  // if it is wanted after all.
   template <typename T>
   void MakeNoArgWatcher(std::string_view channel_name,
                         std::function<void()> watcher) {
-    MakeRawWatcher(FindChannel(channel_name, T::GetFullyQualifiedName()),
-                   [watcher = std::move(watcher)](const Context&, const void*) {
-                     watcher();
-                   });
+    MakeRawNoArgWatcher(
+        FindChannel(channel_name, T::GetFullyQualifiedName()),
+        [watcher = std::move(watcher)](const Context&) { watcher(); });
   }
 
-  // Untyped versions: `channel` must come from this loop's configuration.
+  // Untyped versions. `channel` must come from this loop's configuration
+  // (a copy of one aborts naming it); a fetcher's or watcher's must be
+  // readable on this loop's node (or it aborts naming the channel and the
+  // node). A raw sender may be made on any channel of the config, as in AOS
+  // (the message bridge re-sends forwarded channels with one).
   std::unique_ptr<RawSender> MakeRawSender(const Channel* channel);
   std::unique_ptr<RawFetcher> MakeRawFetcher(const Channel* channel);
   void MakeRawWatcher(
       const Channel* channel,
       std::function<void(const Context& context, const void* message)> watcher);
+  // A watcher whose handler gets only the context (data null), as
+  // MakeNoArgWatcher's (AOS's MakeRawNoArgWatcher).
+  void MakeRawNoArgWatcher(const Channel* channel,
+                           std::function<void(const Context& context)> watcher);
 
   // A timer calling `fn`; disabled until scheduled. Owned by the loop.
   // Before Run() only.
@@ -851,12 +887,21 @@ class EventLoop {
   void SkipTimingReport();
 
   // Run at SCHED_FIFO priority `priority` (1-99; 0 = normal scheduling)
-  // once running. Before Run() only; priority outside 0..99 aborts.
+  // once running. Before Run() only; priority outside 0..99 aborts. A loop
+  // at realtime priority runs its timer, phased loop and watcher callbacks
+  // under an allocation guard (--die_on_malloc; OnRun callbacks are not
+  // guarded), in every implementation.
   void SetRuntimeRealtimePriority(int priority);
   int runtime_realtime_priority() const { return priority_; }
   // Pin the loop's thread to `cpus` once running. Before Run() only.
   void SetRuntimeAffinity(const cpu_set_t& cpus);
-  const std::optional<cpu_set_t>& runtime_affinity() const { return affinity_; }
+  // The CPUs the loop will run on: DefaultAffinity() unless
+  // SetRuntimeAffinity() pinned it (AOS's).
+  const cpu_set_t& runtime_affinity() const { return affinity_; }
+  // Every CPU (all CPU_SETSIZE of them): a loop that is not pinned.
+  static cpu_set_t DefaultAffinity();
+  // Whether runtime_affinity() is not DefaultAffinity().
+  bool pinned() const;
 
   // The limit on CPU wakeup latency (PM QoS) the loop holds while it runs,
   // in us, and the CPUs it applies to ("all", or a CPU list): shown in its
@@ -868,8 +913,13 @@ class EventLoop {
   }
 
   // The context of the callback being run: the message for a watcher, the
-  // scheduled time for a timer.
-  const Context& context() const { return context_; }
+  // scheduled time for a timer. Outside callbacks (before Run(), after each
+  // callback returns, after Run()) it is empty, as in AOS: times min_time,
+  // invalid queue indices, no data, and this loop's boot UUID.
+  const Context& context() const {
+    if (!context_ready_) ClearContext();
+    return context_;
+  }
 
   // Everything measured, for tests and tools.
   const std::vector<std::unique_ptr<TimerHandler>>& timers() const {
@@ -927,8 +977,14 @@ class EventLoop {
   // (AOS's SetTimerContext): no message, realtime and remote times min_time,
   // invalid queue indices, this loop's boot.
   void SetTimerContext(monotonic_clock::time_point monotonic_event_time);
+  // The context outside callbacks (AOS's ClearContext): as a timer's, with
+  // monotonic_event_time min_time too.
+  void ClearContext() const;
 
-  void set_context(const Context& context) { context_ = context; }
+  void set_context(const Context& context) {
+    context_ = context;
+    context_ready_ = true;
+  }
 
   // Records the CPU latency limit the implementation holds, for reports.
   // Before StartRunning() (it may allocate).
@@ -936,7 +992,8 @@ class EventLoop {
 
   // From StartRunning() on, runs every timer, phased loop and watcher
   // callback under an allocation guard with `policy` (allocation_guard.h).
-  // Before StartRunning().
+  // Before StartRunning(); StartRunning() does it for a loop at realtime
+  // priority, with --die_on_malloc's policy, unless it was done.
   void GuardCallbacksAgainstAllocation(AllocationPolicy policy);
 
   // Destroys the timing reporter, watchers, timers and phased loops.
@@ -955,10 +1012,16 @@ class EventLoop {
   friend class PhasedLoopHandler;
 
   void CheckNotRunning(std::string_view what) const;
+  // Aborts naming `what` if one of this loop's callbacks is running.
+  void CheckNotInCallback(std::string_view what) const;
+  // Aborts unless `channel` is one of the configuration's (and, if
+  // `readable`, readable on this node): for what MakeRaw* are given.
+  void CheckChannelUsable(const Channel* channel, std::string_view what,
+                          bool readable) const;
   TimerHandler* AddInternalTimer(std::function<void()> fn);
 
   // Runs `fn`, a callback of `kind` named `name` (`type` for watchers),
-  // under the allocation guard if there is one.
+  // under the allocation guard if there is one; clears the context after.
   template <typename F>
   void RunCallback(std::string_view kind, std::string_view name,
                    std::string_view type, F&& fn);
@@ -973,14 +1036,22 @@ class EventLoop {
   std::atomic<bool> is_running_{false};
   bool skip_timing_report_ = false;
   int priority_ = 0;
-  std::optional<cpu_set_t> affinity_;
+  cpu_set_t affinity_ = DefaultAffinity();
   int32_t cpu_latency_limit_us_ = -1;
   std::string cpu_latency_limit_cpus_;
   std::optional<AllocationPolicy> allocation_policy_;
   uint64_t realtime_allocations_ = 0;
   // Callbacks already warned about (counted mode only).
   std::vector<std::string> allocation_warned_;
-  Context context_;
+  // Cleared on first use: the implementation's boot_uuid() is not
+  // available while the base is constructed.
+  mutable Context context_;
+  mutable bool context_ready_ = false;
+  // How many of this loop's callbacks (OnRun included) are running now:
+  // senders and fetchers may not be destroyed inside one.
+  int running_callbacks_ = 0;
+  // The timer behind timing reports, made at the first Run().
+  TimerHandler* timing_report_timer_ = nullptr;
 
   std::vector<std::unique_ptr<TimerHandler>> timers_;
   // Timers behind phased loops; not reported as timers.
@@ -1000,20 +1071,23 @@ class EventLoop {
 template <typename F>
 void EventLoop::RunCallback(std::string_view kind, std::string_view name,
                             std::string_view type, F&& fn) {
+  ++running_callbacks_;
   if (!allocation_policy_.has_value()) {
     fn();
-    return;
+  } else {
+    GuardedCallback callback = {.loop = name_,
+                                .kind = kind,
+                                .name = name,
+                                .type = type,
+                                .policy = *allocation_policy_};
+    {
+      ScopedAllocationGuard guard(&callback);
+      fn();
+    }
+    if (callback.allocations > 0) NoteAllocations(callback);
   }
-  GuardedCallback callback = {.loop = name_,
-                              .kind = kind,
-                              .name = name,
-                              .type = type,
-                              .policy = *allocation_policy_};
-  {
-    ScopedAllocationGuard guard(&callback);
-    fn();
-  }
-  if (callback.allocations > 0) NoteAllocations(callback);
+  --running_callbacks_;
+  ClearContext();
 }
 
 // Sender<T>::Builder.

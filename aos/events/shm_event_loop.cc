@@ -38,11 +38,6 @@ DEFINE_bool(die_on_rt_failure, false,
             "Abort instead of running on when the OS refuses realtime "
             "priority, affinity, memory locking or the CPU wakeup latency "
             "limit.");
-DEFINE_bool(die_on_malloc, true,
-            "In a loop at realtime priority, abort with a message naming "
-            "the callback when a timer, phased loop or watcher callback "
-            "allocates heap memory; false: warn once per callback and count "
-            "them.");
 DEFINE_int32(cpu_dma_latency_us, 0,
              "While the loop runs, keep CPUs out of idle states that take "
              "longer than this to leave (a PM QoS request, as cyclictest "
@@ -399,8 +394,11 @@ class ShmWatcher : public WatcherState {
 
   ~ShmWatcher() override { std::erase(loop_->shm_watchers_, this); }
 
-  // Registers for wakeups and starts after the messages already sent.
+  // Registers for wakeups and starts after the messages already sent (at
+  // every Run(), as AOS's watchers do).
   void Start(int priority) {
+    registration_.reset();
+    pending_ = false;
     auto registration =
         ipc_lib::QueueWatcher::Make(memory_, getpid(), GetTid(), priority);
     if (!registration.ok()) {
@@ -789,8 +787,8 @@ void ShmEventLoop::ApplyRealtimeSettings() {
     LOG(WARNING) << message
                  << " (continuing without it; --die_on_rt_failure aborts)";
   };
-  if (runtime_affinity().has_value()) {
-    if (sched_setaffinity(0, sizeof(cpu_set_t), &*runtime_affinity()) != 0) {
+  if (pinned()) {
+    if (sched_setaffinity(0, sizeof(cpu_set_t), &runtime_affinity()) != 0) {
       refused("could not set CPU affinity",
               "check that the CPUs exist and are allowed (taskset -p $$)");
     }
@@ -825,7 +823,7 @@ void ShmEventLoop::HoldCpuLatencyLimit() {
   PCHECK(sched_getaffinity(0, sizeof(loop_cpus), &loop_cpus) == 0);
   bool per_cpu = FLAGS_cpu_dma_latency_scope == "cpus";
   if (FLAGS_cpu_dma_latency_scope == "auto") {
-    per_cpu = runtime_affinity().has_value() &&
+    per_cpu = pinned() &&
               CPU_COUNT(&loop_cpus) < sysconf(_SC_NPROCESSORS_ONLN) &&
               CpuLatencyLimit::PerCpuAvailable(loop_cpus);
   }
@@ -851,14 +849,11 @@ void ShmEventLoop::HoldCpuLatencyLimit() {
 }
 
 RunStatus ShmEventLoop::Run() {
-  CHECK(!ran_) << "event loop " << name() << ": Run() called twice";
+  CHECK(!is_running()) << "event loop " << name()
+                       << ": Run() called while it runs";
   ran_ = true;
+  returned_ = false;
   ApplyRealtimeSettings();
-  if (runtime_realtime_priority() > 0) {
-    GuardCallbacksAgainstAllocation(FLAGS_die_on_malloc
-                                        ? AllocationPolicy::kAbort
-                                        : AllocationPolicy::kCount);
-  }
   // Senders signal this thread once its watchers register: the signal is
   // read through the signalfd, and stays blocked after Run() returns (a
   // sender may still signal a registration until it is destroyed).
@@ -872,11 +867,13 @@ RunStatus ShmEventLoop::Run() {
   }
   // Once per report window: is every queue file still the one we map, and
   // do the watchers our senders signal map it?
-  shared_memory_check_ = DoMakeTimer([this]() {
-    CheckQueueFiles();
-    for (ShmSender* sender : shm_senders_) sender->AuditWatchers();
-  });
-  shared_memory_check_->set_name("shared_memory_check");
+  if (shared_memory_check_ == nullptr) {
+    shared_memory_check_ = DoMakeTimer([this]() {
+      CheckQueueFiles();
+      for (ShmSender* sender : shm_senders_) sender->AuditWatchers();
+    });
+    shared_memory_check_->set_name("shared_memory_check");
+  }
   const auto check_period =
       std::chrono::milliseconds(std::max(1, FLAGS_timing_report_ms));
   shared_memory_check_->Schedule(monotonic_now() + check_period, check_period);

@@ -87,11 +87,14 @@ class ShmEventLoop : public EventLoop {
   ~ShmEventLoop() override;
 
   // Runs the loop in the calling thread until Exit(), an ExitHandle,
-  // SIGINT, SIGHUP or SIGTERM. Once per loop. Returns the status an
-  // ExitHandle gave (OK otherwise).
+  // SIGINT, SIGHUP or SIGTERM. Returns the status an ExitHandle gave (OK
+  // otherwise). Once it returned it may be called again, as AOS's: timers
+  // keep their schedules, the OnRun callbacks run again, and watchers get
+  // what is sent from the new start on (not what was sent in between).
   RunStatus Run();
 
-  // Makes Run() return once the current callback returns. Thread-safe.
+  // Makes Run() return once the current callback returns (called when no
+  // Run() runs, the next Run() returns at once). Thread-safe.
   void Exit() override;
 
   // A handle that ends Run() from any thread with a status Run() returns
@@ -212,6 +215,7 @@ class ShmEventLoop : public EventLoop {
   std::unique_ptr<TimerHandler> shared_memory_check_;
   // Held from the start of Run() until it returns.
   std::unique_ptr<CpuLatencyLimit> cpu_latency_limit_;
+  // Run() was called (at least once).
   bool ran_ = false;
   // True while Run() dispatches events (StopReadable must wait).
   bool in_run_ = false;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -30,17 +31,30 @@ using aos::testing::TestMessage;
 using std::chrono::milliseconds;
 
 // Runs each loop in a thread of its own; when one returns (Exit), all stop.
+// Each factory has a fresh --shm_base of its own (removed with it), so every
+// test starts with empty channels, as in simulation.
 class ShmTestFactory : public EventLoopTestFactory {
  public:
   ShmTestFactory() {
-    FLAGS_shm_base = TestTempDir() + "/shm";
+    static std::atomic<int> made{0};
+    shm_base_ = TestTempDir() + "/shm-" + std::to_string(getpid()) + "-" +
+                std::to_string(made++);
+    FLAGS_shm_base = shm_base_;
     FLAGS_permissions = "0600";
+  }
+  ~ShmTestFactory() override {
+    CHECK(loops_.empty()) << "destroy the loops before their factory";
+    std::error_code ignored;
+    std::filesystem::remove_all(shm_base_, ignored);
   }
 
   std::unique_ptr<EventLoop> MakeEventLoop(std::string_view name) override {
-    auto loop = std::make_unique<ShmEventLoop>(configuration(), name);
+    auto loop = std::make_unique<FactoryLoop>(this, name);
     loops_.push_back(loop.get());
     return loop;
+  }
+  std::unique_ptr<EventLoop> MakeIdleEventLoop(std::string_view name) override {
+    return std::make_unique<FactoryLoop>(this, name);
   }
 
   RunStatus Run() override { return RunLoops(std::nullopt); }
@@ -56,6 +70,19 @@ class ShmTestFactory : public EventLoopTestFactory {
   bool time_is_simulated() const override { return false; }
 
  private:
+  // Forgets itself when destroyed: a test may make and destroy loops
+  // between runs.
+  class FactoryLoop : public ShmEventLoop {
+   public:
+    FactoryLoop(ShmTestFactory* factory, std::string_view name)
+        : ShmEventLoop(factory->configuration(), name, factory->my_node()),
+          factory_(factory) {}
+    ~FactoryLoop() override { std::erase(factory_->loops_, this); }
+
+   private:
+    ShmTestFactory* const factory_;
+  };
+
   // Ends every loop with a status: the first status wins.
   class AllLoopsExitHandle : public ExitHandle {
    public:
@@ -65,37 +92,59 @@ class ShmTestFactory : public EventLoopTestFactory {
         std::lock_guard<std::mutex> lock(factory_->mutex_);
         if (!factory_->status_.has_value()) factory_->status_ = status;
       }
-      for (ShmEventLoop* loop : factory_->loops_) loop->Exit();
+      factory_->ExitUnfinished();
     }
 
    private:
     ShmTestFactory* const factory_;
   };
 
+  // Exits the loops of this run whose Run() has not returned. (A loop whose
+  // Run() returned, and that did not say so yet, may get an Exit() that ends
+  // its next Run() at once: the suite runs a loop twice only alone.)
+  void ExitUnfinished() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < running_.size(); ++i) {
+      if (!finished_[i]) running_[i]->Exit();
+    }
+  }
+
   absl::Status RunLoops(std::optional<monotonic_clock::duration> duration) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      running_ = loops_;
+      finished_.assign(running_.size(), false);
+    }
     std::vector<std::thread> threads;
-    auto exit_all = [this]() {
-      for (ShmEventLoop* loop : loops_) loop->Exit();
-    };
-    for (ShmEventLoop* loop : loops_) {
-      threads.emplace_back([loop, exit_all]() {
-        (void)loop->Run();
-        exit_all();
+    for (size_t i = 0; i < running_.size(); ++i) {
+      threads.emplace_back([this, i]() {
+        (void)running_[i]->Run();
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          finished_[i] = true;
+        }
+        ExitUnfinished();
       });
     }
     if (duration.has_value()) {
       std::this_thread::sleep_for(*duration);
-      exit_all();
+      ExitUnfinished();
     }
     for (std::thread& thread : threads) thread.join();
     std::lock_guard<std::mutex> lock(mutex_);
+    running_.clear();
+    finished_.clear();
     absl::Status status = status_.value_or(absl::OkStatus());
     status_.reset();
     return status;
   }
 
+  std::string shm_base_;
   std::vector<ShmEventLoop*> loops_;
   std::mutex mutex_;
+  // The loops of the run under way, and whether each one's Run() returned.
+  std::vector<ShmEventLoop*> running_;
+  std::vector<bool> finished_;
   std::optional<absl::Status> status_;
 };
 
@@ -108,9 +157,9 @@ INSTANTIATE_TEST_SUITE_P(Shm, AbstractEventLoopTest,
 INSTANTIATE_TEST_SUITE_P(Shm, AbstractEventLoopDeathTest,
                          ::testing::Values(MakeShmTestFactory));
 
+// Each test has a fresh --shm_base: the factory's.
 class ShmEventLoopTest : public ::testing::Test {
  protected:
-  ShmEventLoopTest() { FLAGS_shm_base = TestTempDir() + "/shm"; }
   ShmTestFactory factory_;
 };
 
@@ -368,6 +417,21 @@ TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
   });
   loop->Run();
   EXPECT_TRUE(ran_on_run);
+}
+
+// One Ctrl-C ends Run(), as in AOS; the program goes on (a second one
+// while a handler is stuck would end it: ASecondCtrlCKillsAStuckLoop).
+TEST_F(ShmEventLoopTest, OneSigintMakesRunReturn) {
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  int on_run_calls = 0;
+  loop.OnRun([&]() {
+    ++on_run_calls;
+    kill(getpid(), SIGINT);
+  });
+  loop.Run();
+  EXPECT_EQ(on_run_calls, 1);
+  EXPECT_FALSE(loop.is_running());
 }
 
 // ShmEventLoop(config) as AOS makes one: named by --application_name (or

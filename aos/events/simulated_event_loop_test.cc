@@ -23,27 +23,38 @@ using ::testing::ElementsAre;
 
 class SimulatedTestFactory : public EventLoopTestFactory {
  public:
-  SimulatedTestFactory() : factory_(configuration()) {}
+  SimulatedTestFactory()
+      : factory_(std::make_unique<SimulatedEventLoopFactory>(configuration())) {
+  }
 
   std::unique_ptr<EventLoop> MakeEventLoop(std::string_view name) override {
-    return factory_.MakeEventLoop(name);
+    return factory_->MakeEventLoop(name, my_node());
   }
-  RunStatus Run() override { return factory_.Run(); }
+  // Runs with the others: one thread, so nothing races.
+  std::unique_ptr<EventLoop> MakeIdleEventLoop(std::string_view name) override {
+    return MakeEventLoop(name);
+  }
+  RunStatus Run() override { return factory_->Run(); }
   std::unique_ptr<ExitHandle> MakeExitHandle() override {
-    return factory_.MakeExitHandle();
+    return factory_->MakeExitHandle();
   }
   void RunFor(monotonic_clock::duration duration) override {
-    factory_.RunFor(duration);
+    factory_->RunFor(duration);
   }
   void Stall(monotonic_clock::duration duration) override {
-    factory_.AdvanceTime(duration);
+    factory_->AdvanceTime(duration);
   }
   bool time_is_simulated() const override { return true; }
 
-  SimulatedEventLoopFactory* simulated() { return &factory_; }
+  SimulatedEventLoopFactory* simulated() { return factory_.get(); }
+
+ protected:
+  void OnConfigurationChanged() override {
+    factory_ = std::make_unique<SimulatedEventLoopFactory>(configuration());
+  }
 
  private:
-  SimulatedEventLoopFactory factory_;
+  std::unique_ptr<SimulatedEventLoopFactory> factory_;
 };
 
 std::unique_ptr<EventLoopTestFactory> MakeSimulatedTestFactory() {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 
 namespace aos {
 namespace {
@@ -183,12 +184,21 @@ std::span<const uint8_t> TimingReporter::Build(
         timing::EncodeTimer(&fbb_, *all.phased_loops[i], histograms(i)));
   }
 
+  // A kind of entry the loop has none of is left out, as AOS's reports
+  // leave it (readers see null, not an empty vector); one whose entries
+  // were all dropped to fit is an empty vector.
+  auto vector_of = [this](const auto& offsets, size_t entries) {
+    using Offset = std::remove_cvref_t<decltype(offsets[0])>;
+    return entries == 0 ? flatbuffers::Offset<flatbuffers::Vector<Offset>>()
+                        : fbb_.CreateVector(offsets);
+  };
   timing::EncodedEntries encoded;
-  encoded.watchers = fbb_.CreateVector(watcher_offsets_);
-  encoded.senders = fbb_.CreateVector(sender_offsets_);
-  encoded.fetchers = fbb_.CreateVector(fetcher_offsets_);
-  encoded.timers = fbb_.CreateVector(timer_offsets_);
-  encoded.phased_loops = fbb_.CreateVector(phased_loop_offsets_);
+  encoded.watchers = vector_of(watcher_offsets_, all.watchers.size());
+  encoded.senders = vector_of(sender_offsets_, all.senders.size());
+  encoded.fetchers = vector_of(fetcher_offsets_, all.fetchers.size());
+  encoded.timers = vector_of(timer_offsets_, all.timers.size());
+  encoded.phased_loops =
+      vector_of(phased_loop_offsets_, all.phased_loops.size());
   header_.monotonic_start_ns = window_start_.time_since_epoch().count();
   header_.monotonic_end_ns = end.time_since_epoch().count();
   header_.realtime_start_ns = realtime_window_start_.time_since_epoch().count();
