@@ -383,6 +383,10 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
     message.data._maximum = static_cast<uint32_t>(data->size());
     ASSERT_EQ(dds_write(*writer, &message), 0);
   };
+  // Made before the writes: a new fetcher's FetchNext() gets only what is
+  // sent after it was made (as in AOS).
+  auto pi2 = MakeLoop("pong", pi2_);
+  std::unique_ptr<RawFetcher> pings = pi2->MakeRawFetcher(ping);
   const uint32_t pi1 = NodeIndex(pi1_);
   write(ping_index + 1, pi1, &valid);  // another channel
   write(ping_index, 77, &valid);       // no such node
@@ -394,8 +398,6 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   write(ping_index, pi1, &valid, 2, &next_boot);  // rebooted: starts over
   write(ping_index, pi1, &valid, 3, &next_boot);
 
-  auto pi2 = MakeLoop("pong", pi2_);
-  std::unique_ptr<RawFetcher> pings = pi2->MakeRawFetcher(ping);
   std::vector<uint8_t> client_copy;
   pi2->MakeWatcher("/aos", [&](const ClientStatistics& statistics) {
     const ClientConnection* from_pi1 = statistics.connections()->Get(0);
