@@ -487,6 +487,14 @@ void EventLoop::CheckNotRunning(std::string_view what) const {
   }
 }
 
+void EventLoop::CheckNotStarted(std::string_view what) const {
+  if (started_) {
+    LOG(FATAL) << "event loop " << name_ << ": " << what
+               << " must be called before the loop first runs (it is read "
+                  "once, when the loop starts); do it during setup";
+  }
+}
+
 const Channel* EventLoop::FindChannel(std::string_view channel_name,
                                       std::string_view type,
                                       configuration::ChannelAccess access) {
@@ -515,13 +523,17 @@ int EventLoop::ChannelIndex(const Channel* channel) const {
 std::unique_ptr<RawSender> EventLoop::MakeRawSender(const Channel* channel) {
   CheckNotRunning("MakeSender");
   CheckChannelUsable(channel, "MakeSender", false);
-  return DoMakeRawSender(channel);
+  std::unique_ptr<RawSender> sender = DoMakeRawSender(channel);
+  ReserveReportEntries();
+  return sender;
 }
 
 std::unique_ptr<RawFetcher> EventLoop::MakeRawFetcher(const Channel* channel) {
   CheckNotRunning("MakeFetcher");
   CheckChannelUsable(channel, "MakeFetcher", true);
-  return DoMakeRawFetcher(channel);
+  std::unique_ptr<RawFetcher> fetcher = DoMakeRawFetcher(channel);
+  ReserveReportEntries();
+  return fetcher;
 }
 
 void EventLoop::MakeRawWatcher(
@@ -536,6 +548,7 @@ void EventLoop::MakeRawWatcher(
     }
   }
   watchers_.push_back(DoMakeWatcher(channel, std::move(watcher)));
+  ReserveReportEntries();
 }
 
 void EventLoop::MakeRawNoArgWatcher(
@@ -550,6 +563,7 @@ TimerHandler* EventLoop::AddTimer(std::function<void()> fn) {
   CheckNotRunning("AddTimer");
   timers_.push_back(DoMakeTimer(std::move(fn)));
   timing_entries_.timers.push_back(&timers_.back()->timing_);
+  ReserveReportEntries();
   return timers_.back().get();
 }
 
@@ -566,26 +580,29 @@ PhasedLoopHandler* EventLoop::AddPhasedLoop(std::function<void(int)> fn,
       new PhasedLoopHandler(this, std::move(fn), interval, offset)));
   timing_entries_.phased_loops.push_back(
       &phased_loops_.back()->timer_->timing_);
+  ReserveReportEntries();
+  // Between two runs of a simulation: StartRunning() will not start it.
+  if (started_) phased_loops_.back()->Start();
   return phased_loops_.back().get();
 }
 
 void EventLoop::OnRun(std::function<void()> fn) {
-  CheckNotRunning("OnRun");
+  CheckNotStarted("OnRun");
   on_run_.push_back(std::move(fn));
 }
 
 void EventLoop::SetVersionString(std::string_view version) {
-  CheckNotRunning("SetVersionString");
+  CheckNotStarted("SetVersionString");
   version_ = version;
 }
 
 void EventLoop::SkipTimingReport() {
-  CheckNotRunning("SkipTimingReport");
+  CheckNotStarted("SkipTimingReport");
   skip_timing_report_ = true;
 }
 
 void EventLoop::SetRuntimeRealtimePriority(int priority) {
-  CheckNotRunning("SetRuntimeRealtimePriority");
+  CheckNotStarted("SetRuntimeRealtimePriority");
   CHECK(priority >= 0 && priority <= 99)
       << "event loop " << name_ << ": realtime priority " << priority
       << " is outside 0..99";
@@ -593,7 +610,7 @@ void EventLoop::SetRuntimeRealtimePriority(int priority) {
 }
 
 void EventLoop::SetRuntimeAffinity(const cpu_set_t& cpus) {
-  CheckNotRunning("SetRuntimeAffinity");
+  CheckNotStarted("SetRuntimeAffinity");
   CHECK_GT(CPU_COUNT(&cpus), 0)
       << "event loop " << name_ << ": affinity names no CPU";
   affinity_ = cpus;
@@ -612,7 +629,7 @@ bool EventLoop::pinned() const {
 }
 
 void EventLoop::GuardCallbacksAgainstAllocation(AllocationPolicy policy) {
-  CheckNotRunning("GuardCallbacksAgainstAllocation");
+  CheckNotStarted("GuardCallbacksAgainstAllocation");
   allocation_policy_ = policy;
 }
 
@@ -633,6 +650,7 @@ void EventLoop::NoteAllocations(const GuardedCallback& callback) {
 }
 
 void EventLoop::set_cpu_latency_limit(int32_t limit_us, std::string_view cpus) {
+  // Each ShmEventLoop::Run() takes the limit anew.
   CheckNotRunning("set_cpu_latency_limit");
   cpu_latency_limit_us_ = limit_us;
   cpu_latency_limit_cpus_ = cpus;
@@ -647,6 +665,7 @@ void EventLoop::StartRunning() {
                                         ? AllocationPolicy::kAbort
                                         : AllocationPolicy::kCount);
   }
+  started_ = true;
   if (timing_reporter_ != nullptr) {
     // Run() again (ShmEventLoop, as AOS's may be): the same reporter and
     // timer, in a new window.
@@ -689,6 +708,17 @@ void EventLoop::StartRunning() {
   for (const std::function<void()>& fn : on_run_) fn();
   --running_callbacks_;
   ClearContext();
+}
+
+void EventLoop::ResumeRunning() {
+  CHECK(started_) << "event loop " << name_
+                  << " resumed without having started";
+  is_running_.store(true, std::memory_order_release);
+}
+
+void EventLoop::ReserveReportEntries() {
+  // Only between two runs of a simulation is there a reporter already.
+  if (timing_reporter_ != nullptr) timing_reporter_->ReserveEntries();
 }
 
 void EventLoop::SetTimerContext(

@@ -27,8 +27,13 @@
 // Life cycle: an event loop is set up (senders, fetchers, watchers, timers,
 // phased loops, OnRun callbacks) and then run; in simulation by
 // SimulatedEventLoopFactory, in production by ShmEventLoop::Run(). Setting
-// anything up after the loop started running is a programming error and
-// aborts with a message: it would allocate on the realtime path.
+// anything up while the loop runs is a programming error and aborts with a
+// message: it would allocate on the realtime path. "Before Run() only"
+// below means exactly that: a simulated loop is not running between two of
+// its factory's runs (is_running()), so senders, fetchers, watchers, timers
+// and phased loops may be made then, as in AOS. What is read once, when the
+// loop starts (OnRun callbacks, SetVersionString, SkipTimingReport,
+// priority, affinity), must come before its first run.
 //
 // Measurement: every timer, phased loop and watcher call is timed (wakeup
 // latency, handler time, missed cycles, histograms), and so is every fetch
@@ -847,22 +852,27 @@ class EventLoop {
 
   // A phased loop calling `fn(cycles_elapsed)` at every `offset + k *
   // interval`. 0 <= offset < interval. Owned by the loop. Before Run() only.
+  // One added to a simulated loop between runs is first called at the first
+  // boundary after it was added.
   PhasedLoopHandler* AddPhasedLoop(
       std::function<void(int cycles_elapsed)> fn,
       monotonic_clock::duration interval,
       monotonic_clock::duration offset = monotonic_clock::duration::zero());
 
   // Calls `fn` once when the loop starts running, before any other
-  // callback; OnRun callbacks run in the order they were added.
+  // callback; OnRun callbacks run in the order they were added. Before the
+  // loop first runs: once it has started it aborts, as in AOS (the
+  // callbacks have run, and would never run again).
   void OnRun(std::function<void()> fn);
 
   // Asks whatever runs the loop to return from its Run() once the current
   // callback returns.
   virtual void Exit() = 0;
 
-  // True from the start of Run() (OnRun callbacks included) until
-  // ShmEventLoop::Run() returns (a simulated loop runs until its node
-  // stops). Safe to read from any thread.
+  // True while the loop runs, OnRun callbacks included: a ShmEventLoop from
+  // the start of Run() until it returns; a simulated loop during each run of
+  // its factory (RunFor, RunUntil, Run), from the one it starts in on, and
+  // not between them, as in AOS. Safe to read from any thread.
   bool is_running() const {
     return is_running_.load(std::memory_order_acquire);
   }
@@ -874,7 +884,7 @@ class EventLoop {
   const Node* node() const { return node_; }
   const Configuration* configuration() const { return configuration_; }
 
-  // Shown as "version" in timing reports. Before Run() only.
+  // Shown as "version" in timing reports. Before the loop first runs.
   void SetVersionString(std::string_view version);
   // The version string every event loop made from now on starts with (AOS's
   // SetDefaultVersionString): a program sets it once, early, e.g. to its
@@ -883,17 +893,18 @@ class EventLoop {
   const std::string& version_string() const { return version_; }
 
   // This loop publishes no timing reports (its figures are still kept).
-  // Before Run() only.
+  // Before the loop first runs.
   void SkipTimingReport();
 
   // Run at SCHED_FIFO priority `priority` (1-99; 0 = normal scheduling)
-  // once running. Before Run() only; priority outside 0..99 aborts. A loop
-  // at realtime priority runs its timer, phased loop and watcher callbacks
-  // under an allocation guard (--die_on_malloc; OnRun callbacks are not
-  // guarded), in every implementation.
+  // once running. Before the loop first runs; priority outside 0..99
+  // aborts. A loop at realtime priority runs its timer, phased loop and
+  // watcher callbacks under an allocation guard (--die_on_malloc; OnRun
+  // callbacks are not guarded), in every implementation.
   void SetRuntimeRealtimePriority(int priority);
   int runtime_realtime_priority() const { return priority_; }
-  // Pin the loop's thread to `cpus` once running. Before Run() only.
+  // Pin the loop's thread to `cpus` once running. Before the loop first
+  // runs.
   void SetRuntimeAffinity(const cpu_set_t& cpus);
   // The CPUs the loop will run on: DefaultAffinity() unless
   // SetRuntimeAffinity() pinned it (AOS's).
@@ -965,13 +976,18 @@ class EventLoop {
   virtual std::unique_ptr<TimerHandler> DoMakeTimer(
       std::function<void()> fn) = 0;
 
-  // Implementations call this when the loop starts running: it sets up
-  // timing reports (unless skipped), starts phased loops, marks the loop
+  // Implementations call this when the loop starts running, once: it sets
+  // up timing reports (unless skipped), starts phased loops, marks the loop
   // running and runs the OnRun callbacks, with the context of a timer event
-  // at the time it started (SetTimerContext), as AOS does.
+  // at the time it started (SetTimerContext), as AOS does. A second call
+  // aborts.
   void StartRunning();
-  // Implementations call this when the loop stops running for good.
+  // Implementations call this when the loop stops running: for good
+  // (ShmEventLoop), or until ResumeRunning() (a simulation between runs).
   void StopRunning() { is_running_.store(false, std::memory_order_release); }
+  // Marks a loop that StartRunning() started, and StopRunning() stopped,
+  // running again; runs no callback. Aborts if the loop never started.
+  void ResumeRunning();
 
   // The context of a timer or phased-loop call for `monotonic_event_time`
   // (AOS's SetTimerContext): no message, realtime and remote times min_time,
@@ -1011,7 +1027,10 @@ class EventLoop {
   friend class WatcherState;
   friend class PhasedLoopHandler;
 
+  // Abort, naming `what`, while the loop runs (makers) or once it has
+  // started (settings read at the start, and OnRun).
   void CheckNotRunning(std::string_view what) const;
+  void CheckNotStarted(std::string_view what) const;
   // Aborts naming `what` if one of this loop's callbacks is running.
   void CheckNotInCallback(std::string_view what) const;
   // Aborts unless `channel` is one of the configuration's (and, if
@@ -1019,6 +1038,9 @@ class EventLoop {
   void CheckChannelUsable(const Channel* channel, std::string_view what,
                           bool readable) const;
   TimerHandler* AddInternalTimer(std::function<void()> fn);
+  // After an entry was added: makes room for it in the timing reporter, if
+  // there is one already, so that running still never allocates.
+  void ReserveReportEntries();
 
   // Runs `fn`, a callback of `kind` named `name` (`type` for watchers),
   // under the allocation guard if there is one; clears the context after.
@@ -1034,6 +1056,8 @@ class EventLoop {
   const Node* const node_;
   std::string version_;
   std::atomic<bool> is_running_{false};
+  // StartRunning() ran.
+  bool started_ = false;
   bool skip_timing_report_ = false;
   int priority_ = 0;
   cpu_set_t affinity_ = DefaultAffinity();

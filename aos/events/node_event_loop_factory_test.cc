@@ -453,6 +453,87 @@ TEST(NodeEventLoopFactorySingleNodeTest, RunUntilUsesTheOnlyRealtimeClock) {
             monotonic_clock::time_point(milliseconds(7)));
 }
 
+// --- Between runs: loops stop running, and may be set up further, as in
+// AOS.
+
+TEST_F(NodeEventLoopFactoryTest, LoopsRunOnlyDuringARunAndOnRunRunsOnce) {
+  std::unique_ptr<EventLoop> loop = pi1_->MakeEventLoop("loop");
+  int on_runs = 0;
+  std::vector<bool> running_in_timer;
+  TimerHandler* timer =
+      loop->AddTimer([&]() { running_in_timer.push_back(loop->is_running()); });
+  loop->OnRun([&]() {
+    ++on_runs;
+    EXPECT_TRUE(loop->is_running());
+    timer->Schedule(loop->monotonic_now(), milliseconds(1));
+  });
+  EXPECT_FALSE(loop->is_running());
+  factory_.RunFor(milliseconds(1));  // Calls at 0 and 1 ms.
+  EXPECT_FALSE(loop->is_running());
+  factory_.RunFor(milliseconds(1));  // At 2 ms.
+  EXPECT_FALSE(loop->is_running());
+  EXPECT_EQ(
+      factory_.RunUntil(pi1_->realtime_now() + milliseconds(1), pi1_node_),
+      RunEndState::kEventsRemaining);  // At 3 ms.
+  EXPECT_FALSE(loop->is_running());
+  EXPECT_EQ(on_runs, 1);
+  EXPECT_THAT(running_in_timer, ElementsAre(true, true, true, true));
+}
+
+// AOS tests' habit: run, then make a fetcher and look at what was sent.
+// Everything made between runs works from the next run on.
+TEST_F(NodeEventLoopFactoryTest, SetupBetweenRunsWorksFromTheNextRun) {
+  std::unique_ptr<EventLoop> sender_loop = pi1_->MakeEventLoop("sender");
+  Sender<TestMessage> first_sender =
+      sender_loop->MakeSender<TestMessage>("/pi1/test");
+  sender_loop->OnRun([&]() { Send(&first_sender, 1); });
+  std::unique_ptr<EventLoop> loop = pi1_->MakeEventLoop("loop");
+  factory_.RunFor(milliseconds(1));
+
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/pi1/test");
+  ASSERT_TRUE(fetcher.Fetch());
+  EXPECT_EQ(fetcher->value(), 1);
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/pi1/test");
+  std::vector<int> watched;
+  loop->MakeWatcher("/pi1/test", [&](const TestMessage& message) {
+    watched.push_back(message.value());
+  });
+  std::vector<int64_t> timer_calls;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    timer_calls.push_back(Us(loop->monotonic_now()));
+    Send(&sender, 3);
+  });
+  timer->Schedule(loop->monotonic_now() + milliseconds(2));
+  std::vector<int64_t> phased_calls;
+  loop->AddPhasedLoop(
+      [&](int cycles) {
+        EXPECT_EQ(cycles, 1);
+        phased_calls.push_back(Us(loop->monotonic_now()));
+      },
+      milliseconds(5), milliseconds(2));
+  Send(&sender, 2);  // Now, at 1 ms: the watcher sees it in the next run.
+  factory_.RunFor(milliseconds(10));
+
+  EXPECT_THAT(watched, ElementsAre(2, 3));
+  EXPECT_THAT(timer_calls, ElementsAre(3000));
+  // The first boundary after it was made (1 ms), then every 5 ms.
+  EXPECT_THAT(phased_calls, ElementsAre(2000, 7000));
+  ASSERT_TRUE(fetcher.FetchNext());
+  EXPECT_EQ(fetcher->value(), 2);
+}
+
+// What is read once, when the loop starts, cannot change after: AOS aborts
+// on a late OnRun too.
+TEST_F(NodeEventLoopFactoryTest, OnRunAndSettingsAbortOnceTheLoopStarted) {
+  std::unique_ptr<EventLoop> loop = pi1_->MakeEventLoop("loop");
+  factory_.RunFor(milliseconds(1));
+  EXPECT_DEATH(loop->OnRun([]() {}),
+               "event loop loop: OnRun must be called before the loop first "
+               "runs");
+  EXPECT_DEATH(loop->SetVersionString("v2"),
+               "SetVersionString must be called before the loop first runs");
+}
+
 // --- The send delay.
 
 // A sender on pi1 sends at 1 ms and, 10 us later, again; a watcher and a

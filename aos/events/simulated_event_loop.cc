@@ -50,6 +50,10 @@ class SimulatedEventLoop : public EventLoop {
   // Readies watchers; then StartRunningForFactory() runs OnRun callbacks.
   void Start();
   void StartRunningForFactory() { StartRunning(); }
+  // Between the factory's runs a started loop is not running (AOS's
+  // SetIsRunning): it may be set up further.
+  void ResumeRunningForFactory() { ResumeRunning(); }
+  void StopRunningForFactory() { StopRunning(); }
 
   EventScheduler* scheduler() { return &factory_->scheduler_; }
   SimulatedEventLoopFactory* factory() { return factory_; }
@@ -319,9 +323,12 @@ std::unique_ptr<RawFetcher> SimulatedEventLoop::DoMakeRawFetcher(
 std::unique_ptr<WatcherState> SimulatedEventLoop::DoMakeWatcher(
     const Channel* channel,
     std::function<void(const Context&, const void*)> watcher) {
-  return std::make_unique<SimulatedWatcher>(
+  auto made = std::make_unique<SimulatedWatcher>(
       this, channel, factory_->GetSimulatedChannel(channel, node()),
       std::move(watcher));
+  // Made between runs: Start() has readied the others already.
+  if (started_) made->Start();
+  return made;
 }
 
 std::unique_ptr<TimerHandler> SimulatedEventLoop::DoMakeTimer(
@@ -489,12 +496,18 @@ void SimulatedEventLoopFactory::BeginRun() {
   for (std::unique_ptr<NodeEventLoopFactory>& node : node_factories_) {
     node->RunStartups();
   }
+  for (SimulatedEventLoop* loop : loops_) {
+    if (loop->started()) loop->ResumeRunningForFactory();
+  }
   StartPendingLoops();
 }
 
 void SimulatedEventLoopFactory::EndRun() {
   running_ = false;
   exit_requested_ = false;
+  for (SimulatedEventLoop* loop : loops_) {
+    if (loop->started()) loop->StopRunningForFactory();
+  }
 }
 
 void SimulatedEventLoopFactory::RunFor(monotonic_clock::duration duration) {

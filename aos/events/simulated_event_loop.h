@@ -102,6 +102,13 @@ class SimulatedEventLoopFactory {
   // OnStartup callbacks added since the last run, then starts the loops made
   // since (OnRun callbacks).
   //
+  // A loop is running (is_running()) only while a run lasts, as in AOS:
+  // between runs, senders, fetchers, watchers, timers and phased loops may
+  // be made on it (a watcher sees what is sent from then on; a phased loop
+  // is first called at its first boundary after it was made). Its OnRun
+  // callbacks run once, in the run it starts in; OnRun and the loop's
+  // settings abort once it has started (event_loop.h).
+  //
   // Runs every loop for exactly `duration` of simulated time: every event
   // due at or before now + `duration` runs, and then the time is exactly
   // that (unless Exit() ended the run first).

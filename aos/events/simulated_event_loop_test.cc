@@ -494,5 +494,60 @@ TEST(SimulatedMultiNodeTest, RealtimeFollowsTheNodesRealtimeOffset) {
                "SetRealtimeOffset: node already has event loop sender");
 }
 
+// Senders, fetchers, watchers, timers and phased loops made between two
+// runs are in the next reports, and running still allocates nothing.
+TEST_F(SimulatedTimingTest, SetupBetweenRunsIsReportedWithoutAllocating) {
+  FLAGS_timing_report_ms = 100;
+  auto loop = Make("loop");
+  sim()->RunFor(milliseconds(1));  // Starts the loop and its reporter.
+  EXPECT_FALSE(loop->is_running());
+
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> fetcher = loop->MakeFetcher<TestMessage>("/test");
+  int watched = 0;
+  loop->MakeWatcher("/test", [&](const TestMessage&) { ++watched; });
+  int value = 0;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    SendPing(&sender, ++value);
+    fetcher.Fetch();
+  });
+  timer->set_name("late");
+  timer->Schedule(loop->monotonic_now(), milliseconds(1));
+  int phased = 0;
+  loop->AddPhasedLoop([&](int) { ++phased; }, milliseconds(10))
+      ->set_name("late_phased");
+
+  const uint64_t before = HeapAllocations();
+  sim()->RunFor(milliseconds(1000));
+  const uint64_t allocations = HeapAllocations() - before;
+  FLAGS_timing_report_ms = 1000;
+  EXPECT_EQ(allocations, 0u);
+  EXPECT_EQ(value, 1001);  // At 1, 2, ..., 1001 ms.
+  EXPECT_EQ(watched, 1001);
+  EXPECT_EQ(phased, 100);  // At 10, 20, ..., 1000 ms.
+
+  // The loop's own last report: it is the only loop.
+  Fetcher<timing::Report> reports = loop->MakeFetcher<timing::Report>("/aos");
+  ASSERT_TRUE(reports.Fetch());
+  const timing::Report& report = *reports;
+  EXPECT_EQ(report.dropped_entries(), 0u);
+  ASSERT_NE(report.watchers(), nullptr);
+  EXPECT_EQ(report.watchers()->size(), 1u);
+  ASSERT_NE(report.fetchers(), nullptr);
+  EXPECT_EQ(report.fetchers()->size(), 1u);
+  ASSERT_NE(report.senders(), nullptr);
+  EXPECT_EQ(report.senders()->size(), 2u) << "the reports' and /test's";
+  std::vector<std::string> timers;
+  for (const timing::Timer* each : *report.timers()) {
+    timers.push_back(each->name()->str());
+  }
+  EXPECT_THAT(timers,
+              ::testing::UnorderedElementsAre("timing_reports", "late"));
+  ASSERT_NE(report.phased_loops(), nullptr);
+  ASSERT_EQ(report.phased_loops()->size(), 1u);
+  EXPECT_EQ(report.phased_loops()->Get(0)->name()->string_view(),
+            "late_phased");
+}
+
 }  // namespace
 }  // namespace aos::testing

@@ -46,6 +46,10 @@ TimingReporter::TimingReporter(EventLoop* event_loop,
       fbb_(ScratchSize(max_size_), &allocator_, false),
       header_(HeaderOf(*event_loop)) {
   // This reporter's own sender is already among the senders.
+  ReserveEntries();
+}
+
+void TimingReporter::ReserveEntries() {
   watcher_offsets_.reserve(entries_->watchers.size());
   sender_offsets_.reserve(entries_->senders.size());
   fetcher_offsets_.reserve(entries_->fetchers.size());

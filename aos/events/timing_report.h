@@ -34,10 +34,15 @@ namespace aos {
 
 class TimingReporter {
  public:
-  // Reports the entries of `event_loop` (which gets no new entry once this
-  // exists); `sender` sends on the loop's /aos aos.timing.Report channel.
+  // Reports the entries of `event_loop`; `sender` sends on the loop's /aos
+  // aos.timing.Report channel. The loop gets no new entry while it runs;
+  // one added between runs (simulation) needs ReserveEntries() first.
   TimingReporter(EventLoop* event_loop, std::unique_ptr<RawSender> sender);
   ~TimingReporter();
+
+  // Makes room for every entry the loop has now, so building a report with
+  // them does not allocate. Allocates: not while the loop runs.
+  void ReserveEntries();
 
   // The most bytes a report of `event_loop` with no entries takes (name,
   // version, node, CPU list and the table). A channel smaller than this
@@ -81,8 +86,8 @@ class TimingReporter {
   Plan MakePlan() const;
   static size_t ScratchSize(size_t max_size);
 
-  // Offsets of the entries being built; reserved at construction so
-  // building never allocates (no entry can be added once the loop runs).
+  // Offsets of the entries being built; reserved before the loop runs
+  // (ReserveEntries) so building never allocates.
   std::vector<flatbuffers::Offset<timing::Watcher>> watcher_offsets_;
   std::vector<flatbuffers::Offset<timing::Sender>> sender_offsets_;
   std::vector<flatbuffers::Offset<timing::Fetcher>> fetcher_offsets_;

@@ -4,7 +4,8 @@
 # forwards to pi2 names pi1 and the message's send times, queue index and
 # boot there, as LogFileReader reads them from the log's remote records
 # (forwarded_log_test checks those against what was sent); a channel sent
-# on pi2 itself has none of that.
+# on pi2 itself has none of that. Channel names go through pi2's maps and
+# types may be partial, as in AOS's aos_dump.
 set -uo pipefail
 root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
 dump="${root}/aos/tools/aos_dump"
@@ -20,6 +21,21 @@ log="${tmp}/multinode.mcap"
   2>"${tmp}/forwarded.err" || fail "aos_dump failed: $(cat "${tmp}/forwarded.err")"
 "${dump}" --log="${log}" /test aos.testing.TestReply >"${tmp}/local" \
   2>"${tmp}/local.err" || fail "aos_dump failed: $(cat "${tmp}/local.err")"
+
+# As AOS's aos_dump: /aos goes through pi2's maps to /pi2/aos, and a type
+# may be part of one; an ambiguous one is one line naming the candidates.
+"${dump}" --log="${log}" --count=1 /aos Report >"${tmp}/mapped" \
+  2>"${tmp}/mapped.err" || fail "aos_dump /aos Report failed: $(cat "${tmp}/mapped.err")"
+grep -q '^[^ ]* ([^)]*) /pi2/aos aos\.timing\.Report: {' "${tmp}/mapped" ||
+  fail "/aos Report did not print /pi2/aos reports: $(head -c 300 "${tmp}/mapped")"
+"${dump}" --log="${log}" /test TestMessage >"${tmp}/partial" 2>"${tmp}/partial.err" ||
+  fail "aos_dump /test TestMessage failed: $(cat "${tmp}/partial.err")"
+cmp -s "${tmp}/partial" "${tmp}/forwarded" || fail "/test TestMessage printed other lines than the full type"
+status=0
+"${dump}" --log="${log}" /test Test >"${tmp}/ambiguous" 2>"${tmp}/ambiguous.err" || status=$?
+[[ ${status} == 1 ]] || fail "an ambiguous type exited ${status}"
+[[ "$(cat "${tmp}/ambiguous.err")" == "aos_dump: several channels named /test have a type containing Test; give more of the type: /test aos.testing.TestMessage, /test aos.testing.TestReply" ]] ||
+  fail "ambiguous type: $(cat "${tmp}/ambiguous.err")"
 
 python3 - "${tmp}/multinode_expected.json" "${tmp}/forwarded" "${tmp}/local" <<'PY' || exit 1
 import json, re, sys, time

@@ -1,5 +1,6 @@
-// aos_logger: records every channel this node can read (or those
-// --channels selects) into an MCAP log. docs/logging.md.
+// aos_logger: records the channels this node can read that their logger
+// field logs here (or those of them --channels selects) into an MCAP log.
+// docs/logging.md.
 #include <ctime>
 #include <iostream>
 #include <regex>
@@ -153,10 +154,11 @@ int main(int argc, char** argv) {
       "    [--config=FILE] [--channels=REGEX] [--node=NAME]\n"
       "    [--compression=zstd|lz4|none] [--shm_base=DIR]\n"
       "--log_dir=DIR writes DIR/aos_log_[NODE_]YYYY-MM-DD_HH-MM-SS.mcap.\n"
-      "Records every channel this node can read (or those --channels\n"
-      "selects) into an MCAP log with the configuration and schemas,\n"
-      "until Ctrl-C or SIGTERM. Open it with aos_dump --log, replay it with\n"
-      "aos::logging::LogReader, or open it in Foxglove. docs/logging.md.");
+      "Records the channels this node can read that their logger field\n"
+      "logs here (NOT_LOGGED: never; docs/logging.md), or those of them\n"
+      "--channels selects, into an MCAP log with the configuration and\n"
+      "schemas, until Ctrl-C or SIGTERM. Open it with aos_dump --log,\n"
+      "replay it with aos::logging::LogReader, or open it in Foxglove.");
   aos::RefuseArguments(argc, argv);
   return aos::logging::Main();
 }

@@ -42,6 +42,52 @@ uint64_t Nanoseconds(realtime_clock::time_point time) {
   return time.time_since_epoch().count();
 }
 
+bool Lists(
+    const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* names,
+    std::string_view name) {
+  return names != nullptr &&
+         std::ranges::any_of(*names, [name](const flatbuffers::String* each) {
+           return StringView(each) == name;
+         });
+}
+
+// Whether the log of `node` records `channel`, which is readable there, by
+// its `logger` field (logger.h says the rule). An error for what AOS aborts
+// on: a REMOTE kind in a config without nodes, or a value that is not a
+// LoggerConfig.
+absl::StatusOr<bool> LoggedOnNode(const Channel& channel, const Node* node) {
+  const LoggerConfig logger = channel.logger();
+  const auto channel_name = [&channel]() {
+    return StrCat("channel ", StringView(channel.name()), " (type ",
+                  StringView(channel.type()), ")");
+  };
+  switch (logger) {
+    case LoggerConfig::NOT_LOGGED:
+      return false;
+    case LoggerConfig::LOCAL_LOGGER:
+    case LoggerConfig::REMOTE_LOGGER:
+    case LoggerConfig::LOCAL_AND_REMOTE_LOGGER:
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          StrCat(channel_name(), ": logger ", static_cast<int>(logger),
+                 " is not a LoggerConfig (LOCAL_LOGGER, REMOTE_LOGGER, "
+                 "NOT_LOGGED or LOCAL_AND_REMOTE_LOGGER)"));
+  }
+  if (node == nullptr) {
+    if (logger == LoggerConfig::LOCAL_LOGGER) return true;
+    return absl::InvalidArgumentError(
+        StrCat(channel_name(), ": logger ", EnumNameLoggerConfig(logger),
+               " needs other nodes to log it, and this config has no nodes; "
+               "use LOCAL_LOGGER or NOT_LOGGED"));
+  }
+  // Our logs are replayed one node at a time, so a node keeps what reaches
+  // it (AOS's node would keep only the delivery times).
+  if (configuration::ChannelIsForwardedTo(channel, node)) return true;
+  return logger != LoggerConfig::REMOTE_LOGGER ||
+         Lists(channel.logger_nodes(), StringView(node->name()));
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Logger>> Logger::Make(
@@ -115,6 +161,9 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
       if (options.channel_filter && !options.channel_filter(*channel)) {
         continue;
       }
+      const absl::StatusOr<bool> logged = LoggedOnNode(*channel, node);
+      if (!logged.ok()) return logged.status();
+      if (!*logged) continue;
       const std::string_view type = StringView(channel->type());
       auto schema = schema_ids.find(type);
       if (schema == schema_ids.end()) {
@@ -154,8 +203,9 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
   }
   if (channels_.empty()) {
     return absl::InvalidArgumentError(
-        StrCat("no channel of the config is readable on this node and "
-               "selected, so there is nothing to log into ",
+        StrCat("no channel of the config is readable on this node, logged "
+               "here (its logger field) and selected, so there is nothing to "
+               "log into ",
                writer_->path()));
   }
   return AddRemoteChannelIfForwarded();

@@ -17,6 +17,16 @@
 // the open chunk out every `flush_period`, so a crash loses at most that
 // much. Its callbacks are timed in the loop's reports like any other.
 //
+// Which channels: those readable on the loop's node that the channel's
+// `logger` field (AOS's LoggerConfig) logs on it, and that the
+// channel_filter selects. NOT_LOGGED: never. A channel sent on this node:
+// LOCAL_LOGGER and LOCAL_AND_REMOTE_LOGGER yes, REMOTE_LOGGER only if its
+// logger_nodes list this node (AOS's ChannelMessageIsLoggedOnNode). A
+// channel forwarded to this node: yes unless NOT_LOGGED, so the log replays
+// on its own (AOS keeps only the delivery times there unless logger_nodes
+// list the node). In a config without nodes, LOCAL_LOGGER yes, and a REMOTE
+// kind is an error (AOS aborts).
+//
 // Forwarded channels (sent on another node, readable on this one): each of
 // their messages is preceded by a remote record holding its remote fields
 // (where and when it was first sent), which an MCAP Message has no room
@@ -52,8 +62,8 @@
 namespace aos::logging {
 
 struct LoggerOptions {
-  // Which channels to record (of those readable on the loop's node); null:
-  // all of them.
+  // Which channels to record (of those readable on the loop's node and
+  // logged there by their `logger` field); null: all of them.
   std::function<bool(const Channel&)> channel_filter;
   // How often the open chunk is written out even if it is not full.
   monotonic_clock::duration flush_period = std::chrono::seconds(1);
@@ -69,8 +79,10 @@ struct LoggerOptions {
 class Logger {
  public:
   // Sets up recording on `event_loop` (before it runs) into `writer`.
-  // Errors: nothing to record (no channel readable on the node passes the
-  // filter), or the writer failed (its status names the file).
+  // Errors: nothing to record (no channel readable on the node is logged
+  // there and passes the filter), a selected channel's `logger` the node
+  // cannot honour (see above; names the channel), or the writer failed (its
+  // status names the file).
   static absl::StatusOr<std::unique_ptr<Logger>> Make(
       EventLoop* event_loop, std::unique_ptr<McapWriter> writer,
       LoggerOptions options);

@@ -3,6 +3,7 @@
 // replay sends again.
 #include "aos/events/logging/logger.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -322,6 +323,96 @@ TEST_F(LoggerTest, RecordsTheChannelsOfItsNode) {
   EXPECT_EQ(message->context.monotonic_remote_time, monotonic_clock::epoch());
   EXPECT_FALSE((*log)->Next().has_value());
   EXPECT_TRUE((*log)->problems().empty());
+}
+
+// The channels a logger on `node` records from `json`, by name, or the
+// error Make() gave.
+absl::StatusOr<std::vector<std::string>> RecordedChannels(
+    std::string_view json, std::string_view node_name,
+    const std::string& path) {
+  auto config = configuration::ReadConfigFromJson(json);
+  CHECK(config.ok()) << config.status();
+  const Node* node = configuration::GetNode(config->message(), node_name);
+  SimulatedEventLoopFactory factory(&config->message());
+  std::unique_ptr<EventLoop> loop = factory.MakeEventLoop("aos_logger", node);
+  loop->SkipTimingReport();
+  auto writer = McapWriter::Create(path, {});
+  CHECK(writer.ok()) << writer.status();
+  auto logger = Logger::Make(loop.get(), std::move(*writer), {});
+  if (!logger.ok()) return logger.status();
+  CHECK((*logger)->Finish().ok());
+  auto log = LogFileReader::Open(path);
+  CHECK(log.ok()) << log.status();
+  std::vector<std::string> names;
+  for (const Channel* channel : (*log)->logged_channels()) {
+    names.push_back(channel->name()->str());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// AOS's LoggerConfig, on one node's log: NOT_LOGGED is never recorded,
+// REMOTE_LOGGER only by the logger_nodes; what reaches the node from
+// another one is kept unless NOT_LOGGED.
+TEST_F(LoggerTest, TheLoggerFieldDecidesWhatANodeRecords) {
+  const absl::StatusOr<std::vector<std::string>> recorded =
+      RecordedChannels(R"({
+    "nodes": [ { "name": "pi1", "hostname": "pi1" },
+               { "name": "pi2", "hostname": "pi2" } ],
+    "channels": [
+      { "name": "/local", "type": "aos.testing.TestMessage",
+        "source_node": "pi2" },
+      { "name": "/not_logged", "type": "aos.testing.TestMessage",
+        "source_node": "pi2", "logger": "NOT_LOGGED" },
+      { "name": "/remote_elsewhere", "type": "aos.testing.TestMessage",
+        "source_node": "pi2", "logger": "REMOTE_LOGGER",
+        "logger_nodes": [ "pi1" ] },
+      { "name": "/remote_here", "type": "aos.testing.TestMessage",
+        "source_node": "pi2", "logger": "REMOTE_LOGGER",
+        "logger_nodes": [ "pi2" ] },
+      { "name": "/local_and_remote", "type": "aos.testing.TestMessage",
+        "source_node": "pi2", "logger": "LOCAL_AND_REMOTE_LOGGER",
+        "logger_nodes": [ "pi1" ] },
+      { "name": "/forwarded", "type": "aos.testing.TestMessage",
+        "source_node": "pi1", "destination_nodes": [ { "name": "pi2" } ] },
+      { "name": "/forwarded_not_logged", "type": "aos.testing.TestMessage",
+        "source_node": "pi1", "logger": "NOT_LOGGED",
+        "destination_nodes": [ { "name": "pi2",
+                                 "timestamp_logger": "NOT_LOGGED" } ] },
+      { "name": "/pi1_only", "type": "aos.testing.TestMessage",
+        "source_node": "pi1" } ] })",
+                       "pi2", path_);
+  ASSERT_TRUE(recorded.ok()) << recorded.status();
+  EXPECT_EQ(*recorded,
+            (std::vector<std::string>{"/forwarded", "/local",
+                                      "/local_and_remote", "/remote_here"}));
+}
+
+TEST_F(LoggerTest, NotLoggedChannelsAreLeftOutOfASingleNodeLog) {
+  const absl::StatusOr<std::vector<std::string>> recorded =
+      RecordedChannels(R"({ "channels": [
+      { "name": "/logged", "type": "aos.testing.TestMessage" },
+      { "name": "/not_logged", "type": "aos.testing.TestMessage",
+        "logger": "NOT_LOGGED" } ] })",
+                       "", path_);
+  ASSERT_TRUE(recorded.ok()) << recorded.status();
+  EXPECT_EQ(*recorded, (std::vector<std::string>{"/logged"}));
+}
+
+// AOS aborts on a REMOTE kind without nodes; here it is one line naming the
+// channel.
+TEST_F(LoggerTest, ARemoteLoggerWithoutNodesIsAnErrorNamingTheChannel) {
+  const absl::StatusOr<std::vector<std::string>> recorded =
+      RecordedChannels(R"({ "channels": [
+      { "name": "/logged", "type": "aos.testing.TestMessage" },
+      { "name": "/elsewhere", "type": "aos.testing.TestMessage",
+        "logger": "LOCAL_AND_REMOTE_LOGGER" } ] })",
+                       "", path_);
+  ASSERT_FALSE(recorded.ok());
+  EXPECT_EQ(recorded.status().message(),
+            "channel /elsewhere (type aos.testing.TestMessage): logger "
+            "LOCAL_AND_REMOTE_LOGGER needs other nodes to log it, and this "
+            "config has no nodes; use LOCAL_LOGGER or NOT_LOGGED");
 }
 
 }  // namespace
