@@ -3332,7 +3332,7 @@ TEST_P(AbstractEventLoopDeathTest, SetRuntimeRealtimePriorityWhileRunningDies) {
   loop->OnRun([&]() {
     EXPECT_DEATH(loop->SetRuntimeRealtimePriority(5),
                  "SetRuntimeRealtimePriority must be called before the loop "
-                 "runs");
+                 "first runs");
     loop->Exit();
   });
   Run();
@@ -3358,8 +3358,9 @@ TEST_P(AbstractEventLoopDeathTest, SetRuntimeAffinityWhileRunningDies) {
   loop->SetRuntimeAffinity(all);
   EXPECT_FALSE(loop->pinned());
   loop->OnRun([&]() {
-    EXPECT_DEATH(loop->SetRuntimeAffinity(one),
-                 "SetRuntimeAffinity must be called before the loop runs");
+    EXPECT_DEATH(
+        loop->SetRuntimeAffinity(one),
+        "SetRuntimeAffinity must be called before the loop first runs");
     loop->Exit();
   });
   Run();
@@ -3542,7 +3543,7 @@ TEST_P(AbstractEventLoopDeathTest, SetVersionStringWhileRunningDies) {
   auto loop = Make("primary");
   loop->OnRun([&]() {
     EXPECT_DEATH(loop->SetVersionString("abcdef"),
-                 "SetVersionString must be called before the loop runs");
+                 "SetVersionString must be called before the loop first runs");
     loop->Exit();
   });
   Run();
