@@ -76,13 +76,33 @@ RawSender::Error RawSender::Send(const void* message, size_t length,
   return CountedSend(length, &origin);
 }
 
+void RawSender::SetOrigins(const PathOrigins& read) {
+  set_origins_ = read;
+  origins_set_ = true;
+}
+
 RawSender::Error RawSender::CountedSend(size_t length,
                                         const RemoteOrigin* origin) {
   CheckLength(length);
-  const Error error = DoSend(length, origin);
+  // Forwarding passes a message's origins on as they are; anything else
+  // is a hop from what the callback got (or from the callback itself).
+  PathOrigins origins;
+  uint32_t dropped_here = 0;
+  if (origin != nullptr) {
+    if (origin->origins != nullptr) origins = *origin->origins;
+  } else if (origins_set_) {
+    origins = set_origins_.NextHop();
+    origins_set_ = false;
+  } else {
+    dropped_here = event_loop_->OriginsToSend(&origins);
+  }
+  const bool has_origins = !origins.empty() || origins.dropped() > 0;
+  const Error error = DoSend(length, origin, has_origins ? &origins : nullptr);
   if (error == Error::kOk) {
     ++timing_.count;
     timing_.size.Add(static_cast<double>(length));
+    timing_.sent_origins.Record(origins);
+    timing_.sent_origins.AddDropped(dropped_here);
   } else {
     ++timing_.error_counts[static_cast<size_t>(error) - 1];
   }
@@ -232,6 +252,9 @@ bool RawFetcher::Record(FetchResult result) {
   ++timing_.count;
   timing_.latency.Record(event_loop_->monotonic_now() -
                          context_.monotonic_event_time);
+  timing_.paths.Record(context_.origins, event_loop_->PathAgeTime());
+  timing_.paths.CountInvalid(result.invalid_origins);
+  event_loop_->NoteOriginsRead(context_.origins);
   return true;
 }
 
@@ -260,6 +283,14 @@ monotonic_clock::time_point TimerHandler::Call(
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - event_time);
+  // Named after it was made (set_name) or made while running: known now.
+  if (timing_.origin_id == 0)
+    timing_.origin_id = event_loop_->OriginIdOf(*this);
+  event_loop_->BeginCallbackPaths(
+      start,
+      PathOrigin{.id = timing_.origin_id,
+                 .hops = 1,
+                 .monotonic_time_ns = event_time.time_since_epoch().count()});
   event_loop_->RunCallback(callback_kind_, timing_.name, {}, fn_);
   const monotonic_clock::time_point end = event_loop_->monotonic_now();
   timing_.handler_time.Record(end - start);
@@ -380,13 +411,17 @@ WatcherState::~WatcherState() {
   std::erase(event_loop_->timing_entries_.watchers, &timing_);
 }
 
-void WatcherState::Call(const Context& context) {
+void WatcherState::Call(const Context& context, uint32_t invalid_origins) {
   Context delivered = context;
   if (!with_data_) delivered.data = nullptr;
   event_loop_->set_context(delivered);
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - context.monotonic_event_time);
+  timing_.paths.Record(context.origins, start);
+  timing_.paths.CountInvalid(invalid_origins);
+  event_loop_->BeginCallbackPaths(start, PathOrigin());
+  event_loop_->NoteOriginsRead(context.origins);
   event_loop_->RunCallback("watcher", channel_->name()->string_view(),
                            channel_->type()->string_view(),
                            [&]() { fn_(delivered, delivered.data); });
@@ -719,6 +754,39 @@ void EventLoop::ResumeRunning() {
 void EventLoop::ReserveReportEntries() {
   // Only between two runs of a simulation is there a reporter already.
   if (timing_reporter_ != nullptr) timing_reporter_->ReserveEntries();
+}
+
+void EventLoop::BeginCallbackPaths(monotonic_clock::time_point start,
+                                   const PathOrigin& self) {
+  callback_start_ = start;
+  callback_self_origin_ = self;
+  callback_origins_dropped_here_ = 0;
+  callback_origins_.Clear();
+}
+
+void EventLoop::NoteOriginsRead(const PathOrigins& origins) {
+  if (callback_start_ == monotonic_clock::min_time) return;
+  const uint32_t before = callback_origins_.dropped();
+  callback_origins_.Merge(origins);
+  callback_origins_dropped_here_ +=
+      callback_origins_.dropped() - before - origins.dropped();
+}
+
+uint32_t EventLoop::OriginsToSend(PathOrigins* origins) const {
+  if (!callback_origins_.empty() || callback_origins_.dropped() > 0) {
+    *origins = callback_origins_.NextHop();
+    return callback_origins_dropped_here_;
+  }
+  origins->Clear();
+  if (callback_self_origin_.id != 0) origins->Add(callback_self_origin_);
+  return 0;
+}
+
+uint32_t EventLoop::OriginIdOf(const TimerHandler& timer) const {
+  return PathOriginId(
+      node_ == nullptr ? std::string_view() : node_->name()->string_view(),
+      name_, timer.callback_kind_ == "timer" ? "timer" : "phased_loop",
+      timer.name());
 }
 
 void EventLoop::SetTimerContext(

@@ -67,6 +67,7 @@
 #include "aos/configuration.h"
 #include "aos/configuration_generated.h"
 #include "aos/events/allocation_guard.h"
+#include "aos/events/path_origins.h"
 #include "aos/events/phased_schedule.h"
 #include "aos/events/timing_entry.h"
 #include "aos/flatbuffers.h"
@@ -115,6 +116,12 @@ struct Context {
   // AOS's index of the pinned buffer `data` points into; -1: this
   // implementation copies every message (no pinned reads).
   int buffer_index = -1;
+  // Where the message's data started (docs/timing_reports.md, "Path
+  // latency"): the timers and phased loops whose calls led to it, when they
+  // were scheduled (on this node's clock) and how many messages it crossed
+  // since. Empty for timers and phased loops themselves, and for messages
+  // from senders that pass none on.
+  PathOrigins origins;
 
   static constexpr uint32_t kInvalidQueueIndex = 0xffffffff;
 };
@@ -129,6 +136,9 @@ struct RemoteOrigin {
   uint32_t remote_queue_index = Context::kInvalidQueueIndex;
   // That node's boot.
   UUID source_boot_uuid;
+  // The message's path origins, already in this node's clock (null: none).
+  // They are sent as they are: forwarding is not a hop.
+  const PathOrigins* origins = nullptr;
 };
 
 // Sends raw bytes on one channel. Made by EventLoop::MakeRawSender; usually
@@ -191,6 +201,24 @@ class RawSender {
   // formatted only when failing.
   void CheckOk(Error error);
 
+  // The path origins of the next message this sender sends, instead of
+  // those of the running callback: `read` as they were read (a message's
+  // context().origins, or several merged), each with one hop more when
+  // sent. For code that keeps messages and sends later, outside the
+  // callback that got them:
+  //
+  //   PathOrigins kept;                  // in the watcher of each input
+  //   kept.Merge(event_loop->context().origins);
+  //   ...                                // later, in a timer
+  //   sender.SetOrigins(kept);
+  //   builder.CheckOk(builder.Send(...));
+  //
+  // Without it, a send carries the origins of every message the running
+  // callback was called for or fetched (the newest per origin), or, from a
+  // timer or phased loop that got none, that callback itself; a forwarded
+  // message (Send with a RemoteOrigin) carries its own. Never allocates.
+  void SetOrigins(const PathOrigins& read);
+
   // What a Sender<T>::Builder builds into: the end of data(). One message
   // may be under construction at a time: allocating while another is
   // (a second live Builder, or a Detach()ed buffer not yet sent or
@@ -205,7 +233,9 @@ class RawSender {
   // Publishes the last `length` bytes of data(), from `origin` (null: a
   // local message). On success it must set monotonic_sent_time_,
   // realtime_sent_time_ and sent_queue_index_.
-  virtual Error DoSend(size_t length, const RemoteOrigin* origin) = 0;
+  // `path_origins` (null: none) are the origins the message carries.
+  virtual Error DoSend(size_t length, const RemoteOrigin* origin,
+                       const PathOrigins* path_origins) = 0;
 
   // For implementations over shared memory: damage a send met and got past
   // (aos.timing.Sender's refused_wakeups and impossible_sent_times), for
@@ -242,6 +272,9 @@ class RawSender {
   const Channel* const channel_;
   timing::SenderTiming timing_;
   BuilderAllocator builder_allocator_{this};
+  // SetOrigins(): the next send's origins, if set.
+  PathOrigins set_origins_;
+  bool origins_set_ = false;
 };
 
 std::ostream& operator<<(std::ostream& stream, RawSender::Error error);
@@ -300,6 +333,9 @@ class RawFetcher {
   struct FetchResult {
     bool fetched = false;
     uint32_t lost = 0;
+    // Origins the fetched message claimed that could not be true
+    // (PathOrigins::FromRaw): dropped from context_.origins, counted here.
+    uint32_t invalid_origins = 0;
   };
   virtual FetchResult DoFetch() = 0;
   virtual FetchResult DoFetchNext() = 0;
@@ -483,8 +519,10 @@ class WatcherState {
   WatcherState(EventLoop* event_loop, const Channel* channel,
                std::function<void(const Context&, const void*)> fn);
 
-  // Calls the handler on the message described by `context`, measuring it.
-  void Call(const Context& context);
+  // Calls the handler on the message described by `context`, measuring it
+  // (its path ages too). `invalid_origins`: origins the message claimed
+  // that could not be true, dropped from context.origins.
+  void Call(const Context& context, uint32_t invalid_origins = 0);
   // Counts messages the watcher never saw.
   void AddLost(uint32_t lost) { timing_.lost_messages += lost; }
 
@@ -1043,10 +1081,31 @@ class EventLoop {
   void ReserveReportEntries();
 
   // Runs `fn`, a callback of `kind` named `name` (`type` for watchers),
-  // under the allocation guard if there is one; clears the context after.
+  // under the allocation guard if there is one; clears the context and
+  // the callback's path origins after.
   template <typename F>
   void RunCallback(std::string_view kind, std::string_view name,
                    std::string_view type, F&& fn);
+
+  // Path latency (docs/timing_reports.md), what a callback passes on:
+  // a timer, phased loop or watcher callback starting at `start`, with
+  // itself as an origin (id 0: not one, a watcher).
+  void BeginCallbackPaths(monotonic_clock::time_point start,
+                          const PathOrigin& self);
+  // The running callback got a message with these origins (its watcher's,
+  // or a fetch): what it sends carries them. Outside callbacks, nothing.
+  void NoteOriginsRead(const PathOrigins& origins);
+  // The origins a message sent now from the running callback carries, in
+  // *origins (empty: none), and how many this hop left out for want of
+  // room.
+  uint32_t OriginsToSend(PathOrigins* origins) const;
+  // When a path's age is taken: the running callback's start, or now.
+  monotonic_clock::time_point PathAgeTime() const {
+    return callback_start_ != monotonic_clock::min_time ? callback_start_
+                                                        : monotonic_now();
+  }
+  // PathOriginId of a timer or phased loop of this loop.
+  uint32_t OriginIdOf(const TimerHandler& timer) const;
   // After a counted callback allocated: counts it and warns once per
   // callback.
   void NoteAllocations(const GuardedCallback& callback);
@@ -1074,6 +1133,13 @@ class EventLoop {
   // How many of this loop's callbacks (OnRun included) are running now:
   // senders and fetchers may not be destroyed inside one.
   int running_callbacks_ = 0;
+  // The running callback's path origins (BeginCallbackPaths): those of
+  // the messages it got, itself if it is a timer or phased loop, how many
+  // the merge left out, and when it started (min_time: none running).
+  PathOrigins callback_origins_;
+  PathOrigin callback_self_origin_;
+  uint32_t callback_origins_dropped_here_ = 0;
+  monotonic_clock::time_point callback_start_ = monotonic_clock::min_time;
   // The timer behind timing reports, made at the first Run().
   TimerHandler* timing_report_timer_ = nullptr;
 
@@ -1112,6 +1178,10 @@ void EventLoop::RunCallback(std::string_view kind, std::string_view name,
   }
   --running_callbacks_;
   ClearContext();
+  callback_start_ = monotonic_clock::min_time;
+  callback_self_origin_ = PathOrigin();
+  callback_origins_dropped_here_ = 0;
+  callback_origins_.Clear();
 }
 
 // Sender<T>::Builder.

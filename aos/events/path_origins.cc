@@ -1,5 +1,7 @@
 #include "aos/events/path_origins.h"
 
+#include <algorithm>
+
 namespace aos {
 namespace {
 
@@ -68,6 +70,20 @@ PathOrigins PathOrigins::NextHop() const {
   return next;
 }
 
+PathOrigins PathOrigins::Translated(int64_t offset_ns,
+                                    int64_t uncertainty_ns) const {
+  PathOrigins translated = *this;
+  const int64_t uncertainty_us =
+      std::clamp<int64_t>((uncertainty_ns + 999) / 1000, 0, UINT16_MAX);
+  for (uint32_t i = 0; i < translated.count_; ++i) {
+    PathOrigin& origin = translated.origins_[i];
+    origin.monotonic_time_ns += offset_ns;
+    origin.uncertainty_us = static_cast<uint16_t>(
+        std::max<int64_t>(origin.uncertainty_us, uncertainty_us));
+  }
+  return translated;
+}
+
 PathOrigins::Raw PathOrigins::ToRaw() const {
   Raw raw{};
   raw.count = count_;
@@ -91,7 +107,8 @@ PathOrigins PathOrigins::FromRaw(const Raw& raw, int64_t latest_possible_ns,
       bool seen = false;
       for (const PathOrigin& kept : origins) seen |= kept.id == origin.id;
       if (origin.id == 0 || seen || origin.hops == 0 ||
-          origin.monotonic_time_ns > latest_possible_ns) {
+          origin.monotonic_time_ns - int64_t{origin.uncertainty_us} * 1000 >
+              latest_possible_ns) {
         ++bad;
         continue;
       }

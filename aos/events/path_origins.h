@@ -37,7 +37,11 @@ struct PathOrigin {
   // Messages the data crossed from the origin to here: 1 for a message the
   // origin callback itself sent, one more per callback that passed it on.
   uint16_t hops = 0;
-  uint16_t reserved = 0;
+  // How far monotonic_time_ns may be off, in microseconds (saturating at
+  // 65535): 0 for an origin on this node; for one on another node, the
+  // uncertainty of the message bridge's clock offset estimate when the
+  // origin was translated into this node's clock.
+  uint16_t uncertainty_us = 0;
   // When the origin callback was scheduled to run, in nanoseconds of the
   // monotonic clock of the node holding the message (a forwarded message's
   // origins are translated into the receiving node's clock).
@@ -67,6 +71,10 @@ class PathOrigins {
   // The same origins, each with one more hop: what a callback that got
   // these passes on in the messages it sends.
   PathOrigins NextHop() const;
+  // The same origins in another node's clock: each time plus `offset_ns`,
+  // each uncertainty the larger of its own and `uncertainty_ns` (saturating
+  // at 65535 us). What forwarding between nodes does.
+  PathOrigins Translated(int64_t offset_ns, int64_t uncertainty_ns) const;
   void Clear() { *this = PathOrigins(); }
 
   const PathOrigin* begin() const { return origins_.data(); }
@@ -85,10 +93,11 @@ class PathOrigins {
   static_assert(sizeof(Raw) == 8 + 16 * kMaxPathOrigins);
   Raw ToRaw() const;
   // What can be believed of `raw`, which came from outside the process:
-  // origins past a count over kMaxPathOrigins, with id 0, with an id seen
-  // before, or later than `latest_possible_ns` (for origins in this node's
-  // clock: now plus the clock's uncertainty) are dropped, and counted in
-  // *invalid (if not null). Never allocates.
+  // origins past a count over kMaxPathOrigins, with id 0 or 0 hops, with an
+  // id seen before, or later than `latest_possible_ns` by more than their
+  // own uncertainty are dropped, and counted in *invalid (if not null).
+  // For a message, latest_possible_ns is its sent time: its origins came
+  // before it. Never allocates.
   static PathOrigins FromRaw(const Raw& raw, int64_t latest_possible_ns,
                              uint32_t* invalid);
 

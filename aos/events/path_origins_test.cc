@@ -75,6 +75,24 @@ TEST(PathOriginsTest, MergeAddsOriginsAndDropCountsNextHopAddsAHop) {
   EXPECT_EQ(next.dropped(), a.dropped());
 }
 
+TEST(PathOriginsTest, TranslatedIntoAnotherNodesClock) {
+  PathOrigins origins;
+  origins.Add(Origin(5, 1000, 2));
+  PathOrigin uncertain = Origin(6, 2000);
+  uncertain.uncertainty_us = 9;
+  origins.Add(uncertain);
+  const PathOrigins there = origins.Translated(-500, 4001);
+  std::vector<PathOrigin> all = All(there);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].monotonic_time_ns, 500);
+  EXPECT_EQ(all[0].hops, 2);
+  EXPECT_EQ(all[0].uncertainty_us, 5);  // 4001 ns, rounded up.
+  EXPECT_EQ(all[1].monotonic_time_ns, 1500);
+  EXPECT_EQ(all[1].uncertainty_us, 9);  // Its own was larger.
+  EXPECT_EQ(All(origins.Translated(0, int64_t{1} << 40))[0].uncertainty_us,
+            UINT16_MAX);
+}
+
 TEST(PathOriginsTest, RawRoundTrips) {
   PathOrigins origins;
   origins.Add(Origin(5, 1000, 2));
@@ -96,6 +114,14 @@ TEST(PathOriginsTest, ImpossibleRawOriginsAreDroppedAndCounted) {
   PathOrigins origins = PathOrigins::FromRaw(raw, 2000, &invalid);
   EXPECT_THAT(All(origins), ElementsAre(Origin(5, 1000)));
   EXPECT_EQ(invalid, 3u);
+
+  // Later than the bound, but within its own uncertainty: believed.
+  raw.origins[3].uncertainty_us = 3;
+  invalid = 0;
+  origins = PathOrigins::FromRaw(raw, 2000, &invalid);
+  EXPECT_EQ(origins.size(), 2u);
+  EXPECT_EQ(invalid, 2u);
+  raw.origins[3].uncertainty_us = 0;
 
   raw.origins[1] = Origin(7, 1000, /*hops=*/0);  // No message crossed.
   invalid = 0;

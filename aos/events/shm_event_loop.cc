@@ -123,8 +123,15 @@ uint64_t OldestKept(uint64_t next, uint64_t queue_size) {
 
 // The boot UUID is this machine's: forwarded messages (which would carry
 // the source node's) are not in shared memory yet.
-Context ContextFromMessage(const MessageInfo& info, const void* data) {
+// The context of a message read from shared memory. Its path origins are
+// data, not truth: impossible ones (PathOrigins::FromRaw) are left out and
+// counted in *invalid_origins (if not null).
+Context ContextFromMessage(const MessageInfo& info, const void* data,
+                           uint32_t* invalid_origins = nullptr) {
   Context context;
+  context.origins = PathOrigins::FromRaw(
+      info.path_origins, info.monotonic_sent_time.time_since_epoch().count(),
+      invalid_origins);
   context.source_boot_uuid = info.source_boot_uuid;
   context.monotonic_event_time = info.monotonic_sent_time;
   context.realtime_event_time = info.realtime_sent_time;
@@ -179,8 +186,10 @@ class ShmSender : public RawSender {
   }
 
  protected:
-  Error DoSend(size_t length, const RemoteOrigin* remote) override {
+  Error DoSend(size_t length, const RemoteOrigin* remote,
+               const PathOrigins* path_origins) override {
     ipc_lib::MessageOrigin origin;
+    origin.path_origins = path_origins;
     if (remote != nullptr) {
       origin.monotonic_remote_time = remote->monotonic_remote_time;
       origin.realtime_remote_time = remote->realtime_remote_time;
@@ -268,7 +277,9 @@ class ShmFetcher : public RawFetcher {
       if (has_current_ && current_ == latest) return {};
       const ipc_lib::QueueReader::Result result = Take(latest);
       if (result == ipc_lib::QueueReader::Result::kGood) {
-        return {.fetched = true, .lost = 0};
+        return {.fetched = true,
+                .lost = 0,
+                .invalid_origins = taken_invalid_origins_};
       }
       if (result == ipc_lib::QueueReader::Result::kCorrupt) {
         return {.fetched = false, .lost = 1};
@@ -292,7 +303,9 @@ class ShmFetcher : public RawFetcher {
       }
       const ipc_lib::QueueReader::Result result = Take(wanted);
       if (result == ipc_lib::QueueReader::Result::kGood) {
-        return {.fetched = true, .lost = lost};
+        return {.fetched = true,
+                .lost = lost,
+                .invalid_origins = taken_invalid_origins_};
       }
       lost += result == ipc_lib::QueueReader::Result::kCorrupt;
     }
@@ -341,7 +354,9 @@ class ShmFetcher : public RawFetcher {
     }
     const ipc_lib::QueueReader::Result result = Take(index);
     if (result == ipc_lib::QueueReader::Result::kGood) {
-      return {.fetched = true, .lost = lost};
+      return {.fetched = true,
+              .lost = lost,
+              .invalid_origins = taken_invalid_origins_};
     }
     // Overwritten (or found damaged) since the peek: gone.
     return {.fetched = false, .lost = lost + 1};
@@ -361,7 +376,9 @@ class ShmFetcher : public RawFetcher {
     has_current_ = true;
     next_ = index + 1;
     if (result == ipc_lib::QueueReader::Result::kGood) {
-      context_ = ContextFromMessage(info, buffer_.data());
+      taken_invalid_origins_ = 0;
+      context_ =
+          ContextFromMessage(info, buffer_.data(), &taken_invalid_origins_);
     }
     return result;
   }
@@ -376,6 +393,8 @@ class ShmFetcher : public RawFetcher {
   // What FetchNext() reads next: from the fetcher's creation on (as in AOS),
   // or after the last message fetched.
   uint64_t next_ = 0;
+  // Impossible origins of the message Take() took last.
+  uint32_t taken_invalid_origins_ = 0;
 };
 
 class ShmWatcher : public WatcherState {
@@ -463,7 +482,10 @@ class ShmWatcher : public WatcherState {
   // Calls the handler on the peeked message.
   void DeliverPending() {
     pending_ = false;
-    Call(ContextFromMessage(pending_info_, buffer_.data()));
+    uint32_t invalid_origins = 0;
+    const Context context =
+        ContextFromMessage(pending_info_, buffer_.data(), &invalid_origins);
+    Call(context, invalid_origins);
   }
 
  private:

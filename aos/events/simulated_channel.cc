@@ -25,7 +25,7 @@ SimulatedChannel::SimulatedChannel(const Configuration* configuration,
 RawSender::Error SimulatedChannel::Send(
     const uint8_t* data, size_t size, monotonic_clock::time_point monotonic_now,
     realtime_clock::time_point realtime_now, const Origin& origin,
-    uint32_t* queue_index) {
+    const PathOrigins* path_origins, uint32_t* queue_index) {
   Slot& slot = slots_[next_queue_index_ % queue_size_];
   if (next_queue_index_ >= queue_size_ &&
       slot.context.monotonic_event_time + storage_duration_ > monotonic_now) {
@@ -46,6 +46,8 @@ RawSender::Error SimulatedChannel::Send(
   slot.context.remote_queue_index =
       forwarded ? origin.remote_queue_index : next_queue_index_;
   slot.context.source_boot_uuid = origin.source_boot_uuid;
+  slot.context.origins =
+      path_origins != nullptr ? *path_origins : PathOrigins();
   slot.context.size = size;
   slot.context.data = slot.data.data();
   *queue_index = next_queue_index_;

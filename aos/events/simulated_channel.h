@@ -50,10 +50,12 @@ class SimulatedChannel {
   // wakes the watchers, and tells the send hook. kMessagesSentTooFast when
   // the message queue_size messages ago is younger than the storage
   // duration. Never allocates.
+  // `path_origins` (null: none) are the message's, in this node's clock.
   RawSender::Error Send(const uint8_t* data, size_t size,
                         monotonic_clock::time_point monotonic_now,
                         realtime_clock::time_point realtime_now,
-                        const Origin& origin, uint32_t* queue_index);
+                        const Origin& origin, const PathOrigins* path_origins,
+                        uint32_t* queue_index);
 
   // Starts the queue over, empty, at queue index 0, as a rebooted node's
   // shared memory does. Only while no loop uses the channel (no watchers,

@@ -99,7 +99,8 @@ class SimulatedSender : public RawSender {
   }
 
  protected:
-  Error DoSend(size_t length, const RemoteOrigin* remote) override {
+  Error DoSend(size_t length, const RemoteOrigin* remote,
+               const PathOrigins* path_origins) override {
     if (!RedzonesIntact()) {
       std::fill(buffer_.begin(), buffer_.begin() + kRedzone, kRedzonePattern);
       std::fill(buffer_.end() - kRedzone, buffer_.end(), kRedzonePattern);
@@ -116,7 +117,7 @@ class SimulatedSender : public RawSender {
     }
     const Error error = simulated_channel_->Send(
         static_cast<const uint8_t*>(data()) + size() - length, length,
-        monotonic_now, realtime_now, origin, &queue_index);
+        monotonic_now, realtime_now, origin, path_origins, &queue_index);
     if (error == Error::kOk) {
       monotonic_sent_time_ = monotonic_now;
       realtime_sent_time_ = realtime_now;

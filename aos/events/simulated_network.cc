@@ -96,6 +96,8 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
   struct InFlight {
     monotonic_clock::time_point arrival;
     SimulatedChannel::Origin origin;
+    // In the source node's clock.
+    PathOrigins path_origins;
     size_t size = 0;
     std::vector<uint8_t> data;
   };
@@ -105,6 +107,7 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
     into->origin.realtime_remote_time = slot.context.realtime_remote_time;
     into->origin.remote_queue_index = slot.context.remote_queue_index;
     into->origin.source_boot_uuid = slot.context.source_boot_uuid;
+    into->path_origins = slot.context.origins;
     into->size = slot.context.size;
     memcpy(into->data.data(), slot.context.data, slot.context.size);
   }
@@ -117,6 +120,7 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
     }
     InFlight& slot = ring_[(head_ + count_) % ring_.size()];
     slot.origin = message.origin;
+    slot.path_origins = message.path_origins;
     slot.size = message.size;
     memcpy(slot.data.data(), message.data.data(), message.size);
     // In order: nothing overtakes a message still waiting to arrive.
@@ -142,9 +146,15 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
         return;
       }
     }
+    // The origins in the destination's clock: exact here (the simulation
+    // knows both clocks), so with no uncertainty.
+    const PathOrigins translated = message.path_origins.Translated(
+        (network_->node_offset_(to_) - network_->node_offset_(from_)).count(),
+        0);
     uint32_t queue_index;
     if (destination_->Send(message.data.data(), message.size, local_now,
                            network_->realtime_now_(to_), message.origin,
+                           &translated,
                            &queue_index) != RawSender::Error::kOk) {
       ++link->statistics.queue_full;
       return;

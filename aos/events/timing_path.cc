@@ -22,8 +22,7 @@ PathTiming* PathTimings::Find(uint32_t origin_id, uint32_t hops) noexcept {
 }
 
 void PathTimings::Record(const PathOrigins& origins,
-                         monotonic_clock::time_point callback_start,
-                         int64_t uncertainty_ns) noexcept {
+                         monotonic_clock::time_point callback_start) noexcept {
   for (const PathOrigin& origin : origins) {
     PathTiming* path = Find(origin.id, origin.hops);
     if (path == nullptr) {
@@ -36,8 +35,8 @@ void PathTimings::Record(const PathOrigins& origins,
     if (deadline_ns_ > 0 && age.count() > deadline_ns_) {
       ++path->deadline_overruns;
     }
-    path->max_uncertainty_ns =
-        std::max(path->max_uncertainty_ns, uncertainty_ns);
+    path->max_uncertainty_ns = std::max<int64_t>(
+        path->max_uncertainty_ns, int64_t{origin.uncertainty_us} * 1000);
   }
 }
 

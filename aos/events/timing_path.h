@@ -58,12 +58,10 @@ class PathTimings {
   int64_t deadline_ns() const { return deadline_ns_; }
 
   // Records, for each of `origins`, the age `callback_start` - its time
-  // under its (origin, hops) path; a path beyond kMaxPathsPerEntry adds to
-  // dropped_samples() instead. `uncertainty_ns` is that of the origins'
-  // times (0 for local ones). Never allocates.
+  // under its (origin, hops) path, and its uncertainty; a path beyond
+  // kMaxPathsPerEntry adds to dropped_samples() instead. Never allocates.
   void Record(const PathOrigins& origins,
-              monotonic_clock::time_point callback_start,
-              int64_t uncertainty_ns = 0) noexcept;
+              monotonic_clock::time_point callback_start) noexcept;
   // Origins a message claimed that could not be true (PathOrigins::FromRaw).
   void CountInvalid(uint32_t invalid) noexcept { invalid_origins_ += invalid; }
 

@@ -58,13 +58,16 @@ TEST(PathTimingsTest, MergeAddsPathByPathAndKeepsTheDeadline) {
   a.Record(Origins({Origin(1, 1, 0)}), At(2));
   PathTimings b;
   b.set_deadline(milliseconds(3));
-  b.Record(Origins({Origin(1, 1, 0), Origin(2, 1, 0)}), At(4), 250);
+  PathOrigin uncertain = Origin(1, 1, 0);
+  uncertain.uncertainty_us = 250;
+  b.Record(Origins({uncertain, Origin(2, 1, 0)}), At(4));
   b.CountInvalid(3);
   a.Merge(b);
   ASSERT_EQ(a.size(), 2u);
   EXPECT_EQ(a.begin()[0].count(), 2u);
   EXPECT_EQ(a.begin()[0].deadline_overruns, 1u);
-  EXPECT_EQ(a.begin()[0].max_uncertainty_ns, 250);
+  EXPECT_EQ(a.begin()[0].max_uncertainty_ns, 250000);
+  EXPECT_EQ(a.begin()[1].max_uncertainty_ns, 0);
   EXPECT_EQ(a.invalid_origins(), 3u);
   EXPECT_EQ(a.deadline_ns(), 3000000);
 }

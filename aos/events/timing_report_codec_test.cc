@@ -109,11 +109,13 @@ TEST(TimingReportCodecTest, PathsRoundTripWithinTheirSizeBounds) {
   watcher.count = 3;
   watcher.paths.set_deadline(std::chrono::milliseconds(2));
   PathOrigins origins;
-  origins.Add({.id = 0x12345678, .hops = 2, .monotonic_time_ns = 1000000});
+  origins.Add({.id = 0x12345678,
+               .hops = 2,
+               .uncertainty_us = 40,
+               .monotonic_time_ns = 1000000});
   origins.Add({.id = 77, .hops = 1, .monotonic_time_ns = 2000000});
   watcher.paths.Record(
-      origins, monotonic_clock::time_point(std::chrono::nanoseconds(3500000)),
-      /*uncertainty_ns=*/40000);
+      origins, monotonic_clock::time_point(std::chrono::nanoseconds(3500000)));
   watcher.paths.CountInvalid(5);
   FetcherTiming& fetcher = contents.fetchers.emplace_back();
   fetcher.channel_index = 1;
