@@ -622,6 +622,9 @@ class Sender {
   // Aborts with the channel and error if `error` is not kOk.
   void CheckOk(RawSender::Error error) { raw_or_die()->CheckOk(error); }
 
+  // The path origins of the next message (RawSender::SetOrigins).
+  void SetOrigins(const PathOrigins& read) { raw_or_die()->SetOrigins(read); }
+
   // Times and queue index of the last successful send.
   monotonic_clock::time_point monotonic_sent_time() const {
     return sender_->monotonic_sent_time();

@@ -3549,5 +3549,211 @@ TEST_P(AbstractEventLoopDeathTest, SetVersionStringWhileRunningDies) {
   Run();
 }
 
+// --- Path latency (docs/timing_reports.md, "Path latency") -----------------
+
+// Sends a TestReply with `value`.
+RawSender::Error SendReply(Sender<TestReply>* sender, int value) {
+  auto builder = sender->MakeBuilder();
+  TestReply::Builder reply = builder.MakeBuilder<TestReply>();
+  reply.add_value(value);
+  return builder.Send(reply.Finish());
+}
+
+// The origins of `context` as a list, for comparisons.
+std::vector<PathOrigin> OriginsOf(const Context& context) {
+  return std::vector<PathOrigin>(context.origins.begin(),
+                                 context.origins.end());
+}
+
+PathOrigin OriginAt(uint32_t id, uint16_t hops,
+                    monotonic_clock::time_point time) {
+  return PathOrigin{.id = id,
+                    .hops = hops,
+                    .monotonic_time_ns = time.time_since_epoch().count()};
+}
+
+// A timer's send carries the timer as its origin, at the time it was
+// scheduled for; a watcher that sends passes it on with one hop more. Exact
+// on both loops: the origin's time is a schedule, not a measurement.
+TEST_P(AbstractEventLoopTest, PathOriginsFollowTheDataHopByHop) {
+  auto sensor = Make("sensor");
+  auto filter = Make("filter");
+  auto actor = Make("actor");
+  for (EventLoop* loop : {sensor.get(), filter.get(), actor.get()}) {
+    // No report windows: the figures stay until the test reads them.
+    loop->SkipTimingReport();
+  }
+  Sender<TestMessage> readings = sensor->MakeSender<TestMessage>("/test");
+  Sender<TestReply> commands = filter->MakeSender<TestReply>("/test");
+  monotonic_clock::time_point scheduled = monotonic_clock::min_time;
+  TimerHandler* read = sensor->AddTimer(
+      [&]() { ASSERT_EQ(SendPing(&readings, 1), RawSender::Error::kOk); });
+  read->set_name("read");
+  std::vector<PathOrigin> at_filter;
+  filter->MakeWatcher("/test", [&](const TestMessage&) {
+    at_filter = OriginsOf(filter->context());
+    ASSERT_EQ(SendReply(&commands, 2), RawSender::Error::kOk);
+  });
+  std::vector<PathOrigin> at_actor;
+  monotonic_clock::time_point actor_start = monotonic_clock::min_time;
+  actor->MakeWatcher("/test", [&](const TestReply&) {
+    at_actor = OriginsOf(actor->context());
+    actor_start = actor->monotonic_now();
+    actor->Exit();
+  });
+  sensor->OnRun([&]() {
+    scheduled = sensor->monotonic_now() + milliseconds(10);
+    read->Schedule(scheduled);
+  });
+  FailUnlessDoneWithinTheDeadline(actor.get(), "the command");
+  Run();
+
+  const uint32_t id = PathOriginId(
+      sensor->node() == nullptr ? "" : sensor->node()->name()->string_view(),
+      "sensor", "timer", "read");
+  EXPECT_EQ(read->timing().origin_id, id);
+  EXPECT_THAT(at_filter, ElementsAre(OriginAt(id, 1, scheduled)));
+  EXPECT_THAT(at_actor, ElementsAre(OriginAt(id, 2, scheduled)));
+  // What each measured: the age at its callback's start, under its path.
+  const timing::PathTimings& paths = actor->watchers()[0]->timing().paths;
+  ASSERT_EQ(paths.size(), 1u);
+  EXPECT_EQ(paths.begin()->origin_id, id);
+  EXPECT_EQ(paths.begin()->hops, 2u);
+  EXPECT_EQ(paths.begin()->count(), 1u);
+  EXPECT_GE(paths.begin()->age.histogram().min_ns(), 0);
+  EXPECT_LE(paths.begin()->age.histogram().max_ns(),
+            (actor_start - scheduled).count());
+  EXPECT_EQ(filter->watchers()[0]->timing().paths.begin()->hops, 1u);
+  // What each sender passed on.
+  const timing::SentOrigins& sent = filter->senders()[0]->timing().sent_origins;
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent.begin()->origin_id, id);
+  EXPECT_EQ(sent.begin()->hops, 2u);
+  EXPECT_EQ(sent.begin()->count, 1u);
+  if (time_is_simulated()) {
+    // Nothing took time: the command was as old as the reading.
+    EXPECT_EQ(paths.begin()->age.histogram().max_ns(), 0);
+  }
+}
+
+// A timer that fetches passes on what it fetched, not itself; one that gets
+// nothing is the origin. Fetchers measure ages at the callback's start.
+TEST_P(AbstractEventLoopTest, AFetchPassesItsOriginsOn) {
+  auto sensor = Make("sensor");
+  auto control = Make("control");
+  auto actor = Make("actor");
+  for (EventLoop* loop : {sensor.get(), control.get(), actor.get()}) {
+    loop->SkipTimingReport();
+  }
+  Sender<TestMessage> readings = sensor->MakeSender<TestMessage>("/test");
+  Fetcher<TestMessage> latest = control->MakeFetcher<TestMessage>("/test");
+  Sender<TestReply> commands = control->MakeSender<TestReply>("/test");
+  monotonic_clock::time_point read_at = monotonic_clock::min_time;
+  monotonic_clock::time_point control_at = monotonic_clock::min_time;
+  TimerHandler* read = sensor->AddTimer(
+      [&]() { ASSERT_EQ(SendPing(&readings, 1), RawSender::Error::kOk); });
+  read->set_name("read");
+  int controls = 0;
+  TimerHandler* step = control->AddTimer([&]() {
+    // The first step finds nothing yet: it is the origin itself.
+    if (controls++ > 0) {
+      ASSERT_TRUE(latest.Fetch());
+    }
+    ASSERT_EQ(SendReply(&commands, controls), RawSender::Error::kOk);
+  });
+  step->set_name("step");
+  std::vector<std::vector<PathOrigin>> at_actor;
+  actor->MakeWatcher("/test", [&](const TestReply&) {
+    at_actor.push_back(OriginsOf(actor->context()));
+    if (at_actor.size() == 2) actor->Exit();
+  });
+  sensor->OnRun([&]() {
+    read_at = sensor->monotonic_now() + milliseconds(5);
+    read->Schedule(read_at);
+  });
+  control->OnRun([&]() {
+    control_at = control->monotonic_now();
+    // Once before the reading (itself the origin), once well after it.
+    step->Schedule(control_at, milliseconds(20));
+  });
+  FailUnlessDoneWithinTheDeadline(actor.get(), "two commands");
+  Run();
+
+  auto id_of = [&](std::string_view loop, std::string_view name) {
+    return PathOriginId(
+        sensor->node() == nullptr ? "" : sensor->node()->name()->string_view(),
+        loop, "timer", name);
+  };
+  ASSERT_EQ(at_actor.size(), 2u);
+  EXPECT_THAT(at_actor[0],
+              ElementsAre(OriginAt(id_of("control", "step"), 1, control_at)));
+  EXPECT_THAT(at_actor[1],
+              ElementsAre(OriginAt(id_of("sensor", "read"), 2, read_at)));
+  const timing::PathTimings& fetched = control->fetchers()[0]->timing().paths;
+  ASSERT_EQ(fetched.size(), 1u);
+  EXPECT_EQ(fetched.begin()->hops, 1u);
+  if (time_is_simulated()) {
+    // Fetched by the step at 20 ms of a reading scheduled at 5 ms.
+    EXPECT_EQ(fetched.begin()->age.histogram().max_ns(),
+              (control_at + milliseconds(20) - read_at).count());
+  }
+}
+
+// Code that keeps messages and sends later says what the send carries:
+// every kept message's origins, one hop on, not the timer that sends.
+TEST_P(AbstractEventLoopTest, SetOriginsCarriesKeptOriginsToALaterSend) {
+  auto sensors = Make("sensors");
+  auto batcher = Make("batcher");
+  auto actor = Make("actor");
+  for (EventLoop* loop : {sensors.get(), batcher.get(), actor.get()}) {
+    loop->SkipTimingReport();
+  }
+  Sender<TestMessage> readings = sensors->MakeSender<TestMessage>("/test");
+  Sender<TestReply> batches = batcher->MakeSender<TestReply>("/test");
+  monotonic_clock::time_point left_at = monotonic_clock::min_time;
+  monotonic_clock::time_point right_at = monotonic_clock::min_time;
+  TimerHandler* left = sensors->AddTimer(
+      [&]() { ASSERT_EQ(SendPing(&readings, 1), RawSender::Error::kOk); });
+  left->set_name("left");
+  TimerHandler* right = sensors->AddTimer(
+      [&]() { ASSERT_EQ(SendPing(&readings, 2), RawSender::Error::kOk); });
+  right->set_name("right");
+  PathOrigins kept;
+  TimerHandler* flush = batcher->AddTimer([&]() {
+    batches.SetOrigins(kept);
+    ASSERT_EQ(SendReply(&batches, 3), RawSender::Error::kOk);
+  });
+  flush->set_name("flush");
+  batcher->MakeWatcher("/test", [&](const TestMessage& message) {
+    kept.Merge(batcher->context().origins);
+    if (message.value() == 2) {
+      flush->Schedule(batcher->monotonic_now() + milliseconds(1));
+    }
+  });
+  std::vector<PathOrigin> at_actor;
+  actor->MakeWatcher("/test", [&](const TestReply&) {
+    at_actor = OriginsOf(actor->context());
+    actor->Exit();
+  });
+  sensors->OnRun([&]() {
+    left_at = sensors->monotonic_now() + milliseconds(2);
+    right_at = left_at + milliseconds(3);
+    left->Schedule(left_at);
+    right->Schedule(right_at);
+  });
+  FailUnlessDoneWithinTheDeadline(actor.get(), "the batch");
+  Run();
+
+  auto id_of = [&](std::string_view name) {
+    return PathOriginId(sensors->node() == nullptr
+                            ? ""
+                            : sensors->node()->name()->string_view(),
+                        "sensors", "timer", name);
+  };
+  EXPECT_THAT(at_actor, ::testing::UnorderedElementsAre(
+                            OriginAt(id_of("left"), 2, left_at),
+                            OriginAt(id_of("right"), 2, right_at)));
+}
+
 }  // namespace
 }  // namespace aos::testing
