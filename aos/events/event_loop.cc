@@ -11,6 +11,7 @@
 #include "aos/configuration.h"
 #include "aos/events/timing_report.h"
 #include "aos/json_to_flatbuffer.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -568,6 +569,7 @@ std::unique_ptr<RawFetcher> EventLoop::MakeRawFetcher(const Channel* channel) {
   CheckChannelUsable(channel, "MakeFetcher", true);
   std::unique_ptr<RawFetcher> fetcher = DoMakeRawFetcher(channel);
   ReserveReportEntries();
+  ApplyPathDeadlines();
   return fetcher;
 }
 
@@ -584,6 +586,7 @@ void EventLoop::MakeRawWatcher(
   }
   watchers_.push_back(DoMakeWatcher(channel, std::move(watcher)));
   ReserveReportEntries();
+  ApplyPathDeadlines();
 }
 
 void EventLoop::MakeRawNoArgWatcher(
@@ -700,6 +703,7 @@ void EventLoop::StartRunning() {
                                         ? AllocationPolicy::kAbort
                                         : AllocationPolicy::kCount);
   }
+  if (!started_) DeclareConfiguredPathDeadlines();
   started_ = true;
   if (timing_reporter_ != nullptr) {
     // Run() again (ShmEventLoop, as AOS's may be): the same reporter and
@@ -754,6 +758,70 @@ void EventLoop::ResumeRunning() {
 void EventLoop::ReserveReportEntries() {
   // Only between two runs of a simulation is there a reporter already.
   if (timing_reporter_ != nullptr) timing_reporter_->ReserveEntries();
+}
+
+void EventLoop::SetPathDeadline(std::string_view channel_name,
+                                monotonic_clock::duration deadline) {
+  CheckNotRunning("SetPathDeadline");
+  bool known = false;
+  for (const Channel* channel : *configuration_->channels()) {
+    known |= channel->name()->string_view() == channel_name;
+  }
+  if (!known) {
+    LOG(FATAL) << "event loop " << name_ << ": SetPathDeadline for "
+               << InlinePrintable(channel_name)
+               << ", a channel name the configuration does not have";
+  }
+  path_deadlines_.emplace_back(std::string(channel_name), deadline);
+  ApplyPathDeadlines();
+}
+
+void EventLoop::ApplyPathDeadlines() {
+  for (const auto& [name, deadline] : path_deadlines_) {
+    for (const std::unique_ptr<WatcherState>& watcher : watchers_) {
+      if (watcher->channel()->name()->string_view() == name) {
+        watcher->SetPathDeadline(deadline);
+      }
+    }
+    for (RawFetcher* fetcher : fetchers_) {
+      if (fetcher->channel()->name()->string_view() == name) {
+        fetcher->SetPathDeadline(deadline);
+      }
+    }
+  }
+}
+
+void EventLoop::DeclareConfiguredPathDeadlines() {
+  if (configuration_->applications() == nullptr) return;
+  for (const Application* application : *configuration_->applications()) {
+    if (application->name() == nullptr ||
+        application->name()->string_view() != name_ ||
+        application->path_deadlines() == nullptr) {
+      continue;
+    }
+    for (const PathDeadline* declared : *application->path_deadlines()) {
+      const std::string_view channel = declared->channel() == nullptr
+                                           ? std::string_view()
+                                           : declared->channel()->string_view();
+      bool known = false;
+      for (const Channel* candidate : *configuration_->channels()) {
+        known |= candidate->name()->string_view() == channel;
+      }
+      if (!known || declared->deadline_ns() <= 0) {
+        ExitForUserError(
+            StrCat("event loop ", name_, ": the configuration's application ",
+                   InlinePrintable(name_), " has path_deadlines {channel ",
+                   InlinePrintable(channel), ", deadline_ns ",
+                   declared->deadline_ns(), "}: ",
+                   known ? "deadline_ns must be positive"
+                         : "no channel of the configuration has that name"));
+      }
+      path_deadlines_.emplace_back(
+          std::string(channel),
+          std::chrono::nanoseconds(declared->deadline_ns()));
+    }
+  }
+  ApplyPathDeadlines();
 }
 
 void EventLoop::BeginCallbackPaths(monotonic_clock::time_point start,

@@ -325,6 +325,13 @@ class RawFetcher {
 
   const timing::FetcherTiming& timing() const { return timing_; }
 
+  // Ages of the data this fetcher gets over `deadline` (from any origin)
+  // count as deadline overruns in its timing report; zero: no deadline.
+  // EventLoop::SetPathDeadline sets it for a channel's every reader.
+  void SetPathDeadline(monotonic_clock::duration deadline) {
+    timing_.paths.set_deadline(deadline);
+  }
+
  protected:
   RawFetcher(EventLoop* event_loop, const Channel* channel);
 
@@ -514,6 +521,10 @@ class WatcherState {
 
   const Channel* channel() const { return channel_; }
   const timing::WatcherTiming& timing() const { return timing_; }
+  // As RawFetcher::SetPathDeadline.
+  void SetPathDeadline(monotonic_clock::duration deadline) {
+    timing_.paths.set_deadline(deadline);
+  }
 
  protected:
   WatcherState(EventLoop* event_loop, const Channel* channel,
@@ -937,6 +948,16 @@ class EventLoop {
   // Before the loop first runs.
   void SkipTimingReport();
 
+  // Path latency (docs/timing_reports.md): ages of the data this loop's
+  // watcher and fetchers of the channels named `channel_name` (any type)
+  // get over `deadline` count as deadline overruns in its timing reports,
+  // whatever the origin; fetchers and watchers made later too. The config
+  // can say the same for an application (Application.path_deadlines),
+  // which applies when the loop starts. Before Run(); a name no channel of
+  // the configuration has aborts naming it.
+  void SetPathDeadline(std::string_view channel_name,
+                       monotonic_clock::duration deadline);
+
   // Run at SCHED_FIFO priority `priority` (1-99; 0 = normal scheduling)
   // once running. Before the loop first runs; priority outside 0..99
   // aborts. A loop at realtime priority runs its timer, phased loop and
@@ -1109,6 +1130,12 @@ class EventLoop {
   }
   // PathOriginId of a timer or phased loop of this loop.
   uint32_t OriginIdOf(const TimerHandler& timer) const;
+  // Gives every watcher and fetcher of this loop the deadline declared for
+  // its channel's name, if any.
+  void ApplyPathDeadlines();
+  // Declares the config's path deadlines of this loop's application; a
+  // channel name the config does not have is one line and exit 1.
+  void DeclareConfiguredPathDeadlines();
   // After a counted callback allocated: counts it and warns once per
   // callback.
   void NoteAllocations(const GuardedCallback& callback);
@@ -1143,6 +1170,9 @@ class EventLoop {
   PathOrigin callback_self_origin_;
   uint32_t callback_origins_dropped_here_ = 0;
   monotonic_clock::time_point callback_start_ = monotonic_clock::min_time;
+  // Path deadlines by channel name (SetPathDeadline, the config).
+  std::vector<std::pair<std::string, monotonic_clock::duration>>
+      path_deadlines_;
   // The timer behind timing reports, made at the first Run().
   TimerHandler* timing_report_timer_ = nullptr;
 
