@@ -2,6 +2,7 @@
 // sends aos.examples.Ping on /test every --sleep_ms; a watcher on Pong checks
 // each reply and measures the round trip. Its timing reports (on /aos) show
 // how late its timer and watcher run; aos_timing_report_streamer prints them.
+#include <array>
 #include <cmath>
 #include <iostream>
 
@@ -84,6 +85,13 @@ int Main() {
   Sender<Ping> sender = loop.MakeSender<Ping>("/test");
   int value = 0;
   int64_t send_errors = 0;
+  // Path latency's truth check (docs/timing_reports.md): each Pong's origin
+  // must be exactly the timer call that sent the Ping it answers. The time
+  // each ping was scheduled for, by value (a ring: never allocates).
+  std::array<int64_t, 4096> scheduled_at{};
+  const uint32_t* ping_origin_id = nullptr;
+  int64_t origins_checked = 0;
+  int64_t origins_wrong = 0;
   TimerHandler* give_up = loop.AddTimer([&]() { loop.Exit(); });
   give_up->set_name("stop");
   auto send = [&]() {
@@ -92,6 +100,8 @@ int Main() {
     Ping::Builder ping = builder.MakeBuilder<Ping>();
     ping.add_value(++value);
     ping.add_send_time(loop.monotonic_now().time_since_epoch().count());
+    scheduled_at[static_cast<size_t>(value) % scheduled_at.size()] =
+        loop.context().monotonic_event_time.time_since_epoch().count();
     // Counted, not logged: logging allocates, and a realtime handler must
     // not (--die_on_malloc). The timing reports count them too.
     if (builder.Send(ping.Finish()) != RawSender::Error::kOk) ++send_errors;
@@ -107,6 +117,21 @@ int Main() {
   int64_t mismatches = 0;
   loop.MakeWatcher("/test", [&](const Pong& pong) {
     if (pong.value() != value) ++mismatches;  // It answers an older ping.
+    if (ping_origin_id != nullptr && pong.value() > 0 &&
+        value - pong.value() < static_cast<int>(scheduled_at.size())) {
+      ++origins_checked;
+      bool right = false;
+      // Exact on one node; after crossing to another node and back, within
+      // the uncertainty of the two translations.
+      const int64_t scheduled =
+          scheduled_at[static_cast<size_t>(pong.value()) % scheduled_at.size()];
+      for (const PathOrigin& origin : loop.context().origins) {
+        right |= origin.id == *ping_origin_id && origin.hops == 2 &&
+                 std::abs(origin.monotonic_time_ns - scheduled) <=
+                     int64_t{origin.uncertainty_us} * 1000;
+      }
+      if (!right) ++origins_wrong;
+    }
     const int64_t ns = loop.monotonic_now().time_since_epoch().count() -
                        pong.initial_send_time();
     round_trip.Add(ns * 1e-9);
@@ -115,10 +140,14 @@ int Main() {
   });
 
   if (FLAGS_phased_loop) {
-    loop.AddPhasedLoop([&](int) { send(); }, period)->set_name("ping");
+    PhasedLoopHandler* phased =
+        loop.AddPhasedLoop([&](int) { send(); }, period);
+    phased->set_name("ping");
+    ping_origin_id = &phased->timing().origin_id;
   } else {
     TimerHandler* timer = loop.AddTimer(send);
     timer->set_name("ping");
+    ping_origin_id = &timer->timing().origin_id;
     // `timer` by value: this block ends before the loop runs.
     loop.OnRun([&loop, timer, period]() {
       timer->Schedule(loop.monotonic_now(), period);
@@ -138,7 +167,8 @@ int Main() {
             << " out of order; round trip avg " << round_trip.average() * 1e6
             << " us, p50 " << round_trip_histogram.PercentileNs(50) / 1e3
             << " us, p99 " << round_trip_histogram.PercentileNs(99) / 1e3
-            << " us, max " << round_trip.max() * 1e6 << " us\n";
+            << " us, max " << round_trip.max() * 1e6 << " us; origins "
+            << origins_checked << " checked, " << origins_wrong << " wrong\n";
   if (summary_json.enabled()) {
     // Without pongs there is no round trip: null, not a made-up number.
     const bool answered = round_trip.count() > 0;
@@ -149,6 +179,8 @@ int Main() {
     json.Key("not_sent").Number(send_errors);
     json.Key("pongs").Number(round_trip.count());
     json.Key("out_of_order").Number(mismatches);
+    json.Key("origins_checked").Number(origins_checked);
+    json.Key("origins_wrong").Number(origins_wrong);
     json.Key("round_trip_us").BeginObject();
     json.Key("avg").Number(us(round_trip.average() * 1e6));
     json.Key("p50").Number(us(round_trip_histogram.PercentileNs(50) / 1e3));

@@ -154,6 +154,18 @@ TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
       << ping->Stdout();
   EXPECT_GT(pongs, 0);
   EXPECT_LE(pongs, pings - not_sent);
+  // Path latency's truth on shared memory: every Pong's origin was exactly
+  // the timer call that sent the Ping it answers.
+  int checked = -1;
+  int wrong = -1;
+  const size_t origins = ping->Stdout().find("origins ");
+  ASSERT_NE(origins, std::string::npos) << ping->Stdout();
+  ASSERT_EQ(sscanf(ping->Stdout().c_str() + origins,
+                   "origins %d checked, %d wrong", &checked, &wrong),
+            2)
+      << ping->Stdout();
+  EXPECT_EQ(checked, pongs);
+  EXPECT_EQ(wrong, 0);
   ASSERT_NE(accumulated, nullptr) << "no accumulated summary";
   EXPECT_EQ(TimerNamed(*accumulated, "ping")->count(), streamed_ping_calls);
   EXPECT_LT(accumulated->monotonic_start_time(),
