@@ -251,11 +251,13 @@ bool RawFetcher::Record(FetchResult result) {
   timing_.lost_messages += result.lost;
   if (!result.fetched) return false;
   ++timing_.count;
-  timing_.latency.Record(event_loop_->monotonic_now() -
-                         context_.monotonic_event_time);
-  timing_.paths.Record(context_.origins, event_loop_->PathAgeTime());
+  const monotonic_clock::time_point now = event_loop_->monotonic_now();
+  timing_.latency.Record(now - context_.monotonic_event_time);
+  if (!context_.origins.empty()) {
+    timing_.paths.Record(context_.origins, event_loop_->PathAgeTime(now));
+    event_loop_->NoteOriginsRead(context_.origins);
+  }
   timing_.paths.CountInvalid(result.invalid_origins);
-  event_loop_->NoteOriginsRead(context_.origins);
   return true;
 }
 

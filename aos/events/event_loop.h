@@ -1123,10 +1123,11 @@ class EventLoop {
   // *origins (empty: none), and how many this hop left out for want of
   // room.
   uint32_t OriginsToSend(PathOrigins* origins) const;
-  // When a path's age is taken: the running callback's start, or now.
-  monotonic_clock::time_point PathAgeTime() const {
-    return callback_start_ != monotonic_clock::min_time ? callback_start_
-                                                        : monotonic_now();
+  // When a path's age is taken: the running callback's start, or `now`
+  // outside callbacks.
+  monotonic_clock::time_point PathAgeTime(
+      monotonic_clock::time_point now) const {
+    return callback_start_ != monotonic_clock::min_time ? callback_start_ : now;
   }
   // PathOriginId of a timer or phased loop of this loop.
   uint32_t OriginIdOf(const TimerHandler& timer) const;

@@ -95,6 +95,10 @@ PathOrigins::Raw PathOrigins::ToRaw() const {
 PathOrigins PathOrigins::FromRaw(const Raw& raw, int64_t latest_possible_ns,
                                  uint32_t* invalid) {
   PathOrigins origins;
+  if (raw.count == 0) {  // Most messages.
+    origins.dropped_ = raw.dropped;
+    return origins;
+  }
   origins.dropped_ = raw.dropped;
   uint32_t bad = 0;
   if (raw.count > kMaxPathOrigins) {

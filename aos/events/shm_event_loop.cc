@@ -121,26 +121,33 @@ uint64_t OldestKept(uint64_t next, uint64_t queue_size) {
   return next > queue_size ? next - queue_size : 0;
 }
 
-// The boot UUID is this machine's: forwarded messages (which would carry
-// the source node's) are not in shared memory yet.
-// The context of a message read from shared memory. Its path origins are
-// data, not truth: impossible ones (PathOrigins::FromRaw) are left out and
-// counted in *invalid_origins (if not null).
+// Fills *context with a message read from shared memory, in place (a
+// Context is a few hundred bytes). Its path origins are data, not truth:
+// impossible ones (PathOrigins::FromRaw) are left out and counted in
+// *invalid_origins (if not null).
+void FillContextFromMessage(const MessageInfo& info, const void* data,
+                            Context* context,
+                            uint32_t* invalid_origins = nullptr) {
+  context->origins = PathOrigins::FromRaw(
+      info.path_origins, info.monotonic_sent_time.time_since_epoch().count(),
+      invalid_origins);
+  context->source_boot_uuid = info.source_boot_uuid;
+  context->monotonic_event_time = info.monotonic_sent_time;
+  context->realtime_event_time = info.realtime_sent_time;
+  context->monotonic_remote_time = info.monotonic_remote_time;
+  context->realtime_remote_time = info.realtime_remote_time;
+  context->queue_index = info.queue_index;
+  context->remote_queue_index = info.remote_queue_index;
+  context->size = info.size;
+  context->data = data;
+  context->monotonic_remote_transmit_time = monotonic_clock::min_time;
+  context->buffer_index = -1;
+}
+
 Context ContextFromMessage(const MessageInfo& info, const void* data,
                            uint32_t* invalid_origins = nullptr) {
   Context context;
-  context.origins = PathOrigins::FromRaw(
-      info.path_origins, info.monotonic_sent_time.time_since_epoch().count(),
-      invalid_origins);
-  context.source_boot_uuid = info.source_boot_uuid;
-  context.monotonic_event_time = info.monotonic_sent_time;
-  context.realtime_event_time = info.realtime_sent_time;
-  context.monotonic_remote_time = info.monotonic_remote_time;
-  context.realtime_remote_time = info.realtime_remote_time;
-  context.queue_index = info.queue_index;
-  context.remote_queue_index = info.remote_queue_index;
-  context.size = info.size;
-  context.data = data;
+  FillContextFromMessage(info, data, &context, invalid_origins);
   return context;
 }
 
@@ -377,8 +384,8 @@ class ShmFetcher : public RawFetcher {
     next_ = index + 1;
     if (result == ipc_lib::QueueReader::Result::kGood) {
       taken_invalid_origins_ = 0;
-      context_ =
-          ContextFromMessage(info, buffer_.data(), &taken_invalid_origins_);
+      FillContextFromMessage(info, buffer_.data(), &context_,
+                             &taken_invalid_origins_);
     }
     return result;
   }

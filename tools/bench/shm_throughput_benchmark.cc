@@ -6,6 +6,8 @@
 // messages; items_per_second is messages per second (goal >= 2 M for 32 B).
 // BM_ManyChannels/C: the same, round-robin over C channels; the time per
 // message should stay flat as C grows (no per-channel scanning on send).
+// BM_SendWithOrigins/K and BM_SendFetchWithOrigins/K: the same with K path
+// origins per message (path latency's cost).
 // BM_SendWakingWatcher: 32 B sends to a channel that another thread's loop
 // watches, so each send also signals that watcher: the sender's whole path
 // (the registration is proven once, docs/ipc.md).
@@ -81,6 +83,58 @@ void BM_SendFetch(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * size);
 }
 BENCHMARK(BM_SendFetch)->Arg(32)->Arg(1024);
+
+// The origins `count` timers would give a message (path latency).
+PathOrigins SomeOrigins(int count) {
+  PathOrigins origins;
+  for (int i = 0; i < count; ++i) {
+    origins.Add(PathOrigin{.id = static_cast<uint32_t>(i + 1),
+                           .hops = 1,
+                           .monotonic_time_ns = 1000 * (i + 1)});
+  }
+  return origins;
+}
+
+// BM_SendWithOrigins/K: 32 B sends carrying K path origins (as a callback
+// that got K origins passes them on); K = 0 is a send with none. The cost
+// of path latency on the send path (goal: K = 4 within 15 ns of K = 0).
+void BM_SendWithOrigins(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  ShmBase base;
+  auto config = ChannelsConfig(1, 64);
+  ShmEventLoop loop(&config.message(), "benchmark");
+  auto sender = loop.MakeRawSender(loop.GetChannel<examples::Ping>("/c0"));
+  const PathOrigins origins = SomeOrigins(count);
+  std::vector<uint8_t> message(32, 0x5a);
+  for (auto _ : state) {
+    if (count > 0) sender->SetOrigins(origins);
+    CHECK(sender->Send(message.data(), message.size()) ==
+          RawSender::Error::kOk);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_SendWithOrigins)->Arg(0)->Arg(1)->Arg(4);
+
+// BM_SendFetchWithOrigins/K: BM_SendFetch/32 with K origins per message,
+// so the fetcher also measures K path ages per message.
+void BM_SendFetchWithOrigins(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  ShmBase base;
+  auto config = ChannelsConfig(1, 64);
+  ShmEventLoop loop(&config.message(), "benchmark");
+  auto sender = loop.MakeRawSender(loop.GetChannel<examples::Ping>("/c0"));
+  auto fetcher = loop.MakeRawFetcher(loop.GetChannel<examples::Ping>("/c0"));
+  const PathOrigins origins = SomeOrigins(count);
+  std::vector<uint8_t> message(32, 0x5a);
+  for (auto _ : state) {
+    if (count > 0) sender->SetOrigins(origins);
+    CHECK(sender->Send(message.data(), message.size()) ==
+          RawSender::Error::kOk);
+    CHECK(fetcher->FetchNext());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_SendFetchWithOrigins)->Arg(0)->Arg(4);
 
 void BM_ManyChannels(benchmark::State& state) {
   const int channels = static_cast<int>(state.range(0));
