@@ -98,14 +98,6 @@ std::string ReopenedFiles(const timing::ReportHeader& header) {
                 header.reopened_queue_files, "\n");
 }
 
-const Channel* ChannelAt(const Configuration& config, int index) {
-  if (config.channels() == nullptr || index < 0 ||
-      static_cast<size_t>(index) >= config.channels()->size()) {
-    return nullptr;
-  }
-  return config.channels()->Get(index);
-}
-
 std::string ChannelName(const Configuration& config, int index) {
   const Channel* channel = ChannelAt(config, index);
   return channel == nullptr ? StrCat("<channel ", index, "?>")
@@ -223,13 +215,6 @@ std::vector<std::string> CallbackRow(std::string name, uint64_t count,
 }
 
 }  // namespace
-
-std::string DescribeChannel(const Configuration& config, int index) {
-  const Channel* channel = ChannelAt(config, index);
-  return channel == nullptr ? StrCat("<channel ", index, "?>")
-                            : StrCat(channel->name()->string_view(), " ",
-                                     channel->type()->string_view());
-}
 
 std::string_view TimeUnitName(TimeUnit unit) {
   switch (unit) {

@@ -15,16 +15,13 @@
 #include <vector>
 
 #include "aos/configuration_generated.h"
+#include "aos/events/channel_description.h"
 #include "aos/events/timing_report_codec.h"
 
 namespace aos {
 
 // The unit a table for people prints times in.
 enum class TimeUnit { kNanoseconds, kMicroseconds, kMilliseconds };
-
-// A channel as people name it: "/test aos.examples.Ping", from its index in
-// `config` ("<channel 17?>" for an index the config does not have).
-std::string DescribeChannel(const Configuration& config, int index);
 
 // "ns", "us", "ms".
 std::string_view TimeUnitName(TimeUnit unit);
