@@ -12,12 +12,6 @@ namespace {
 
 constexpr std::string_view kArrow = " → ";
 
-std::string OriginId(uint32_t origin_id) {
-  char text[16];
-  snprintf(text, sizeof(text), "0x%08x", origin_id);
-  return text;
-}
-
 std::string Hops(uint64_t hops) {
   return StrCat(hops, hops == 1 ? " hop" : " hops");
 }
@@ -29,18 +23,22 @@ std::string OneOf(const std::vector<std::string>& names) {
 
 }  // namespace
 
-std::vector<ReportPath> PathsOf(const timing::ReportContents& report) {
-  std::vector<ReportPath> paths;
+std::vector<PathEntry> PathEntriesOf(const timing::ReportContents& report) {
+  std::vector<PathEntry> entries;
   for (const timing::WatcherTiming& watcher : report.watchers) {
-    for (const timing::PathTiming& path : watcher.paths) {
-      paths.push_back(
-          {"watcher", watcher.channel_index, &watcher.paths, &path});
-    }
+    entries.push_back({"watcher", watcher.channel_index, &watcher.paths});
   }
   for (const timing::FetcherTiming& fetcher : report.fetchers) {
-    for (const timing::PathTiming& path : fetcher.paths) {
-      paths.push_back(
-          {"fetcher", fetcher.channel_index, &fetcher.paths, &path});
+    entries.push_back({"fetcher", fetcher.channel_index, &fetcher.paths});
+  }
+  return entries;
+}
+
+std::vector<ReportPath> PathsOf(const timing::ReportContents& report) {
+  std::vector<ReportPath> paths;
+  for (const PathEntry& entry : PathEntriesOf(report)) {
+    for (const timing::PathTiming& path : *entry.paths) {
+      paths.push_back({entry.kind, entry.channel_index, entry.paths, &path});
     }
   }
   return paths;
@@ -105,7 +103,7 @@ std::string PathDirectory::Origin(uint32_t origin_id) const {
     }
   }
   if (names.empty()) {
-    return StrCat("origin ", OriginId(origin_id), " (no report seen)");
+    return StrCat("origin ", FormatOriginId(origin_id), " (no report seen)");
   }
   return OneOf(names);
 }
@@ -185,8 +183,14 @@ std::string PathDirectory::Route(const PathEnd& end, uint32_t origin_id,
   return StrJoin(pieces, kArrow);
 }
 
+std::string FormatOriginId(uint32_t origin_id) {
+  char text[16];
+  snprintf(text, sizeof(text), "0x%08x", origin_id);
+  return text;
+}
+
 std::string UnresolvedPath(uint32_t origin_id, uint32_t hops) {
-  return StrCat("origin ", OriginId(origin_id), " (", Hops(hops), ")");
+  return StrCat("origin ", FormatOriginId(origin_id), " (", Hops(hops), ")");
 }
 
 std::string DescribePath(const PathDirectory* directory,

@@ -50,6 +50,19 @@
 
 namespace aos {
 
+// The paths of one watcher or fetcher of a report.
+struct PathEntry {
+  // "watcher" or "fetcher".
+  std::string_view kind = {};
+  int channel_index = -1;
+  // Its paths, deadline, dropped samples and invalid origins.
+  const timing::PathTimings* paths = nullptr;
+};
+
+// Every watcher of `report` in order, then every fetcher, paths or not. The
+// pointers point into `report`.
+std::vector<PathEntry> PathEntriesOf(const timing::ReportContents& report);
+
 // One path of a watcher or fetcher of a report.
 struct ReportPath {
   // "watcher" or "fetcher".
@@ -140,6 +153,9 @@ class PathDirectory {
   std::map<std::pair<std::string, std::string>, Loop> loops_;
   uint64_t ignored_reports_ = 0;
 };
+
+// "0x1234abcd": an origin id as every output shows it.
+std::string FormatOriginId(uint32_t origin_id);
 
 // "origin 0x1234abcd (2 hops)": a path named without a directory.
 std::string UnresolvedPath(uint32_t origin_id, uint32_t hops);

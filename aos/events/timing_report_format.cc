@@ -250,11 +250,8 @@ void PrintPaths(const ReportContents& report, const Configuration& config,
                               DescribeChannel(config, channel_index), ": ",
                               StrJoin(counts, ", "), "\n"));
   };
-  for (const timing::WatcherTiming& w : report.watchers) {
-    trouble("watcher", w.channel_index, w.paths);
-  }
-  for (const timing::FetcherTiming& f : report.fetchers) {
-    trouble("fetcher", f.channel_index, f.paths);
+  for (const PathEntry& entry : PathEntriesOf(report)) {
+    trouble(entry.kind, entry.channel_index, *entry.paths);
   }
   if (paths.empty() && troubles.empty()) return;
   *out << "  paths: age of the data at callback start (callback start - "
