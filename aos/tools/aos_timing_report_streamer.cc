@@ -54,7 +54,7 @@ DEFINE_string(format, "table",
               "table (one row per callback, in --units), aos (AOS's "
               "streamer layout, seconds, plus percentiles), json (one "
               "aos.timing.StreamedReport per line, strict JSON), or csv (a "
-              "header, then one row per report entry, us; no summary).");
+              "header, then one row per report entry and path, us).");
 DEFINE_string(log, "",
               "Read the timing reports from this MCAP log (aos_logger wrote "
               "it) instead of live shared memory, then exit; the log's "
@@ -66,13 +66,15 @@ DEFINE_string(histogram_file, "",
 DEFINE_string(plot, "",
               "On exit, draw the accumulated wakeup-latency histograms of "
               "the selected timers and watchers into this PNG (OSADL style, "
-              "with gnuplot).");
+              "with gnuplot); path ages, if any, into FILE_paths.png.");
 DEFINE_bool(top, false,
             "Instead of streaming reports, redraw one screen per report, like "
             "top: every callback's latest window, slowest p99 first, with a "
-            "mark where --max_wakeup_latency_us fails (ANSI; works over "
-            "ssh). Ctrl-C ends it with the summary.");
-DEFINE_int32(top_rows, 40, "The most callback rows --top shows.");
+            "mark where --max_wakeup_latency_us fails, then every path, "
+            "oldest first, marked where --max_path_age_us fails (ANSI; works "
+            "over ssh). Ctrl-C ends it with the summary.");
+DEFINE_int32(top_rows, 40,
+             "The most callback rows --top shows, and the most path rows.");
 DEFINE_int32(metrics_port, 0,
              "Serve Prometheus metrics of the accumulated reports on "
              "http://--metrics_address:PORT/metrics (0: off).");
