@@ -263,25 +263,21 @@ TEST(PathDirectoryTest, MultiNodeNamesNodesAndPassesOverTheBridges) {
   AddSent(&bridge1, pong_channel, origin, 2);
   timing::ReportContents bridge2 = Report("pi2", "message_bridge_client");
   AddSent(&bridge2, ping_channel, origin, 1);
+  const PathEnd ping_watcher = {.node = "pi1",
+                                .loop = "ping",
+                                .kind = "watcher",
+                                .channel_index = pong_channel};
   PathDirectory directory(&config);
   for (const auto* report : {&ping, &pong, &bridge1, &bridge2}) {
     directory.Learn(*report);
   }
-  EXPECT_EQ(directory.Route({.node = "pi1",
-                             .loop = "ping",
-                             .kind = "watcher",
-                             .channel_index = pong_channel},
-                            origin, 2),
+  EXPECT_EQ(directory.Route(ping_watcher, origin, 2),
             "pi1 ping timer \"ping\" → /test aos.examples.Ping → pi2 pong → "
             "/test aos.examples.Pong → pi1 ping watcher");
   // Without the source node's report, the bridge is all that fits: named,
   // not guessed away.
   directory.Learn(Report("pi2", "pong"));
-  EXPECT_EQ(directory.Route({.node = "pi1",
-                             .loop = "ping",
-                             .kind = "watcher",
-                             .channel_index = pong_channel},
-                            origin, 2),
+  EXPECT_EQ(directory.Route(ping_watcher, origin, 2),
             "pi1 ping timer \"ping\" → ? (1 hop) → pi1 message_bridge_client "
             "→ /test aos.examples.Pong → pi1 ping watcher");
 }

@@ -231,17 +231,12 @@ TEST(TimingReportFormatTest, UnknownChannelsAreNamedByIndex) {
 class PathsFormatTest : public ::testing::Test {
  protected:
   PathsFormatTest()
-      : channels_(PingPongChannels()),
-        reports_(testing::PingPongWithPaths()),
-        directory_(&config()) {
-    directory_.Learn(reports_.ping);
-    directory_.Learn(reports_.pong);
-  }
-  const Configuration& config() const { return channels_.message(); }
+      : reports_(paths_.reports()), directory_(paths_.directory()) {}
+  const Configuration& config() const { return paths_.config(); }
 
-  FlatbufferDetachedBuffer<Configuration> channels_;
-  testing::PingPongPathReports reports_;
-  PathDirectory directory_;
+  testing::PingPongPaths paths_;
+  testing::PingPongPathReports& reports_;
+  const PathDirectory& directory_;
 };
 
 TEST_F(PathsFormatTest, TableHasAPathsSectionWithRoutes) {

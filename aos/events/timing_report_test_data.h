@@ -10,6 +10,7 @@
 
 #include "aos/configuration.h"
 #include "aos/events/event_loop_bfbs_generated.h"
+#include "aos/events/path_directory.h"
 #include "aos/events/path_origins.h"
 #include "aos/events/timing_report_codec.h"
 #include "aos/json_to_flatbuffer.h"
@@ -122,6 +123,30 @@ inline PingPongPathReports PingPongWithPaths() {
   }
   return reports;
 }
+
+// PingPongWithPaths(), the PingPongChannels() they name channels by, and a
+// PathDirectory over those that has learned both reports.
+class PingPongPaths {
+ public:
+  PingPongPaths()
+      : channels_(PingPongChannels()),
+        reports_(PingPongWithPaths()),
+        directory_(&channels_.message()) {
+    directory_.Learn(reports_.ping);
+    directory_.Learn(reports_.pong);
+  }
+  PingPongPaths(const PingPongPaths&) = delete;
+  PingPongPaths& operator=(const PingPongPaths&) = delete;
+
+  const Configuration& config() const { return channels_.message(); }
+  PingPongPathReports& reports() { return reports_; }
+  const PathDirectory& directory() const { return directory_; }
+
+ private:
+  FlatbufferDetachedBuffer<Configuration> channels_;
+  PingPongPathReports reports_;
+  PathDirectory directory_;
+};
 
 }  // namespace aos::testing
 

@@ -74,11 +74,9 @@ TEST(LatencyPlotTest, NamesCannotEndTheirStrings) {
 }
 
 TEST(LatencyPlotTest, PathAgesAreCurvesNamedByTheirRoutes) {
-  const testing::PingPongPathReports reports = testing::PingPongWithPaths();
-  const auto channels = PingPongChannels();
-  PathDirectory directory(&channels.message());
-  directory.Learn(reports.ping);
-  directory.Learn(reports.pong);
+  testing::PingPongPaths paths;
+  const testing::PingPongPathReports& reports = paths.reports();
+  const PathDirectory& directory = paths.directory();
   const auto ages = PathAges({reports.ping, reports.pong}, &directory);
   ASSERT_EQ(ages.size(), 2u);
   EXPECT_EQ(ages[0].label,

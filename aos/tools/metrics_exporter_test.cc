@@ -127,13 +127,11 @@ TEST(MetricsExporterTest, ServedOverHttpAndPromtoolAcceptsIt) {
 // Per path: the age histogram, labelled by origin id, hops and route, and
 // the deadline overruns where a deadline was declared.
 TEST(MetricsExporterTest, PathsHaveAgeHistogramsAndDeadlineOverruns) {
-  const testing::PingPongPathReports reports = testing::PingPongWithPaths();
-  const auto channels = PingPongChannels();
-  PathDirectory directory(&channels.message());
-  directory.Learn(reports.ping);
-  directory.Learn(reports.pong);
-  const std::string text = RenderMetrics({reports.ping, reports.pong},
-                                         channels.message(), &directory);
+  testing::PingPongPaths paths;
+  const testing::PingPongPathReports& reports = paths.reports();
+  const PathDirectory& directory = paths.directory();
+  const std::string text =
+      RenderMetrics({reports.ping, reports.pong}, paths.config(), &directory);
   const std::string watcher =
       "node=\"\",application=\"ping\",kind=\"watcher\",name=\"/test "
       "aos.examples.Pong\"";
@@ -163,7 +161,7 @@ TEST(MetricsExporterTest, PathsHaveAgeHistogramsAndDeadlineOverruns) {
                                   "\"\",application=\"pong\"")));
   ExpectPromtoolAccepts(text);
   // Without a directory the route is the origin id and hops.
-  EXPECT_THAT(RenderMetrics({reports.pong}, channels.message()),
+  EXPECT_THAT(RenderMetrics({reports.pong}, paths.config()),
               HasSubstr(StrCat("route=\"", UnresolvedPath(reports.origin_id, 1),
                                "\"")));
 }

@@ -69,13 +69,11 @@ TEST(TopViewTest, HostileNamesAreEscaped) {
 // Paths in a block of their own, the oldest first, routes cut in the middle
 // to keep rows within 120 columns.
 TEST(TopViewTest, PathsOldestFirstWithTheirGateMarked) {
-  testing::PingPongPathReports reports = testing::PingPongWithPaths();
-  const auto channels = PingPongChannels();
-  PathDirectory directory(&channels.message());
-  directory.Learn(reports.ping);
-  directory.Learn(reports.pong);
+  testing::PingPongPaths paths;
+  const testing::PingPongPathReports& reports = paths.reports();
+  const PathDirectory& directory = paths.directory();
   const std::string screen =
-      RenderTop({reports.ping, reports.pong}, channels.message(),
+      RenderTop({reports.ping, reports.pong}, paths.config(),
                 {.unit = TimeUnit::kMicroseconds,
                  .directory = &directory,
                  .path_gate_us = 2000});
@@ -97,7 +95,7 @@ TEST(TopViewTest, PathsOldestFirstWithTheirGateMarked) {
     start = end + 1;
   }
   // Without a directory, paths are named by origin id and hops.
-  EXPECT_THAT(RenderTop({reports.pong}, channels.message(), {}),
+  EXPECT_THAT(RenderTop({reports.pong}, paths.config(), {}),
               HasSubstr(UnresolvedPath(reports.origin_id, 1)));
 }
 
