@@ -12,10 +12,6 @@ namespace {
 
 constexpr std::string_view kArrow = " → ";
 
-std::string Hops(uint64_t hops) {
-  return StrCat(hops, hops == 1 ? " hop" : " hops");
-}
-
 std::string OneOf(const std::vector<std::string>& names) {
   return names.size() == 1 ? names[0]
                            : StrCat("one of: ", StrJoin(names, ", "));
@@ -177,10 +173,14 @@ std::string PathDirectory::Route(const PathEnd& end, uint32_t origin_id,
     channel_index = channels[0];
   }
   if (unnamed > 0 || hops == 0)
-    pieces.push_back(StrCat("? (", Hops(unnamed), ")"));
+    pieces.push_back(StrCat("? (", FormatHops(unnamed), ")"));
   pieces.push_back(Origin(origin_id));
   std::reverse(pieces.begin(), pieces.end());
   return StrJoin(pieces, kArrow);
+}
+
+std::string FormatHops(uint64_t hops) {
+  return StrCat(hops, hops == 1 ? " hop" : " hops");
 }
 
 std::string FormatOriginId(uint32_t origin_id) {
@@ -190,7 +190,8 @@ std::string FormatOriginId(uint32_t origin_id) {
 }
 
 std::string UnresolvedPath(uint32_t origin_id, uint32_t hops) {
-  return StrCat("origin ", FormatOriginId(origin_id), " (", Hops(hops), ")");
+  return StrCat("origin ", FormatOriginId(origin_id), " (", FormatHops(hops),
+                ")");
 }
 
 std::string DescribePath(const PathDirectory* directory,

@@ -154,6 +154,9 @@ class PathDirectory {
   uint64_t ignored_reports_ = 0;
 };
 
+// "1 hop", "2 hops".
+std::string FormatHops(uint64_t hops);
+
 // "0x1234abcd": an origin id as every output shows it.
 std::string FormatOriginId(uint32_t origin_id);
 

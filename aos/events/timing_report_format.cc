@@ -232,26 +232,23 @@ void PrintPaths(const ReportContents& report, const Configuration& config,
                 const PathDirectory* directory, TimeUnit unit,
                 std::ostream* out) {
   const std::vector<ReportPath> paths = PathsOf(report);
+  // The watchers and fetchers that dropped samples or met invalid origins.
   std::vector<std::string> troubles;
-  auto trouble = [&](std::string_view kind, int channel_index,
-                     const timing::PathTimings& entry) {
+  for (const PathEntry& entry : PathEntriesOf(report)) {
     std::vector<std::string> counts;
-    if (entry.dropped_samples() > 0) {
-      counts.push_back(StrCat(entry.dropped_samples(),
+    if (entry.paths->dropped_samples() > 0) {
+      counts.push_back(StrCat(entry.paths->dropped_samples(),
                               " path samples dropped (more paths than ",
                               timing::kMaxPathsPerEntry, ")"));
     }
-    if (entry.invalid_origins() > 0) {
-      counts.push_back(StrCat(entry.invalid_origins(),
+    if (entry.paths->invalid_origins() > 0) {
+      counts.push_back(StrCat(entry.paths->invalid_origins(),
                               " invalid origins (damaged or forged)"));
     }
-    if (counts.empty()) return;
-    troubles.push_back(StrCat("  ", kind, " ",
-                              DescribeChannel(config, channel_index), ": ",
-                              StrJoin(counts, ", "), "\n"));
-  };
-  for (const PathEntry& entry : PathEntriesOf(report)) {
-    trouble(entry.kind, entry.channel_index, *entry.paths);
+    if (counts.empty()) continue;
+    troubles.push_back(StrCat("  ", entry.kind, " ",
+                              DescribeChannel(config, entry.channel_index),
+                              ": ", StrJoin(counts, ", "), "\n"));
   }
   if (paths.empty() && troubles.empty()) return;
   *out << "  paths: age of the data at callback start (callback start - "
@@ -668,10 +665,9 @@ WorstPathAge FindWorstPathAge(const std::vector<ReportContents>& reports,
       const double max_us = MaxNs(age) / 1e3;
       if (!worst.what.empty() && !(max_us > worst.max_us)) continue;
       worst.max_us = max_us;
-      worst.what =
-          StrCat(ReportOwner(report), " path ",
-                 DescribePath(directory, report.header, path), " (",
-                 path.path->hops, path.path->hops == 1 ? " hop" : " hops", ")");
+      worst.what = StrCat(ReportOwner(report), " path ",
+                          DescribePath(directory, report.header, path), " (",
+                          FormatHops(path.path->hops), ")");
     }
   }
   return worst;

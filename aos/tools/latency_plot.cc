@@ -95,8 +95,7 @@ std::vector<PlottedLatency> PathAges(
                  "] ", DescribePath(directory, report.header, path));
       // Without a directory the hops are in the name already.
       if (directory != nullptr) {
-        StrAppend(&label, " (", path.path->hops,
-                  path.path->hops == 1 ? " hop)" : " hops)");
+        StrAppend(&label, " (", FormatHops(path.path->hops), ")");
       }
       ages.push_back({std::move(label), histogram});
     }
