@@ -174,6 +174,9 @@ TEST_F(MisuseTest, StreamerFlagsAndOutputPaths) {
                 "--units=s is not one of ns, us, ms");
   ExpectOneLine(Run("aos/tools/aos_timing_report_streamer", {"--count=-1"}),
                 "aos_timing_report_streamer", "--count=-1 is negative");
+  ExpectOneLine(
+      Run("aos/tools/aos_timing_report_streamer", {"--max_path_age_us=-5"}),
+      "aos_timing_report_streamer", "--max_path_age_us=-5 is negative");
   ExpectOneLine(Run("aos/tools/aos_timing_report_streamer",
                     {"--histogram_file=/nonexistent/dir/h.dat"}),
                 "aos_timing_report_streamer",
@@ -190,6 +193,17 @@ TEST_F(MisuseTest, GateWithoutReportsFails) {
       "aos_timing_report_streamer",
       "--max_wakeup_latency_us: no timing report matched the "
       "filters, so nothing was checked",
+      2);
+}
+
+TEST_F(MisuseTest, PathGateWithoutReportsFails) {
+  ExpectOneLine(
+      Run("aos/tools/aos_timing_report_streamer",
+          {"--application=nobody", "--duration=0.5", "--no_match_warning_s=10",
+           "--max_path_age_us=100", "--accumulate=false"}),
+      "aos_timing_report_streamer",
+      "--max_path_age_us: no timing report matched the filters, so nothing "
+      "was checked",
       2);
 }
 

@@ -7,8 +7,10 @@
 
 #include "aos/events/streamed_report_bfbs_generated.h"
 #include "aos/events/streamed_report_generated.h"
+#include "aos/events/timing_path.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/time/time.h"
+#include "aos/util/display_width.h"
 #include "aos/util/plain_table.h"
 #include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
@@ -98,14 +100,6 @@ std::string ReopenedFiles(const timing::ReportHeader& header) {
                 header.reopened_queue_files, "\n");
 }
 
-const Channel* ChannelAt(const Configuration& config, int index) {
-  if (config.channels() == nullptr || index < 0 ||
-      static_cast<size_t>(index) >= config.channels()->size()) {
-    return nullptr;
-  }
-  return config.channels()->Get(index);
-}
-
 std::string ChannelName(const Configuration& config, int index) {
   const Channel* channel = ChannelAt(config, index);
   return channel == nullptr ? StrCat("<channel ", index, "?>")
@@ -143,26 +137,42 @@ std::string ReportOwner(const ReportContents& report) {
                 "]");
 }
 
-// Calls fn(kind, name, type, wakeup, handler) for every timer, phased loop
-// and watcher, and fn(kind, name, type, latency, nullptr) for every fetcher.
+// A timer, phased loop, watcher or fetcher with a latency, as the JSON
+// lines and gnuplot tables name and read it.
+struct LatencyEntry {
+  std::string_view kind;  // "timer", "phased_loop", "watcher", "fetcher".
+  std::string name;       // The timer's name or the channel's.
+  std::string type;       // The channel's type; empty for timers.
+  int channel_index = -1;
+  // The wakeup latency (fetchers: the fetch latency).
+  const LatencyRecorder* latency = nullptr;
+  // Null for fetchers.
+  const LatencyRecorder* handler = nullptr;
+  // Null for timers and phased loops.
+  const timing::PathTimings* paths = nullptr;
+};
+
+// Calls fn(const LatencyEntry&) for every watcher, fetcher, timer and
+// phased loop, in that order.
 template <typename F>
 void ForEachLatencyEntry(const ReportContents& report,
                          const Configuration& config, F&& fn) {
   for (const timing::WatcherTiming& w : report.watchers) {
-    fn("watcher", ChannelName(config, w.channel_index),
-       ChannelType(config, w.channel_index), &w.wakeup_latency,
-       &w.handler_time);
+    fn(LatencyEntry{"watcher", ChannelName(config, w.channel_index),
+                    ChannelType(config, w.channel_index), w.channel_index,
+                    &w.wakeup_latency, &w.handler_time, &w.paths});
   }
   for (const timing::FetcherTiming& f : report.fetchers) {
-    fn("fetcher", ChannelName(config, f.channel_index),
-       ChannelType(config, f.channel_index), &f.latency,
-       static_cast<const LatencyRecorder*>(nullptr));
+    fn(LatencyEntry{"fetcher", ChannelName(config, f.channel_index),
+                    ChannelType(config, f.channel_index), f.channel_index,
+                    &f.latency, nullptr, &f.paths});
   }
   for (const auto& [kind, timers] :
        {std::pair{"timer", &report.timers},
         std::pair{"phased_loop", &report.phased_loops}}) {
     for (const timing::TimerTiming& t : *timers) {
-      fn(kind, t.name, std::string(), &t.wakeup_latency, &t.handler_time);
+      fn(LatencyEntry{kind, t.name, std::string(), -1, &t.wakeup_latency,
+                      &t.handler_time, nullptr});
     }
   }
 }
@@ -175,14 +185,6 @@ flatbuffers::Offset<timing::Percentiles> EncodePercentiles(
       *fbb, histogram.PercentileNs(50), histogram.PercentileNs(90),
       histogram.PercentileNs(99), histogram.PercentileNs(99.9),
       histogram.max_ns());
-}
-
-// Keeps `text` within `width` characters by cutting its middle.
-std::string FitWidth(const std::string& text, size_t width) {
-  if (text.size() <= width || width < 5) return text;
-  const size_t keep = width - 3;
-  return text.substr(0, keep - keep / 2) + "..." +
-         text.substr(text.size() - keep / 2);
 }
 
 // The extremes of a latency in ns: the histogram's exact ones when it has
@@ -222,14 +224,77 @@ std::vector<std::string> CallbackRow(std::string name, uint64_t count,
           StrCat(missed_or_lost)};
 }
 
-}  // namespace
-
-std::string DescribeChannel(const Configuration& config, int index) {
-  const Channel* channel = ChannelAt(config, index);
-  return channel == nullptr ? StrCat("<channel ", index, "?>")
-                            : StrCat(channel->name()->string_view(), " ",
-                                     channel->type()->string_view());
+// The "paths" section of a table (docs/streamer.md): one row per path of
+// a watcher or fetcher, figures first and the route last, then a line for
+// each entry that dropped samples or met invalid origins. Nothing when the
+// report has none of these.
+void PrintPaths(const ReportContents& report, const Configuration& config,
+                const PathDirectory* directory, TimeUnit unit,
+                std::ostream* out) {
+  const std::vector<ReportPath> paths = PathsOf(report);
+  // The watchers and fetchers that dropped samples or met invalid origins.
+  std::vector<std::string> troubles;
+  for (const PathEntry& entry : PathEntriesOf(report)) {
+    std::vector<std::string> counts;
+    if (entry.paths->dropped_samples() > 0) {
+      counts.push_back(StrCat(entry.paths->dropped_samples(),
+                              " path samples dropped (more paths than ",
+                              timing::kMaxPathsPerEntry, ")"));
+    }
+    if (entry.paths->invalid_origins() > 0) {
+      counts.push_back(StrCat(entry.paths->invalid_origins(),
+                              " invalid origins (damaged or forged)"));
+    }
+    if (counts.empty()) continue;
+    troubles.push_back(StrCat("  ", entry.kind, " ",
+                              DescribeChannel(config, entry.channel_index),
+                              ": ", StrJoin(counts, ", "), "\n"));
+  }
+  if (paths.empty() && troubles.empty()) return;
+  *out << "  paths: age of the data at callback start (callback start - "
+          "origin time) in "
+       << TimeUnitName(unit) << "\n";
+  const bool deadlines = std::any_of(
+      paths.begin(), paths.end(),
+      [](const ReportPath& path) { return path.entry->deadline_ns() > 0; });
+  const bool uncertainties = std::any_of(
+      paths.begin(), paths.end(),
+      [](const ReportPath& path) { return path.path->max_uncertainty_ns > 0; });
+  // An empty first column indents the rows under the section's title.
+  PlainTable table(PlainTable::LastColumn::kLeft);
+  std::vector<std::string> header = {"", "hops", "count", "p50", "p99", "max"};
+  if (deadlines) header.insert(header.end(), {"deadline", "overruns"});
+  if (uncertainties) header.push_back("±");
+  header.push_back("route");
+  table.AddRow(std::move(header));
+  auto d = [&](double ns) { return FormatDuration(ns, unit); };
+  for (const ReportPath& path : paths) {
+    const timing::PathTiming& p = *path.path;
+    std::vector<std::string> row = {"",
+                                    StrCat(p.hops),
+                                    StrCat(p.count()),
+                                    d(PercentileNs(p.age, 50)),
+                                    d(PercentileNs(p.age, 99)),
+                                    d(MaxNs(p.age))};
+    if (deadlines) {
+      const int64_t deadline = path.entry->deadline_ns();
+      row.push_back(deadline > 0 ? d(static_cast<double>(deadline)) : "-");
+      row.push_back(deadline > 0 ? StrCat(p.deadline_overruns) : "-");
+    }
+    if (uncertainties) {
+      row.push_back(
+          p.max_uncertainty_ns > 0
+              ? StrCat("±", d(static_cast<double>(p.max_uncertainty_ns)))
+              : "-");
+    }
+    row.push_back(DescribePath(directory, report.header, path));
+    table.AddRow(std::move(row));
+  }
+  if (!paths.empty()) table.Print(out);
+  for (const std::string& line : troubles) *out << line;
 }
+
+}  // namespace
 
 std::string_view TimeUnitName(TimeUnit unit) {
   switch (unit) {
@@ -282,7 +347,8 @@ std::string FormatDuration(double value_ns, TimeUnit unit) {
 }
 
 std::string FormatTimingTable(const ReportContents& report,
-                              const Configuration& config, TimeUnit unit) {
+                              const Configuration& config, TimeUnit unit,
+                              const PathDirectory* directory) {
   const timing::ReportHeader& header = report.header;
   std::ostringstream out;
   // Names come from whoever sent the report (shared memory, a log, a
@@ -315,22 +381,24 @@ std::string FormatTimingTable(const ReportContents& report,
           std::pair{"phased loop ", &report.phased_loops}}) {
       for (const timing::TimerTiming& t : *timers) {
         table.AddRow(CallbackRow(
-            FitWidth(StrCat(kind, InlinePrintable(t.name)), kNameWidth),
+            FitDisplayWidth(StrCat(kind, InlinePrintable(t.name)), kNameWidth),
             t.count, t.wakeup_latency, &t.handler_time, t.missed_cycles, unit));
       }
     }
     for (const timing::WatcherTiming& w : report.watchers) {
       table.AddRow(CallbackRow(
-          FitWidth(StrCat("watcher ", ChannelName(config, w.channel_index), " ",
-                          ChannelType(config, w.channel_index)),
-                   kNameWidth),
+          FitDisplayWidth(
+              StrCat("watcher ", ChannelName(config, w.channel_index), " ",
+                     ChannelType(config, w.channel_index)),
+              kNameWidth),
           w.count, w.wakeup_latency, &w.handler_time, w.lost_messages, unit));
     }
     for (const timing::FetcherTiming& f : report.fetchers) {
       table.AddRow(CallbackRow(
-          FitWidth(StrCat("fetcher ", ChannelName(config, f.channel_index), " ",
-                          ChannelType(config, f.channel_index)),
-                   kNameWidth),
+          FitDisplayWidth(
+              StrCat("fetcher ", ChannelName(config, f.channel_index), " ",
+                     ChannelType(config, f.channel_index)),
+              kNameWidth),
           f.count, f.latency, nullptr, f.lost_messages, unit));
     }
     table.Print(&out);
@@ -354,6 +422,7 @@ std::string FormatTimingTable(const ReportContents& report,
     }
     out << SharedMemoryDamage(sender) << "\n";
   }
+  PrintPaths(report, config, directory, unit, &out);
   if (header.dropped_histograms > 0 || header.dropped_entries > 0 ||
       header.send_failures > 0) {
     out << "  dropped to fit max_size: " << header.dropped_histograms
@@ -454,39 +523,64 @@ std::string FormatTimingReportAos(const ReportContents& report,
 
 std::string TimingReportToJsonLine(const ReportContents& report,
                                    const Configuration& config,
-                                   bool accumulated) {
+                                   bool accumulated,
+                                   const PathDirectory* directory) {
   flatbuffers::FlatBufferBuilder fbb;
   fbb.ForceDefaults(true);
   const auto encoded = timing::EncodeReportContents(&fbb, report);
   std::vector<flatbuffers::Offset<timing::EntryPercentiles>> entries;
-  ForEachLatencyEntry(report, config,
-                      [&](std::string_view kind, const std::string& name,
-                          const std::string& type, const LatencyRecorder* first,
-                          const LatencyRecorder* handler) {
-                        // A fetcher's one latency goes in `latency`.
-                        const bool fetcher = handler == nullptr;
-                        const auto wakeup_p =
-                            EncodePercentiles(&fbb, fetcher ? nullptr : first);
-                        const auto handler_p = EncodePercentiles(&fbb, handler);
-                        const auto latency_p =
-                            EncodePercentiles(&fbb, fetcher ? first : nullptr);
-                        const auto kind_offset = fbb.CreateString(kind);
-                        const auto name_offset = fbb.CreateString(name);
-                        const auto type_offset =
-                            type.empty()
-                                ? flatbuffers::Offset<flatbuffers::String>()
-                                : fbb.CreateString(type);
-                        timing::EntryPercentiles::Builder builder(fbb);
-                        builder.add_kind(kind_offset);
-                        builder.add_name(name_offset);
-                        if (!type.empty()) builder.add_type(type_offset);
-                        if (!wakeup_p.IsNull())
-                          builder.add_wakeup_latency(wakeup_p);
-                        if (!handler_p.IsNull())
-                          builder.add_handler_time(handler_p);
-                        if (!latency_p.IsNull()) builder.add_latency(latency_p);
-                        entries.push_back(builder.Finish());
-                      });
+  // The paths of the watcher or fetcher at `channel_index`, each with its
+  // route (when there is a directory) and the percentiles of its ages.
+  auto encode_paths = [&](std::string_view kind, int channel_index,
+                          const timing::PathTimings& paths) {
+    std::vector<flatbuffers::Offset<timing::PathPercentiles>> encoded_paths;
+    for (const timing::PathTiming& path : paths) {
+      const auto age = EncodePercentiles(&fbb, &path.age);
+      const auto route =
+          directory == nullptr
+              ? flatbuffers::Offset<flatbuffers::String>()
+              : fbb.CreateString(DescribePath(directory, report.header,
+                                              {.kind = kind,
+                                               .channel_index = channel_index,
+                                               .entry = &paths,
+                                               .path = &path}));
+      timing::PathPercentiles::Builder builder(fbb);
+      builder.add_origin_id(path.origin_id);
+      builder.add_hops(path.hops);
+      if (!route.IsNull()) builder.add_route(route);
+      if (!age.IsNull()) builder.add_age(age);
+      encoded_paths.push_back(builder.Finish());
+    }
+    return fbb.CreateVector(encoded_paths);
+  };
+  ForEachLatencyEntry(report, config, [&](const LatencyEntry& entry) {
+    // A fetcher's one latency goes in `latency`.
+    const bool fetcher = entry.handler == nullptr;
+    const auto wakeup_p =
+        EncodePercentiles(&fbb, fetcher ? nullptr : entry.latency);
+    const auto handler_p = EncodePercentiles(&fbb, entry.handler);
+    const auto latency_p =
+        EncodePercentiles(&fbb, fetcher ? entry.latency : nullptr);
+    const auto paths_p =
+        entry.paths == nullptr || entry.paths->size() == 0
+            ? flatbuffers::Offset<flatbuffers::Vector<
+                  flatbuffers::Offset<timing::PathPercentiles>>>()
+            : encode_paths(entry.kind, entry.channel_index, *entry.paths);
+    const auto kind_offset = fbb.CreateString(entry.kind);
+    const auto name_offset = fbb.CreateString(entry.name);
+    const auto type_offset = entry.type.empty()
+                                 ? flatbuffers::Offset<flatbuffers::String>()
+                                 : fbb.CreateString(entry.type);
+    timing::EntryPercentiles::Builder builder(fbb);
+    builder.add_kind(kind_offset);
+    builder.add_name(name_offset);
+    if (!entry.type.empty()) builder.add_type(type_offset);
+    if (!wakeup_p.IsNull()) builder.add_wakeup_latency(wakeup_p);
+    if (!handler_p.IsNull()) builder.add_handler_time(handler_p);
+    if (!latency_p.IsNull()) builder.add_latency(latency_p);
+    if (!paths_p.IsNull()) builder.add_paths(paths_p);
+    entries.push_back(builder.Finish());
+  });
   const auto entry_vector = fbb.CreateVector(entries);
   timing::StreamedReport::Builder streamed(fbb);
   streamed.add_accumulated(accumulated);
@@ -499,35 +593,47 @@ std::string TimingReportToJsonLine(const ReportContents& report,
 }
 
 std::string HistogramsAsGnuplotTable(const std::vector<ReportContents>& reports,
-                                     const Configuration& config) {
+                                     const Configuration& config,
+                                     const PathDirectory* directory) {
   std::string out =
       "# aos timing histograms: one block per histogram (gnuplot: index N);\n"
       "# columns: bucket lower bound (us), upper bound (us), samples\n";
   bool first = true;
-  for (const ReportContents& report : reports) {
-    ForEachLatencyEntry(
-        report, config,
-        [&](std::string_view kind, const std::string& name,
-            const std::string& type, const LatencyRecorder* latency,
-            const LatencyRecorder* handler) {
-          const bool fetcher = handler == nullptr;
-          for (const auto& [figure, recorder] :
-               {std::pair{fetcher ? "latency" : "wakeup_latency", latency},
-                std::pair{"handler_time", handler}}) {
-            if (recorder == nullptr || recorder->histogram().count() == 0) {
-              continue;
-            }
-            if (!first) out += "\n\n";
-            first = false;
-            StrAppend(&out, "# ", ReportOwner(report), " ", kind, " ", name,
-                      type.empty() ? "" : " ", type, " ", figure, "\n");
-            recorder->histogram().ForEachNonEmptyBucket(
-                [&](size_t, int64_t lower, int64_t upper, uint64_t count) {
-                  StrAppend(&out, Number(lower / 1e3), " ", Number(upper / 1e3),
-                            " ", count, "\n");
-                });
-          }
+  auto block = [&](const ReportContents& report, std::string_view what,
+                   const LatencyHistogram& histogram) {
+    if (histogram.count() == 0) return;
+    if (!first) out += "\n\n";
+    first = false;
+    StrAppend(&out, "# ", ReportOwner(report), " ", what, "\n");
+    histogram.ForEachNonEmptyBucket(
+        [&](size_t, int64_t lower, int64_t upper, uint64_t count) {
+          StrAppend(&out, Number(lower / 1e3), " ", Number(upper / 1e3), " ",
+                    count, "\n");
         });
+  };
+  for (const ReportContents& report : reports) {
+    ForEachLatencyEntry(report, config, [&](const LatencyEntry& entry) {
+      const std::string name =
+          StrCat(entry.kind, " ", entry.name, entry.type.empty() ? "" : " ",
+                 entry.type);
+      block(report,
+            StrCat(name,
+                   entry.handler == nullptr ? " latency" : " wakeup_latency"),
+            entry.latency->histogram());
+      if (entry.handler != nullptr) {
+        block(report, StrCat(name, " handler_time"),
+              entry.handler->histogram());
+      }
+    });
+  }
+  // Path ages last, so the blocks above keep their indices.
+  for (const ReportContents& report : reports) {
+    for (const ReportPath& path : PathsOf(report)) {
+      block(
+          report,
+          StrCat("path ", DescribePath(directory, report.header, path), " age"),
+          path.path->age.histogram());
+    }
   }
   return out;
 }
@@ -536,16 +642,33 @@ WorstWakeup FindWorstWakeup(const std::vector<ReportContents>& reports,
                             const Configuration& config) {
   WorstWakeup worst;
   for (const ReportContents& report : reports) {
-    ForEachLatencyEntry(
-        report, config,
-        [&](std::string_view kind, const std::string& name, const std::string&,
-            const LatencyRecorder* wakeup, const LatencyRecorder* handler) {
-          if (handler == nullptr) return;  // A fetcher has no wakeup.
-          const double max_us = wakeup->statistic().max() * 1e6;
-          if (!(max_us > worst.max_us)) return;
-          worst.max_us = max_us;
-          worst.what = StrCat(ReportOwner(report), " ", kind, " ", name);
-        });
+    ForEachLatencyEntry(report, config, [&](const LatencyEntry& entry) {
+      if (entry.handler == nullptr) return;  // A fetcher has no wakeup.
+      const double max_us = entry.latency->statistic().max() * 1e6;
+      if (!(max_us > worst.max_us)) return;
+      worst.max_us = max_us;
+      worst.what =
+          StrCat(ReportOwner(report), " ", entry.kind, " ", entry.name);
+    });
+  }
+  return worst;
+}
+
+WorstPathAge FindWorstPathAge(const std::vector<ReportContents>& reports,
+                              const PathDirectory* directory) {
+  WorstPathAge worst;
+  for (const ReportContents& report : reports) {
+    for (const ReportPath& path : PathsOf(report)) {
+      const LatencyRecorder& age = path.path->age;
+      if (age.statistic().count() == 0) continue;
+      ++worst.paths;
+      const double max_us = MaxNs(age) / 1e3;
+      if (!worst.what.empty() && !(max_us > worst.max_us)) continue;
+      worst.max_us = max_us;
+      worst.what = StrCat(ReportOwner(report), " path ",
+                          DescribePath(directory, report.header, path), " (",
+                          FormatHops(path.path->hops), ")");
+    }
   }
   return worst;
 }
@@ -582,7 +705,8 @@ std::string TimingReportCsvHeader() {
 }
 
 std::string TimingReportToCsvRows(const ReportContents& report,
-                                  const Configuration& config) {
+                                  const Configuration& config,
+                                  const PathDirectory* directory) {
   const timing::ReportHeader& header = report.header;
   const std::string prefix = StrCat(
       CsvNumber(static_cast<double>(header.monotonic_end_ns) / 1e9), ",",
@@ -620,6 +744,10 @@ std::string TimingReportToCsvRows(const ReportContents& report,
     for (uint64_t e : s.error_counts) errors += e;
     row("sender", DescribeChannel(config, s.channel_index), s.count, nullptr,
         errors);
+  }
+  for (const ReportPath& path : PathsOf(report)) {
+    row("path", DescribePath(directory, report.header, path),
+        path.path->count(), &path.path->age, path.path->deadline_overruns);
   }
   return out;
 }

@@ -4,10 +4,17 @@
 // Timing reports as people and tools read them: a table for people, the
 // table AOS's aos_timing_report_streamer prints (plus percentiles, missed
 // cycles and lost messages), one JSON line per report, a gnuplot table of
-// the histograms, and the worst wakeup. All take decoded reports
-// (timing_report_codec.h), so a report is validated once, when received.
+// the histograms, and the worst wakeup and path age. All take decoded
+// reports (timing_report_codec.h), so a report is validated once, when
+// received.
 //
-//   std::cout << FormatTimingTable(report, config, TimeUnit::kMicroseconds);
+//   std::cout << FormatTimingTable(report, config, TimeUnit::kMicroseconds,
+//                                  &directory);
+//
+// Paths (the ages of the data watchers and fetchers got, per origin) are
+// named by their routes through a PathDirectory (path_directory.h) that
+// has learned every loop's reports; where a function takes a null
+// directory, a path is named by its origin id and hops alone.
 //
 // Not for realtime code: it allocates freely.
 
@@ -15,16 +22,14 @@
 #include <vector>
 
 #include "aos/configuration_generated.h"
+#include "aos/events/channel_description.h"
+#include "aos/events/path_directory.h"
 #include "aos/events/timing_report_codec.h"
 
 namespace aos {
 
 // The unit a table for people prints times in.
 enum class TimeUnit { kNanoseconds, kMicroseconds, kMilliseconds };
-
-// A channel as people name it: "/test aos.examples.Ping", from its index in
-// `config` ("<channel 17?>" for an index the config does not have).
-std::string DescribeChannel(const Configuration& config, int index);
 
 // "ns", "us", "ms".
 std::string_view TimeUnitName(TimeUnit unit);
@@ -52,8 +57,22 @@ std::string FormatDuration(double value_ns, TimeUnit unit);
 // (timers) or lost messages (watchers, fetchers); fetchers show their
 // fetch latency. Channels are named by name and type through `config`.
 // Percentiles are "-" where the report dropped its histograms.
+//
+// Then, when its watchers or fetchers have paths, a paths section: one row
+// per path with its hops, count and age (p50, p99, max) in `unit`, the
+// deadline and overruns (when a deadline was declared), the largest
+// translation uncertainty ("±", origins on other nodes), and its route
+// (through `directory`, if not null); and a line for each watcher or
+// fetcher that dropped path samples or met invalid origins:
+//
+//     paths: age of the data at callback start (callback start - origin
+//     time) in us
+//       hops  count   p50  p99  max  route
+//          2    100  5.44  102  102  ping timer "ping" → /test ... → ping
+//          watcher
 std::string FormatTimingTable(const timing::ReportContents& report,
-                              const Configuration& config, TimeUnit unit);
+                              const Configuration& config, TimeUnit unit,
+                              const PathDirectory* directory = nullptr);
 
 // The header line of the CSV below, ending in '\n':
 //   time_s,node,application,pid,kind,name,count,avg_us,p50_us,p99_us,max_us,missed_or_lost
@@ -65,9 +84,14 @@ std::string TimingReportCsvHeader();
 // or sender; name is the timer's name or the channel's name and type;
 // avg/p50/p99/max are the wakeup latency (fetchers: fetch latency) in us,
 // empty where there were no samples (and for senders); missed_or_lost is
-// missed cycles, lost messages, or a sender's failed sends.
+// missed cycles, lost messages, or a sender's failed sends. Then one row
+// per path of its watchers and fetchers, kind path: name is the route
+// (through `directory`) or the origin id and hops, count the ages
+// recorded, avg/p50/p99/max the age in us, missed_or_lost the deadline
+// overruns.
 std::string TimingReportToCsvRows(const timing::ReportContents& report,
-                                  const Configuration& config);
+                                  const Configuration& config,
+                                  const PathDirectory* directory = nullptr);
 
 // The report as a table in AOS's format, with the window on its own line:
 //
@@ -86,19 +110,23 @@ std::string FormatTimingReportAos(const timing::ReportContents& report,
 
 // The report as one line of JSON: an aos.timing.StreamedReport
 // (aos/events/streamed_report.fbs) holding it, `accumulated`, and the p50,
-// p90, p99, p99.9 and max of every histogram it has, entries named through
-// `config`.
+// p90, p99, p99.9 and max of every histogram it has (path ages too), entries
+// named through `config`, paths with their routes through `directory` (no
+// route when it is null).
 std::string TimingReportToJsonLine(const timing::ReportContents& report,
                                    const Configuration& config,
-                                   bool accumulated);
+                                   bool accumulated,
+                                   const PathDirectory* directory = nullptr);
 
 // Every histogram of the reports as a gnuplot-readable table, like Xenomai's
 // `latency -g`: one block per histogram ("# ping[123] timer ping
 // wakeup_latency"), lines "lower_us upper_us count" for non-empty buckets,
-// blocks separated by two blank lines (gnuplot's `index`).
+// blocks separated by two blank lines (gnuplot's `index`). The path ages
+// come after every other block ("# ping[123] path <route> age"), named
+// through `directory`.
 std::string HistogramsAsGnuplotTable(
     const std::vector<timing::ReportContents>& reports,
-    const Configuration& config);
+    const Configuration& config, const PathDirectory* directory = nullptr);
 
 // The largest max wakeup latency among the timers, phased loops and
 // watchers of `reports`, with what it belongs to ("ping[123] timer ping").
@@ -108,6 +136,18 @@ struct WorstWakeup {
 };
 WorstWakeup FindWorstWakeup(const std::vector<timing::ReportContents>& reports,
                             const Configuration& config);
+
+// The largest max age among the paths of `reports` with what it belongs to
+// ("ping[123] path <route> (2 hops)", named through `directory`), and how
+// many paths had ages at all (a gate that saw none must not pass).
+struct WorstPathAge {
+  std::string what;
+  double max_us = 0;
+  size_t paths = 0;
+};
+WorstPathAge FindWorstPathAge(
+    const std::vector<timing::ReportContents>& reports,
+    const PathDirectory* directory);
 
 }  // namespace aos
 

@@ -2,6 +2,7 @@
 
 #include "aos/events/streamed_report_bfbs_generated.h"
 #include "aos/events/streamed_report_generated.h"
+#include "aos/events/timing_report_accumulator.h"
 #include "aos/events/timing_report_test_data.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -15,6 +16,7 @@ using ::aos::testing::kPingStart;
 using ::aos::testing::PingPongChannels;
 using ::aos::testing::PingReport;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(TimingReportFormatTest, FormatsLikeAosWithPercentilesAndMissedCycles) {
   EXPECT_EQ(
@@ -222,6 +224,162 @@ TEST(TimingReportFormatTest, UnknownChannelsAreNamedByIndex) {
   report.watchers[0].channel_index = 17;
   EXPECT_THAT(FormatTimingReportAos(report, PingPongChannels().message()),
               HasSubstr("<channel 17?> |    ? |   100 |"));
+}
+
+// The paths of a report: a section after its rows, each path's route
+// pieced together from every loop's reports.
+class PathsFormatTest : public ::testing::Test {
+ protected:
+  PathsFormatTest()
+      : reports_(paths_.reports()), directory_(paths_.directory()) {}
+  const Configuration& config() const { return paths_.config(); }
+
+  testing::PingPongPaths paths_;
+  testing::PingPongPathReports& reports_;
+  const PathDirectory& directory_;
+};
+
+TEST_F(PathsFormatTest, TableHasAPathsSectionWithRoutes) {
+  const std::string table = FormatTimingTable(
+      reports_.ping, config(), TimeUnit::kMicroseconds, &directory_);
+  EXPECT_THAT(
+      table,
+      HasSubstr(
+          "  sender /test aos.examples.Ping: 100 sent, 32 B avg, no errors\n"
+          "  paths: age of the data at callback start (callback start - "
+          "origin time) in us\n"
+          "    hops  count   p50   p99   max  deadline  overruns  route\n"
+          "       2    100  1008  2982  3000      2000        50  ping timer "
+          "\"ping\" → /test aos.examples.Ping → pong → /test "
+          "aos.examples.Pong → ping watcher\n"));
+  EXPECT_THAT(
+      FormatTimingTable(reports_.pong, config(), TimeUnit::kMilliseconds,
+                        &directory_),
+      HasSubstr("in ms\n"
+                "    hops  count    p50    p99    max  route\n"
+                "       1    100  0.500  0.500  0.500  ping timer \"ping\" → "
+                "/test aos.examples.Ping → pong watcher\n"));
+  // Without a directory: the origin's id and the hops.
+  EXPECT_THAT(
+      FormatTimingTable(reports_.pong, config(), TimeUnit::kMicroseconds),
+      HasSubstr(
+          StrCat("  500  ", UnresolvedPath(reports_.origin_id, 1), "\n")));
+  // No paths, no section: the table is what it always was.
+  EXPECT_EQ(FormatTimingTable(DecodedFromJson(PingReport(kPingStart, kPingEnd)),
+                              config(), TimeUnit::kMicroseconds, &directory_),
+            FormatTimingTable(DecodedFromJson(PingReport(kPingStart, kPingEnd)),
+                              config(), TimeUnit::kMicroseconds));
+}
+
+TEST_F(PathsFormatTest, UncertaintyDroppedSamplesAndInvalidOrigins) {
+  timing::WatcherTiming& watcher = reports_.pong.watchers[0];
+  PathOrigins remote;
+  remote.Add({.id = 77, .hops = 1, .monotonic_time_ns = 0});
+  watcher.paths.Record(
+      remote, monotonic_clock::time_point(std::chrono::microseconds(800)),
+      /*uncertainty_ns=*/12'000);
+  watcher.paths.AddDecodedCounts(3, 2);
+  const std::string table = FormatTimingTable(
+      reports_.pong, config(), TimeUnit::kMicroseconds, &directory_);
+  EXPECT_THAT(table, HasSubstr("    hops  count  p50  p99  max      ±  route\n"
+                               "       1    100  500  500  500      -  ping"));
+  EXPECT_THAT(table,
+              HasSubstr("       1      1  800  800  800  ±12.0  origin "
+                        "0x0000004d (no report seen) → /test "
+                        "aos.examples.Ping → pong watcher\n"
+                        "  watcher /test aos.examples.Ping: 3 path samples "
+                        "dropped (more paths than 4), 2 invalid origins "
+                        "(damaged or forged)\n"));
+}
+
+// --format=aos is AOS's layout, exactly: paths are not in it.
+TEST_F(PathsFormatTest, AosLayoutHasNoPaths) {
+  EXPECT_EQ(FormatTimingReportAos(reports_.ping, config()),
+            FormatTimingReportAos(
+                DecodedFromJson(PingReport(kPingStart, kPingEnd)), config()));
+}
+
+TEST_F(PathsFormatTest, CsvHasARowPerPath) {
+  const std::string csv =
+      TimingReportToCsvRows(reports_.ping, config(), &directory_);
+  EXPECT_THAT(csv,
+              HasSubstr(",path,\"ping timer \"\"ping\"\" → /test "
+                        "aos.examples.Ping → pong → /test aos.examples.Pong "
+                        "→ ping watcher\",100,2000,1007.62,2981.89,3000,50\n"));
+  EXPECT_THAT(TimingReportToCsvRows(reports_.ping, config()),
+              HasSubstr(StrCat(",path,", UnresolvedPath(reports_.origin_id, 2),
+                               ",100,")));
+}
+
+TEST_F(PathsFormatTest, JsonLinesHaveEachPathsPercentilesAndRoute) {
+  const std::string line =
+      TimingReportToJsonLine(reports_.ping, config(), false, &directory_);
+  EXPECT_EQ(line.find("nan"), std::string::npos) << line;
+  auto parsed = JsonToFlatbuffer(
+      line, *reflection::GetSchema(timing::StreamedReportBinarySchema::data()));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const auto* streamed =
+      flatbuffers::GetRoot<timing::StreamedReport>(parsed->data());
+  const timing::EntryPercentiles* watcher = streamed->percentiles()->Get(0);
+  ASSERT_EQ(watcher->kind()->string_view(), "watcher");
+  ASSERT_NE(watcher->paths(), nullptr);
+  ASSERT_EQ(watcher->paths()->size(), 1u);
+  const timing::PathPercentiles* path = watcher->paths()->Get(0);
+  EXPECT_EQ(path->origin_id(), reports_.origin_id);
+  EXPECT_EQ(path->hops(), 2u);
+  EXPECT_EQ(path->route()->string_view(),
+            "ping timer \"ping\" → /test aos.examples.Ping → pong → /test "
+            "aos.examples.Pong → ping watcher");
+  EXPECT_EQ(path->age()->p50_ns(), 1007615);  // Within 3.2 %.
+  EXPECT_EQ(path->age()->max_ns(), 3000000);
+  // The report's own paths are in it too.
+  const timing::Path* reported =
+      streamed->report()->watchers()->Get(0)->paths()->Get(0);
+  EXPECT_EQ(reported->deadline_overruns(), 50u);
+  // Timers have no paths; without a directory, no route.
+  EXPECT_EQ(streamed->percentiles()->Get(1)->paths(), nullptr);
+  EXPECT_THAT(TimingReportToJsonLine(reports_.ping, config(), false),
+              Not(HasSubstr("route")));
+}
+
+TEST_F(PathsFormatTest, GnuplotTableAndWorstPathAge) {
+  const std::string table = HistogramsAsGnuplotTable(
+      {reports_.ping, reports_.pong}, config(), &directory_);
+  // After every other block: ping's wakeup, pong's wakeup, then the paths.
+  EXPECT_THAT(table, HasSubstr("\n\n\n# ping[3885755] path ping timer "
+                               "\"ping\" → /test aos.examples.Ping → pong → "
+                               "/test aos.examples.Pong → ping watcher age\n"));
+  const size_t pong_wakeup = table.find("# pong[3885756] watcher");
+  const size_t first_path = table.find(" path ");
+  EXPECT_LT(pong_wakeup, first_path);
+  const WorstPathAge worst =
+      FindWorstPathAge({reports_.pong, reports_.ping}, &directory_);
+  EXPECT_EQ(worst.paths, 2u);
+  EXPECT_DOUBLE_EQ(worst.max_us, 3000);
+  EXPECT_EQ(worst.what,
+            "ping[3885755] path ping timer \"ping\" → /test aos.examples.Ping "
+            "→ pong → /test aos.examples.Pong → ping watcher (2 hops)");
+  EXPECT_EQ(
+      FindWorstPathAge({DecodedFromJson(PingReport(kPingStart, kPingEnd))},
+                       &directory_)
+          .paths,
+      0u);
+}
+
+// The summary on exit adds the paths of every window up.
+TEST_F(PathsFormatTest, TheSummaryAddsPathsUp) {
+  TimingReportAccumulator accumulator;
+  accumulator.Add(reports_.ping);
+  timing::ReportContents next = reports_.ping;
+  next.header.monotonic_start_ns = kPingEnd;
+  next.header.monotonic_end_ns = kPingEnd + 1'000'000'000;
+  accumulator.Add(next);
+  const std::vector<timing::ReportContents> summaries = accumulator.Summaries();
+  ASSERT_EQ(summaries.size(), 1u);
+  EXPECT_THAT(FormatTimingTable(summaries[0], config(), TimeUnit::kMicroseconds,
+                                &directory_),
+              HasSubstr("       2    200  1008  2982  3000      2000       "
+                        "100  ping timer"));
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 
 #include "aos/configuration.h"
 #include "aos/events/event_loop_bfbs_generated.h"
+#include "aos/events/path_directory.h"
+#include "aos/events/path_origins.h"
 #include "aos/events/timing_report_codec.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/util/str_cat.h"
@@ -74,6 +76,77 @@ inline std::string PingReport(int64_t start, int64_t end,
 
 inline constexpr int64_t kPingStart = 634527158294370;
 inline constexpr int64_t kPingEnd = 634528158294370;
+
+// ping's and pong's reports of one window with paths: ping's timer "ping"
+// (origin id PathOriginId("", "ping", "timer", "ping")) sent 100 Pings;
+// pong's watcher got each (1 hop, ages of 500 us) and sent a Pong with it;
+// ping's watcher got those (2 hops, against a deadline of 2 ms: 50 ages of
+// 1 ms, 50 of 3 ms, so 50 overruns).
+struct PingPongPathReports {
+  uint32_t origin_id;
+  timing::ReportContents ping;
+  timing::ReportContents pong;
+};
+
+inline PingPongPathReports PingPongWithPaths() {
+  PingPongPathReports reports;
+  reports.origin_id = PathOriginId("", "ping", "timer", "ping");
+  reports.ping = DecodedFromJson(PingReport(kPingStart, kPingEnd));
+  reports.pong = reports.ping;
+  timing::ReportContents& ping = reports.ping;
+  timing::ReportContents& pong = reports.pong;
+  pong.header.name = "pong";
+  pong.header.pid = 3885756;
+  pong.timers.clear();
+  pong.watchers[0].channel_index = 1;
+  pong.senders[0].channel_index = 2;
+  ping.timers[0].origin_id = reports.origin_id;
+  constexpr int64_t kOriginTime = 1'000'000'000;
+  auto carrying = [&](uint16_t hops) {
+    PathOrigins origins;
+    origins.Add({.id = reports.origin_id,
+                 .hops = hops,
+                 .monotonic_time_ns = kOriginTime});
+    return origins;
+  };
+  auto at = [](int64_t age_ns) {
+    return monotonic_clock::time_point(
+        std::chrono::nanoseconds(kOriginTime + age_ns));
+  };
+  ping.watchers[0].paths.set_deadline(std::chrono::milliseconds(2));
+  for (int i = 0; i < 100; ++i) {
+    ping.senders[0].sent_origins.Record(carrying(1));
+    pong.watchers[0].paths.Record(carrying(1), at(500'000));
+    pong.senders[0].sent_origins.Record(carrying(2));
+    ping.watchers[0].paths.Record(carrying(2),
+                                  at(i % 2 == 0 ? 1'000'000 : 3'000'000));
+  }
+  return reports;
+}
+
+// PingPongWithPaths(), the PingPongChannels() they name channels by, and a
+// PathDirectory over those that has learned both reports.
+class PingPongPaths {
+ public:
+  PingPongPaths()
+      : channels_(PingPongChannels()),
+        reports_(PingPongWithPaths()),
+        directory_(&channels_.message()) {
+    directory_.Learn(reports_.ping);
+    directory_.Learn(reports_.pong);
+  }
+  PingPongPaths(const PingPongPaths&) = delete;
+  PingPongPaths& operator=(const PingPongPaths&) = delete;
+
+  const Configuration& config() const { return channels_.message(); }
+  PingPongPathReports& reports() { return reports_; }
+  const PathDirectory& directory() const { return directory_; }
+
+ private:
+  FlatbufferDetachedBuffer<Configuration> channels_;
+  PingPongPathReports reports_;
+  PathDirectory directory_;
+};
 
 }  // namespace aos::testing
 

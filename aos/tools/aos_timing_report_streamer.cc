@@ -19,6 +19,7 @@
 #include "aos/config_flag.h"
 #include "aos/events/logging/log_file_reader.h"
 #include "aos/events/logging/log_memory_flag.h"
+#include "aos/events/path_directory.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/events/timing_report_accumulator.h"
 #include "aos/events/timing_report_codec.h"
@@ -53,7 +54,7 @@ DEFINE_string(format, "table",
               "table (one row per callback, in --units), aos (AOS's "
               "streamer layout, seconds, plus percentiles), json (one "
               "aos.timing.StreamedReport per line, strict JSON), or csv (a "
-              "header, then one row per report entry, us; no summary).");
+              "header, then one row per report entry and path, us).");
 DEFINE_string(log, "",
               "Read the timing reports from this MCAP log (aos_logger wrote "
               "it) instead of live shared memory, then exit; the log's "
@@ -65,13 +66,15 @@ DEFINE_string(histogram_file, "",
 DEFINE_string(plot, "",
               "On exit, draw the accumulated wakeup-latency histograms of "
               "the selected timers and watchers into this PNG (OSADL style, "
-              "with gnuplot).");
+              "with gnuplot); path ages, if any, into FILE_paths.png.");
 DEFINE_bool(top, false,
             "Instead of streaming reports, redraw one screen per report, like "
             "top: every callback's latest window, slowest p99 first, with a "
-            "mark where --max_wakeup_latency_us fails (ANSI; works over "
-            "ssh). Ctrl-C ends it with the summary.");
-DEFINE_int32(top_rows, 40, "The most callback rows --top shows.");
+            "mark where --max_wakeup_latency_us fails, then every path, "
+            "oldest first, marked where --max_path_age_us fails (ANSI; works "
+            "over ssh). Ctrl-C ends it with the summary.");
+DEFINE_int32(top_rows, 40,
+             "The most callback rows --top shows, and the most path rows.");
 DEFINE_int32(metrics_port, 0,
              "Serve Prometheus metrics of the accumulated reports on "
              "http://--metrics_address:PORT/metrics (0: off).");
@@ -83,6 +86,10 @@ DEFINE_string(metrics_address, "127.0.0.1",
 DEFINE_double(max_wakeup_latency_us, 0,
               "If any accumulated max wakeup latency exceeds this, say which "
               "and exit 1 (0: no limit).");
+DEFINE_double(max_path_age_us, 0,
+              "If any path's max age (callback start - origin time: how old "
+              "the data a watcher or fetcher got was) exceeds this in any "
+              "window, say which and exit 1 (0: no limit).");
 DEFINE_double(no_match_warning_s, 3,
               "Warn when no report matched the filters for this long.");
 
@@ -173,24 +180,12 @@ int Main(int argc, char** argv) {
         std::pair{"--top_rows", static_cast<double>(FLAGS_top_rows)},
         std::pair{"--duration", FLAGS_duration},
         std::pair{"--max_wakeup_latency_us", FLAGS_max_wakeup_latency_us},
+        std::pair{"--max_path_age_us", FLAGS_max_path_age_us},
         std::pair{"--no_match_warning_s", FLAGS_no_match_warning_s}}) {
     if (value < 0 || std::isnan(value)) {
       return Misuse(StrCat(flag, "=", value, " is negative: give 0 or more"));
     }
   }
-  auto format = [&](const timing::ReportContents& report,
-                    const Configuration& configuration, bool accumulated) {
-    if (FLAGS_format == "json") {
-      return TimingReportToJsonLine(report, configuration, accumulated) + "\n";
-    }
-    if (FLAGS_format == "aos") {
-      return FormatTimingReportAos(report, configuration);
-    }
-    if (FLAGS_format == "csv") {
-      return TimingReportToCsvRows(report, configuration);
-    }
-    return FormatTimingTable(report, configuration, unit) + "\n";
-  };
   // Output files are checked now, not after a long run.
   for (const auto& [flag, path] :
        {std::pair{"--histogram_file", FLAGS_histogram_file},
@@ -234,6 +229,22 @@ int Main(int argc, char** argv) {
   }
   const Configuration& configuration =
       log != nullptr ? *log->configuration() : config->message();
+  // Every report received, matched or not, tells where paths come from.
+  PathDirectory directory(&configuration);
+  auto format = [&](const timing::ReportContents& report, bool accumulated) {
+    if (FLAGS_format == "json") {
+      return TimingReportToJsonLine(report, configuration, accumulated,
+                                    &directory) +
+             "\n";
+    }
+    if (FLAGS_format == "aos") {
+      return FormatTimingReportAos(report, configuration);
+    }
+    if (FLAGS_format == "csv") {
+      return TimingReportToCsvRows(report, configuration, &directory);
+    }
+    return FormatTimingTable(report, configuration, unit, &directory) + "\n";
+  };
   std::set<std::string, std::less<>> applications;
   for (const std::string& name : std::vector<std::string>(
            absl::StrSplit(FLAGS_application, ',', absl::SkipEmpty()))) {
@@ -257,8 +268,7 @@ int Main(int argc, char** argv) {
           !status.ok()) {
         return Misuse(StrCat(
             "--log: ", InlinePrintable(FLAGS_log),
-            ": this build cannot read its timing reports: ",
-            status.message(),
+            ": this build cannot read its timing reports: ", status.message(),
             ". aos_dump --log prints them with the log's own schema"));
       }
     }
@@ -312,6 +322,8 @@ int Main(int argc, char** argv) {
     const timing::ReportContents& report = *decoded;
     const timing::ReportHeader& header = report.header;
     seen_names.insert(header.name);
+    // Before the filters: a route crosses applications that are not shown.
+    directory.Learn(report);
     if (!applications.empty() && !applications.contains(header.name)) {
       return;
     }
@@ -320,7 +332,8 @@ int Main(int argc, char** argv) {
     ++matched;
     accumulator.Add(report);
     if (metrics.has_value()) {
-      metrics->Publish(RenderMetrics(accumulator.Summaries(), configuration));
+      metrics->Publish(
+          RenderMetrics(accumulator.Summaries(), configuration, &directory));
     }
     if (FLAGS_top) {
       latest[{header.node, header.name, header.pid}] = report;
@@ -331,10 +344,12 @@ int Main(int argc, char** argv) {
                              {.unit = unit,
                               .gate_us = FLAGS_max_wakeup_latency_us,
                               .max_rows = static_cast<size_t>(
-                                  std::max(0, FLAGS_top_rows))})
+                                  std::max(0, FLAGS_top_rows)),
+                              .directory = &directory,
+                              .path_gate_us = FLAGS_max_path_age_us})
                 << std::flush;
     } else if (FLAGS_stream) {
-      std::cout << format(report, configuration, false) << std::flush;
+      std::cout << format(report, false) << std::flush;
     }
     if (FLAGS_count > 0 && matched >= FLAGS_count) {
       stop = true;
@@ -406,8 +421,7 @@ int Main(int argc, char** argv) {
       std::cout << "Summary: every report of each application added up\n\n";
     }
     for (const auto& summary : summaries) {
-      std::cout << format(summary, configuration, true)
-                << (FLAGS_format == "aos" ? "\n" : "");
+      std::cout << format(summary, true) << (FLAGS_format == "aos" ? "\n" : "");
     }
     for (const auto& [node, bytes] : latest_bridge_statistics) {
       std::cout << FormatClientStatistics(
@@ -422,7 +436,7 @@ int Main(int argc, char** argv) {
   }
   if (!FLAGS_histogram_file.empty()) {
     std::ofstream out(FLAGS_histogram_file);
-    out << HistogramsAsGnuplotTable(summaries, configuration);
+    out << HistogramsAsGnuplotTable(summaries, configuration, &directory);
     if (!out) {
       std::cerr << "aos_timing_report_streamer: cannot write --histogram_file="
                 << FLAGS_histogram_file << "\n";
@@ -442,23 +456,53 @@ int Main(int argc, char** argv) {
                FormatDuration(seconds * 1e6, TimeUnit::kMilliseconds), " s"));
     if (!plotted.ok()) return Misuse(StrCat(plotted.message()));
     std::cerr << kProgram << ": wrote " << FLAGS_plot << "\n";
+    // Path ages, often far longer than wakeups, in a plot of their own.
+    const std::vector<PlottedLatency> ages = PathAges(summaries, &directory);
+    if (!ages.empty()) {
+      const std::string path_plot = PathPlotFile(FLAGS_plot);
+      const absl::Status aged = WriteLatencyPlot(
+          ages, path_plot,
+          StrCat("aos path age: ", StrJoin(names, ", "), ", ",
+                 FormatDuration(seconds * 1e6, TimeUnit::kMilliseconds), " s"),
+          kPathAgeAxis);
+      if (!aged.ok()) return Misuse(StrCat(aged.message()));
+      std::cerr << kProgram << ": wrote " << path_plot << "\n";
+    }
   }
+  // The gates: 1 if one failed, else 2 if one saw nothing to check.
+  int status = 0;
   if (FLAGS_max_wakeup_latency_us > 0) {
+    const WorstWakeup worst = FindWorstWakeup(summaries, configuration);
     if (summaries.empty()) {
       std::cerr << kProgram
                 << ": --max_wakeup_latency_us: no timing report matched the "
                    "filters, so nothing was checked (exit 2)\n";
-      return 2;
-    }
-    const WorstWakeup worst = FindWorstWakeup(summaries, configuration);
-    if (worst.max_us > FLAGS_max_wakeup_latency_us) {
+      status = 2;
+    } else if (worst.max_us > FLAGS_max_wakeup_latency_us) {
       std::cerr << "FAILED: " << worst.what << " woke up " << worst.max_us
                 << " us late, more than --max_wakeup_latency_us="
                 << FLAGS_max_wakeup_latency_us << "\n";
-      return 1;
+      status = 1;
     }
   }
-  return 0;
+  if (FLAGS_max_path_age_us > 0) {
+    const WorstPathAge worst = FindWorstPathAge(summaries, &directory);
+    if (worst.paths == 0) {
+      std::cerr << kProgram << ": --max_path_age_us: "
+                << (summaries.empty()
+                        ? "no timing report matched the filters"
+                        : "no watcher or fetcher of the matching reports "
+                          "reported a path age")
+                << ", so nothing was checked (exit 2)\n";
+      if (status == 0) status = 2;
+    } else if (worst.max_us > FLAGS_max_path_age_us) {
+      std::cerr << "FAILED: " << worst.what << ": got data " << worst.max_us
+                << " us old, more than --max_path_age_us="
+                << FLAGS_max_path_age_us << "\n";
+      status = 1;
+    }
+  }
+  return status;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "aos/events/timing_report_format.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 
@@ -31,10 +32,15 @@ double NiceCeiling(double value) {
   return 10 * power;
 }
 
-// Single quotes for gnuplot strings; a quote in a name would end them.
+// Single quotes for gnuplot strings. A quote in a name would end them, and
+// a line break would end the command and start another (gnuplot runs
+// shell commands with system()): control characters become '?'.
 std::string Quoted(std::string_view text) {
   std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? '"' : c;
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    quoted += c == '\'' ? '"' : (byte < 0x20 || byte == 0x7f) ? '?' : c;
+  }
   return quoted + "'";
 }
 
@@ -51,8 +57,9 @@ std::vector<PlottedLatency> WakeupLatencies(
     const Configuration& config) {
   std::vector<PlottedLatency> latencies;
   for (const timing::ReportContents& report : reports) {
-    const std::string owner =
-        StrCat(report.header.name, "[", report.header.pid, "]");
+    // Names come from whoever sent the report.
+    const std::string owner = StrCat(InlinePrintable(report.header.name), "[",
+                                     report.header.pid, "]");
     auto add = [&](std::string what, const timing::LatencyRecorder& latency) {
       if (latency.histogram().count() == 0) return;
       latencies.push_back({StrCat(owner, " ", what), latency.histogram()});
@@ -61,10 +68,11 @@ std::vector<PlottedLatency> WakeupLatencies(
       // The loop's own report timer: a sample a second, noise on a plot of
       // the application's callbacks (the table shows it).
       if (timer.name == "timing_reports") continue;
-      add(StrCat("timer ", timer.name), timer.wakeup_latency);
+      add(StrCat("timer ", InlinePrintable(timer.name)), timer.wakeup_latency);
     }
     for (const timing::TimerTiming& phased : report.phased_loops) {
-      add(StrCat("phased loop ", phased.name), phased.wakeup_latency);
+      add(StrCat("phased loop ", InlinePrintable(phased.name)),
+          phased.wakeup_latency);
     }
     for (const timing::WatcherTiming& watcher : report.watchers) {
       add(StrCat("watcher ", DescribeChannel(config, watcher.channel_index)),
@@ -72,6 +80,36 @@ std::vector<PlottedLatency> WakeupLatencies(
     }
   }
   return latencies;
+}
+
+std::vector<PlottedLatency> PathAges(
+    const std::vector<timing::ReportContents>& reports,
+    const PathDirectory* directory) {
+  std::vector<PlottedLatency> ages;
+  for (const timing::ReportContents& report : reports) {
+    for (const ReportPath& path : PathsOf(report)) {
+      const timing::LatencyHistogram& histogram = path.path->age.histogram();
+      if (histogram.count() == 0) continue;
+      std::string label =
+          StrCat(InlinePrintable(report.header.name), "[", report.header.pid,
+                 "] ", DescribePath(directory, report.header, path));
+      // Without a directory the hops are in the name already.
+      if (directory != nullptr) {
+        StrAppend(&label, " (", FormatHops(path.path->hops), ")");
+      }
+      ages.push_back({std::move(label), histogram});
+    }
+  }
+  return ages;
+}
+
+std::string PathPlotFile(std::string_view png_path) {
+  constexpr std::string_view kPng = ".png";
+  if (png_path.size() >= kPng.size() &&
+      png_path.substr(png_path.size() - kPng.size()) == kPng) {
+    png_path.remove_suffix(kPng.size());
+  }
+  return StrCat(png_path, "_paths.png");
 }
 
 double PlotRangeUs(const std::vector<PlottedLatency>& latencies) {
@@ -89,13 +127,13 @@ double PlotRangeUs(const std::vector<PlottedLatency>& latencies) {
 
 std::string LatencyPlotScript(const std::vector<PlottedLatency>& latencies,
                               std::string_view data_path,
-                              std::string_view png_path,
-                              std::string_view title) {
+                              std::string_view png_path, std::string_view title,
+                              std::string_view x_axis) {
   const double range = PlotRangeUs(latencies);
   std::string script =
       StrCat("set terminal png size 1200,700 noenhanced font ',10'\n",
              "set output ", Quoted(png_path), "\n", "set title ", Quoted(title),
-             "\n", "set xlabel 'wakeup latency (us)'\n",
+             "\n", "set xlabel ", Quoted(x_axis), "\n",
              "set ylabel 'samples per histogram bucket (log scale)'\n",
              "set logscale y\nset yrange [0.7:*]\n", "set xrange [0:", range,
              "]\n", "set grid\nset key below left Left reverse\n",
@@ -156,7 +194,7 @@ absl::Status WriteLatencyPlot(
 
 absl::Status WriteLatencyPlot(const std::vector<PlottedLatency>& latencies,
                               const std::string& png_path,
-                              std::string_view title) {
+                              std::string_view title, std::string_view x_axis) {
   if (latencies.empty()) {
     return absl::FailedPreconditionError(
         StrCat("nothing to plot in ", png_path, ": no latencies"));
@@ -178,7 +216,7 @@ absl::Status WriteLatencyPlot(const std::vector<PlottedLatency>& latencies,
           });
     }
     std::ofstream(script_path)
-        << LatencyPlotScript(latencies, data_path, png_path, title);
+        << LatencyPlotScript(latencies, data_path, png_path, title, x_axis);
   }
   absl::Status status = absl::OkStatus();
   if (access("/usr/bin/gnuplot", X_OK) != 0) {

@@ -6,10 +6,15 @@
 // samples on a logarithmic y axis (a bucket with one sample still shows),
 // one colour per callback with its p50, p99 and max in the legend, and
 // each maximum marked, at the right edge with its value when it lies beyond
-// the range that shows the distribution.
+// the range that shows the distribution. The ages of the paths of watchers
+// and fetchers are drawn the same way, into a PNG of their own (ages are
+// often much longer than wakeup latencies and would squeeze them).
 //
 //   absl::Status status = WriteLatencyPlot(summaries, config, "run.png",
 //                                          "ping and pong, 10 s");
+//   status = WriteLatencyPlot(PathAges(summaries, &directory),
+//                             PathPlotFile("run.png"), "ping and pong",
+//                             kPathAgeAxis);
 //
 // Drawn by gnuplot (Debian's gnuplot-nox), run as a child process. Not for
 // realtime code.
@@ -20,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "aos/configuration_generated.h"
+#include "aos/events/path_directory.h"
 #include "aos/events/timing_report_codec.h"
 
 namespace aos {
@@ -37,6 +43,22 @@ std::vector<PlottedLatency> WakeupLatencies(
     const std::vector<timing::ReportContents>& reports,
     const Configuration& config);
 
+// The path ages (with samples) of every watcher and fetcher of `reports`,
+// one curve per path: "ping[123] <route> (2 hops)", the route through
+// `directory` (by origin id and hops when it is null).
+std::vector<PlottedLatency> PathAges(
+    const std::vector<timing::ReportContents>& reports,
+    const PathDirectory* directory);
+
+// Where the path ages go beside the wakeup latencies' `png_path`:
+// "run.png" -> "run_paths.png" ("plot" -> "plot_paths.png").
+std::string PathPlotFile(std::string_view png_path);
+
+// The x axis' labels.
+inline constexpr std::string_view kWakeupLatencyAxis = "wakeup latency (us)";
+inline constexpr std::string_view kPathAgeAxis =
+    "path age: callback start - origin time (us)";
+
 // The upper end of the x axis, in us: the whole of every curve whose tail is
 // short, else three times its 99th percentile, so the distribution fills
 // the plot; samples beyond are counted and their maximum named at the
@@ -48,8 +70,8 @@ double PlotRangeUs(const std::vector<PlottedLatency>& latencies);
 // one per curve, in order).
 std::string LatencyPlotScript(const std::vector<PlottedLatency>& latencies,
                               std::string_view data_path,
-                              std::string_view png_path,
-                              std::string_view title);
+                              std::string_view png_path, std::string_view title,
+                              std::string_view x_axis = kWakeupLatencyAxis);
 
 // Writes the data and script to a temporary directory and runs gnuplot.
 // Errors name the PNG path and what failed (no gnuplot, nothing to plot,
@@ -59,10 +81,12 @@ absl::Status WriteLatencyPlot(
     const Configuration& config, const std::string& png_path,
     std::string_view title);
 
-// The same for any latencies (a benchmark's, cyclictest's), one curve each.
+// The same for any latencies (a benchmark's, cyclictest's, path ages), one
+// curve each, `x_axis` naming what they are.
 absl::Status WriteLatencyPlot(const std::vector<PlottedLatency>& latencies,
                               const std::string& png_path,
-                              std::string_view title);
+                              std::string_view title,
+                              std::string_view x_axis = kWakeupLatencyAxis);
 
 }  // namespace aos
 

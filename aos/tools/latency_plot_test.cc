@@ -18,6 +18,7 @@ using ::aos::testing::kPingStart;
 using ::aos::testing::PingPongChannels;
 using ::aos::testing::PingReport;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(LatencyPlotTest, CurvesAreTheWakeupHistogramsNamedByChannel) {
   const auto latencies =
@@ -55,6 +56,53 @@ TEST(LatencyPlotTest, RangeFollowsTheDistributionAndMarksFarMaxima) {
   EXPECT_EQ(PlotRangeUs({tight}), 5);
   EXPECT_THAT(LatencyPlotScript({tight}, "d", "p", "t"),
               HasSubstr("set arrow from 3.099, graph 0 to 3.099, graph 1"));
+}
+
+// A name is a gnuplot string in the script: a line break in it would start
+// a command of the sender's choosing.
+TEST(LatencyPlotTest, NamesCannotEndTheirStrings) {
+  timing::ReportContents report =
+      DecodedFromJson(PingReport(kPingStart, kPingEnd));
+  report.header.name = "p'\nsystem(\"touch /tmp/x\")\n'";
+  const auto latencies =
+      WakeupLatencies({report}, PingPongChannels().message());
+  ASSERT_EQ(latencies.size(), 1u);
+  const std::string script =
+      LatencyPlotScript(latencies, "d", "p", "title\nsystem('x')");
+  EXPECT_THAT(script, Not(HasSubstr("\nsystem(")));
+  EXPECT_THAT(script, HasSubstr("set title 'title?system(\"x\")'\n"));
+}
+
+TEST(LatencyPlotTest, PathAgesAreCurvesNamedByTheirRoutes) {
+  testing::PingPongPaths paths;
+  const testing::PingPongPathReports& reports = paths.reports();
+  const PathDirectory& directory = paths.directory();
+  const auto ages = PathAges({reports.ping, reports.pong}, &directory);
+  ASSERT_EQ(ages.size(), 2u);
+  EXPECT_EQ(ages[0].label,
+            "ping[3885755] ping timer \"ping\" → /test aos.examples.Ping → "
+            "pong → /test aos.examples.Pong → ping watcher (2 hops)");
+  EXPECT_EQ(ages[0].histogram.count(), 100u);
+  EXPECT_EQ(PathAges({reports.pong}, nullptr)[0].label,
+            StrCat("pong[3885756] ", UnresolvedPath(reports.origin_id, 1)));
+  EXPECT_EQ(PathPlotFile("/tmp/run.png"), "/tmp/run_paths.png");
+  EXPECT_EQ(PathPlotFile("plot"), "plot_paths.png");
+  EXPECT_THAT(LatencyPlotScript(ages, "d", "p", "t", kPathAgeAxis),
+              HasSubstr("set xlabel 'path age: callback start - origin time "
+                        "(us)'\n"));
+  if (access("/usr/bin/gnuplot", X_OK) != 0) {
+    GTEST_SKIP() << "gnuplot is not installed (tools/aos.sh install does it)";
+  }
+  // Kept for a look: bazel-testlogs/aos/tools/latency_plot_test/test.outputs.
+  const char* outputs = getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+  const std::string png = (outputs != nullptr ? std::string(outputs)
+                                              : aos::testing::TestTempDir()) +
+                          "/path_ages.png";
+  ASSERT_TRUE(WriteLatencyPlot(ages, png, "ping and pong", kPathAgeAxis).ok());
+  std::ifstream in(png, std::ios::binary);
+  char magic[8] = {};
+  in.read(magic, sizeof(magic));
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
 }
 
 TEST(LatencyPlotTest, DrawsAPngWithGnuplot) {

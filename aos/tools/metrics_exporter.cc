@@ -116,7 +116,8 @@ const std::vector<double>& MetricsBucketBoundsSeconds() {
 }
 
 std::string RenderMetrics(const std::vector<timing::ReportContents>& summaries,
-                          const Configuration& config) {
+                          const Configuration& config,
+                          const PathDirectory* directory) {
   // The latest process of each application.
   std::map<std::pair<std::string, std::string>, const timing::ReportContents*>
       latest;
@@ -202,6 +203,42 @@ std::string RenderMetrics(const std::vector<timing::ReportContents>& summaries,
             "messages whose sent time was in the future.",
             StrCat("aos_shared_memory_damage_total{", labels, ",damage=\"",
                    kind, "\"} ", count, "\n"));
+      }
+    }
+    for (const PathEntry& entry : PathEntriesOf(*report)) {
+      const timing::PathTimings* paths = entry.paths;
+      const std::string labels = Labels(
+          header, entry.kind, DescribeChannel(config, entry.channel_index));
+      families.Add("aos_path_samples_dropped_total", "counter",
+                   "Path ages a watcher or fetcher did not report: its "
+                   "messages came by more (origin, hops) paths than it "
+                   "has room for.",
+                   StrCat("aos_path_samples_dropped_total{", labels, "} ",
+                          paths->dropped_samples(), "\n"));
+      families.Add("aos_invalid_path_origins_total", "counter",
+                   "Origins messages claimed that could not be true "
+                   "(damaged or forged).",
+                   StrCat("aos_invalid_path_origins_total{", labels, "} ",
+                          paths->invalid_origins(), "\n"));
+    }
+    for (const ReportPath& path : PathsOf(*report)) {
+      const std::string labels =
+          StrCat(Labels(header, path.kind,
+                        DescribeChannel(config, path.channel_index)),
+                 ",origin_id=\"", FormatOriginId(path.path->origin_id),
+                 "\",hops=\"", path.path->hops, "\",route=\"",
+                 Escaped(DescribePath(directory, header, path)), "\"");
+      families.Add(
+          "aos_path_age_seconds", "histogram",
+          "How old the data a watcher or fetcher got was, per origin and "
+          "hops: callback start minus the origin's scheduled time.",
+          HistogramLines("aos_path_age_seconds", labels, path.path->age));
+      if (path.entry->deadline_ns() > 0) {
+        families.Add("aos_path_deadline_overruns_total", "counter",
+                     "Path ages over the deadline the watcher or fetcher "
+                     "declared.",
+                     StrCat("aos_path_deadline_overruns_total{", labels, "} ",
+                            path.path->deadline_overruns, "\n"));
       }
     }
     families.Add(

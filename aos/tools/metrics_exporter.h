@@ -12,8 +12,10 @@
 //
 // Per callback (labels node, application, kind, name): wakeup latency and
 // handler time as histograms in seconds, and counters of calls, missed
-// cycles and lost messages; per sender, messages sent and send errors. All
-// are cumulative since the exporter started. Not for realtime code.
+// cycles and lost messages; per sender, messages sent and send errors; per
+// path of a watcher or fetcher (labels origin_id, hops and route too), the
+// age of its data as a histogram and its deadline overruns. All are
+// cumulative since the exporter started. Not for realtime code.
 
 #include <netinet/in.h>
 
@@ -26,6 +28,7 @@
 
 #include "absl/status/status.h"
 #include "aos/configuration_generated.h"
+#include "aos/events/path_directory.h"
 #include "aos/events/timing_report_codec.h"
 
 struct mg_connection;
@@ -42,8 +45,12 @@ const std::vector<double>& MetricsBucketBoundsSeconds();
 // The metrics of `summaries` (accumulated reports). When an application
 // (node and name) has reports from several processes, as after a restart,
 // only the most recent process is exported, so no series is duplicated.
+// Paths are named (label route) through `directory`, or by their origin id
+// and hops when it is null; a path's route can change as reports arrive
+// (from "?" to names), its origin_id and hops do not.
 std::string RenderMetrics(const std::vector<timing::ReportContents>& summaries,
-                          const Configuration& config);
+                          const Configuration& config,
+                          const PathDirectory* directory = nullptr);
 
 // Serves the last Publish()ed text on http://ADDRESS:PORT/metrics (GET and
 // HEAD) with civetweb, from threads of its own that block every signal (so

@@ -43,6 +43,20 @@ std::string PingMetrics() {
                        PingPongChannels().message());
 }
 
+// Prometheus' own checker (Debian's prometheus package) accepts `text`.
+void ExpectPromtoolAccepts(const std::string& text) {
+  ASSERT_EQ(access("/usr/bin/promtool", X_OK), 0)
+      << "promtool is missing: tools/aos.sh install installs Debian's "
+         "prometheus package";
+  const std::string dir = aos::testing::TestTempDir();
+  std::ofstream(dir + "/metrics.txt") << text;
+  Subprocess promtool(
+      "/bin/sh", {"-c", "promtool check metrics < " + dir + "/metrics.txt"},
+      dir);
+  EXPECT_EQ(promtool.Wait(), 0) << promtool.Stdout() << promtool.Stderr();
+  EXPECT_EQ(promtool.Stdout() + promtool.Stderr(), "");
+}
+
 TEST(MetricsExporterTest, HistogramsPerCallbackWithCumulativeBuckets) {
   const std::string text = PingMetrics();
   const std::string labels =
@@ -107,17 +121,49 @@ TEST(MetricsExporterTest, ServedOverHttpAndPromtoolAcceptsIt) {
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(response->Header("Content-Type"), "text/plain; version=0.0.4");
   EXPECT_EQ(response->body, PingMetrics());
+  ExpectPromtoolAccepts(response->body);
+}
 
-  ASSERT_EQ(access("/usr/bin/promtool", X_OK), 0)
-      << "promtool is missing: tools/aos.sh install installs Debian's "
-         "prometheus package";
-  const std::string dir = aos::testing::TestTempDir();
-  std::ofstream(dir + "/metrics.txt") << response->body;
-  Subprocess promtool(
-      "/bin/sh", {"-c", "promtool check metrics < " + dir + "/metrics.txt"},
-      dir);
-  EXPECT_EQ(promtool.Wait(), 0) << promtool.Stdout() << promtool.Stderr();
-  EXPECT_EQ(promtool.Stdout() + promtool.Stderr(), "");
+// Per path: the age histogram, labelled by origin id, hops and route, and
+// the deadline overruns where a deadline was declared.
+TEST(MetricsExporterTest, PathsHaveAgeHistogramsAndDeadlineOverruns) {
+  testing::PingPongPaths paths;
+  const testing::PingPongPathReports& reports = paths.reports();
+  const PathDirectory& directory = paths.directory();
+  const std::string text =
+      RenderMetrics({reports.ping, reports.pong}, paths.config(), &directory);
+  const std::string watcher =
+      "node=\"\",application=\"ping\",kind=\"watcher\",name=\"/test "
+      "aos.examples.Pong\"";
+  const std::string labels =
+      StrCat(watcher, ",origin_id=\"", FormatOriginId(reports.origin_id),
+             "\",hops=\"2\",route=\"ping timer \\\"ping\\\" → /test "
+             "aos.examples.Ping → pong → /test aos.examples.Pong → ping "
+             "watcher\"");
+  EXPECT_THAT(text, HasSubstr("# TYPE aos_path_age_seconds histogram\n"));
+  // 50 ages of 1 ms, 50 of 3 ms.
+  EXPECT_THAT(text, HasSubstr("aos_path_age_seconds_bucket{" + labels +
+                              ",le=\"0.001\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("aos_path_age_seconds_bucket{" + labels +
+                              ",le=\"0.002\"} 50\n"));
+  EXPECT_THAT(text, HasSubstr("aos_path_age_seconds_bucket{" + labels +
+                              ",le=\"0.005\"} 100\n"));
+  EXPECT_THAT(text,
+              HasSubstr("aos_path_age_seconds_count{" + labels + "} 100\n"));
+  EXPECT_THAT(
+      text, HasSubstr("aos_path_deadline_overruns_total{" + labels + "} 50\n"));
+  EXPECT_THAT(text,
+              HasSubstr("aos_path_samples_dropped_total{" + watcher + "} 0\n"));
+  EXPECT_THAT(text,
+              HasSubstr("aos_invalid_path_origins_total{" + watcher + "} 0\n"));
+  // pong's path declared no deadline: no overrun counter.
+  EXPECT_THAT(text, Not(HasSubstr("aos_path_deadline_overruns_total{node="
+                                  "\"\",application=\"pong\"")));
+  ExpectPromtoolAccepts(text);
+  // Without a directory the route is the origin id and hops.
+  EXPECT_THAT(RenderMetrics({reports.pong}, paths.config()),
+              HasSubstr(StrCat("route=\"", UnresolvedPath(reports.origin_id, 1),
+                               "\"")));
 }
 
 // The server closes every connection, so its side keeps them in TIME_WAIT

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "aos/util/display_width.h"
+#include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
@@ -18,6 +20,53 @@ struct Row {
   double max_ns = NAN;
   uint64_t missed_or_lost = 0;
 };
+
+struct PathRow {
+  std::string route;
+  uint64_t count = 0;
+  double p50_ns = NAN;
+  double p99_ns = NAN;
+  double max_ns = NAN;
+  // "-" without a deadline.
+  std::string overruns;
+};
+
+// Columns fit 120 characters: the names get what the numbers leave.
+constexpr size_t kApplication = 24;
+constexpr size_t kCallback = 46;
+
+// `text` in exactly `width` columns: cut at its end, or padded.
+std::string Fit(const std::string& text, size_t width) {
+  if (text.size() <= width) return text + std::string(width - text.size(), ' ');
+  return text.substr(0, width - 3) + "...";
+}
+
+// A route in exactly `width` columns: cut in its middle (both ends say the
+// most), or padded.
+std::string FitRoute(const std::string& route, size_t width) {
+  const std::string fitted = FitDisplayWidth(route, width);
+  return fitted + std::string(width - DisplayWidth(fitted), ' ');
+}
+
+std::string Right(const std::string& text, size_t width) {
+  return text.size() >= width ? text
+                              : std::string(width - text.size(), ' ') + text;
+}
+
+// Whether `max_ns` is over a gate of `gate_us` (0: none).
+bool Over(double max_ns, double gate_us) {
+  return gate_us > 0 && max_ns > gate_us * 1e3;
+}
+
+// "gate --flag=N: every callback within it", or how many are over it.
+std::string GateLine(std::string_view flag, double gate_us, size_t over,
+                     std::string_view what) {
+  return StrCat(
+      "gate --", flag, "=", gate_us, ": ",
+      over == 0 ? StrCat("every ", what, " within it")
+                : StrCat(over, " ", what, over == 1 ? "" : "s", " over it (!)"),
+      "\n");
+}
 
 double Percentile(const timing::LatencyRecorder& latency, double percentile) {
   return latency.histogram().count() == 0
@@ -39,9 +88,11 @@ std::string RenderTop(const std::vector<timing::ReportContents>& latest,
                       const Configuration& config, const TopOptions& options) {
   std::vector<Row> rows;
   for (const timing::ReportContents& report : latest) {
+    // Names come from whoever sent the report: never raw to the terminal.
     const std::string application =
-        StrCat(report.header.name, "[", report.header.pid, "]",
-               report.header.node.empty() ? "" : " on ", report.header.node);
+        StrCat(InlinePrintable(report.header.name), "[", report.header.pid, "]",
+               report.header.node.empty() ? "" : " on ",
+               InlinePrintable(report.header.node));
     auto add = [&](std::string callback, uint64_t count,
                    const timing::LatencyRecorder& latency,
                    uint64_t missed_or_lost) {
@@ -50,11 +101,12 @@ std::string RenderTop(const std::vector<timing::ReportContents>& latest,
                       Max(latency), missed_or_lost});
     };
     for (const timing::TimerTiming& t : report.timers) {
-      add(StrCat("timer ", t.name), t.count, t.wakeup_latency, t.missed_cycles);
+      add(StrCat("timer ", InlinePrintable(t.name)), t.count, t.wakeup_latency,
+          t.missed_cycles);
     }
     for (const timing::TimerTiming& t : report.phased_loops) {
-      add(StrCat("phased loop ", t.name), t.count, t.wakeup_latency,
-          t.missed_cycles);
+      add(StrCat("phased loop ", InlinePrintable(t.name)), t.count,
+          t.wakeup_latency, t.missed_cycles);
     }
     for (const timing::WatcherTiming& w : report.watchers) {
       add(StrCat("watcher ", DescribeChannel(config, w.channel_index)), w.count,
@@ -71,50 +123,81 @@ std::string RenderTop(const std::vector<timing::ReportContents>& latest,
     const double pb = std::isnan(b.p99_ns) ? -1 : b.p99_ns;
     return pa > pb;
   });
+  std::vector<PathRow> paths;
+  for (const timing::ReportContents& report : latest) {
+    for (const ReportPath& path : PathsOf(report)) {
+      const timing::LatencyRecorder& age = path.path->age;
+      paths.push_back({DescribePath(options.directory, report.header, path),
+                       path.path->count(), Percentile(age, 50),
+                       Percentile(age, 99), Max(age),
+                       path.entry->deadline_ns() > 0
+                           ? StrCat(path.path->deadline_overruns)
+                           : "-"});
+    }
+  }
+  // Oldest first; paths without samples last.
+  std::stable_sort(paths.begin(), paths.end(),
+                   [](const PathRow& a, const PathRow& b) {
+                     const double ma = std::isnan(a.max_ns) ? -1 : a.max_ns;
+                     const double mb = std::isnan(b.max_ns) ? -1 : b.max_ns;
+                     return ma > mb;
+                   });
   size_t over_gate = 0;
-  for (const Row& row : rows) {
-    if (options.gate_us > 0 && row.max_ns > options.gate_us * 1e3) ++over_gate;
+  for (const Row& row : rows) over_gate += Over(row.max_ns, options.gate_us);
+  size_t paths_over_gate = 0;
+  for (const PathRow& row : paths) {
+    paths_over_gate += Over(row.max_ns, options.path_gate_us);
   }
   std::ostringstream out;
   out << "aos top: " << latest.size() << " applications, " << rows.size()
       << " callbacks; the latest report window of each, slowest p99 first; "
       << "wakeup latency in " << TimeUnitName(options.unit) << "\n";
   if (options.gate_us > 0) {
-    out << "gate --max_wakeup_latency_us=" << options.gate_us << ": "
-        << (over_gate == 0 ? std::string("every callback within it")
-                           : StrCat(over_gate, " callback",
-                                    over_gate == 1 ? "" : "s", " over it (!)"))
-        << "\n";
+    out << GateLine("max_wakeup_latency_us", options.gate_us, over_gate,
+                    "callback");
+  }
+  if (options.path_gate_us > 0) {
+    out << GateLine("max_path_age_us", options.path_gate_us, paths_over_gate,
+                    "path");
   }
   out << "\n";
-  // Columns fit 120 characters: the names get what the numbers leave.
-  constexpr size_t kApplication = 24;
-  constexpr size_t kCallback = 46;
-  auto fit = [](const std::string& text, size_t width) {
-    if (text.size() <= width)
-      return text + std::string(width - text.size(), ' ');
-    return text.substr(0, width - 3) + "...";
+  // The figures of a row, after its names.
+  auto figures = [&](uint64_t count, double p50_ns, double p99_ns,
+                     double max_ns, const std::string& last) {
+    return StrCat(
+        Right(StrCat(count), 7), Right(FormatDuration(p50_ns, options.unit), 8),
+        Right(FormatDuration(p99_ns, options.unit), 8),
+        Right(FormatDuration(max_ns, options.unit), 8), Right(last, 12), "\n");
   };
-  auto right = [](const std::string& text, size_t width) {
-    return text.size() >= width ? text
-                                : std::string(width - text.size(), ' ') + text;
+  auto more = [&](size_t* shown, size_t total) {
+    if (options.max_rows == 0 || (*shown)++ < options.max_rows) return false;
+    out << "  ... " << total - options.max_rows << " more\n";
+    return true;
   };
-  out << "  " << fit("application", kApplication) << " "
-      << fit("callback", kCallback) << right("count", 7) << right("p50", 8)
-      << right("p99", 8) << right("max", 8) << right("missed/lost", 12) << "\n";
+  out << "  " << Fit("application", kApplication) << " "
+      << Fit("callback", kCallback) << Right("count", 7) << Right("p50", 8)
+      << Right("p99", 8) << Right("max", 8) << Right("missed/lost", 12) << "\n";
   size_t shown = 0;
   for (const Row& row : rows) {
-    if (options.max_rows > 0 && shown++ >= options.max_rows) {
-      out << "  ... " << rows.size() - options.max_rows << " more\n";
-      break;
-    }
-    const bool over = options.gate_us > 0 && row.max_ns > options.gate_us * 1e3;
-    out << (over ? "! " : "  ") << fit(row.application, kApplication) << " "
-        << fit(row.callback, kCallback) << right(StrCat(row.count), 7)
-        << right(FormatDuration(row.p50_ns, options.unit), 8)
-        << right(FormatDuration(row.p99_ns, options.unit), 8)
-        << right(FormatDuration(row.max_ns, options.unit), 8)
-        << right(StrCat(row.missed_or_lost), 12) << "\n";
+    if (more(&shown, rows.size())) break;
+    out << (Over(row.max_ns, options.gate_us) ? "! " : "  ")
+        << Fit(row.application, kApplication) << " "
+        << Fit(row.callback, kCallback)
+        << figures(row.count, row.p50_ns, row.p99_ns, row.max_ns,
+                   StrCat(row.missed_or_lost));
+  }
+  if (paths.empty()) return out.str();
+  out << "\n  " << paths.size() << (paths.size() == 1 ? " path" : " paths")
+      << ": age of the data at callback start, oldest max first\n"
+      << "  " << FitRoute("route", kApplication + 1 + kCallback)
+      << Right("count", 7) << Right("p50", 8) << Right("p99", 8)
+      << Right("max", 8) << Right("overruns", 12) << "\n";
+  shown = 0;
+  for (const PathRow& row : paths) {
+    if (more(&shown, paths.size())) break;
+    out << (Over(row.max_ns, options.path_gate_us) ? "! " : "  ")
+        << FitRoute(row.route, kApplication + 1 + kCallback)
+        << figures(row.count, row.p50_ns, row.p99_ns, row.max_ns, row.overruns);
   }
   return out.str();
 }

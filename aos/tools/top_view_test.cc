@@ -1,6 +1,7 @@
 #include "aos/tools/top_view.h"
 
 #include "aos/events/timing_report_test_data.h"
+#include "aos/util/display_width.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -49,6 +50,53 @@ TEST(TopViewTest, SlowestFirstWithTheGateMarked) {
   EXPECT_THAT(
       RenderTop({ping, pong}, PingPongChannels().message(), {.max_rows = 1}),
       HasSubstr("  ... 2 more\n"));
+}
+
+// Names come from whoever sent the report: the screen is cleared with ANSI
+// codes, and a report must not be able to send its own.
+TEST(TopViewTest, HostileNamesAreEscaped) {
+  timing::ReportContents ping =
+      DecodedFromJson(PingReport(kPingStart, kPingEnd));
+  ping.header.name = "pi\x1b[2Jng";
+  ping.timers[0].name = "t\x07";
+  const std::string screen =
+      RenderTop({ping}, PingPongChannels().message(), {});
+  EXPECT_EQ(screen.find('\x1b'), std::string::npos) << screen;
+  EXPECT_EQ(screen.find('\x07'), std::string::npos) << screen;
+  EXPECT_THAT(screen, HasSubstr("\"pi\\x1b[2Jng\"[3885755]"));
+}
+
+// Paths in a block of their own, the oldest first, routes cut in the middle
+// to keep rows within 120 columns.
+TEST(TopViewTest, PathsOldestFirstWithTheirGateMarked) {
+  testing::PingPongPaths paths;
+  const testing::PingPongPathReports& reports = paths.reports();
+  const PathDirectory& directory = paths.directory();
+  const std::string screen =
+      RenderTop({reports.ping, reports.pong}, paths.config(),
+                {.unit = TimeUnit::kMicroseconds,
+                 .directory = &directory,
+                 .path_gate_us = 2000});
+  EXPECT_THAT(screen,
+              HasSubstr("gate --max_path_age_us=2000: 1 path over it (!)\n"));
+  EXPECT_THAT(
+      screen,
+      HasSubstr(
+          "\n  2 paths: age of the data at callback start, oldest max first\n"
+          "  route                                                            "
+          "        count     p50     p99     max    overruns\n"
+          "! ping timer \"ping\" → /test aos.exam...t aos.examples.Pong → ping "
+          "watcher    100    1008    2982    3000          50\n"
+          "  ping timer \"ping\" → /test aos.examples.Ping → pong watcher    "
+          "             100     500     500     500           -\n"));
+  for (size_t start = 0; start < screen.size();) {
+    const size_t end = screen.find('\n', start);
+    EXPECT_LE(DisplayWidth(screen.substr(start, end - start)), 120u);
+    start = end + 1;
+  }
+  // Without a directory, paths are named by origin id and hops.
+  EXPECT_THAT(RenderTop({reports.pong}, paths.config(), {}),
+              HasSubstr(UnresolvedPath(reports.origin_id, 1)));
 }
 
 }  // namespace

@@ -15,10 +15,17 @@
 #include <string>
 #include <vector>
 
+#include "aos/util/display_width.h"
+
 namespace aos {
 
 class PlainTable {
  public:
+  // kLeft: the last column is left-aligned too, for free text after the
+  // figures (a route, a note).
+  enum class LastColumn { kRight, kLeft };
+  explicit PlainTable(LastColumn last = LastColumn::kRight) : last_(last) {}
+
   // Rows may have different lengths; a short row leaves its last columns
   // empty.
   void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
@@ -29,15 +36,17 @@ class PlainTable {
     for (const auto& row : rows_) {
       widths.resize(std::max(widths.size(), row.size()), 0);
       for (size_t i = 0; i < row.size(); ++i) {
-        widths[i] = std::max(widths[i], row[i].size());
+        widths[i] = std::max(widths[i], DisplayWidth(row[i]));
       }
     }
     for (const auto& row : rows_) {
       std::string line = "  ";
       for (size_t i = 0; i < row.size(); ++i) {
-        const std::string padding(widths[i] - row[i].size(), ' ');
+        const std::string padding(widths[i] - DisplayWidth(row[i]), ' ');
         if (i == 0) {
           line += row[i] + padding;
+        } else if (last_ == LastColumn::kLeft && i + 1 == widths.size()) {
+          line += "  " + row[i];
         } else {
           line += "  " + padding + row[i];
         }
@@ -48,6 +57,7 @@ class PlainTable {
   }
 
  private:
+  LastColumn last_;
   std::vector<std::vector<std::string>> rows_;
 };
 
