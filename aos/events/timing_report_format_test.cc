@@ -274,10 +274,10 @@ TEST_F(PathsFormatTest, TableHasAPathsSectionWithRoutes) {
 TEST_F(PathsFormatTest, UncertaintyDroppedSamplesAndInvalidOrigins) {
   timing::WatcherTiming& watcher = reports_.pong.watchers[0];
   PathOrigins remote;
-  remote.Add({.id = 77, .hops = 1, .monotonic_time_ns = 0});
+  remote.Add(
+      {.id = 77, .hops = 1, .uncertainty_us = 12, .monotonic_time_ns = 0});
   watcher.paths.Record(
-      remote, monotonic_clock::time_point(std::chrono::microseconds(800)),
-      /*uncertainty_ns=*/12'000);
+      remote, monotonic_clock::time_point(std::chrono::microseconds(800)));
   watcher.paths.AddDecodedCounts(3, 2);
   const std::string table = FormatTimingTable(
       reports_.pong, config(), TimeUnit::kMicroseconds, &directory_);
