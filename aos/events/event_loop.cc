@@ -20,6 +20,11 @@ DEFINE_bool(timing_reports, true,
             "Publish an aos.timing.Report about each event loop on /aos.");
 DEFINE_int32(timing_report_ms, 1000,
              "Milliseconds between timing reports (the report window).");
+DEFINE_bool(path_origins, true,
+            "Pass path origins on in the messages this program's callbacks "
+            "send (docs/timing_reports.md, \"Path latency\"); false: they "
+            "carry none, so nothing downstream measures their age (for "
+            "measuring what path latency costs).");
 DEFINE_bool(die_on_malloc, true,
             "In a loop at realtime priority, abort with a message naming "
             "the callback when a timer, phased loop or watcher callback "
@@ -89,7 +94,9 @@ RawSender::Error RawSender::CountedSend(size_t length,
   // is a hop from what the callback got (or from the callback itself).
   PathOrigins origins;
   uint32_t dropped_here = 0;
-  if (origin != nullptr) {
+  if (!FLAGS_path_origins) {
+    origins_set_ = false;
+  } else if (origin != nullptr) {
     if (origin->origins != nullptr) origins = *origin->origins;
   } else if (origins_set_) {
     origins = set_origins_.NextHop();

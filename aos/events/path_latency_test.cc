@@ -11,8 +11,11 @@
 #include "aos/events/timing_report_codec.h"
 #include "aos/testing/test_message_generated.h"
 #include "aos/testing/test_reply_generated.h"
+#include "gflags/gflags.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+DECLARE_bool(path_origins);
 
 namespace aos::testing {
 namespace {
@@ -204,6 +207,31 @@ TEST(PathLatencyTest, DeadlinesDeclaredInTheConfig) {
       "event loop typo: the configuration's application typo has "
       "path_deadlines \\{channel /tset, deadline_ns 3000000\\}: no channel "
       "of the configuration has that name");
+}
+
+// --path_origins=false: messages carry none (what path latency costs is
+// measured against it).
+TEST(PathLatencyTest, PathOriginsFlagTurnsThemOff) {
+  gflags::FlagSaver saver;
+  FLAGS_path_origins = false;
+  const FlatbufferDetachedBuffer<Configuration> config = Read(R"({
+    "channels": [
+      { "name": "/test", "type": "aos.testing.TestMessage",
+        "frequency": 1000 } ] })");
+  SimulatedEventLoopFactory factory(&config.message());
+  auto source = factory.MakeEventLoop("source");
+  auto sink = factory.MakeEventLoop("sink");
+  Sender<TestMessage> sender = source->MakeSender<TestMessage>("/test");
+  TimerHandler* timer = source->AddTimer([&]() { SendValue(&sender, 1); });
+  source->OnRun([&]() { timer->Schedule(source->monotonic_now()); });
+  int got = 0;
+  sink->MakeWatcher("/test", [&](const TestMessage&) {
+    ++got;
+    EXPECT_TRUE(sink->context().origins.empty());
+  });
+  factory.RunFor(milliseconds(1));
+  EXPECT_EQ(got, 1);
+  EXPECT_EQ(sink->watchers()[0]->timing().paths.size(), 0u);
 }
 
 // A controller fuses five sensors into one command: the command carries the
