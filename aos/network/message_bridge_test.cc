@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <thread>
 
@@ -38,9 +39,82 @@ using std::chrono::seconds;
 // Generous: a bridge that works connects in well under a second.
 constexpr auto kDeadline = seconds(30);
 
+// A copy of the message in `context`, to read after its handler returned.
+std::vector<uint8_t> Copy(const Context& context) {
+  const auto* data = static_cast<const uint8_t*>(context.data);
+  return std::vector<uint8_t>(data, data + context.size);
+}
+
 class MessageBridgeTest : public BridgeTestNodes {
  protected:
   MessageBridgeTest() : BridgeTestNodes(DdsTestBinary::kMessageBridge) {}
+
+  // A DDS writer of the test's own on the topic of /test aos.examples.Ping
+  // (reliable, as the bridges'): what any peer on the network can make.
+  struct PingTopicWriter {
+    const Channel* channel = nullptr;
+    uint32_t channel_index = 0;
+    std::unique_ptr<DdsParticipant> dds;
+    dds_entity_t writer = 0;
+  };
+  void MakePingTopicWriter(PingTopicWriter* out) {
+    out->channel = configuration::GetChannel(config_.message(), "/test",
+                                             "aos.examples.Ping", "pong", pi2_);
+    ASSERT_NE(out->channel, nullptr);
+    out->channel_index = ChannelIndex(out->channel);
+    auto dds = DdsParticipant::Make({.domain = domain_, .interface = "lo"});
+    ASSERT_TRUE(dds.ok()) << dds.status();
+    out->dds = std::move(dds).value();
+    auto writer = out->dds->MakeWriter(
+        &aos_bridge_Message_desc,
+        DdsParticipant::TopicName(out->channel_index, "/test",
+                                  "aos.examples.Ping"),
+        {.reliable = true, .depth = 100, .lifespan_ns = 0});
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    out->writer = *writer;
+  }
+
+  // Runs `loop` until a handler exits it, or fails the test with `why()`
+  // once kDeadline has passed.
+  static void RunWithDeadline(ShmEventLoop* loop,
+                              std::function<std::string()> why) {
+    TimerHandler* deadline = loop->AddTimer([&]() {
+      ADD_FAILURE() << why();
+      loop->Exit();
+    });
+    loop->OnRun(
+        [&]() { deadline->Schedule(loop->monotonic_now() + kDeadline); });
+    loop->Run();
+  }
+
+  // A valid aos.examples.Ping.
+  static std::vector<uint8_t> PingBytes(int value) {
+    flatbuffers::FlatBufferBuilder fbb;
+    examples::Ping::Builder ping(fbb);
+    ping.add_value(value);
+    fbb.Finish(ping.Finish());
+    return std::vector<uint8_t>(fbb.GetBufferPointer(),
+                                fbb.GetBufferPointer() + fbb.GetSize());
+  }
+
+  // A sample as a bridge writes one, of `data` (which must outlive it), with
+  // no path origins.
+  static aos_bridge_Message Sample(uint32_t channel_index, uint32_t source_node,
+                                   uint32_t queue_index,
+                                   int64_t monotonic_sent_ns, const UUID& boot,
+                                   std::vector<uint8_t>* data) {
+    aos_bridge_Message message = {};
+    message.channel_index = channel_index;
+    message.source_node = source_node;
+    message.queue_index = queue_index;
+    message.monotonic_sent_ns = monotonic_sent_ns;
+    message.realtime_sent_ns = 2000;
+    memcpy(message.boot_uuid, boot.bytes().data(), 16);
+    message.data._buffer = data->data();
+    message.data._length = static_cast<uint32_t>(data->size());
+    message.data._maximum = static_cast<uint32_t>(data->size());
+    return message;
+  }
 };
 
 // A ClientStatistics connection's clock offset uncertainty, as published at
@@ -116,9 +190,7 @@ TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
   std::vector<uint8_t> server_copy;
   pi1->MakeWatcher("/aos", [&](const ServerStatistics& statistics) {
     const Context& context = pi1->context();
-    server_copy.assign(
-        static_cast<const uint8_t*>(context.data),
-        static_cast<const uint8_t*>(context.data) + context.size);
+    server_copy = Copy(context);
     last_server = flatbuffers::GetRoot<ServerStatistics>(server_copy.data());
     // Statistics that say connected: a bridge starved for over a second on
     // a loaded machine may rightly say disconnected for a while.
@@ -155,9 +227,7 @@ TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
   };
   pi2->MakeWatcher("/aos", [&](const ClientStatistics& statistics) {
     const Context& context = pi2->context();
-    client_copy.assign(
-        static_cast<const uint8_t*>(context.data),
-        static_cast<const uint8_t*>(context.data) + context.size);
+    client_copy = Copy(context);
     if (statistics.connections()->size() == 1) {
       published.push_back(
           {context.monotonic_event_time,
@@ -446,18 +516,11 @@ TEST_F(MessageBridgeTest, LatestReliableMessageReachesEveryPeerThatJoinsLater) {
 // neither duplicates nor a gap.
 TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   auto bridge2 = StartBridge("pi2");
-  const Channel* ping = configuration::GetChannel(
-      config_.message(), "/test", "aos.examples.Ping", "pong", pi2_);
-  ASSERT_NE(ping, nullptr);
-  const uint32_t ping_index = ChannelIndex(ping);
-
-  auto dds = DdsParticipant::Make({.domain = domain_, .interface = "lo"});
-  ASSERT_TRUE(dds.ok()) << dds.status();
-  auto writer = (*dds)->MakeWriter(
-      &aos_bridge_Message_desc,
-      DdsParticipant::TopicName(ping_index, "/test", "aos.examples.Ping"),
-      {.reliable = true, .depth = 100, .lifespan_ns = 0});
-  ASSERT_TRUE(writer.ok()) << writer.status();
+  PingTopicWriter hostile;
+  ASSERT_NO_FATAL_FAILURE(MakePingTopicWriter(&hostile));
+  const Channel* ping = hostile.channel;
+  const uint32_t ping_index = hostile.channel_index;
+  const dds_entity_t* writer = &hostile.writer;
   const auto start = std::chrono::steady_clock::now();
   dds_publication_matched_status_t matched = {};
   while (matched.current_count == 0) {
@@ -468,12 +531,7 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
     ASSERT_EQ(dds_get_publication_matched_status(*writer, &matched), 0);
   }
 
-  flatbuffers::FlatBufferBuilder fbb;
-  examples::Ping::Builder ping_builder(fbb);
-  ping_builder.add_value(42);
-  fbb.Finish(ping_builder.Finish());
-  std::vector<uint8_t> valid(fbb.GetBufferPointer(),
-                             fbb.GetBufferPointer() + fbb.GetSize());
+  std::vector<uint8_t> valid = PingBytes(42);
   std::vector<uint8_t> garbage(valid.size(), 0xff);
   std::vector<uint8_t> oversize(static_cast<size_t>(ping->max_size()) + 100, 0);
   const UUID new_boot =
@@ -483,17 +541,9 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   auto write = [&](uint32_t channel_index, uint32_t source_node,
                    std::vector<uint8_t>* data, uint32_t queue_index = 5,
                    const UUID* boot = nullptr) {
-    aos_bridge_Message message = {};
-    message.channel_index = channel_index;
-    message.source_node = source_node;
-    message.queue_index = queue_index;
-    message.monotonic_sent_ns = 1000;
-    message.realtime_sent_ns = 2000;
-    memcpy(message.boot_uuid,
-           (boot != nullptr ? *boot : new_boot).bytes().data(), 16);
-    message.data._buffer = data->data();
-    message.data._length = static_cast<uint32_t>(data->size());
-    message.data._maximum = static_cast<uint32_t>(data->size());
+    const aos_bridge_Message message =
+        Sample(channel_index, source_node, queue_index, 1000,
+               boot != nullptr ? *boot : new_boot, data);
     ASSERT_EQ(dds_write(*writer, &message), 0);
   };
   // Made before the writes: a new fetcher's FetchNext() gets only what is
@@ -522,18 +572,13 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
       return;
     }
     const Context& context = pi2->context();
-    client_copy.assign(
-        static_cast<const uint8_t*>(context.data),
-        static_cast<const uint8_t*>(context.data) + context.size);
+    client_copy = Copy(context);
     pi2->Exit();
   });
-  TimerHandler* deadline = pi2->AddTimer([&]() {
-    ADD_FAILURE() << "the statistics never counted all nine; bridge said:\n"
-                  << bridge2->Stderr();
-    pi2->Exit();
+  RunWithDeadline(pi2.get(), [&]() {
+    return StrCat("the statistics never counted all nine; bridge said:\n",
+                  bridge2->Stderr());
   });
-  pi2->OnRun([&]() { deadline->Schedule(pi2->monotonic_now() + kDeadline); });
-  pi2->Run();
 
   ASSERT_FALSE(client_copy.empty());
   const auto* client =
@@ -577,35 +622,18 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
 TEST_F(MessageBridgeTest, ImpossibleOriginsAreDroppedAndCounted) {
   auto bridge1 = StartBridge("pi1", {"--timing_reports=false"});
   auto bridge2 = StartBridge("pi2", {"--timing_reports=false"});
-  const Channel* ping = configuration::GetChannel(
-      config_.message(), "/test", "aos.examples.Ping", "pong", pi2_);
-  ASSERT_NE(ping, nullptr);
-  const uint32_t ping_index = ChannelIndex(ping);
-  auto dds = DdsParticipant::Make({.domain = domain_, .interface = "lo"});
-  ASSERT_TRUE(dds.ok()) << dds.status();
-  auto writer = (*dds)->MakeWriter(
-      &aos_bridge_Message_desc,
-      DdsParticipant::TopicName(ping_index, "/test", "aos.examples.Ping"),
-      {.reliable = true, .depth = 100, .lifespan_ns = 0});
-  ASSERT_TRUE(writer.ok()) << writer.status();
-
-  flatbuffers::FlatBufferBuilder fbb;
-  examples::Ping::Builder ping_builder(fbb);
-  ping_builder.add_value(42);
-  fbb.Finish(ping_builder.Finish());
+  PingTopicWriter hostile;
+  ASSERT_NO_FATAL_FAILURE(MakePingTopicWriter(&hostile));
+  const dds_entity_t* writer = &hostile.writer;
+  std::vector<uint8_t> valid = PingBytes(42);
   // One machine: pi1's clock is ours.
   auto pi1 = MakeLoop("pinger", pi1_);
   const UUID pi1_boot = pi1->boot_uuid();
   uint32_t queue_index = 1000;
   auto write = [&](uint32_t count, std::vector<PathOrigin> origins) {
-    aos_bridge_Message message = {};
-    message.channel_index = ping_index;
-    message.source_node = NodeIndex(pi1_);
-    message.queue_index = queue_index++;
-    message.monotonic_sent_ns =
-        monotonic_clock::now().time_since_epoch().count();
-    message.realtime_sent_ns = 2000;
-    memcpy(message.boot_uuid, pi1_boot.bytes().data(), 16);
+    aos_bridge_Message message = Sample(
+        hostile.channel_index, NodeIndex(pi1_), queue_index++,
+        monotonic_clock::now().time_since_epoch().count(), pi1_boot, &valid);
     message.origin_count = count;
     for (size_t i = 0; i < origins.size() && i < 4; ++i) {
       message.origins[i] = {.id = origins[i].id,
@@ -613,15 +641,12 @@ TEST_F(MessageBridgeTest, ImpossibleOriginsAreDroppedAndCounted) {
                             .uncertainty_us = origins[i].uncertainty_us,
                             .monotonic_time_ns = origins[i].monotonic_time_ns};
     }
-    message.data._buffer = fbb.GetBufferPointer();
-    message.data._length = fbb.GetSize();
-    message.data._maximum = fbb.GetSize();
     ASSERT_EQ(dds_write(*writer, &message), 0);
   };
 
   auto pi2 = MakeLoop("pong", pi2_);
   // Made before the writes: FetchNext() gets what is sent after.
-  std::unique_ptr<RawFetcher> pings = pi2->MakeRawFetcher(ping);
+  std::unique_ptr<RawFetcher> pings = pi2->MakeRawFetcher(hostile.channel);
   int64_t sent_ns = 0;
   bool written = false;
   // pi1's bridge forwards its own statistics too: counts from the writes on.
@@ -658,20 +683,14 @@ TEST_F(MessageBridgeTest, ImpossibleOriginsAreDroppedAndCounted) {
     // The last write brings the ninth (DDS keeps the writer's order).
     if (from_pi1->invalid_origins() < 9) return;
     const Context& context = pi2->context();
-    client_copy.assign(
-        static_cast<const uint8_t*>(context.data),
-        static_cast<const uint8_t*>(context.data) + context.size);
+    client_copy = Copy(context);
     pi2->Exit();
   });
-  TimerHandler* deadline = pi2->AddTimer([&]() {
-    ADD_FAILURE() << "the six pings never crossed (written: " << written
-                  << "); bridge pi1 said:\n"
-                  << bridge1->Stderr() << "\nbridge pi2 said:\n"
-                  << bridge2->Stderr();
-    pi2->Exit();
+  RunWithDeadline(pi2.get(), [&]() {
+    return StrCat("the six pings never crossed (written: ", written,
+                  "); bridge pi1 said:\n", bridge1->Stderr(),
+                  "\nbridge pi2 said:\n", bridge2->Stderr());
   });
-  pi2->OnRun([&]() { deadline->Schedule(pi2->monotonic_now() + kDeadline); });
-  pi2->Run();
 
   ASSERT_FALSE(client_copy.empty());
   const ClientConnection* from_pi1 =
