@@ -4,13 +4,21 @@
 // its own shared memory, and aos_timing_report_streamer on pi1.
 // pi1's streamer shows pong's reports (forwarded from pi2) beside ping's,
 // each with its node, and for --node=pi2 what pi2's bridge measures of the
-// network into pi2; no timing is asserted, and waits are bounded so that a
-// broken bridge fails the test instead of hanging it.
+// network into pi2; ping checks each Pong's path origin against the timer
+// call that sent its Ping, across both bridges' clock translations. No
+// timing is asserted, and waits are bounded so that a broken bridge fails
+// the test instead of hanging it.
 
 #include <filesystem>
+#include <iostream>
+#include <regex>
 #include <set>
 
+#include "aos/configuration.h"
+#include "aos/configuration_lookup.h"
+#include "aos/events/shm_event_loop.h"
 #include "aos/events/streamed_report_generated.h"
+#include "aos/network/client_statistics_generated.h"
 #include "aos/network/test_certificates.h"
 #include "aos/network/test_dds_domain.h"
 #include "aos/testing/path.h"
@@ -19,6 +27,8 @@
 #include "examples/streamer_json_lines.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+DECLARE_bool(timing_reports);
 
 namespace aos::testing {
 namespace {
@@ -43,7 +53,11 @@ class MultinodePingPongTest : public ::testing::Test {
                  StrCat("--dds_security=", ca)});
     }
     pong_ = Start("examples/pong", "pi2", {"--priority=0"});
-    ping_ = Start("examples/ping", "pi1", {"--priority=0"});
+  }
+
+  void StartPing(std::vector<std::string> extra = {}) {
+    extra.insert(extra.begin(), "--priority=0");
+    ping_ = Start("examples/ping", "pi1", std::move(extra));
   }
 
   std::string ShmBase(std::string_view node) const {
@@ -69,7 +83,7 @@ class MultinodePingPongTest : public ::testing::Test {
   std::string Said() {
     return StrCat("bridge pi1:\n", bridge1_->Stderr(), "\nbridge pi2:\n",
                   bridge2_->Stderr(), "\npong:\n", pong_->Stderr(), "\nping:\n",
-                  ping_->Stderr());
+                  ping_ != nullptr ? ping_->Stderr() : "(not started)");
   }
 
   const std::string dir_;
@@ -84,6 +98,7 @@ class MultinodePingPongTest : public ::testing::Test {
 // ping and pi1's bridge from pi1 itself, pong and pi2's bridge forwarded
 // from pi2.
 TEST_F(MultinodePingPongTest, StreamerOnPi1ShowsEveryNodesReportsByNode) {
+  StartPing();
   std::set<std::pair<std::string, std::string>> seen;
   // Until both of pi2's applications were seen, or the deadline: each
   // streamer run takes the next reports (four applications, one report a
@@ -119,6 +134,7 @@ TEST_F(MultinodePingPongTest, StreamerOnPi1ShowsEveryNodesReportsByNode) {
 // from pi2; the table heads them with the node, and shows what pi2's bridge
 // measures of the network into pi2 (its statistics, forwarded too).
 TEST_F(MultinodePingPongTest, StreamerOnPi1ShowsPongOfPi2) {
+  StartPing();
   auto json = Start("aos/tools/aos_timing_report_streamer", "pi1",
                     {"--node=pi2", "--application=pong", "--count=2",
                      "--duration=30", "--format=json"});
@@ -151,6 +167,62 @@ TEST_F(MultinodePingPongTest, StreamerOnPi1ShowsPongOfPi2) {
     }
   }
   EXPECT_THAT(text, HasSubstr("network into pi2 (message_bridge)")) << Said();
+}
+
+// Path origins across two bridges: each Ping carries ping's timer call
+// (translated into pi2's clock by pi2's bridge), pong's answer carries it on
+// with one more hop, and pi1's bridge translates it back. ping checks every
+// Pong's origin against the time that timer call was scheduled for, within
+// the uncertainty the origin states: none wrong, every pong checked. Ping
+// starts once both bridges have an estimate of the other's clock (before
+// that, origins are dropped, not made up: docs/network.md).
+TEST_F(MultinodePingPongTest, PingFindsEveryPongsOriginAcrossBothBridges) {
+  {
+    auto config = configuration::ReadConfig(
+        ArtifactPath("examples/multinode_pingpong_config.json"));
+    ASSERT_TRUE(config.ok()) << config.status();
+    FLAGS_timing_reports = false;
+    FLAGS_shm_base = ShmBase("pi1");
+    ShmEventLoop pi1(&config->message(), "estimates",
+                     configuration::GetNode(config->message(), "pi1"));
+    // pi1's bridge's estimate of pi2, and pi2's of pi1 (forwarded).
+    bool estimated[2] = {false, false};
+    for (int i = 0; i < 2; ++i) {
+      pi1.MakeWatcher(
+          i == 0 ? "/aos" : "/pi2/aos",
+          [&, i](const message_bridge::ClientStatistics& s) {
+            estimated[i] =
+                s.connections() != nullptr && s.connections()->size() == 1 &&
+                s.connections()->Get(0)->monotonic_offset_uncertainty() >= 0;
+            if (estimated[0] && estimated[1]) pi1.Exit();
+          });
+    }
+    TimerHandler* deadline = pi1.AddTimer([&]() {
+      ADD_FAILURE() << "no clock offset estimates (pi1's: " << estimated[0]
+                    << ", pi2's: " << estimated[1] << ")\n"
+                    << Said();
+      pi1.Exit();
+    });
+    pi1.OnRun([&]() {
+      deadline->Schedule(pi1.monotonic_now() + std::chrono::seconds(30));
+    });
+    pi1.Run();
+    ASSERT_TRUE(estimated[0] && estimated[1]);
+  }
+  StartPing({"--count=300", "--duration=60"});
+  ASSERT_EQ(ping_->Wait(), 0) << Said();
+  const std::string out = ping_->Stdout();
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(
+      out, match,
+      std::regex(R"(([0-9]+) pongs, .*; origins ([0-9]+) checked, )"
+                 R"(([0-9]+) wrong)")))
+      << out;
+  const int pongs = std::stoi(match[1]);
+  EXPECT_GT(pongs, 0) << out << Said();
+  EXPECT_EQ(std::stoi(match[2]), pongs) << out;
+  EXPECT_EQ(std::stoi(match[3]), 0) << out;
+  std::cout << out;
 }
 
 }  // namespace

@@ -10,7 +10,9 @@ bool ClockOffsetEstimator::Add(int64_t t0, int64_t t1, int64_t t2, int64_t t3) {
   // In __int128: t1 - t0 and t2 - t3 cross clocks and may be anything.
   const __int128 round_trip =
       (static_cast<__int128>(t3) - t0) - (static_cast<__int128>(t2) - t1);
-  if (round_trip < 0) return false;
+  // Negative, or too long for an int64 (and its half rounded up): only
+  // damaged or forged times give either.
+  if (round_trip < 0 || round_trip >= INT64_MAX) return false;
   const __int128 offset =
       (static_cast<__int128>(t1) - t0 + static_cast<__int128>(t2) - t3) / 2;
   if (offset > INT64_MAX || offset < INT64_MIN) return false;

@@ -45,7 +45,8 @@ class ClockOffsetEstimator {
 
   // Adds an exchange completed at t3 (all in ns; t0, t3 ours, t1, t2 the
   // peer's). Returns false, adding nothing, for an impossible one (t3 < t0,
-  // t2 < t1, or a negative round trip): damaged or replayed probe data.
+  // t2 < t1, a negative round trip or one of 2^63 - 1 ns or more, an
+  // offset beyond int64): damaged, replayed or forged probe data.
   bool Add(int64_t t0, int64_t t1, int64_t t2, int64_t t3);
 
   // The estimate from the exchanges completed within `window` before the

@@ -69,6 +69,8 @@ TEST(ClockOffsetEstimatorTest, ImpossibleExchangesAreRefused) {
   EXPECT_FALSE(estimator.Add(0, 10, 5, 20));   // peer replied before receiving
   EXPECT_FALSE(estimator.Add(0, 0, 100, 20));  // negative round trip
   EXPECT_FALSE(estimator.Add(0, INT64_MIN, INT64_MAX, 1));
+  // A round trip beyond int64, which would wrap to a negative one.
+  EXPECT_FALSE(estimator.Add(INT64_MIN, 0, 0, INT64_MAX));
   EXPECT_FALSE(estimator.estimate().valid);
 }
 

@@ -16,6 +16,7 @@
 #include "aos/network/client_statistics_generated.h"
 #include "aos/network/clock_offset_estimator.h"
 #include "aos/network/forwarded_message_check.h"
+#include "aos/network/forwarded_origins.h"
 #include "aos/network/match_resend.h"
 #include "aos/network/peer_state.h"
 #include "aos/network/remote_message_generated.h"
@@ -135,6 +136,11 @@ class MessageBridge::Impl {
     uint64_t dropped_invalid = 0;
     uint64_t dropped_send_failed = 0;
     uint64_t received_bytes = 0;
+    // Path origins of received messages dropped: impossible ones, and ones
+    // that came before a clock offset estimate to translate them with
+    // (forwarded_origins.h).
+    uint64_t invalid_origins = 0;
+    uint64_t origins_without_offset = 0;
     timing::RunningStatistic one_way_latency;
     timing::LatencyHistogram one_way_latency_histogram;
   };
@@ -528,6 +534,7 @@ void MessageBridge::Impl::Forward(Outgoing* outgoing, const Context& context) {
   message.monotonic_sent_ns = Ns(context.monotonic_event_time);
   message.realtime_sent_ns = Ns(context.realtime_event_time);
   memcpy(message.boot_uuid, boot_uuid_.bytes().data(), 16);
+  OriginsToWire(context.origins, &message);
   message.data._maximum = static_cast<uint32_t>(context.size);
   message.data._length = static_cast<uint32_t>(context.size);
   message.data._buffer = static_cast<uint8_t*>(const_cast<void*>(context.data));
@@ -720,6 +727,12 @@ void MessageBridge::Impl::Receive(Incoming* incoming, Peer* peer) {
     ++peer->duplicate_packets;
     return;
   }
+  // The estimate is of the peer's current boot: a message of another boot
+  // has a clock we know nothing of.
+  ClockOffsetEstimator::Estimate offset = peer->clock.estimate();
+  if (boot != peer->state.boot_uuid()) offset.valid = false;
+  const ReceivedOrigins origins = ReceiveOrigins(
+      OriginsFromWire(message), offset, Ns(monotonic_clock::now()));
   RemoteOrigin origin;
   origin.monotonic_remote_time = monotonic_clock::time_point(
       std::chrono::nanoseconds(message.monotonic_sent_ns));
@@ -727,6 +740,7 @@ void MessageBridge::Impl::Receive(Incoming* incoming, Peer* peer) {
       std::chrono::nanoseconds(message.realtime_sent_ns));
   origin.remote_queue_index = message.queue_index;
   origin.source_boot_uuid = boot;
+  origin.origins = &origins.origins;
   RawSender* sender = incoming->sender.get();
   if (sender->Send(data, size, origin) != RawSender::Error::kOk) {
     ++peer->dropped_send_failed;
@@ -744,8 +758,9 @@ void MessageBridge::Impl::Receive(Incoming* incoming, Peer* peer) {
   incoming->last_queue_index = message.queue_index;
   ++peer->received_packets;
   peer->received_bytes += size;
-  const ClockOffsetEstimator::Estimate offset = peer->clock.estimate();
-  if (offset.valid && boot == peer->state.boot_uuid()) {
+  peer->invalid_origins += origins.invalid;
+  peer->origins_without_offset += origins.without_offset;
+  if (offset.valid) {
     const int64_t latency_ns = Ns(sender->monotonic_sent_time()) -
                                message.monotonic_sent_ns + offset.offset_ns;
     peer->one_way_latency.Add(static_cast<double>(latency_ns) * 1e-9);
@@ -887,6 +902,8 @@ void MessageBridge::Impl::PublishStatistics() {
     connection.add_disconnects(peer->state.disconnects());
     connection.add_reboots(peer->state.reboots());
     connection.add_refused_reboots(peer->state.refused_reboots());
+    connection.add_invalid_origins(peer->invalid_origins);
+    connection.add_origins_without_offset(peer->origins_without_offset);
     connection.add_boot_uuid(boot);
     connection.add_connected_since_time(Ns(peer->state.connected_since()));
     connection.add_monotonic_offset(offset.offset_ns);

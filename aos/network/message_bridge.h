@@ -21,9 +21,14 @@
 //   samples a datagram, and sent at the end of the loop's wakeup that made
 //   them (ShmEventLoop::OnWakeupEnd), or after 64 writes when messages keep
 //   the wakeup going: no sample waits for a later one.
+// - Writes each message's path origins with it, as the source's loop had
+//   them (forwarding is not a hop).
 // - Reads the topic of every channel forwarded to N and re-sends each
 //   message into N's shared memory with RawSender::Send(RemoteOrigin): the
-//   source's send times, queue index and boot. A message that names another
+//   source's send times, queue index and boot, and its path origins in N's
+//   clock, translated with the clock offset estimate of the source; origins
+//   that cannot be true, or that came before an estimate, are dropped and
+//   counted (forwarded_origins.h). A message that names another
 //   channel or node, is larger than max_size, or fails the flatbuffer
 //   Verifier for the channel's schema is dropped and counted; one already
 //   re-sent (same boot, queue index not newer) is counted as a duplicate.

@@ -4,9 +4,12 @@
 // bridge fails the test instead of hanging it.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <thread>
 
@@ -36,13 +39,113 @@ using std::chrono::seconds;
 // Generous: a bridge that works connects in well under a second.
 constexpr auto kDeadline = seconds(30);
 
+// A copy of the message in `context`, to read after its handler returned.
+std::vector<uint8_t> Copy(const Context& context) {
+  const auto* data = static_cast<const uint8_t*>(context.data);
+  return std::vector<uint8_t>(data, data + context.size);
+}
+
 class MessageBridgeTest : public BridgeTestNodes {
  protected:
   MessageBridgeTest() : BridgeTestNodes(DdsTestBinary::kMessageBridge) {}
+
+  // A DDS writer of the test's own on the topic of /test aos.examples.Ping
+  // (reliable, as the bridges'): what any peer on the network can make.
+  struct PingTopicWriter {
+    const Channel* channel = nullptr;
+    uint32_t channel_index = 0;
+    std::unique_ptr<DdsParticipant> dds;
+    dds_entity_t writer = 0;
+  };
+  void MakePingTopicWriter(PingTopicWriter* out) {
+    out->channel = configuration::GetChannel(config_.message(), "/test",
+                                             "aos.examples.Ping", "pong", pi2_);
+    ASSERT_NE(out->channel, nullptr);
+    out->channel_index = ChannelIndex(out->channel);
+    auto dds = DdsParticipant::Make({.domain = domain_, .interface = "lo"});
+    ASSERT_TRUE(dds.ok()) << dds.status();
+    out->dds = std::move(dds).value();
+    auto writer = out->dds->MakeWriter(
+        &aos_bridge_Message_desc,
+        DdsParticipant::TopicName(out->channel_index, "/test",
+                                  "aos.examples.Ping"),
+        {.reliable = true, .depth = 100, .lifespan_ns = 0});
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    out->writer = *writer;
+  }
+
+  // Runs `loop` until a handler exits it, or fails the test with `why()`
+  // once kDeadline has passed.
+  static void RunWithDeadline(ShmEventLoop* loop,
+                              std::function<std::string()> why) {
+    TimerHandler* deadline = loop->AddTimer([&]() {
+      ADD_FAILURE() << why();
+      loop->Exit();
+    });
+    loop->OnRun(
+        [&]() { deadline->Schedule(loop->monotonic_now() + kDeadline); });
+    loop->Run();
+  }
+
+  // A valid aos.examples.Ping.
+  static std::vector<uint8_t> PingBytes(int value) {
+    flatbuffers::FlatBufferBuilder fbb;
+    examples::Ping::Builder ping(fbb);
+    ping.add_value(value);
+    fbb.Finish(ping.Finish());
+    return std::vector<uint8_t>(fbb.GetBufferPointer(),
+                                fbb.GetBufferPointer() + fbb.GetSize());
+  }
+
+  // A sample as a bridge writes one, of `data` (which must outlive it), with
+  // no path origins.
+  static aos_bridge_Message Sample(uint32_t channel_index, uint32_t source_node,
+                                   uint32_t queue_index,
+                                   int64_t monotonic_sent_ns, const UUID& boot,
+                                   std::vector<uint8_t>* data) {
+    aos_bridge_Message message = {};
+    message.channel_index = channel_index;
+    message.source_node = source_node;
+    message.queue_index = queue_index;
+    message.monotonic_sent_ns = monotonic_sent_ns;
+    message.realtime_sent_ns = 2000;
+    memcpy(message.boot_uuid, boot.bytes().data(), 16);
+    message.data._buffer = data->data();
+    message.data._length = static_cast<uint32_t>(data->size());
+    message.data._maximum = static_cast<uint32_t>(data->size());
+    return message;
+  }
 };
 
+// A ClientStatistics connection's clock offset uncertainty, as published at
+// `time` (its send time on the node).
+struct PublishedUncertainty {
+  monotonic_clock::time_point time;
+  int64_t uncertainty_ns;
+};
+
+// The uncertainty of the estimate the bridge translated with at `time`, if
+// the publications just before and after `time` agree on it (the bridge's
+// loop translates and publishes in turn, so the estimate in use between two
+// publications that say the same was that one); -1 if they do not, or one
+// is missing.
+int64_t UncertaintyBetween(
+    const std::vector<PublishedUncertainty>& publications,
+    monotonic_clock::time_point time) {
+  for (size_t i = 1; i < publications.size(); ++i) {
+    if (publications[i - 1].time < time && time < publications[i].time) {
+      return publications[i - 1].uncertainty_ns ==
+                     publications[i].uncertainty_ns
+                 ? publications[i].uncertainty_ns
+                 : -1;
+    }
+  }
+  return -1;
+}
+
 // A ping every 10 ms on pi1 arrives on pi2 in order, none lost after the
-// first, with the remote fields filled; its arrival comes back to pi1 as a
+// first, with the remote fields filled and its path origin (the timer that
+// sent it) translated into pi2's clock; its arrival comes back to pi1 as a
 // remote timestamp; both bridges' statistics say what happened.
 TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
   auto bridge1 = StartBridge("pi1");
@@ -52,6 +155,8 @@ TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
   // Written by pi1's thread, read after both loops stopped.
   std::vector<monotonic_clock::time_point> sent_time(kPings);
   std::vector<uint32_t> sent_queue_index(kPings);
+  // When the timer call that sent each was scheduled: its path origin.
+  std::vector<monotonic_clock::time_point> scheduled_time(kPings);
   struct Arrival {
     int value;
     Context context;
@@ -72,6 +177,7 @@ TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
     ping.add_value(next_value);
     ASSERT_EQ(builder.Send(ping.Finish()), RawSender::Error::kOk);
     sent_time[next_value] = ping_sender.raw()->monotonic_sent_time();
+    scheduled_time[next_value] = pi1->context().monotonic_event_time;
     sent_queue_index[next_value] = ping_sender.raw()->sent_queue_index();
     ++next_value;
   });
@@ -84,9 +190,7 @@ TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
   std::vector<uint8_t> server_copy;
   pi1->MakeWatcher("/aos", [&](const ServerStatistics& statistics) {
     const Context& context = pi1->context();
-    server_copy.assign(
-        static_cast<const uint8_t*>(context.data),
-        static_cast<const uint8_t*>(context.data) + context.size);
+    server_copy = Copy(context);
     last_server = flatbuffers::GetRoot<ServerStatistics>(server_copy.data());
     // Statistics that say connected: a bridge starved for over a second on
     // a loaded machine may rightly say disconnected for a while.
@@ -107,15 +211,34 @@ TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
     arrivals.push_back({ping.value(), pi2->context()});
   });
   std::vector<uint8_t> client_copy;
+  std::vector<PublishedUncertainty> published;
+  published.reserve(1000);
+  // Whether a ping with an origin arrived between two publications of one
+  // estimate: its origin's uncertainty is then known to be that one's.
+  auto bracketed = [&]() {
+    for (const Arrival& arrival : arrivals) {
+      if (!arrival.context.origins.empty() &&
+          UncertaintyBetween(published, arrival.context.monotonic_event_time) >=
+              0) {
+        return true;
+      }
+    }
+    return false;
+  };
   pi2->MakeWatcher("/aos", [&](const ClientStatistics& statistics) {
     const Context& context = pi2->context();
-    client_copy.assign(
-        static_cast<const uint8_t*>(context.data),
-        static_cast<const uint8_t*>(context.data) + context.size);
-    // Enough pings, and statistics published after them that say connected
-    // (see pi1's watcher).
+    client_copy = Copy(context);
+    if (statistics.connections()->size() == 1) {
+      published.push_back(
+          {context.monotonic_event_time,
+           statistics.connections()->Get(0)->monotonic_offset_uncertainty()});
+    }
+    // Enough pings, one of them known to be translated with a published
+    // estimate, and statistics published after them that say connected (see
+    // pi1's watcher).
     if (arrivals.size() >= 200 && statistics.connections()->size() == 1 &&
-        statistics.connections()->Get(0)->state() == State::CONNECTED) {
+        statistics.connections()->Get(0)->state() == State::CONNECTED &&
+        bracketed()) {
       done = true;
       pi2->Exit();
     }
@@ -135,9 +258,42 @@ TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
 
   ASSERT_GE(arrivals.size(), 200u);
   const int first = arrivals.front().value;
+  const uint32_t timer_origin = send_timer->timing().origin_id;
+  ASSERT_NE(timer_origin, 0u);
+  // Pings re-sent before pi2's bridge had an estimate of pi1's clock carry
+  // no origin (none made up); all after do.
+  size_t without_origin = 0;
+  size_t with_known_uncertainty = 0;
+  int64_t max_uncertainty_ns = 0;
   for (size_t i = 0; i < arrivals.size(); ++i) {
     const Arrival& arrival = arrivals[i];
     SCOPED_TRACE(StrCat("arrival ", i, " value ", arrival.value));
+    const PathOrigins& origins = arrival.context.origins;
+    if (origins.empty()) {
+      EXPECT_EQ(without_origin, i) << "an origin was left out after the first "
+                                      "that crossed";
+      ++without_origin;
+    } else {
+      ASSERT_EQ(origins.size(), 1u);
+      const PathOrigin& origin = *origins.begin();
+      EXPECT_EQ(origin.id, timer_origin);
+      EXPECT_EQ(origin.hops, 1);
+      // One machine, one clock: the translated time is the original within
+      // the uncertainty it states.
+      const int64_t error_ns =
+          origin.monotonic_time_ns -
+          scheduled_time[arrival.value].time_since_epoch().count();
+      EXPECT_LE(std::abs(error_ns), int64_t{origin.uncertainty_us} * 1000);
+      // That uncertainty is the bridge's estimate's, rounded up to us.
+      const int64_t estimate_ns =
+          UncertaintyBetween(published, arrival.context.monotonic_event_time);
+      if (estimate_ns >= 0) {
+        ++with_known_uncertainty;
+        EXPECT_EQ(origin.uncertainty_us, (estimate_ns + 999) / 1000);
+      }
+      max_uncertainty_ns = std::max<int64_t>(
+          max_uncertainty_ns, int64_t{origin.uncertainty_us} * 1000);
+    }
     // Reliable: nothing lost or reordered once the first one came.
     ASSERT_EQ(arrival.value, first + static_cast<int>(i));
     EXPECT_EQ(arrival.context.remote_queue_index,
@@ -148,6 +304,29 @@ TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
     EXPECT_GT(arrival.context.monotonic_event_time,
               arrival.context.monotonic_remote_time);
   }
+  EXPECT_GT(with_known_uncertainty, 0u);
+  EXPECT_LT(without_origin, arrivals.size());
+  std::cout << arrivals.size() << " pings, " << without_origin
+            << " before an offset estimate (no origin), "
+            << with_known_uncertainty
+            << " with the uncertainty of a published estimate\n";
+  // pi2's watcher measured the path age of each origin it got, with the
+  // largest uncertainty among them.
+  const WatcherState* ping_watcher = nullptr;
+  for (const auto& watcher : pi2->watchers()) {
+    if (watcher->channel()->type()->string_view() == "aos.examples.Ping") {
+      ping_watcher = watcher.get();
+    }
+  }
+  ASSERT_NE(ping_watcher, nullptr);
+  const timing::PathTimings& paths = ping_watcher->timing().paths;
+  ASSERT_EQ(paths.size(), 1u);
+  EXPECT_EQ(paths.begin()->origin_id, timer_origin);
+  EXPECT_EQ(paths.begin()->hops, 1u);
+  EXPECT_EQ(paths.begin()->count(), arrivals.size() - without_origin);
+  EXPECT_EQ(paths.begin()->max_uncertainty_ns, max_uncertainty_ns);
+  EXPECT_EQ(paths.invalid_origins(), 0u);
+
   // Every remote timestamp names a ping pi1 sent, with its send time.
   ASSERT_FALSE(remote_timestamps.empty());
   for (const auto& [remote_queue_index, monotonic_remote] : remote_timestamps) {
@@ -177,6 +356,10 @@ TEST_F(MessageBridgeTest, PingsCrossInOrderWithTheirOriginAndComeBackTimed) {
             from_pi1->monotonic_offset_uncertainty());
   ASSERT_NE(from_pi1->one_way_latency_histogram(), nullptr);
   EXPECT_GT(from_pi1->one_way_latency_histogram()->buckets()->size(), 0u);
+  EXPECT_EQ(from_pi1->invalid_origins(), 0u);
+  // The pings without an origin, and maybe pi1's reports and statistics
+  // from before the estimate.
+  EXPECT_GE(from_pi1->origins_without_offset(), without_origin);
 
   ASSERT_NE(last_server, nullptr);
   ASSERT_EQ(last_server->connections()->size(), 1u);
@@ -333,18 +516,11 @@ TEST_F(MessageBridgeTest, LatestReliableMessageReachesEveryPeerThatJoinsLater) {
 // neither duplicates nor a gap.
 TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   auto bridge2 = StartBridge("pi2");
-  const Channel* ping = configuration::GetChannel(
-      config_.message(), "/test", "aos.examples.Ping", "pong", pi2_);
-  ASSERT_NE(ping, nullptr);
-  const uint32_t ping_index = ChannelIndex(ping);
-
-  auto dds = DdsParticipant::Make({.domain = domain_, .interface = "lo"});
-  ASSERT_TRUE(dds.ok()) << dds.status();
-  auto writer = (*dds)->MakeWriter(
-      &aos_bridge_Message_desc,
-      DdsParticipant::TopicName(ping_index, "/test", "aos.examples.Ping"),
-      {.reliable = true, .depth = 100, .lifespan_ns = 0});
-  ASSERT_TRUE(writer.ok()) << writer.status();
+  PingTopicWriter hostile;
+  ASSERT_NO_FATAL_FAILURE(MakePingTopicWriter(&hostile));
+  const Channel* ping = hostile.channel;
+  const uint32_t ping_index = hostile.channel_index;
+  const dds_entity_t* writer = &hostile.writer;
   const auto start = std::chrono::steady_clock::now();
   dds_publication_matched_status_t matched = {};
   while (matched.current_count == 0) {
@@ -355,12 +531,7 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
     ASSERT_EQ(dds_get_publication_matched_status(*writer, &matched), 0);
   }
 
-  flatbuffers::FlatBufferBuilder fbb;
-  examples::Ping::Builder ping_builder(fbb);
-  ping_builder.add_value(42);
-  fbb.Finish(ping_builder.Finish());
-  std::vector<uint8_t> valid(fbb.GetBufferPointer(),
-                             fbb.GetBufferPointer() + fbb.GetSize());
+  std::vector<uint8_t> valid = PingBytes(42);
   std::vector<uint8_t> garbage(valid.size(), 0xff);
   std::vector<uint8_t> oversize(static_cast<size_t>(ping->max_size()) + 100, 0);
   const UUID new_boot =
@@ -370,17 +541,9 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   auto write = [&](uint32_t channel_index, uint32_t source_node,
                    std::vector<uint8_t>* data, uint32_t queue_index = 5,
                    const UUID* boot = nullptr) {
-    aos_bridge_Message message = {};
-    message.channel_index = channel_index;
-    message.source_node = source_node;
-    message.queue_index = queue_index;
-    message.monotonic_sent_ns = 1000;
-    message.realtime_sent_ns = 2000;
-    memcpy(message.boot_uuid,
-           (boot != nullptr ? *boot : new_boot).bytes().data(), 16);
-    message.data._buffer = data->data();
-    message.data._length = static_cast<uint32_t>(data->size());
-    message.data._maximum = static_cast<uint32_t>(data->size());
+    const aos_bridge_Message message =
+        Sample(channel_index, source_node, queue_index, 1000,
+               boot != nullptr ? *boot : new_boot, data);
     ASSERT_EQ(dds_write(*writer, &message), 0);
   };
   // Made before the writes: a new fetcher's FetchNext() gets only what is
@@ -409,18 +572,13 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
       return;
     }
     const Context& context = pi2->context();
-    client_copy.assign(
-        static_cast<const uint8_t*>(context.data),
-        static_cast<const uint8_t*>(context.data) + context.size);
+    client_copy = Copy(context);
     pi2->Exit();
   });
-  TimerHandler* deadline = pi2->AddTimer([&]() {
-    ADD_FAILURE() << "the statistics never counted all nine; bridge said:\n"
-                  << bridge2->Stderr();
-    pi2->Exit();
+  RunWithDeadline(pi2.get(), [&]() {
+    return StrCat("the statistics never counted all nine; bridge said:\n",
+                  bridge2->Stderr());
   });
-  pi2->OnRun([&]() { deadline->Schedule(pi2->monotonic_now() + kDeadline); });
-  pi2->Run();
 
   ASSERT_FALSE(client_copy.empty());
   const auto* client =
@@ -452,6 +610,115 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   EXPECT_FALSE(pings->FetchNext());
 
   // And the bridge is still there to stop cleanly.
+  EXPECT_EQ(bridge2->Terminate(), 0) << bridge2->Stderr();
+}
+
+// Path origins come from the network too: a hostile writer's well-formed
+// Pings in pi1's name and boot, sent once pi2's bridge has an estimate of
+// pi1's clock, each with origins no sender could have (a count of 9, id 0,
+// an id twice, 0 hops, an hour ahead): none reaches pi2's shared memory as
+// given; the possible ones beside them do, translated; the statistics count
+// every impossible one.
+TEST_F(MessageBridgeTest, ImpossibleOriginsAreDroppedAndCounted) {
+  auto bridge1 = StartBridge("pi1", {"--timing_reports=false"});
+  auto bridge2 = StartBridge("pi2", {"--timing_reports=false"});
+  PingTopicWriter hostile;
+  ASSERT_NO_FATAL_FAILURE(MakePingTopicWriter(&hostile));
+  const dds_entity_t* writer = &hostile.writer;
+  std::vector<uint8_t> valid = PingBytes(42);
+  // One machine: pi1's clock is ours.
+  auto pi1 = MakeLoop("pinger", pi1_);
+  const UUID pi1_boot = pi1->boot_uuid();
+  uint32_t queue_index = 1000;
+  auto write = [&](uint32_t count, std::vector<PathOrigin> origins) {
+    aos_bridge_Message message = Sample(
+        hostile.channel_index, NodeIndex(pi1_), queue_index++,
+        monotonic_clock::now().time_since_epoch().count(), pi1_boot, &valid);
+    message.origin_count = count;
+    for (size_t i = 0; i < origins.size() && i < 4; ++i) {
+      message.origins[i] = {.id = origins[i].id,
+                            .hops = origins[i].hops,
+                            .uncertainty_us = origins[i].uncertainty_us,
+                            .monotonic_time_ns = origins[i].monotonic_time_ns};
+    }
+    ASSERT_EQ(dds_write(*writer, &message), 0);
+  };
+
+  auto pi2 = MakeLoop("pong", pi2_);
+  // Made before the writes: FetchNext() gets what is sent after.
+  std::unique_ptr<RawFetcher> pings = pi2->MakeRawFetcher(hostile.channel);
+  int64_t sent_ns = 0;
+  bool written = false;
+  // pi1's bridge forwards its own statistics too: counts from the writes on.
+  uint64_t received_before = 0;
+  uint64_t without_offset_before = 0;
+  std::vector<uint8_t> client_copy;
+  pi2->MakeWatcher("/aos", [&](const ClientStatistics& statistics) {
+    const ClientConnection* from_pi1 = statistics.connections()->Get(0);
+    if (!written) {
+      // Once pi2's bridge can translate pi1's times, and the writer
+      // matched its reader.
+      dds_publication_matched_status_t matched = {};
+      if (from_pi1->monotonic_offset_uncertainty() < 0 ||
+          from_pi1->boot_uuid()->string_view() != pi1_boot.ToString() ||
+          dds_get_publication_matched_status(*writer, &matched) != 0 ||
+          matched.current_count == 0) {
+        return;
+      }
+      written = true;
+      received_before = from_pi1->received_packets();
+      without_offset_before = from_pi1->origins_without_offset();
+      const int64_t now = monotonic_clock::now().time_since_epoch().count();
+      sent_ns = now - 1'000'000;
+      const PathOrigin good{.id = 5, .hops = 1, .monotonic_time_ns = sent_ns};
+      const int64_t hour = int64_t{3600} * 1'000'000'000;
+      write(9, {good, good, good, good});  // 4 invalid
+      write(2, {good, {.id = 0, .hops = 1, .monotonic_time_ns = now}});  // 1
+      write(2, {good, {.id = 5, .hops = 2, .monotonic_time_ns = now}});  // 1
+      write(2, {good, {.id = 6, .hops = 0, .monotonic_time_ns = now}});  // 1
+      write(2, {good, {.id = 6, .hops = 1, .monotonic_time_ns = now + hour}});
+      write(1, {{.id = 7, .hops = 1, .monotonic_time_ns = INT64_MIN}});  // 1
+      return;
+    }
+    // The last write brings the ninth (DDS keeps the writer's order).
+    if (from_pi1->invalid_origins() < 9) return;
+    const Context& context = pi2->context();
+    client_copy = Copy(context);
+    pi2->Exit();
+  });
+  RunWithDeadline(pi2.get(), [&]() {
+    return StrCat("the six pings never crossed (written: ", written,
+                  "); bridge pi1 said:\n", bridge1->Stderr(),
+                  "\nbridge pi2 said:\n", bridge2->Stderr());
+  });
+
+  ASSERT_FALSE(client_copy.empty());
+  const ClientConnection* from_pi1 =
+      flatbuffers::GetRoot<ClientStatistics>(client_copy.data())
+          ->connections()
+          ->Get(0);
+  EXPECT_GE(from_pi1->received_packets(), received_before + 6);
+  EXPECT_EQ(from_pi1->invalid_origins(), 4u + 1 + 1 + 1 + 1 + 1);
+  EXPECT_EQ(from_pi1->origins_without_offset(), without_offset_before);
+  // What reached shared memory: the good origin beside each impossible one,
+  // translated (within its uncertainty of the truth, one clock), nothing
+  // else.
+  const size_t kept[] = {0, 1, 1, 1, 1, 0};
+  for (size_t i = 0; i < 6; ++i) {
+    SCOPED_TRACE(StrCat("ping ", i));
+    ASSERT_TRUE(pings->FetchNext());
+    const PathOrigins& origins = pings->context().origins;
+    ASSERT_EQ(origins.size(), kept[i]);
+    for (const PathOrigin& origin : origins) {
+      EXPECT_EQ(origin.id, 5u);
+      EXPECT_EQ(origin.hops, 1);
+      EXPECT_GT(origin.uncertainty_us, 0);
+      EXPECT_LE(std::abs(origin.monotonic_time_ns - sent_ns),
+                int64_t{origin.uncertainty_us} * 1000);
+    }
+  }
+  EXPECT_FALSE(pings->FetchNext());
+  EXPECT_EQ(bridge1->Terminate(), 0) << bridge1->Stderr();
   EXPECT_EQ(bridge2->Terminate(), 0) << bridge2->Stderr();
 }
 

@@ -72,10 +72,22 @@ std::string FormatClientStatistics(
   if (statistics.connections() != nullptr) {
     for (const message_bridge::ClientConnection* c :
          *statistics.connections()) {
-      if (c->refused_reboots() == 0) continue;
-      out << "  reboots of " << InlinePrintable(StringView(c->node()))
-          << " not believed (more than 3 a minute: forged probes?): "
-          << c->refused_reboots() << "\n";
+      const std::string name = InlinePrintable(StringView(c->node()));
+      if (c->refused_reboots() > 0) {
+        out << "  reboots of " << name
+            << " not believed (more than 3 a minute: forged probes?): "
+            << c->refused_reboots() << "\n";
+      }
+      if (c->invalid_origins() > 0) {
+        out << "  path origins from " << name
+            << " dropped as impossible (forged or damaged?): "
+            << c->invalid_origins() << "\n";
+      }
+      if (c->origins_without_offset() > 0) {
+        out << "  path origins from " << name
+            << " dropped before a clock offset estimate: "
+            << c->origins_without_offset() << "\n";
+      }
     }
   }
   if (statistics.dropped_unknown_node() > 0) {

@@ -16,7 +16,10 @@
 // unknown channel, oversize, refused by the local channel: all counted, none
 // re-sent), peer reboots, disconnects, the clock offset estimate (peer minus
 // this node) and its uncertainty, and the one-way latency since the bridge
-// started (count, min, p50, p99, p99.9, max) from its histogram.
+// started (count, min, p50, p99, p99.9, max) from its histogram. Under the
+// table, only where they are not zero: refused reboots, forwarded path
+// origins dropped as impossible or for want of a clock offset estimate, and
+// samples from no node of the configuration.
 // docs/network.md defines every figure.
 
 #include <string>

@@ -25,6 +25,8 @@ TEST(BridgeStatisticsFormatTest, OneRowPerPeerWithLatencyPercentiles) {
   connection.add_dropped_oversize(3);
   connection.add_reboots(1);
   connection.add_refused_reboots(1497);
+  connection.add_invalid_origins(9);
+  connection.add_origins_without_offset(11);
   connection.add_monotonic_offset(-3'000);
   connection.add_monotonic_offset_uncertainty(41'000);
   connection.add_one_way_latency_histogram(histogram);
@@ -47,6 +49,10 @@ TEST(BridgeStatisticsFormatTest, OneRowPerPeerWithLatencyPercentiles) {
   EXPECT_THAT(text, HasSubstr("dropped from no node of the configuration: 7"));
   EXPECT_THAT(text, HasSubstr("  reboots of pi2 not believed (more than 3 a "
                               "minute: forged probes?): 1497\n"));
+  EXPECT_THAT(text, HasSubstr("  path origins from pi2 dropped as impossible "
+                              "(forged or damaged?): 9\n"));
+  EXPECT_THAT(text, HasSubstr("  path origins from pi2 dropped before a clock "
+                              "offset estimate: 11\n"));
 }
 
 TEST(BridgeStatisticsFormatTest, NoOffsetOrSamplesYetAreDashes) {
@@ -67,6 +73,7 @@ TEST(BridgeStatisticsFormatTest, NoOffsetOrSamplesYetAreDashes) {
                         "+- +-\n"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("no node of the configuration")));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("not believed")));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("path origins")));
 }
 
 // A node name comes from whoever sent the statistics: escape sequences and
