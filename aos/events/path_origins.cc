@@ -78,8 +78,8 @@ PathOrigins PathOrigins::Translated(int64_t offset_ns,
   for (uint32_t i = 0; i < translated.count_; ++i) {
     PathOrigin& origin = translated.origins_[i];
     origin.monotonic_time_ns += offset_ns;
-    origin.uncertainty_us = static_cast<uint16_t>(
-        std::max<int64_t>(origin.uncertainty_us, uncertainty_us));
+    origin.uncertainty_us = static_cast<uint16_t>(std::min<int64_t>(
+        int64_t{origin.uncertainty_us} + uncertainty_us, UINT16_MAX));
   }
   return translated;
 }
@@ -110,8 +110,10 @@ PathOrigins PathOrigins::FromRaw(const Raw& raw, int64_t latest_possible_ns,
       const PathOrigin& origin = raw.origins[i];
       bool seen = false;
       for (const PathOrigin& kept : origins) seen |= kept.id == origin.id;
+      const int64_t time = origin.monotonic_time_ns;
       if (origin.id == 0 || seen || origin.hops == 0 ||
-          origin.monotonic_time_ns - int64_t{origin.uncertainty_us} * 1000 >
+          time > kMaxPathOriginTimeNs || time < -kMaxPathOriginTimeNs ||
+          static_cast<__int128>(time) - int64_t{origin.uncertainty_us} * 1000 >
               latest_possible_ns) {
         ++bad;
         continue;

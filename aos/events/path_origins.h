@@ -26,6 +26,10 @@
 
 namespace aos {
 
+// No origin's time is further than this from 0 (146 years): ages and
+// translations of believed origins never overflow.
+inline constexpr int64_t kMaxPathOriginTimeNs = int64_t{1} << 62;
+
 // How many origins one message carries. Four covers a controller that fuses
 // a few sensors; beyond it the newest are kept and the rest counted.
 inline constexpr size_t kMaxPathOrigins = 4;
@@ -72,8 +76,9 @@ class PathOrigins {
   // these passes on in the messages it sends.
   PathOrigins NextHop() const;
   // The same origins in another node's clock: each time plus `offset_ns`,
-  // each uncertainty the larger of its own and `uncertainty_ns` (saturating
-  // at 65535 us). What forwarding between nodes does.
+  // each uncertainty its own plus `uncertainty_ns` (rounded up to us,
+  // saturating at 65535 us): the errors of successive translations add.
+  // What forwarding between nodes does.
   PathOrigins Translated(int64_t offset_ns, int64_t uncertainty_ns) const;
   void Clear() { *this = PathOrigins(); }
 
@@ -94,8 +99,9 @@ class PathOrigins {
   Raw ToRaw() const;
   // What can be believed of `raw`, which came from outside the process:
   // origins past a count over kMaxPathOrigins, with id 0 or 0 hops, with an
-  // id seen before, or later than `latest_possible_ns` by more than their
-  // own uncertainty are dropped, and counted in *invalid (if not null).
+  // id seen before, more than kMaxPathOriginTimeNs from 0 (no clock is), or
+  // later than `latest_possible_ns` by more than their own uncertainty are
+  // dropped, and counted in *invalid (if not null).
   // For a message, latest_possible_ns is its sent time: its origins came
   // before it. Never allocates.
   static PathOrigins FromRaw(const Raw& raw, int64_t latest_possible_ns,

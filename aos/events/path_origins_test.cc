@@ -1,5 +1,6 @@
 #include "aos/events/path_origins.h"
 
+#include <limits>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -88,7 +89,7 @@ TEST(PathOriginsTest, TranslatedIntoAnotherNodesClock) {
   EXPECT_EQ(all[0].hops, 2);
   EXPECT_EQ(all[0].uncertainty_us, 5);  // 4001 ns, rounded up.
   EXPECT_EQ(all[1].monotonic_time_ns, 1500);
-  EXPECT_EQ(all[1].uncertainty_us, 9);  // Its own was larger.
+  EXPECT_EQ(all[1].uncertainty_us, 9 + 5);  // Translation errors add.
   EXPECT_EQ(All(origins.Translated(0, int64_t{1} << 40))[0].uncertainty_us,
             UINT16_MAX);
 }
@@ -126,6 +127,14 @@ TEST(PathOriginsTest, ImpossibleRawOriginsAreDroppedAndCounted) {
   raw.origins[1] = Origin(7, 1000, /*hops=*/0);  // No message crossed.
   invalid = 0;
   origins = PathOrigins::FromRaw(raw, 2000, &invalid);
+  EXPECT_EQ(invalid, 3u);
+
+  // Times no clock has: no age of them could be computed.
+  raw.origins[1] = Origin(7, std::numeric_limits<int64_t>::min());
+  raw.origins[3] = Origin(6, kMaxPathOriginTimeNs + 1);
+  invalid = 0;
+  origins =
+      PathOrigins::FromRaw(raw, std::numeric_limits<int64_t>::max(), &invalid);
   EXPECT_EQ(invalid, 3u);
 
   raw.count = kMaxPathOrigins + 1;  // More than fits: nothing believed.

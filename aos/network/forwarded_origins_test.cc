@@ -46,7 +46,7 @@ TEST(ForwardedOriginsTest, WireCarriesOriginsAsTheyAre) {
   EXPECT_EQ(raw.origins[2], PathOrigin());
 }
 
-// Peer time t is t - offset of ours; the uncertainty is at least the
+// Peer time t is t - offset of ours; the uncertainty is its own plus the
 // estimate's, rounded up to us; hops are kept (forwarding is not a hop).
 TEST(ForwardedOriginsTest, TranslatesIntoOurClockWithTheEstimatesSign) {
   const int64_t now = 100 * kMs;
@@ -70,7 +70,7 @@ TEST(ForwardedOriginsTest, TranslatesIntoOurClockWithTheEstimatesSign) {
   EXPECT_EQ(*(received.origins.begin() + 1),
             (PathOrigin{.id = 2,
                         .hops = 3,
-                        .uncertainty_us = 200,
+                        .uncertainty_us = 200 + 30,
                         .monotonic_time_ns = 50 * kMs}));
 }
 
