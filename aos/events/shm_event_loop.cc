@@ -923,17 +923,27 @@ RunStatus ShmEventLoop::Run() {
     sched_setscheduler(0, SCHED_OTHER, &param);
   }
   std::lock_guard<std::mutex> lock(exit_mutex_);
-  absl::Status status = exit_status_.value_or(absl::OkStatus());
-  exit_status_.reset();
+  absl::Status status = exit_state_.load() == kExitWithStatus
+                            ? std::move(exit_status_)
+                            : absl::OkStatus();
+  exit_status_ = absl::OkStatus();
+  exit_state_.store(kNoExit);
   return status;
 }
 
-void ShmEventLoop::Exit() { ExitWithStatus(absl::OkStatus()); }
+void ShmEventLoop::Exit() {
+  int none = kNoExit;
+  exit_state_.compare_exchange_strong(none, kExitOk);
+  epoll_.Quit();
+}
 
 void ShmEventLoop::ExitWithStatus(absl::Status status) {
   {
     std::lock_guard<std::mutex> lock(exit_mutex_);
-    if (!exit_status_.has_value()) exit_status_ = std::move(status);
+    int none = kNoExit;
+    if (exit_state_.compare_exchange_strong(none, kExitWithStatus)) {
+      exit_status_ = std::move(status);
+    }
   }
   epoll_.Quit();
 }

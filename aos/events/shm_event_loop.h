@@ -42,6 +42,7 @@
 // blocked: a sender may signal a watcher registration until the loop is
 // destroyed, and that signal's default action kills.
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -94,7 +95,9 @@ class ShmEventLoop : public EventLoop {
   RunStatus Run();
 
   // Makes Run() return once the current callback returns (called when no
-  // Run() runs, the next Run() returns at once). Thread-safe.
+  // Run() runs, the next Run() returns at once). Thread-safe, and
+  // async-signal-safe (an atomic and an eventfd write), so a signal handler
+  // may call it, as with AOS's.
   void Exit() override;
 
   // A handle that ends Run() from any thread with a status Run() returns
@@ -198,9 +201,12 @@ class ShmEventLoop : public EventLoop {
   int signal_fd_ = -1;
   // While Run() runs: SIGINT, SIGHUP and SIGTERM end it.
   std::unique_ptr<internal::StopSignals> stop_signals_;
-  // The first status an Exit gave, for Run() to return.
+  // Which Exit came first: none, Exit() (OK: nothing to keep, so no lock),
+  // or ExitWithStatus(), whose status is kept under the mutex for Run().
+  enum ExitState : int { kNoExit, kExitOk, kExitWithStatus };
+  std::atomic<int> exit_state_{kNoExit};
   std::mutex exit_mutex_;
-  std::optional<absl::Status> exit_status_;
+  absl::Status exit_status_;
   // Registered with OnReadable.
   std::vector<int> readable_fds_;
   // Given to OnWakeupEnd, if any.

@@ -419,6 +419,26 @@ TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
   EXPECT_TRUE(ran_on_run);
 }
 
+// Exit() is async-signal-safe, as AOS's: a handler of a signal the loop does
+// not take itself may call it.
+ShmEventLoop* loop_to_exit = nullptr;
+void ExitFromSignalHandler(int) { loop_to_exit->Exit(); }
+
+TEST_F(ShmEventLoopTest, ExitFromASignalHandlerEndsRun) {
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  loop_to_exit = &loop;
+  struct sigaction action = {};
+  action.sa_handler = ExitFromSignalHandler;
+  struct sigaction old_action;
+  ASSERT_EQ(sigaction(SIGUSR1, &action, &old_action), 0);
+  loop.OnRun([&]() { raise(SIGUSR1); });
+  EXPECT_TRUE(loop.Run().ok());
+  EXPECT_FALSE(loop.is_running());
+  sigaction(SIGUSR1, &old_action, nullptr);
+  loop_to_exit = nullptr;
+}
+
 // One Ctrl-C ends Run(), as in AOS; the program goes on (a second one
 // while a handler is stuck would end it: ASecondCtrlCKillsAStuckLoop).
 TEST_F(ShmEventLoopTest, OneSigintMakesRunReturn) {
