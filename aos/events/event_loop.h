@@ -638,12 +638,12 @@ class Sender {
 
   // Times and queue index of the last successful send.
   monotonic_clock::time_point monotonic_sent_time() const {
-    return sender_->monotonic_sent_time();
+    return raw_or_die()->monotonic_sent_time();
   }
   realtime_clock::time_point realtime_sent_time() const {
-    return sender_->realtime_sent_time();
+    return raw_or_die()->realtime_sent_time();
   }
-  uint32_t sent_queue_index() const { return sender_->sent_queue_index(); }
+  uint32_t sent_queue_index() const { return raw_or_die()->sent_queue_index(); }
 
   const Channel* channel() const { return raw_or_die()->channel(); }
   RawSender* raw() { return sender_.get(); }
