@@ -95,6 +95,8 @@ TEST_F(MisuseTest, BadFlagsOfPingAndPong) {
   ExpectOneLine(Run("examples/pong", {"--permissions=rw"}), "pong",
                 "--permissions=rw is not an octal file mode like 0600 or "
                 "0660");
+  ExpectOneLine(Run("examples/pong", {"--timing_report_ms=0"}), "pong",
+                "--timing_report_ms=0 is not a report window: give 1 or more");
 }
 
 // Faster than the channel's frequency: refused up front, naming the field,

@@ -742,7 +742,10 @@ void EventLoop::StartRunning() {
       timing_reporter_ =
           std::make_unique<TimingReporter>(this, MakeRawSender(channel));
       const auto period = std::chrono::milliseconds(FLAGS_timing_report_ms);
-      CHECK_GT(period.count(), 0) << "--timing_report_ms must be positive";
+      if (period.count() <= 0) {
+        ExitForUserError(StrCat("--timing_report_ms=", FLAGS_timing_report_ms,
+                                " is not a report window: give 1 or more"));
+      }
       timing_reporter_->StartWindow();
       timer->Schedule(monotonic_now() + period, period);
     }
