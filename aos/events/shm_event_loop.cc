@@ -593,7 +593,9 @@ class ShmTimer : public TimerHandler {
 
 ShmEventLoop::ShmEventLoop(const Configuration* configuration,
                            std::string_view name, const Node* node)
-    : EventLoop(name, configuration, node) {
+    : EventLoop(name, configuration, node),
+      shm_base_(FLAGS_shm_base),
+      permissions_(ParsePermissions()) {
   // Reads the wakeup signal once Run() blocks it in the loop's thread.
   const sigset_t signals = WakeupSignals();
   signal_fd_ = signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -644,7 +646,12 @@ void ShmEventLoop::StopWakeupEnd() {
 }
 
 std::string ShmEventLoop::ShmPath(const Channel* channel) {
-  return StrCat(FLAGS_shm_base, channel->name()->string_view(), "/",
+  return ShmPath(FLAGS_shm_base, channel);
+}
+
+std::string ShmEventLoop::ShmPath(std::string_view shm_base,
+                                  const Channel* channel) {
+  return StrCat(shm_base, channel->name()->string_view(), "/",
                 channel->type()->string_view(), ".v", ipc_lib::kLayoutVersion);
 }
 
@@ -653,9 +660,9 @@ std::unique_ptr<ipc_lib::QueueMemory> ShmEventLoop::OpenQueueMemory(
   const std::string description = StrCat(channel->name()->string_view(), " (",
                                          channel->type()->string_view(), ")");
   auto memory = ipc_lib::QueueMemory::Open(
-      ShmPath(channel),
+      ShmPath(shm_base_, channel),
       ipc_lib::QueueLayout::ForChannel(*configuration(), *channel),
-      ParsePermissions(), description);
+      permissions_, description);
   if (!memory.ok()) {
     std::string message =
         StrCat("event loop ", name(), ": ", memory.status().message());

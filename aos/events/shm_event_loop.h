@@ -150,8 +150,13 @@ class ShmEventLoop : public EventLoop {
   // Before Run() or after it returned, not from inside it.
   void StopWakeupEnd();
 
-  // The file a channel's queue lives in.
+  // The file a channel's queue lives in, under `shm_base` (by default
+  // --shm_base now).
   static std::string ShmPath(const Channel* channel);
+  static std::string ShmPath(std::string_view shm_base, const Channel* channel);
+  // The --shm_base this loop was made with: as in AOS, read once, when the
+  // loop is made, for every channel it opens.
+  const std::string& shm_base() const { return shm_base_; }
 
  protected:
   std::unique_ptr<RawSender> DoMakeRawSender(const Channel* channel) override;
@@ -197,6 +202,9 @@ class ShmEventLoop : public EventLoop {
   // to `sent_by`; null if none.
   class ShmWatcher* EarliestPending(monotonic_clock::time_point sent_by);
 
+  // --shm_base and --permissions when the loop was made.
+  const std::string shm_base_;
+  const mode_t permissions_;
   internal::EPoll epoll_;
   int signal_fd_ = -1;
   // While Run() runs: SIGINT, SIGHUP and SIGTERM end it.

@@ -177,12 +177,25 @@ TEST_F(ShmEventLoopTest, ChannelFilesLiveUnderShmBaseWithThePermissions) {
   EXPECT_EQ(info.st_mode & 0777, 0640u);
 }
 
+// Read when the loop is made, as AOS reads it.
 TEST_F(ShmEventLoopTest, BadPermissionsFlagIsNamed) {
   FLAGS_permissions = "rw-r--r--";
-  auto loop = factory_.MakeEventLoop("loop");
-  EXPECT_DEATH(loop->MakeSender<TestMessage>("/test"),
+  EXPECT_DEATH(ShmEventLoop(factory_.configuration(), "loop"),
                "--permissions=rw-r--r-- is not an octal file mode");
   FLAGS_permissions = "0600";
+}
+
+// --shm_base too: a loop keeps the one it was made with.
+TEST_F(ShmEventLoopTest, ShmBaseIsTheOneTheLoopWasMadeWith) {
+  const std::string made_with = FLAGS_shm_base;
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  FLAGS_shm_base = made_with + "/elsewhere";
+  Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+  FLAGS_shm_base = made_with;
+  EXPECT_EQ(loop.shm_base(), made_with);
+  EXPECT_TRUE(std::filesystem::exists(
+      ShmEventLoop::ShmPath(made_with, sender.channel())));
+  EXPECT_FALSE(std::filesystem::exists(made_with + "/elsewhere"));
 }
 
 // A sender in a child process, a watcher and a fetcher in this one.

@@ -72,11 +72,9 @@ class BridgeTestNodes : public ::testing::Test {
         std::move(args), StrCat(dir_, "/", node));
   }
 
-  // A loop on `node`, its channels under that node's shared memory.
-  // ShmEventLoop opens a channel's queue when a sender, fetcher or watcher
-  // is made, under --shm_base as it is then; the test's loops of both
-  // nodes live in one process, so --shm_base is switched around their
-  // setup (timing reports, opened at Run(), are off).
+  // A loop on `node`, its channels under that node's shared memory: a
+  // ShmEventLoop reads --shm_base when it is made (as AOS's), and the
+  // test's loops of both nodes live in one process.
   std::unique_ptr<ShmEventLoop> MakeLoop(std::string_view name,
                                          const Node* node) {
     FLAGS_shm_base = ShmBase(node->name()->string_view());
