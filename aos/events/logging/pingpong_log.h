@@ -11,6 +11,8 @@
 #include "aos/configuration.h"
 #include "aos/events/event_loop.h"
 #include "aos/events/logging/chunk_compression.h"
+#include "aos/events/path_origins.h"
+#include "aos/events/timing_path.h"
 #include "aos/time/time.h"
 #include "aos/util/uuid.h"
 
@@ -21,19 +23,29 @@ struct SentMessage {
   monotonic_clock::time_point monotonic_sent_time;
   realtime_clock::time_point realtime_sent_time;
   int value;
+  // The path origins it carried: a ping, ping's timer "ping" (1 hop); a
+  // pong, the same with 2 hops.
+  PathOrigins origins;
 };
 
 struct PingPongLog {
   // Every ping and pong, in send order.
   std::vector<SentMessage> sent;
-  // Timing reports sent on /aos.
+  // Timing reports sent on /aos, and the origins each carried (its loop's
+  // "timing_reports" timer), in send order.
   int reports = 0;
+  std::vector<PathOrigins> report_origins;
+  // The path ages a watcher of the pongs measured (loop "path_observer",
+  // which sends no reports, so they add up over the whole run).
+  timing::PathTimings pong_paths;
 };
 
 // The flattened test config (aos/testing:test_config), read once.
 const Configuration& TestConfig();
+const FlatbufferDetachedBuffer<Configuration>& TestConfigBuffer();
 
-// Runs ping (every 10 ms), pong and the logger for `duration` of simulated
+// Runs ping (its timer "ping" every 10 ms), pong and the logger for
+// `duration` of simulated
 // time, logging into `path` with `compression` and small chunks (so there
 // are many), with the logger's `poll_period` (zero: watchers). Aborts if the
 // log cannot be written (a test bug).
