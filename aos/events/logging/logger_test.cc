@@ -16,6 +16,7 @@
 #include "aos/events/logging/mcap_reader.h"
 #include "aos/events/logging/pingpong_log.h"
 #include "aos/events/simulated_event_loop.h"
+#include "aos/testing/allocation_counter.h"
 #include "aos/testing/path.h"
 #include "aos/testing/test_message_generated.h"
 #include "aos/testing/test_reply_generated.h"
@@ -322,6 +323,49 @@ TEST_F(LoggerTest, ReplayedMessagesWithoutOriginsCarryNone) {
   });
   factory.Run();
   EXPECT_EQ(seen, std::vector<PathOrigins>{PathOrigins()});
+}
+
+// Recording a message's origins allocates nothing once the logger is warm
+// (its chunk buffers grown, its message indexes as large as any chunk
+// needs): between two flushes, every ping (each with its timer as origin)
+// and its origins record are written into the open chunk.
+TEST_F(LoggerTest, RecordingOriginsAllocatesNothingBetweenFlushes) {
+  SimulatedEventLoopFactory factory(&TestConfig());
+  std::unique_ptr<EventLoop> logger_loop = factory.MakeEventLoop("aos_logger");
+  auto writer = McapWriter::Create(path_, {});
+  ASSERT_TRUE(writer.ok());
+  LoggerOptions options;
+  options.flush_period = std::chrono::seconds(1);
+  auto logger = Logger::Make(logger_loop.get(), std::move(*writer), options);
+  ASSERT_TRUE(logger.ok()) << logger.status();
+  std::unique_ptr<EventLoop> ping = factory.MakeEventLoop("ping");
+  Sender<aos::testing::TestMessage> sender =
+      ping->MakeSender<aos::testing::TestMessage>("/test");
+  TimerHandler* timer = ping->AddTimer([&]() {
+    auto builder = sender.MakeBuilder();
+    auto message = builder.MakeBuilder<aos::testing::TestMessage>();
+    message.add_value(1);
+    builder.CheckOk(builder.Send(message.Finish()));
+  });
+  timer->set_name("ping");
+  ping->OnRun([&]() {
+    timer->Schedule(ping->monotonic_now(), std::chrono::milliseconds(10));
+  });
+  // Two flushed chunks of 100 pings each, then 40 pings into the third.
+  factory.RunFor(std::chrono::milliseconds(2500));
+  const uint64_t recorded = (*logger)->recorded_messages();
+  const uint64_t before = aos::testing::HeapAllocations();
+  factory.RunFor(std::chrono::milliseconds(400));
+  EXPECT_EQ(aos::testing::HeapAllocations() - before, 0u);
+  EXPECT_EQ((*logger)->recorded_messages() - recorded, 40u);
+  ASSERT_TRUE((*logger)->Finish().ok());
+  auto log = LogFileReader::Open(path_);
+  ASSERT_TRUE(log.ok()) << log.status();
+  int with_origins = 0;
+  while (std::optional<LogMessage> message = (*log)->Next()) {
+    with_origins += message->context.origins.size() == 1 ? 1 : 0;
+  }
+  EXPECT_GE(with_origins, 290);
 }
 
 // New code against recorded data: a new pong answers the recorded pings.
