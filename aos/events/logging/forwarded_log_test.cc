@@ -3,6 +3,8 @@
 // back (or "unknown" when a record is missing or malformed), and LogReader
 // replays them on the logged node with those fields and the recorded
 // realtime clock.
+#include <algorithm>
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -177,6 +179,8 @@ TEST_F(ForwardedLogTest, ReplaySendsForwardedMessagesAsRecorded) {
       }});
   const Node* pi2 = (*log)->node();
   std::unique_ptr<EventLoop> pong = factory.MakeEventLoop("new_pong", pi2);
+  // Its figures add up over the whole replay.
+  pong->SkipTimingReport();
   Sender<aos::testing::TestReply> sender =
       pong->MakeSender<aos::testing::TestReply>("/test");
   std::vector<ReceivedPing> seen;
@@ -195,6 +199,23 @@ TEST_F(ForwardedLogTest, ReplaySendsForwardedMessagesAsRecorded) {
     EXPECT_EQ(seen[i].value, recorded.pings[i].value) << i;
     ExpectSameOrigin(seen[i].context, recorded.pings[i].context, i);
   }
+  // Its watcher measures the path ages pi2 saw when recording: the ping's
+  // time through the network, from ping's timer on pi1.
+  const timing::PathTimings& paths = pong->watchers().front()->timing().paths;
+  ASSERT_EQ(paths.size(), 1u);
+  int64_t min_age = INT64_MAX;
+  int64_t max_age = INT64_MIN;
+  for (const ReceivedPing& ping : recorded.pings) {
+    const int64_t age =
+        ping.context.monotonic_event_time.time_since_epoch().count() -
+        ping.context.origins.begin()->monotonic_time_ns;
+    min_age = std::min(min_age, age);
+    max_age = std::max(max_age, age);
+  }
+  EXPECT_GT(min_age, 0);
+  EXPECT_EQ(paths.begin()->count(), recorded.pings.size());
+  EXPECT_EQ(paths.begin()->age.histogram().min_ns(), min_age);
+  EXPECT_EQ(paths.begin()->age.histogram().max_ns(), max_age);
   // Realtime is the recorded one, not the simulation's default.
   EXPECT_EQ(seen.front().context.realtime_event_time.time_since_epoch() -
                 seen.front().context.monotonic_event_time.time_since_epoch(),

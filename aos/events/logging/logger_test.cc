@@ -247,19 +247,9 @@ TEST_F(LoggerTest, ReplayMeasuresTheRecordedPathAgesAgain) {
   const PingPongLog sent =
       RecordPingPong(path_, Compression::kZstd, std::chrono::seconds(1));
   ASSERT_EQ(sent.pong_paths.size(), 1u);
-  auto log = LogFileReader::Open(path_);
-  ASSERT_TRUE(log.ok()) << log.status();
-  SimulatedEventLoopFactory factory((*log)->configuration());
-  LogReader replay(log->get(), &factory);
-  std::unique_ptr<EventLoop> observer = factory.MakeEventLoop("path_observer");
-  observer->SkipTimingReport();
-  std::vector<PathOrigins> seen;
-  observer->MakeWatcher("/test", [&](const aos::testing::TestReply&) {
-    seen.push_back(observer->context().origins);
-  });
-  factory.Run();
-  const timing::PathTimings& replayed =
-      observer->watchers().front()->timing().paths;
+  const testing::ReplayedOrigins replay =
+      testing::ReplayWatchingOrigins(path_, "/test", "aos.testing.TestReply");
+  const timing::PathTimings& replayed = replay.paths;
   ASSERT_EQ(replayed.size(), sent.pong_paths.size());
   const timing::PathTiming& expected = *sent.pong_paths.begin();
   const timing::PathTiming& measured = *replayed.begin();
@@ -284,7 +274,7 @@ TEST_F(LoggerTest, ReplayMeasuresTheRecordedPathAgesAgain) {
       recorded.push_back(message.origins);
     }
   }
-  EXPECT_EQ(seen, recorded);
+  EXPECT_EQ(replay.origins, recorded);
 }
 
 // A replayed local message whose log has no origins for it carries none:
@@ -311,18 +301,10 @@ TEST_F(LoggerTest, ReplayedMessagesWithoutOriginsCarryNone) {
   recording.RunFor(std::chrono::seconds(1));
   ASSERT_TRUE((*logger)->Finish().ok());
 
-  auto log = LogFileReader::Open(path_);
-  ASSERT_TRUE(log.ok()) << log.status();
-  SimulatedEventLoopFactory factory((*log)->configuration());
-  LogReader replay(log->get(), &factory);
-  std::unique_ptr<EventLoop> watcher = factory.MakeEventLoop("watcher");
-  watcher->SkipTimingReport();
-  std::vector<PathOrigins> seen;
-  watcher->MakeWatcher("/test", [&](const aos::testing::TestMessage&) {
-    seen.push_back(watcher->context().origins);
-  });
-  factory.Run();
-  EXPECT_EQ(seen, std::vector<PathOrigins>{PathOrigins()});
+  EXPECT_EQ(
+      testing::ReplayWatchingOrigins(path_, "/test", "aos.testing.TestMessage")
+          .origins,
+      std::vector<PathOrigins>{PathOrigins()});
 }
 
 // Recording a message's origins allocates nothing once the logger is warm

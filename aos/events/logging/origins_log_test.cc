@@ -12,12 +12,10 @@
 
 #include "aos/events/logging/log_file_reader.h"
 #include "aos/events/logging/log_format.h"
-#include "aos/events/logging/log_reader.h"
 #include "aos/events/logging/mcap_writer.h"
 #include "aos/events/logging/message_origins_generated.h"
 #include "aos/events/logging/origins_record.h"
 #include "aos/events/logging/pingpong_log.h"
-#include "aos/events/simulated_event_loop.h"
 #include "aos/events/timing_report_codec.h"
 #include "aos/testing/path.h"
 #include "aos/testing/test_message_generated.h"
@@ -305,17 +303,9 @@ TEST_F(OriginsLogTest, ALogWithoutOriginsRecordsHasUnknownOrigins) {
 // are unknown.
 TEST_F(OriginsLogTest, ReplaySendsTheKnownOrigins) {
   WriteLog(true);
-  auto log = LogFileReader::Open(path_);
-  ASSERT_TRUE(log.ok()) << log.status();
-  SimulatedEventLoopFactory factory((*log)->configuration());
-  LogReader replay(log->get(), &factory);
-  std::unique_ptr<EventLoop> watcher = factory.MakeEventLoop("watcher");
-  watcher->SkipTimingReport();
-  std::vector<PathOrigins> seen;
-  watcher->MakeWatcher("/test", [&](const aos::testing::TestMessage&) {
-    seen.push_back(watcher->context().origins);
-  });
-  factory.Run();
+  const std::vector<PathOrigins> seen =
+      testing::ReplayWatchingOrigins(path_, "/test", "aos.testing.TestMessage")
+          .origins;
   ASSERT_EQ(seen.size(), 8u);
   for (int i = 0; i < 8; ++i) {
     EXPECT_EQ(seen[i], Expected(i).value_or(PathOrigins())) << i;

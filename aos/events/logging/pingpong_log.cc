@@ -1,6 +1,8 @@
 #include "aos/events/logging/pingpong_log.h"
 
 #include "aos/events/event_loop_generated.h"
+#include "aos/events/logging/log_file_reader.h"
+#include "aos/events/logging/log_reader.h"
 #include "aos/events/logging/logger.h"
 #include "aos/events/simulated_event_loop.h"
 #include "aos/testing/path.h"
@@ -161,6 +163,28 @@ MultiNodePingPongLog RecordMultiNodePingPong(
   CHECK(finished.ok()) << finished;
   result.pi1_boot = factory.boot_uuid(pi1);
   result.pi2_boot = factory.boot_uuid(pi2);
+  return result;
+}
+
+ReplayedOrigins ReplayWatchingOrigins(const std::string& path,
+                                      std::string_view name,
+                                      std::string_view type) {
+  auto log = LogFileReader::Open(path);
+  CHECK(log.ok()) << log.status();
+  SimulatedEventLoopFactory factory((*log)->configuration());
+  LogReader replay(log->get(), &factory);
+  std::unique_ptr<EventLoop> watcher =
+      factory.MakeEventLoop("origins_watcher", (*log)->node());
+  watcher->SkipTimingReport();
+  const Channel* channel = configuration::GetChannel(
+      *(*log)->configuration(), name, type, "origins_watcher", (*log)->node());
+  CHECK(channel != nullptr) << "no channel " << name << " " << type;
+  ReplayedOrigins result;
+  watcher->MakeRawWatcher(channel, [&](const Context& context, const void*) {
+    result.origins.push_back(context.origins);
+  });
+  factory.Run();
+  result.paths = watcher->watchers().front()->timing().paths;
   return result;
 }
 

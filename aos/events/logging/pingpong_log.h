@@ -6,6 +6,7 @@
 // the logger, and remembers what was sent, to compare logs against.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "aos/configuration.h"
@@ -86,6 +87,19 @@ inline constexpr realtime_clock::duration kPi2RealtimeOffset =
     std::chrono::seconds(1600000000);
 MultiNodePingPongLog RecordMultiNodePingPong(
     const std::string& path, monotonic_clock::duration duration);
+
+// What a new watcher on the logged node saw of the messages of channel
+// `name` of `type` while the log at `path` was replayed (every channel,
+// LogReader): each message's path origins, in order, and the path ages it
+// measured (its loop sends no reports, so they add up over the replay).
+// Aborts if the log cannot be read or has no such channel (a test bug).
+struct ReplayedOrigins {
+  std::vector<PathOrigins> origins;
+  timing::PathTimings paths;
+};
+ReplayedOrigins ReplayWatchingOrigins(const std::string& path,
+                                      std::string_view name,
+                                      std::string_view type);
 
 }  // namespace aos::logging::testing
 
