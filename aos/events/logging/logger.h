@@ -45,7 +45,8 @@
 // Errors: the first failed write (disk full, I/O error) stops recording,
 // keeps the status (naming the file) and asks the loop to Exit().
 //
-// Memory: the writer's chunk buffers are allocated up front and kept; its
+// Memory: the writer's chunk buffers are allocated up front and kept, and
+// so are the builders of remote and origins records (grown in Make()); its
 // message indexes keep their capacity across chunks, so steady-state
 // logging allocates only when a chunk holds more messages of a channel than
 // any before it (and one chunk-index entry per chunk). The logger is not a
