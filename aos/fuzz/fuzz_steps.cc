@@ -10,6 +10,7 @@
 #include "aos/events/event_loop_bfbs_generated.h"
 #include "aos/events/logging/log_file_reader.h"
 #include "aos/events/logging/mcap_reader.h"
+#include "aos/events/path_origins.h"
 #include "aos/events/timing_report_codec.h"
 #include "aos/events/timing_report_format.h"
 #include "aos/json_to_flatbuffer.h"
@@ -90,6 +91,16 @@ bool McapStep(std::span<const uint8_t> input, const std::string& path) {
     return false;
   }
   while (std::optional<logging::LogMessage> message = (*log)->Next()) {
+    // Origins handed out are ones that could be true (FromRaw's rules
+    // against the message's send time), and none where unknown.
+    const Context& context = message->context;
+    uint32_t invalid = 0;
+    CHECK(PathOrigins::FromRaw(
+              context.origins.ToRaw(),
+              context.monotonic_event_time.time_since_epoch().count(),
+              &invalid) == context.origins);
+    CHECK_EQ(invalid, 0u) << "impossible origins handed out";
+    CHECK(message->origins_known || context.origins.empty());
     const reflection::Schema* schema = message->channel->schema();
     if (schema == nullptr || schema->root_table() == nullptr) continue;
     const auto* data = static_cast<const uint8_t*>(message->context.data);

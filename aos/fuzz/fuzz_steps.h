@@ -44,7 +44,9 @@ bool ConfigStep(std::span<const uint8_t> input, const std::string& directory);
 // channel with a schema verified against it and, if valid, printed as JSON.
 // What is not an aos log is read with McapReader alone. Checks beyond "no
 // crash": every error and problem is one line of printable ASCII, at most a
-// few KB long, that names the file, and reading ends.
+// few KB long, that names the file, reading ends, and the path origins of
+// every message are ones that could be true (PathOrigins::FromRaw), none
+// where they are unknown.
 // Returns whether it opened as an aos log.
 bool McapStep(std::span<const uint8_t> input, const std::string& path);
 

@@ -3,8 +3,10 @@
 // of field) holding a few messages, in chunks of every compression, closed
 // (with a summary) and not (scanned), with a configuration of a few hundred
 // bytes; one whose configuration embeds the channel's schema (9 KB), so that
-// messages are verified and printed as aos_dump does; and a plain MCAP file
-// that is no aos log. libFuzzer grows
+// messages are verified and printed as aos_dump does; one with path
+// origins records (log_format.h) before its messages: good, one later than
+// its message, one that is no flatbuffer; and a plain MCAP file that is no
+// aos log. libFuzzer grows
 // the corpus from them; `tools/fuzz/fuzz.sh --target=mcap --merge` keeps it
 // small.
 #include <fstream>
@@ -13,6 +15,7 @@
 #include "aos/configuration.h"
 #include "aos/events/logging/log_format.h"
 #include "aos/events/logging/mcap_writer.h"
+#include "aos/events/logging/origins_record.h"
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/testdata/everything_bfbs_generated.h"
@@ -61,9 +64,26 @@ std::string Message(std::string_view json) {
                      message->size());
 }
 
-// An aos log of the Everything channel with a few messages.
+// The origins record of message `sequence` (sent at `log_time`):
+// `kind` 0 good, 1 an origin later than the message (by more than its
+// uncertainty), 2 not a flatbuffer.
+std::string OriginsRecord(int kind, uint32_t sequence, int64_t log_time) {
+  if (kind == 2) return "no flatbuffer";
+  PathOrigins origins;
+  origins.Add(
+      {.id = 0x6b2f3a10,
+       .hops = 2,
+       .uncertainty_us = 7,
+       .monotonic_time_ns = kind == 0 ? log_time - 10 : log_time + 1000000});
+  origins.Add({.id = 5, .hops = 1, .monotonic_time_ns = log_time});
+  flatbuffers::FlatBufferBuilder fbb;
+  return std::string(logging::EncodeOriginsRecord(0, sequence, origins, &fbb));
+}
+
+// An aos log of the Everything channel with a few messages; with
+// `origins`, each message has an origins record before it.
 void WriteLog(const std::string& name, Compression compression, bool close,
-              const std::string& config) {
+              const std::string& config, bool origins = false) {
   auto writer = McapWriter::Create(
       FLAGS_dir + "/" + name, {.compression = compression, .chunk_size = 300});
   Check(writer.status());
@@ -89,10 +109,28 @@ void WriteLog(const std::string& name, Compression compression, bool close,
                    "strings": [ "s" ], "features": "Fast Loud",
                    "f32": nan })"),
   };
+  uint16_t records = 0;
+  if (origins) {
+    auto origins_schema = (*writer)->AddSchema(logging::kOriginsType,
+                                               logging::kFlatbufferEncoding,
+                                               logging::MessageOriginsSchema());
+    Check(origins_schema.status());
+    auto channel =
+        (*writer)->AddChannel(*origins_schema, logging::kOriginsTopic,
+                              logging::kFlatbufferEncoding, {});
+    Check(channel.status());
+    records = *channel;
+  }
   uint32_t sequence = 0;
   for (const std::string& message : messages) {
-    Check((*writer)->WriteMessage(0, sequence, 1000 * (sequence + 1),
-                                  2000 * (sequence + 1), message));
+    const int64_t log_time = 1000 * (sequence + 1);
+    if (origins) {
+      Check(
+          (*writer)->WriteMessage(records, sequence, log_time, log_time * 2,
+                                  OriginsRecord(sequence, sequence, log_time)));
+    }
+    Check((*writer)->WriteMessage(0, sequence, log_time, 2000 * (sequence + 1),
+                                  message));
     ++sequence;
   }
   if (close) {
@@ -111,6 +149,7 @@ int Main() {
   WriteLog("none.mcap", Compression::kNone, true, config);
   WriteLog("unfinished.mcap", Compression::kZstd, false, config);
   WriteLog("schema.mcap", Compression::kZstd, true, Config(true));
+  WriteLog("origins.mcap", Compression::kNone, true, config, true);
   // A plain MCAP file (no configuration): McapReader alone reads it.
   auto writer = McapWriter::Create(FLAGS_dir + "/plain.mcap",
                                    {.compression = Compression::kLz4});

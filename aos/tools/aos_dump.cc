@@ -1,18 +1,23 @@
 // aos_dump: prints the messages of a channel as JSON, using the schema the
 // configuration embeds (aos_config puts one in every channel).
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
+#include <span>
+#include <string>
 
 #include "aos/config_flag.h"
 #include "aos/configuration_lookup.h"
 #include "aos/events/logging/log_file_reader.h"
 #include "aos/events/logging/log_memory_flag.h"
 #include "aos/events/shm_event_loop.h"
+#include "aos/events/timing_report_codec.h"
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/node_flag.h"
 #include "aos/tools/aos_dump_channel.h"
+#include "aos/tools/origin_lines.h"
 #include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
@@ -26,16 +31,23 @@ DEFINE_string(log, "",
               "Print the channel's messages from this log (an MCAP file "
               "aos_logger wrote) instead of live ones, then exit; the log's "
               "own configuration is used.");
+DEFINE_bool(origins, false,
+            "Under each message, its path origins, one line each: id (hex; "
+            "with --log, also the timer or phased loop the log's timing "
+            "reports name), hops, time, age at the message's send time, "
+            "uncertainty. -v is the same.");
 
 namespace aos {
 namespace {
 
 // One line: the message's send times, its channel, where it was first sent
 // if it was forwarded to `node` from another, and the message as JSON (or a
-// note that it is not a valid message of the channel's type).
+// note that it is not a valid message of the channel's type); then `after`
+// (its origin lines, or nothing).
 void PrintMessage(const Channel& channel, const reflection::Schema& schema,
                   const Node* node, const Context& context,
-                  const FlatbufferToJsonOptions& options) {
+                  const FlatbufferToJsonOptions& options,
+                  std::string_view after) {
   const auto* data = static_cast<const uint8_t*>(context.data);
   std::cout << context.monotonic_event_time << " ("
             << context.realtime_event_time << ") "
@@ -60,7 +72,7 @@ void PrintMessage(const Channel& channel, const reflection::Schema& schema,
   } else {
     std::cout << FlatbufferToJson(data, schema, options) << "\n";
   }
-  std::cout << std::flush;
+  std::cout << after << std::flush;
 }
 
 // The channel `argv[1]` [of type argv[2]] of `config` as `node` sees it
@@ -85,8 +97,41 @@ std::pair<const Channel*, const reflection::Schema*> FindChannelAndSchema(
   return {*channel, schema};
 }
 
-// --log: every message of the channel in the log, then the log's problems
-// (a cut-short file, a damaged chunk) on stderr.
+// The names of the origin ids in the log at `path`: its timers and phased
+// loops, from every timing report it holds (a first pass over the log).
+// Reports of a layout this build cannot read, or that do not decode, name
+// nothing; damage is said by the pass that prints.
+OriginNames ReadOriginNames(const std::string& path) {
+  OriginNames names;
+  auto log = logging::OpenLogWithMemoryFlag(path);
+  if (!log.ok()) return names;
+  std::map<const Channel*, bool> readable;
+  while (std::optional<logging::LogMessage> message = (*log)->Next()) {
+    const Channel* channel = message->channel;
+    if (channel->type()->string_view() != "aos.timing.Report") continue;
+    auto known = readable.find(channel);
+    if (known == readable.end()) {
+      known =
+          readable
+              .emplace(
+                  channel,
+                  channel->schema() == nullptr ||
+                      timing::CheckTimingReportSchema(*channel->schema()).ok())
+              .first;
+    }
+    if (!known->second) continue;
+    absl::StatusOr<timing::ReportContents> report =
+        timing::DecodeTimingReport(std::span<const uint8_t>(
+            static_cast<const uint8_t*>(message->context.data),
+            message->context.size));
+    if (report.ok()) names.AddReport(*report);
+  }
+  return names;
+}
+
+// --log: every message of the channel in the log (with --origins, its
+// origins under it), then the log's problems (a cut-short file, a damaged
+// chunk) on stderr.
 int DumpLog(int argc, char** argv, const FlatbufferToJsonOptions& options) {
   if (FLAGS_fetch) {
     ExitForUserError("--fetch: a log is printed from its start; drop --fetch");
@@ -97,10 +142,24 @@ int DumpLog(int argc, char** argv, const FlatbufferToJsonOptions& options) {
   }
   const auto [channel, schema] = FindChannelAndSchema(
       *(*log)->configuration(), (*log)->node(), argc, argv);
+  const OriginNames names =
+      FLAGS_origins ? ReadOriginNames(FLAGS_log) : OriginNames();
   int64_t printed = 0;
   while (std::optional<logging::LogMessage> message = (*log)->Next()) {
     if (message->channel != channel) continue;
-    PrintMessage(*channel, *schema, (*log)->node(), message->context, options);
+    std::string origins;
+    if (FLAGS_origins) {
+      std::string_view unknown;
+      if (!message->origins_known) {
+        unknown = (*log)->records_origins()
+                      ? "its origins record in the log is damaged"
+                      : "the log does not record origins: an aos_logger "
+                        "before 2026-11-26 wrote it";
+      }
+      origins = OriginLines(message->context, unknown, names);
+    }
+    PrintMessage(*channel, *schema, (*log)->node(), message->context, options,
+                 origins);
     if (FLAGS_count > 0 && ++printed >= FLAGS_count) break;
   }
   for (const std::string& problem : (*log)->problems()) {
@@ -151,7 +210,10 @@ int Main(int argc, char** argv) {
       }
     }
     last_queue_index = context.queue_index;
-    PrintMessage(*channel, *schema, *node, context, options);
+    // Live, the ids only: the reports that name them may not have come yet.
+    PrintMessage(*channel, *schema, *node, context, options,
+                 FLAGS_origins ? OriginLines(context, "", OriginNames())
+                               : std::string());
     // Exit() stops the loop's deliveries at once: messages that arrived in
     // the same wakeup as the last one are not printed.
     if (FLAGS_count > 0 && ++printed >= FLAGS_count) loop.Exit();
@@ -172,15 +234,25 @@ int Main(int argc, char** argv) {
 }  // namespace aos
 
 int main(int argc, char** argv) {
+  // -v alone is --origins (glog's verbosity stays --v=N).
+  static char origins_flag[] = "--origins";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "-v") argv[i] = origins_flag;
+  }
   aos::InitGoogle(
       &argc, &argv,
-      "Usage: aos_dump [--config=FILE] [--node=NAME] CHANNEL [TYPE]\n"
-      "       aos_dump --log=FILE.mcap CHANNEL [TYPE]\n"
+      "Usage: aos_dump [--config=FILE] [--node=NAME] [-v] CHANNEL [TYPE]\n"
+      "       aos_dump --log=FILE.mcap [-v] CHANNEL [TYPE]\n"
       "Prints every new message on CHANNEL as JSON, with its send\n"
       "times, until Ctrl-C (or --count); with --log, every message of\n"
       "CHANNEL in the log, then exits. CHANNEL goes through the config's\n"
       "maps for the node (/aos may be /pi1/aos); TYPE may be part of the\n"
       "type (Ping). --config defaults to the framework's aos/aos.json\n"
-      "(/aos only). See docs/aos_dump.md.");
+      "(/aos only). -v (--origins): each message's path origins under it,\n"
+      "one line each:\n"
+      "  origin 0x6b2f3a10 (timer ping of ping): hops 1, time\n"
+      "  4361.113456789sec, age 10268.123 us ±0 us\n"
+      "(the name only with --log, from the log's timing reports). See\n"
+      "docs/aos_dump.md.");
   return aos::Main(argc, argv);
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # aos_logger as users run it, on real shared memory: it records its own
-# timing reports (the framework config has only /aos); a SIGKILLed logger
+# timing reports (the framework config has only /aos) with their path
+# origins (aos_dump -v, live and from the log); a SIGKILLed logger
 # leaves a log whose finished chunks aos_dump --log reads; SIGTERM finishes
 # the file; bad paths and flags are one line naming them, exit 1.
 set -euo pipefail
@@ -54,6 +55,16 @@ done
 [[ "${log_file}" =~ /aos_log_[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{2}-[0-9]{2}-[0-9]{2}\.mcap$ ]] ||
   fail "--log_dir made '${log_file}'"
 wait_for_reports "${dump}" "${log_file}" 1 || fail "the logger did not record a report"
+# Live, aos_dump -v shows a report's origin, its loop's "timing_reports"
+# timer, by id only.
+timeout 10 "${dump}" --config="${config}" --shm_base="${base}" -v --count=1 \
+  /aos >"${tmp}/live" 2>"${tmp}/live.err" || fail "aos_dump -v live: $(cat "${tmp}/live.err")"
+origin_head='^  origin (0x[0-9a-f]{8})'
+origin_tail=': hops 1, time [0-9]+\.[0-9]{9}sec, age [0-9]+\.[0-9]{3} us ±0 us$'
+live_origin="$(sed -n 2p "${tmp}/live")"
+[[ "${live_origin}" =~ ${origin_head}${origin_tail} ]] ||
+  fail "aos_dump -v live: no origin line: $(cat "${tmp}/live")"
+live_id="${BASH_REMATCH[1]}"
 kill -TERM "${pid}"
 status=0
 wait "${pid}" || status=$?
@@ -63,6 +74,15 @@ grep -q "aos_logger: recorded [0-9]* messages into ${log_file}" "${tmp}/term.err
   fail "no summary line: $(cat "${tmp}/term.err")"
 "${dump}" --log="${log_file}" /aos >/dev/null 2>"${tmp}/term.dump.err"
 [[ ! -s "${tmp}/term.dump.err" ]] || fail "a finished log has problems: $(cat "${tmp}/term.dump.err")"
+# The log keeps every report's origin, which its reports name.
+"${dump}" --log="${log_file}" --origins /aos >"${tmp}/origins" 2>&1 ||
+  fail "aos_dump --origins --log: $(cat "${tmp}/origins")"
+logged_origin="$(sed -n 2p "${tmp}/origins")"
+name=' \(timer timing_reports of aos_logger\)'
+[[ "${logged_origin}" =~ ${origin_head}${name}${origin_tail} ]] ||
+  fail "aos_dump --origins --log: $(head -c 600 "${tmp}/origins")"
+[[ "${BASH_REMATCH[1]}" == "${live_id}" ]] ||
+  fail "the log's origin ${BASH_REMATCH[1]} is not the live one, ${live_id}"
 
 # Bad paths and flags: one line naming them, exit 1.
 expect_error() {

@@ -3,6 +3,8 @@
 // back (or "unknown" when a record is missing or malformed), and LogReader
 // replays them on the logged node with those fields and the recorded
 // realtime clock.
+#include <algorithm>
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -40,6 +42,8 @@ void ExpectSameOrigin(const Context& actual, const Context& expected,
   EXPECT_EQ(actual.realtime_remote_time, expected.realtime_remote_time) << i;
   EXPECT_EQ(actual.remote_queue_index, expected.remote_queue_index) << i;
   EXPECT_EQ(actual.source_boot_uuid, expected.source_boot_uuid) << i;
+  // And the path origins it carried, in this node's clock.
+  EXPECT_EQ(actual.origins, expected.origins) << i;
 }
 
 bool IsPing(const Channel& channel) {
@@ -75,6 +79,11 @@ TEST_F(ForwardedLogTest, TheLogKeepsTheRemoteFieldsOfForwardedMessages) {
       EXPECT_EQ(context.queue_index, expected.context.queue_index);
       ExpectSameOrigin(context, expected.context, pings);
       EXPECT_EQ(context.source_boot_uuid, recorded.pi1_boot);
+      // Ping's timer on pi1, 1 hop.
+      ASSERT_EQ(context.origins.size(), 1u);
+      EXPECT_EQ(context.origins.begin()->id,
+                PathOriginId("pi1", "ping", "timer", "ping"));
+      EXPECT_EQ(context.origins.begin()->hops, 1);
       // pi1's clocks, not pi2's.
       EXPECT_NE(context.monotonic_remote_time, context.monotonic_event_time);
       ++pings;
@@ -105,23 +114,28 @@ TEST_F(ForwardedLogTest, TheRemoteRecordsAreAnMcapChannelWithItsSchema) {
   auto mcap = McapReader::Open(path_);
   ASSERT_TRUE(mcap.ok()) << mcap.status();
   const McapChannel* remote = nullptr;
+  const McapChannel* origins = nullptr;
   for (const auto& [id, channel] : (*mcap)->channels()) {
     if (channel.topic == kRemoteMessageTopic) remote = &channel;
+    if (channel.topic == kOriginsTopic) origins = &channel;
   }
   ASSERT_NE(remote, nullptr);
+  ASSERT_NE(origins, nullptr);
   EXPECT_EQ(remote->metadata.count(std::string(kChannelType)), 0u);
   EXPECT_EQ(remote->message_encoding, kFlatbufferEncoding);
   const McapSchema& schema = (*mcap)->schemas().at(remote->schema_id);
   EXPECT_EQ(schema.name, kRemoteMessageType);
   EXPECT_EQ(schema.encoding, kFlatbufferEncoding);
   EXPECT_EQ(schema.data, RemoteMessageSchema());
-  // Every record comes just before its message, at the same time.
+  // Every record comes just before its message (and its origins record,
+  // if it has one), at the same time.
   std::optional<McapMessage> previous;
   // A message's data is valid only until the next Next(): the previous one's
   // is kept here.
   std::string previous_data;
   int records = 0;
   while (std::optional<McapMessage> message = (*mcap)->Next()) {
+    if (message->channel_id == origins->id) continue;
     if (previous.has_value() && previous->channel_id == remote->id) {
       std::optional<RemoteRecord> record = DecodeRemoteRecord(previous_data);
       ASSERT_TRUE(record.has_value());
@@ -165,6 +179,8 @@ TEST_F(ForwardedLogTest, ReplaySendsForwardedMessagesAsRecorded) {
       }});
   const Node* pi2 = (*log)->node();
   std::unique_ptr<EventLoop> pong = factory.MakeEventLoop("new_pong", pi2);
+  // Its figures add up over the whole replay.
+  pong->SkipTimingReport();
   Sender<aos::testing::TestReply> sender =
       pong->MakeSender<aos::testing::TestReply>("/test");
   std::vector<ReceivedPing> seen;
@@ -183,6 +199,23 @@ TEST_F(ForwardedLogTest, ReplaySendsForwardedMessagesAsRecorded) {
     EXPECT_EQ(seen[i].value, recorded.pings[i].value) << i;
     ExpectSameOrigin(seen[i].context, recorded.pings[i].context, i);
   }
+  // Its watcher measures the path ages pi2 saw when recording: the ping's
+  // time through the network, from ping's timer on pi1.
+  const timing::PathTimings& paths = pong->watchers().front()->timing().paths;
+  ASSERT_EQ(paths.size(), 1u);
+  int64_t min_age = INT64_MAX;
+  int64_t max_age = INT64_MIN;
+  for (const ReceivedPing& ping : recorded.pings) {
+    const int64_t age =
+        ping.context.monotonic_event_time.time_since_epoch().count() -
+        ping.context.origins.begin()->monotonic_time_ns;
+    min_age = std::min(min_age, age);
+    max_age = std::max(max_age, age);
+  }
+  EXPECT_GT(min_age, 0);
+  EXPECT_EQ(paths.begin()->count(), recorded.pings.size());
+  EXPECT_EQ(paths.begin()->age.histogram().min_ns(), min_age);
+  EXPECT_EQ(paths.begin()->age.histogram().max_ns(), max_age);
   // Realtime is the recorded one, not the simulation's default.
   EXPECT_EQ(seen.front().context.realtime_event_time.time_since_epoch() -
                 seen.front().context.monotonic_event_time.time_since_epoch(),

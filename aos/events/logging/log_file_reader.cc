@@ -67,6 +67,12 @@ absl::StatusOr<std::unique_ptr<LogFileReader>> LogFileReader::Open(
           channel);
     }
   }
+  for (const auto& [id, channel] : reader.channels()) {
+    if (channel.topic == kOriginsTopic &&
+        !channel.metadata.contains(std::string(kChannelType))) {
+      log->records_origins_ = true;
+    }
+  }
   const uint64_t largest_chunk = LargestLoggerChunk(*log->configuration());
   log->mcap_->LimitChunkSize(
       largest_chunk,
@@ -166,6 +172,8 @@ const LogFileReader::LoggedChannel& LogFileReader::FindChannel(
   auto type = channel.metadata.find(std::string(kChannelType));
   if (type == channel.metadata.end() && channel.topic == kRemoteMessageTopic) {
     logged.remote_records = true;
+  } else if (type == channel.metadata.end() && channel.topic == kOriginsTopic) {
+    logged.origins_records = true;
   } else {
     if (type != channel.metadata.end()) {
       logged.channel = ChannelByNameAndType(channel.topic, type->second);
@@ -185,7 +193,7 @@ const LogFileReader::LoggedChannel& LogFileReader::FindChannel(
 void LogFileReader::KeepRemoteRecord(std::string_view data, uint64_t log_time) {
   std::optional<RemoteRecord> record = DecodeRemoteRecord(data);
   if (record.has_value()) {
-    remote_records_[record->channel_id] = *record;
+    remote_records_.Keep(*record);
   } else if (!malformed_remote_said_) {
     malformed_remote_said_ = true;
     problems_.push_back(
@@ -205,15 +213,14 @@ void LogFileReader::FillRemoteFields(uint16_t mcap_channel,
     context->source_boot_uuid = boot_uuid_;
     return;
   }
-  auto record = remote_records_.find(mcap_channel);
-  if (record != remote_records_.end() &&
-      record->second.queue_index == context->queue_index) {
-    const RemoteOrigin& origin = record->second.origin;
+  std::optional<RemoteRecord> record =
+      remote_records_.Take(mcap_channel, context->queue_index);
+  if (record.has_value()) {
+    const RemoteOrigin& origin = record->origin;
     context->monotonic_remote_time = origin.monotonic_remote_time;
     context->realtime_remote_time = origin.realtime_remote_time;
     context->remote_queue_index = origin.remote_queue_index;
     context->source_boot_uuid = origin.source_boot_uuid;
-    remote_records_.erase(record);
     return;
   }
   // Unknown: Context's defaults.
@@ -231,16 +238,100 @@ void LogFileReader::FillRemoteFields(uint16_t mcap_channel,
   }
 }
 
+void LogFileReader::KeepOriginsRecord(std::string_view data,
+                                      uint64_t log_time) {
+  std::optional<OriginsRecord> record = DecodeOriginsRecord(data);
+  if (record.has_value()) {
+    origins_records_.Keep(*record);
+  } else {
+    malformed_origins_at_ = log_time;
+  }
+}
+
+void LogFileReader::SayDamagedOrigins(uint16_t mcap_channel,
+                                      const LogMessage& message,
+                                      std::string_view why) {
+  if (!damaged_origins_said_.insert(mcap_channel).second) return;
+  problems_.push_back(StrCat(
+      display_path(), ": the message of ",
+      InlinePrintable(StringView(message.channel->name())), " ",
+      InlinePrintable(StringView(message.channel->type())), " at log time ",
+      message.context.monotonic_event_time.time_since_epoch().count(),
+      " ns has a damaged origins record (", why,
+      "); its origins are unknown, as are those of any later such message "
+      "of the channel"));
+}
+
+void LogFileReader::SayStrayOrigins() {
+  if (!malformed_origins_at_.has_value()) return;
+  if (!stray_origins_said_) {
+    stray_origins_said_ = true;
+    problems_.push_back(StrCat(
+        display_path(), ": the origins record at log time ",
+        *malformed_origins_at_, " ns is not a valid ", kOriginsType,
+        " (damaged or hand-made log), and no message of its time follows it; "
+        "skipped, as are any later such"));
+  }
+  malformed_origins_at_.reset();
+}
+
+void LogFileReader::FillOrigins(uint16_t mcap_channel, bool after_malformed,
+                                LogMessage* message) {
+  Context& context = message->context;
+  if (!records_origins_) {
+    message->origins_known = false;
+    return;
+  }
+  std::optional<OriginsRecord> record =
+      origins_records_.Take(mcap_channel, context.queue_index);
+  if (!record.has_value()) {
+    // No record: it carried none, unless the record just before it was
+    // its own, malformed.
+    if (after_malformed) {
+      message->origins_known = false;
+      SayDamagedOrigins(mcap_channel, *message,
+                        StrCat("not a valid ", kOriginsType));
+    }
+    return;
+  }
+  uint32_t invalid = 0;
+  PathOrigins origins = PathOrigins::FromRaw(
+      record->origins, context.monotonic_event_time.time_since_epoch().count(),
+      &invalid);
+  if (invalid > 0) {
+    message->origins_known = false;
+    SayDamagedOrigins(
+        mcap_channel, *message,
+        StrCat(invalid, " of its ", record->origins.count,
+               " origins cannot be true: more than ", kMaxPathOrigins,
+               ", id 0, 0 hops, an id twice, or later than the message"));
+    return;
+  }
+  context.origins = origins;
+}
+
 std::optional<LogMessage> LogFileReader::Next() {
   while (true) {
     std::optional<McapMessage> message = mcap_->Next();
     SyncProblems();
-    if (!message.has_value()) return std::nullopt;
+    if (!message.has_value()) {
+      SayStrayOrigins();
+      return std::nullopt;
+    }
     const LoggedChannel& logged = FindChannel(message->channel_id);
     if (logged.remote_records) {
       KeepRemoteRecord(message->data, message->log_time);
       continue;
     }
+    if (logged.origins_records) {
+      SayStrayOrigins();
+      KeepOriginsRecord(message->data, message->log_time);
+      continue;
+    }
+    // A malformed origins record belongs to the message just after it.
+    const bool after_malformed = malformed_origins_at_ == message->log_time;
+    if (!after_malformed) SayStrayOrigins();
+    malformed_origins_at_.reset();
     if (logged.channel == nullptr) continue;
     LogMessage result;
     result.channel = logged.channel;
@@ -259,6 +350,7 @@ std::optional<LogMessage> LogFileReader::Next() {
       context.data = aligned_.data();
     }
     FillRemoteFields(message->channel_id, logged, &context);
+    FillOrigins(message->channel_id, after_malformed, &result);
     return result;
   }
 }

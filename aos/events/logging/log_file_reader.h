@@ -33,6 +33,16 @@
 // hand-made log) never stops reading: the message comes with unknown remote
 // fields (see LogMessage), and problems() says so once per channel (and
 // once for malformed records).
+//
+// Path origins: each message comes with the origins it carried
+// (Context::origins), from the origins record the logger wrote before it,
+// or none if it had no record (log_format.h). They are unknown
+// (LogMessage::origins_known false, Context::origins empty) in a log
+// written before origins were recorded (records_origins() false), and for
+// a message whose record is damaged: malformed (it does not verify, a field
+// is missing) or holding origins that cannot be true (PathOrigins::FromRaw
+// with the message's send time: more than kMaxPathOrigins, id 0, 0 hops, an
+// id twice, later than the message). problems() says so once per channel.
 
 #include <cstdint>
 #include <map>
@@ -48,6 +58,7 @@
 #include "aos/configuration_generated.h"
 #include "aos/events/event_loop.h"
 #include "aos/events/logging/mcap_reader.h"
+#include "aos/events/logging/origins_record.h"
 #include "aos/events/logging/remote_record.h"
 #include "aos/util/uuid.h"
 
@@ -77,8 +88,12 @@ struct LogMessage {
   // kInvalidQueueIndex and an all-zero source_boot_uuid. data is valid
   // until the next Next(), and aligned to kLogMessageAlignment bytes (the
   // bytes inside a chunk are not: flatbuffers reads scalars in place, so a
-  // message that is not aligned is copied).
+  // message that is not aligned is copied). context.origins: the path
+  // origins the message carried if origins_known, else empty.
   Context context;
+  // False in a log without origins records and for a message whose origins
+  // record is damaged (see LogFileReader).
+  bool origins_known = true;
 };
 
 class LogFileReader {
@@ -106,6 +121,10 @@ class LogFileReader {
   const Node* node() const { return node_; }
   // The channels recorded, in the order of configuration().
   std::vector<const Channel*> logged_channels() const;
+  // Whether the log records the messages' path origins (it has the origins
+  // records' channel, log_format.h): false for a log written before they
+  // were, whose messages' origins are unknown.
+  bool records_origins() const { return records_origins_; }
   // Messages the logger missed because it fell behind, by channel.
   const std::map<const Channel*, uint64_t>& lost_messages() const {
     return lost_;
@@ -122,11 +141,35 @@ class LogFileReader {
   // What an MCAP channel of the log holds.
   struct LoggedChannel {
     // The channel of configuration() it was recorded from; null: none (its
-    // messages are skipped) or the remote records' channel.
+    // messages are skipped), or the remote or origins records' channel.
     const Channel* channel = nullptr;
     // Sent on another node: its messages have remote records.
     bool forwarded = false;
     bool remote_records = false;
+    bool origins_records = false;
+  };
+
+  // Records written just before the message they belong to (remote and
+  // origins records; `Record` has channel_id and queue_index): the latest
+  // of each MCAP channel, until a message of that channel comes.
+  template <typename Record>
+  class PendingRecords {
+   public:
+    void Keep(const Record& record) { pending_[record.channel_id] = record; }
+    // The record of the message (`channel_id`, `queue_index`), if the
+    // channel's pending one names it. Either way the channel's record is
+    // used up: one naming another message lost that message.
+    std::optional<Record> Take(uint16_t channel_id, uint32_t queue_index) {
+      auto found = pending_.find(channel_id);
+      if (found == pending_.end()) return std::nullopt;
+      std::optional<Record> record;
+      if (found->second.queue_index == queue_index) record = found->second;
+      pending_.erase(found);
+      return record;
+    }
+
+   private:
+    std::map<uint16_t, Record> pending_;
   };
 
   // The channel of configuration() named `name` of `type`, or null (no
@@ -140,6 +183,20 @@ class LogFileReader {
   // Fills the remote fields of `context`, a message of `mcap_channel`.
   void FillRemoteFields(uint16_t mcap_channel, const LoggedChannel& logged,
                         Context* context);
+  // Keeps the origins record in `data` for the message it belongs to; a
+  // malformed one makes the next message's origins unknown.
+  void KeepOriginsRecord(std::string_view data, uint64_t log_time);
+  // Fills the origins of `message`, of `mcap_channel`. `after_malformed`:
+  // a malformed origins record just before it, at its time.
+  void FillOrigins(uint16_t mcap_channel, bool after_malformed,
+                   LogMessage* message);
+  // Says (once per MCAP channel) that `message`'s origins record is
+  // damaged: `why`.
+  void SayDamagedOrigins(uint16_t mcap_channel, const LogMessage& message,
+                         std::string_view why);
+  // Says (once) that a malformed origins record is followed by no message
+  // of its time, if malformed_origins_at_ is set, and clears it.
+  void SayStrayOrigins();
   void SyncProblems();
 
   std::unique_ptr<McapReader> mcap_;
@@ -153,12 +210,20 @@ class LogFileReader {
   UUID boot_uuid_;
   // Indexed by MCAP channel id, filled on first use.
   std::map<uint16_t, LoggedChannel> channels_;
-  // The latest remote record of each MCAP channel, until its message comes.
-  std::map<uint16_t, RemoteRecord> remote_records_;
+  PendingRecords<RemoteRecord> remote_records_;
+  bool records_origins_ = false;
+  PendingRecords<OriginsRecord> origins_records_;
+  // The log time of a malformed origins record read last: the message just
+  // after it, at that time, is the one it belonged to.
+  std::optional<uint64_t> malformed_origins_at_;
   // MCAP channels with a message whose remote fields are unknown (said
   // once each), and whether a malformed record was said.
   std::set<uint16_t> unknown_remote_said_;
   bool malformed_remote_said_ = false;
+  // The same for damaged origins records, and for a malformed one followed
+  // by no message of its time.
+  std::set<uint16_t> damaged_origins_said_;
+  bool stray_origins_said_ = false;
   std::map<const Channel*, uint64_t> lost_;
   std::vector<std::string> problems_;
   // The last message, copied here when its bytes in the chunk are not

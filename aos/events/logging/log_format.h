@@ -31,6 +31,20 @@
 //   with the next message of that channel id whose sequence matches; a
 //   forwarded message without one (damage, a hand-made log) has unknown
 //   remote fields.
+// - Origins records, in every log written since path origins were added
+//   (2026-11-26): one Schema kOriginsType (its .bfbs, message_origins.fbs)
+//   and one Channel, topic kOriginsTopic (no kChannelType, as above). For
+//   every message that carries path origins (Context::origins, or origins
+//   dropped on its way), one MessageOrigins on it, written just before the
+//   message (after its remote record, if any) with the same log_time and
+//   publish_time: the message's MCAP channel id and queue index, its
+//   origins (id, hops, uncertainty in us, time in ns of the logging node's
+//   monotonic clock) and how many were dropped. A message that carries none
+//   has no record: it costs nothing. Its sequence counts the origins
+//   records from 0. A reader pairs a record with the next message of that
+//   channel id, if its sequence matches. A log without the channel was
+//   written before origins were recorded: its messages' origins are
+//   unknown.
 // - Metadata kLostMetadata, written again whenever the counts grow (the
 //   last one counts): "<channel name> <type>" -> how many messages of that
 //   channel the logger missed because it fell behind.
@@ -43,8 +57,9 @@ namespace aos::logging {
 // The largest chunk aos_logger writes: --chunk_size is at most this. The
 // writer closes a chunk once it holds at least --chunk_size bytes, so a chunk
 // holds at most kMaxChunkSize - 1 bytes plus one record: a message record
-// (kMessageRecordOverhead + at most its channel's max_size bytes) or a
-// remote record (at most kMaxRemoteRecordSize bytes with its overhead).
+// (kMessageRecordOverhead + at most its channel's max_size bytes), a remote
+// or an origins record (at most kMaxRemoteRecordSize bytes with its
+// overhead).
 // Readers refuse a chunk claiming more (log_file_reader.h): 64 MiB is far
 // past where a larger chunk compresses better, and bounds what one chunk of
 // a forged log can make a reader allocate.
@@ -52,8 +67,9 @@ inline constexpr uint64_t kMaxChunkSize = uint64_t{64} << 20;
 // A Message record's prefix (opcode, length) and fields before the data
 // (channel id, sequence, log_time, publish_time).
 inline constexpr uint64_t kMessageRecordOverhead = 1 + 8 + 2 + 4 + 8 + 8;
-// A remote record's Message record: an aos.logging.RemoteMessage is about
-// 100 bytes; this bounds it with room to spare.
+// A remote or origins record's Message record: an aos.logging.RemoteMessage
+// is about 100 bytes, an aos.logging.MessageOrigins at most about 120; this
+// bounds both with room to spare.
 inline constexpr uint64_t kMaxRemoteRecordSize = 1024;
 
 inline constexpr std::string_view kFlatbufferEncoding = "flatbuffer";
@@ -69,6 +85,8 @@ inline constexpr std::string_view kLostMetadata = "aos_lost_messages";
 inline constexpr std::string_view kRemoteMessageTopic = "aos_remote_message";
 inline constexpr std::string_view kRemoteMessageType =
     "aos.logging.RemoteMessage";
+inline constexpr std::string_view kOriginsTopic = "aos_path_origins";
+inline constexpr std::string_view kOriginsType = "aos.logging.MessageOrigins";
 
 }  // namespace aos::logging
 

@@ -8,6 +8,25 @@
 #include "glog/logging.h"
 
 namespace aos::logging {
+namespace {
+
+// What RawSender::SetOrigins must be given for the next message to carry
+// `recorded` exactly: it adds the hop a sending callback adds, and
+// replaying a message is not a hop. Recorded origins have 1 hop or more
+// (LogFileReader checks).
+PathOrigins OneHopFewer(const PathOrigins& recorded) {
+  PathOrigins::Raw dropped_only{};
+  dropped_only.dropped = recorded.dropped();
+  PathOrigins result = PathOrigins::FromRaw(dropped_only, 0, nullptr);
+  for (PathOrigin origin : recorded) {
+    --origin.hops;
+    result.Add(origin);
+  }
+  return result;
+}
+
+}  // namespace
+
 LogReader::LogReader(LogFileReader* log, SimulatedEventLoopFactory* factory,
                      ReplayOptions options)
     : log_(log), factory_(factory), exit_when_done_(options.exit_when_done) {
@@ -77,11 +96,18 @@ void LogReader::SendDue() {
     const ReplayedChannel& replayed = channels_[IndexOf(next_->channel)];
     if (replayed.sender != nullptr) {
       const Context& context = next_->context;
-      const RawSender::Error error =
-          replayed.forwarded
-              ? replayed.sender->Send(context.data, context.size,
-                                      RemoteOriginOf(context))
-              : replayed.sender->Send(context.data, context.size);
+      // The recorded origins as they were (none where unknown): forwarded
+      // as the bridge forwards them, or set for a local send, which would
+      // otherwise carry the replay timer as its origin.
+      RawSender::Error error;
+      if (replayed.forwarded) {
+        RemoteOrigin origin = RemoteOriginOf(context);
+        origin.origins = &context.origins;
+        error = replayed.sender->Send(context.data, context.size, origin);
+      } else {
+        replayed.sender->SetOrigins(OneHopFewer(context.origins));
+        error = replayed.sender->Send(context.data, context.size);
+      }
       if (error == RawSender::Error::kOk) {
         ++replayed_;
       } else {

@@ -38,6 +38,14 @@
 // reports, a reply channel) are forwarded to the other nodes by the
 // simulated network as any message sent there would be.
 //
+// Path origins: every message is sent with the origins it carried when
+// recorded (LogFileReader), exactly (same ids, hops, times, uncertainties
+// and dropped count), so a watcher measures the recorded path ages again:
+// a forwarded one as RemoteOrigin::origins, as the bridge sends them, a
+// local one through RawSender::SetOrigins. A message whose origins are
+// unknown (a damaged record, a log from before origins were recorded) is
+// sent with none, not with the replayer's timer as its origin.
+//
 // Lifetime: `log` and `factory` must outlive the replayer; the replayer is
 // a loop of the factory ("log_reader", no timing reports), so destroy it
 // before the factory. It reads the log lazily, one message ahead.

@@ -7,6 +7,7 @@
 #include "aos/configuration.h"
 #include "aos/configuration_lookup.h"
 #include "aos/events/logging/log_format.h"
+#include "aos/events/logging/origins_record.h"
 #include "aos/events/logging/remote_record.h"
 #include "aos/flatbuffer_merge.h"
 #include "aos/flatbuffer_string_view.h"
@@ -208,7 +209,10 @@ absl::Status Logger::WriteHeaderRecords(const LoggerOptions& options) {
                "log into ",
                writer_->path()));
   }
-  return AddRemoteChannelIfForwarded();
+  if (absl::Status status = AddRemoteChannelIfForwarded(); !status.ok()) {
+    return status;
+  }
+  return AddOriginsChannel();
 }
 
 absl::Status Logger::AddRemoteChannelIfForwarded() {
@@ -225,6 +229,24 @@ absl::Status Logger::AddRemoteChannelIfForwarded() {
   remote_channel_id_ = *channel;
   // Grow the builder's buffer now rather than while recording.
   EncodeRemoteRecord({}, &remote_builder_);
+  return absl::OkStatus();
+}
+
+absl::Status Logger::AddOriginsChannel() {
+  absl::StatusOr<uint16_t> schema = writer_->AddSchema(
+      kOriginsType, kFlatbufferEncoding, MessageOriginsSchema());
+  if (!schema.ok()) return schema.status();
+  absl::StatusOr<uint16_t> channel =
+      writer_->AddChannel(*schema, kOriginsTopic, kFlatbufferEncoding, {});
+  if (!channel.ok()) return channel.status();
+  origins_channel_id_ = *channel;
+  // Grow the builder's buffer to the largest record now rather than while
+  // recording.
+  PathOrigins most;
+  for (uint32_t i = 1; i <= kMaxPathOrigins; ++i) {
+    most.Add({.id = i, .hops = 1});
+  }
+  EncodeOriginsRecord(0, 0, most, &origins_builder_);
   return absl::OkStatus();
 }
 
@@ -259,6 +281,19 @@ void Logger::Record(RecordedChannel* channel, const Context& context) {
       return;
     }
     ++remote_records_;
+  }
+  if (HasOriginsToRecord(context.origins)) {
+    // Just before the message too (after its remote record): log_format.h.
+    absl::Status status = writer_->WriteMessage(
+        origins_channel_id_, static_cast<uint32_t>(origins_records_), log_time,
+        publish_time,
+        EncodeOriginsRecord(channel->mcap_id, context.queue_index,
+                            context.origins, &origins_builder_));
+    if (!status.ok()) {
+      Fail(std::move(status));
+      return;
+    }
+    ++origins_records_;
   }
   absl::Status status = writer_->WriteMessage(
       channel->mcap_id, context.queue_index, log_time, publish_time,

@@ -32,6 +32,10 @@
 // (where and when it was first sent), which an MCAP Message has no room
 // for (log_format.h). A single-node log has none.
 //
+// Path origins: each message that carries origins (Context::origins) is
+// preceded by an origins record holding them (log_format.h); a message
+// without origins costs nothing more than before.
+//
 // Never blocking senders: the logger is a reader like any other; if it
 // falls behind by more than a channel's queue, the messages it missed are
 // gone for it, counted per channel from the gaps in queue_index, logged
@@ -41,7 +45,8 @@
 // Errors: the first failed write (disk full, I/O error) stops recording,
 // keeps the status (naming the file) and asks the loop to Exit().
 //
-// Memory: the writer's chunk buffers are allocated up front and kept; its
+// Memory: the writer's chunk buffers are allocated up front and kept, and
+// so are the builders of remote and origins records (grown in Make()); its
 // message indexes keep their capacity across chunks, so steady-state
 // logging allocates only when a chunk holds more messages of a channel than
 // any before it (and one chunk-index entry per chunk). The logger is not a
@@ -101,9 +106,9 @@ class Logger {
   // Channels being recorded.
   size_t channel_count() const { return channels_.size(); }
   // Messages recorded, and missed, so far.
-  // (Remote records of forwarded messages are not counted.)
+  // (Remote and origins records are not counted.)
   uint64_t recorded_messages() const {
-    return writer_->message_count() - remote_records_;
+    return writer_->message_count() - remote_records_ - origins_records_;
   }
   uint64_t lost_messages() const { return lost_total_; }
   const std::string& path() const { return writer_->path(); }
@@ -128,6 +133,8 @@ class Logger {
   // Adds the remote records' schema and channel (log_format.h) if a
   // recorded channel is forwarded.
   absl::Status AddRemoteChannelIfForwarded();
+  // Adds the origins records' schema and channel (log_format.h).
+  absl::Status AddOriginsChannel();
   void Record(RecordedChannel* channel, const Context& context);
   // Records, in send order, every message the fetchers hold that is not
   // recorded yet.
@@ -144,6 +151,10 @@ class Logger {
   uint16_t remote_channel_id_ = 0;
   flatbuffers::FlatBufferBuilder remote_builder_;
   uint64_t remote_records_ = 0;
+  // The same for the origins records.
+  uint16_t origins_channel_id_ = 0;
+  flatbuffers::FlatBufferBuilder origins_builder_;
+  uint64_t origins_records_ = 0;
   absl::Status status_;
   uint64_t lost_total_ = 0;
   uint64_t lost_written_ = 0;

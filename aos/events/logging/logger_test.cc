@@ -16,6 +16,7 @@
 #include "aos/events/logging/mcap_reader.h"
 #include "aos/events/logging/pingpong_log.h"
 #include "aos/events/simulated_event_loop.h"
+#include "aos/testing/allocation_counter.h"
 #include "aos/testing/path.h"
 #include "aos/testing/test_message_generated.h"
 #include "aos/testing/test_reply_generated.h"
@@ -76,6 +77,7 @@ TEST_P(LoggerModeTest, LogsEveryMessageAtItsSendTimes) {
                                               "/test aos.testing.TestMessage",
                                               "/test aos.testing.TestReply"}));
 
+  EXPECT_TRUE((*log)->records_origins());
   size_t next = 0;
   int reports = 0;
   std::map<std::string, int> report_applications;
@@ -83,7 +85,12 @@ TEST_P(LoggerModeTest, LogsEveryMessageAtItsSendTimes) {
   while (std::optional<LogMessage> message = (*log)->Next()) {
     EXPECT_GE(message->context.monotonic_event_time, last);
     last = message->context.monotonic_event_time;
+    // Every message's origins, exactly as it carried them.
+    EXPECT_TRUE(message->origins_known);
     if (message->channel->name()->string_view() == "/aos") {
+      ASSERT_LT(reports, static_cast<int>(sent.report_origins.size()));
+      EXPECT_EQ(message->context.origins, sent.report_origins[reports]);
+      EXPECT_EQ(message->context.origins.size(), 1u);
       ++reports;
       const auto* report =
           flatbuffers::GetRoot<aos::timing::Report>(message->context.data);
@@ -98,6 +105,13 @@ TEST_P(LoggerModeTest, LogsEveryMessageAtItsSendTimes) {
     EXPECT_EQ(message->context.realtime_event_time,
               expected.realtime_sent_time);
     EXPECT_EQ(ValueOf(*message), expected.value);
+    EXPECT_EQ(message->context.origins, expected.origins) << next;
+    // Ping's timer: sent by it (1 hop), or answered by pong (2).
+    ASSERT_EQ(expected.origins.size(), 1u);
+    EXPECT_EQ(expected.origins.begin()->hops,
+              expected.channel == "/test aos.testing.TestMessage" ? 1 : 2);
+    EXPECT_EQ(expected.origins.begin()->id,
+              PathOriginId("", "ping", "timer", "ping"));
   }
   EXPECT_EQ(next, sent.sent.size());
   EXPECT_EQ(reports, sent.reports);
@@ -205,7 +219,8 @@ TEST_F(LoggerTest, ReplaySendsEveryMessageAtItsRecordedTime) {
         SentMessage{.channel = "/test aos.testing.TestReply",
                     .monotonic_sent_time = test->context().monotonic_event_time,
                     .realtime_sent_time = realtime_clock::min_time,
-                    .value = reply.value()});
+                    .value = reply.value(),
+                    .origins = test->context().origins});
   });
   factory.Run();
   std::vector<SentMessage> pongs;
@@ -219,9 +234,120 @@ TEST_F(LoggerTest, ReplaySendsEveryMessageAtItsRecordedTime) {
   for (size_t i = 0; i < pongs.size(); ++i) {
     EXPECT_EQ(seen[i].value, pongs[i].value) << i;
     EXPECT_EQ(seen[i].monotonic_sent_time, pongs[i].monotonic_sent_time) << i;
+    EXPECT_EQ(seen[i].origins, pongs[i].origins) << i;
   }
   EXPECT_EQ(replay.send_errors(), 0u);
   EXPECT_EQ(replay.replayed_messages(), sent.sent.size() + sent.reports);
+}
+
+// Replay sends each message with its recorded origins, so a watcher of the
+// replayed pongs measures the path ages the recording's watcher measured,
+// exactly (simulated time): per origin and hops, every sample.
+TEST_F(LoggerTest, ReplayMeasuresTheRecordedPathAgesAgain) {
+  const PingPongLog sent =
+      RecordPingPong(path_, Compression::kZstd, std::chrono::seconds(1));
+  ASSERT_EQ(sent.pong_paths.size(), 1u);
+  const testing::ReplayedOrigins replay =
+      testing::ReplayWatchingOrigins(path_, "/test", "aos.testing.TestReply");
+  const timing::PathTimings& replayed = replay.paths;
+  ASSERT_EQ(replayed.size(), sent.pong_paths.size());
+  const timing::PathTiming& expected = *sent.pong_paths.begin();
+  const timing::PathTiming& measured = *replayed.begin();
+  EXPECT_EQ(measured.origin_id, PathOriginId("", "ping", "timer", "ping"));
+  EXPECT_EQ(measured.origin_id, expected.origin_id);
+  EXPECT_EQ(measured.hops, 2u);
+  EXPECT_EQ(measured.hops, expected.hops);
+  EXPECT_EQ(measured.count(), 100u);
+  EXPECT_EQ(measured.count(), expected.count());
+  EXPECT_EQ(measured.age.statistic().average(),
+            expected.age.statistic().average());
+  EXPECT_EQ(measured.age.statistic().min(), expected.age.statistic().min());
+  EXPECT_EQ(measured.age.statistic().max(), expected.age.statistic().max());
+  EXPECT_EQ(measured.age.statistic().standard_deviation(),
+            expected.age.statistic().standard_deviation());
+  EXPECT_EQ(measured.age.histogram(), expected.age.histogram());
+  EXPECT_EQ(replayed.invalid_origins(), 0u);
+  // And each pong carried exactly its recorded origins.
+  std::vector<PathOrigins> recorded;
+  for (const SentMessage& message : sent.sent) {
+    if (message.channel == "/test aos.testing.TestReply") {
+      recorded.push_back(message.origins);
+    }
+  }
+  EXPECT_EQ(replay.origins, recorded);
+}
+
+// A replayed local message whose log has no origins for it carries none:
+// not the replayer's timer.
+TEST_F(LoggerTest, ReplayedMessagesWithoutOriginsCarryNone) {
+  SimulatedEventLoopFactory recording(&TestConfig());
+  std::unique_ptr<EventLoop> logger_loop =
+      recording.MakeEventLoop("aos_logger");
+  logger_loop->SkipTimingReport();
+  auto writer = McapWriter::Create(path_, {});
+  ASSERT_TRUE(writer.ok());
+  auto logger = Logger::Make(logger_loop.get(), std::move(*writer), {});
+  ASSERT_TRUE(logger.ok()) << logger.status();
+  std::unique_ptr<EventLoop> sender_loop = recording.MakeEventLoop("sender");
+  sender_loop->SkipTimingReport();
+  Sender<aos::testing::TestMessage> sender =
+      sender_loop->MakeSender<aos::testing::TestMessage>("/test");
+  // OnRun is no timer: what it sends carries no origins.
+  sender_loop->OnRun([&]() {
+    auto builder = sender.MakeBuilder();
+    builder.CheckOk(builder.Send(
+        builder.MakeBuilder<aos::testing::TestMessage>().Finish()));
+  });
+  recording.RunFor(std::chrono::seconds(1));
+  ASSERT_TRUE((*logger)->Finish().ok());
+
+  EXPECT_EQ(
+      testing::ReplayWatchingOrigins(path_, "/test", "aos.testing.TestMessage")
+          .origins,
+      std::vector<PathOrigins>{PathOrigins()});
+}
+
+// Recording a message's origins allocates nothing once the logger is warm
+// (its chunk buffers grown, its message indexes as large as any chunk
+// needs): between two flushes, every ping (each with its timer as origin)
+// and its origins record are written into the open chunk.
+TEST_F(LoggerTest, RecordingOriginsAllocatesNothingBetweenFlushes) {
+  SimulatedEventLoopFactory factory(&TestConfig());
+  std::unique_ptr<EventLoop> logger_loop = factory.MakeEventLoop("aos_logger");
+  auto writer = McapWriter::Create(path_, {});
+  ASSERT_TRUE(writer.ok());
+  LoggerOptions options;
+  options.flush_period = std::chrono::seconds(1);
+  auto logger = Logger::Make(logger_loop.get(), std::move(*writer), options);
+  ASSERT_TRUE(logger.ok()) << logger.status();
+  std::unique_ptr<EventLoop> ping = factory.MakeEventLoop("ping");
+  Sender<aos::testing::TestMessage> sender =
+      ping->MakeSender<aos::testing::TestMessage>("/test");
+  TimerHandler* timer = ping->AddTimer([&]() {
+    auto builder = sender.MakeBuilder();
+    auto message = builder.MakeBuilder<aos::testing::TestMessage>();
+    message.add_value(1);
+    builder.CheckOk(builder.Send(message.Finish()));
+  });
+  timer->set_name("ping");
+  ping->OnRun([&]() {
+    timer->Schedule(ping->monotonic_now(), std::chrono::milliseconds(10));
+  });
+  // Two flushed chunks of 100 pings each, then 40 pings into the third.
+  factory.RunFor(std::chrono::milliseconds(2500));
+  const uint64_t recorded = (*logger)->recorded_messages();
+  const uint64_t before = aos::testing::HeapAllocations();
+  factory.RunFor(std::chrono::milliseconds(400));
+  EXPECT_EQ(aos::testing::HeapAllocations() - before, 0u);
+  EXPECT_EQ((*logger)->recorded_messages() - recorded, 40u);
+  ASSERT_TRUE((*logger)->Finish().ok());
+  auto log = LogFileReader::Open(path_);
+  ASSERT_TRUE(log.ok()) << log.status();
+  int with_origins = 0;
+  while (std::optional<LogMessage> message = (*log)->Next()) {
+    with_origins += message->context.origins.size() == 1 ? 1 : 0;
+  }
+  EXPECT_GE(with_origins, 290);
 }
 
 // New code against recorded data: a new pong answers the recorded pings.
@@ -301,10 +427,12 @@ TEST_F(LoggerTest, RecordsTheChannelsOfItsNode) {
     source_nodes[channel.topic] =
         source == channel.metadata.end() ? "" : source->second;
   }
-  // And the remote records of the forwarded messages (log_format.h).
+  // And the remote records of the forwarded messages, and the origins
+  // records (log_format.h).
   EXPECT_EQ(source_nodes,
             (std::map<std::string, std::string>{{"/forwarded", "pi1"},
                                                 {"/pi2_only", ""},
+                                                {"aos_path_origins", ""},
                                                 {"aos_remote_message", ""}}));
 
   auto log = LogFileReader::Open(path_);

@@ -8,7 +8,11 @@
 // forwarded_log_test check those against what was sent). A forwarded
 // channel also has "remote": the remote fields of each message; the remote
 // records' channel (type aos.logging.RemoteMessage) has the times of the
-// forwarded messages, which its records share.
+// forwarded messages, which its records share. Every channel also has
+// "origins": each message's path origins as "ID/HOPS/UNCERTAINTY_US/TIME"
+// (decimal), comma-separated, then " dropped N" if N > 0; "" for none. The
+// origins records' channel (aos.logging.MessageOrigins) has the times of
+// the messages with origins.
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -16,6 +20,7 @@
 #include "aos/configuration_lookup.h"
 #include "aos/events/logging/log_file_reader.h"
 #include "aos/events/logging/log_format.h"
+#include "aos/events/logging/origins_record.h"
 #include "aos/events/logging/pingpong_log.h"
 #include "aos/events/logging/remote_record.h"
 #include "aos/init.h"
@@ -35,6 +40,7 @@ struct ChannelTimes {
   std::vector<std::string> log_times;
   std::vector<std::string> publish_times;
   std::vector<std::string> json;
+  std::vector<std::string> origins;
   // Forwarded channels: each message's remote fields.
   bool forwarded = false;
   std::vector<std::string> monotonic_remote_times;
@@ -53,6 +59,21 @@ void AddTimes(const Context& context, ChannelTimes* times) {
   times->publish_times.push_back(Nanoseconds(context.realtime_event_time));
 }
 
+// A message's origins as expected.json gives them (see the top).
+std::string OriginsText(const PathOrigins& origins) {
+  std::string text;
+  for (const PathOrigin& origin : origins) {
+    if (!text.empty()) text += ",";
+    text += std::to_string(origin.id) + "/" + std::to_string(origin.hops) +
+            "/" + std::to_string(origin.uncertainty_us) + "/" +
+            std::to_string(origin.monotonic_time_ns);
+  }
+  if (origins.dropped() > 0) {
+    text += " dropped " + std::to_string(origins.dropped());
+  }
+  return text;
+}
+
 void WriteArray(JsonWriter* json, const char* key,
                 const std::vector<std::string>& values) {
   json->Key(key).BeginArray();
@@ -69,6 +90,9 @@ void WriteExpected(const std::string& log_path, const std::string& json_path) {
   ChannelTimes remote_records;
   remote_records.topic = kRemoteMessageTopic;
   remote_records.type = kRemoteMessageType;
+  ChannelTimes origins_records;
+  origins_records.topic = kOriginsTopic;
+  origins_records.type = kOriginsType;
   while (std::optional<LogMessage> message = (*log)->Next()) {
     const Channel* channel = message->channel;
     const Context& context = message->context;
@@ -78,6 +102,13 @@ void WriteExpected(const std::string& log_path, const std::string& json_path) {
     AddTimes(context, &times);
     times.json.push_back(FlatbufferToJson(
         static_cast<const uint8_t*>(context.data), *channel->schema()));
+    if (!message->origins_known) {
+      ExitForUserError(log_path + ": a message's origins are unknown");
+    }
+    times.origins.push_back(OriginsText(context.origins));
+    if (HasOriginsToRecord(context.origins)) {
+      AddTimes(context, &origins_records);
+    }
     times.forwarded =
         configuration::ChannelIsForwardedTo(*channel, (*log)->node());
     if (!times.forwarded) continue;
@@ -102,6 +133,7 @@ void WriteExpected(const std::string& log_path, const std::string& json_path) {
     WriteArray(&json, "log_times", times.log_times);
     WriteArray(&json, "publish_times", times.publish_times);
     if (!times.json.empty()) WriteArray(&json, "json", times.json);
+    if (!times.origins.empty()) WriteArray(&json, "origins", times.origins);
     if (times.forwarded) {
       json.Key("remote").BeginObject();
       WriteArray(&json, "monotonic_remote_times", times.monotonic_remote_times);
@@ -114,6 +146,7 @@ void WriteExpected(const std::string& log_path, const std::string& json_path) {
   };
   for (const auto& [channel, times] : expected) write(times);
   if (!remote_records.log_times.empty()) write(remote_records);
+  if (!origins_records.log_times.empty()) write(origins_records);
   json.EndArray();
   std::ofstream out(json_path);
   out << json.Text() << "\n";

@@ -1,6 +1,8 @@
 #include "aos/events/logging/pingpong_log.h"
 
 #include "aos/events/event_loop_generated.h"
+#include "aos/events/logging/log_file_reader.h"
+#include "aos/events/logging/log_reader.h"
 #include "aos/events/logging/logger.h"
 #include "aos/events/simulated_event_loop.h"
 #include "aos/testing/path.h"
@@ -40,6 +42,7 @@ class PingAndPong {
         ping_sender_(ping->MakeSender<aos::testing::TestMessage>("/test")),
         pong_sender_(pong->MakeSender<aos::testing::TestReply>("/test")) {
     TimerHandler* timer = ping->AddTimer([this]() { Ping(); });
+    timer->set_name("ping");
     ping->OnRun([this, timer]() {
       timer->Schedule(ping_->monotonic_now() + std::chrono::milliseconds(10),
                       std::chrono::milliseconds(10));
@@ -72,11 +75,13 @@ class PingAndPong {
 
 }  // namespace
 
-const Configuration& TestConfig() {
+const FlatbufferDetachedBuffer<Configuration>& TestConfigBuffer() {
   static const FlatbufferDetachedBuffer<Configuration>& config =
       ReadTestConfig("aos/testing/test_config.json");
-  return config.message();
+  return config;
 }
+
+const Configuration& TestConfig() { return TestConfigBuffer().message(); }
 
 const FlatbufferDetachedBuffer<Configuration>& MultiNodeTestConfig() {
   static const FlatbufferDetachedBuffer<Configuration>& config =
@@ -96,6 +101,9 @@ PingPongLog RecordPingPong(const std::string& path, Compression compression,
   std::unique_ptr<EventLoop> ping = factory.MakeEventLoop("ping");
   std::unique_ptr<EventLoop> pong = factory.MakeEventLoop("pong");
   std::unique_ptr<EventLoop> observer = factory.MakeEventLoop("observer");
+  std::unique_ptr<EventLoop> path_observer =
+      factory.MakeEventLoop("path_observer");
+  path_observer->SkipTimingReport();
   PingAndPong apps(ping.get(), pong.get());
   auto remember = [&](std::string_view channel, int value) {
     const Context& context = observer->context();
@@ -103,7 +111,8 @@ PingPongLog RecordPingPong(const std::string& path, Compression compression,
         SentMessage{.channel = std::string(channel),
                     .monotonic_sent_time = context.monotonic_event_time,
                     .realtime_sent_time = context.realtime_event_time,
-                    .value = value});
+                    .value = value,
+                    .origins = context.origins});
   };
   observer->MakeWatcher("/test", [&](const aos::testing::TestMessage& m) {
     remember("/test aos.testing.TestMessage", m.value());
@@ -111,11 +120,15 @@ PingPongLog RecordPingPong(const std::string& path, Compression compression,
   observer->MakeWatcher("/test", [&](const aos::testing::TestReply& m) {
     remember("/test aos.testing.TestReply", m.value());
   });
-  observer->MakeWatcher("/aos",
-                        [&](const aos::timing::Report&) { ++result.reports; });
+  observer->MakeWatcher("/aos", [&](const aos::timing::Report&) {
+    ++result.reports;
+    result.report_origins.push_back(observer->context().origins);
+  });
+  path_observer->MakeWatcher("/test", [](const aos::testing::TestReply&) {});
   factory.RunFor(duration);
   absl::Status finished = logger->Finish();
   CHECK(finished.ok()) << finished;
+  result.pong_paths = path_observer->watchers().front()->timing().paths;
   return result;
 }
 
@@ -150,6 +163,28 @@ MultiNodePingPongLog RecordMultiNodePingPong(
   CHECK(finished.ok()) << finished;
   result.pi1_boot = factory.boot_uuid(pi1);
   result.pi2_boot = factory.boot_uuid(pi2);
+  return result;
+}
+
+ReplayedOrigins ReplayWatchingOrigins(const std::string& path,
+                                      std::string_view name,
+                                      std::string_view type) {
+  auto log = LogFileReader::Open(path);
+  CHECK(log.ok()) << log.status();
+  SimulatedEventLoopFactory factory((*log)->configuration());
+  LogReader replay(log->get(), &factory);
+  std::unique_ptr<EventLoop> watcher =
+      factory.MakeEventLoop("origins_watcher", (*log)->node());
+  watcher->SkipTimingReport();
+  const Channel* channel = configuration::GetChannel(
+      *(*log)->configuration(), name, type, "origins_watcher", (*log)->node());
+  CHECK(channel != nullptr) << "no channel " << name << " " << type;
+  ReplayedOrigins result;
+  watcher->MakeRawWatcher(channel, [&](const Context& context, const void*) {
+    result.origins.push_back(context.origins);
+  });
+  factory.Run();
+  result.paths = watcher->watchers().front()->timing().paths;
   return result;
 }
 

@@ -6,11 +6,14 @@
 // the logger, and remembers what was sent, to compare logs against.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "aos/configuration.h"
 #include "aos/events/event_loop.h"
 #include "aos/events/logging/chunk_compression.h"
+#include "aos/events/path_origins.h"
+#include "aos/events/timing_path.h"
 #include "aos/time/time.h"
 #include "aos/util/uuid.h"
 
@@ -21,19 +24,29 @@ struct SentMessage {
   monotonic_clock::time_point monotonic_sent_time;
   realtime_clock::time_point realtime_sent_time;
   int value;
+  // The path origins it carried: a ping, ping's timer "ping" (1 hop); a
+  // pong, the same with 2 hops.
+  PathOrigins origins;
 };
 
 struct PingPongLog {
   // Every ping and pong, in send order.
   std::vector<SentMessage> sent;
-  // Timing reports sent on /aos.
+  // Timing reports sent on /aos, and the origins each carried (its loop's
+  // "timing_reports" timer), in send order.
   int reports = 0;
+  std::vector<PathOrigins> report_origins;
+  // The path ages a watcher of the pongs measured (loop "path_observer",
+  // which sends no reports, so they add up over the whole run).
+  timing::PathTimings pong_paths;
 };
 
 // The flattened test config (aos/testing:test_config), read once.
 const Configuration& TestConfig();
+const FlatbufferDetachedBuffer<Configuration>& TestConfigBuffer();
 
-// Runs ping (every 10 ms), pong and the logger for `duration` of simulated
+// Runs ping (its timer "ping" every 10 ms), pong and the logger for
+// `duration` of simulated
 // time, logging into `path` with `compression` and small chunks (so there
 // are many), with the logger's `poll_period` (zero: watchers). Aborts if the
 // log cannot be written (a test bug).
@@ -74,6 +87,19 @@ inline constexpr realtime_clock::duration kPi2RealtimeOffset =
     std::chrono::seconds(1600000000);
 MultiNodePingPongLog RecordMultiNodePingPong(
     const std::string& path, monotonic_clock::duration duration);
+
+// What a new watcher on the logged node saw of the messages of channel
+// `name` of `type` while the log at `path` was replayed (every channel,
+// LogReader): each message's path origins, in order, and the path ages it
+// measured (its loop sends no reports, so they add up over the replay).
+// Aborts if the log cannot be read or has no such channel (a test bug).
+struct ReplayedOrigins {
+  std::vector<PathOrigins> origins;
+  timing::PathTimings paths;
+};
+ReplayedOrigins ReplayWatchingOrigins(const std::string& path,
+                                      std::string_view name,
+                                      std::string_view type);
 
 }  // namespace aos::logging::testing
 

@@ -10,7 +10,9 @@
 //    --rate_mb_s and then as fast as it can, while aos_logger records them
 //    to /dev/shm with each compression; the log then says how many it
 //    recorded and how many it missed. MB/s are 10^6 bytes of message data
-//    per second of send time.
+//    per second of send time, and the CPU time aos_logger used (/proc),
+//    per message recorded. With --origins=N each message carries N path
+//    origins (RawSender::SetOrigins), which the logger records beside it.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -43,9 +46,31 @@ DEFINE_bool(latency, true, "Run the latency part.");
 DEFINE_int32(poll_period_ms, -1,
              "Give aos_logger this --poll_period_ms (-1: its default).");
 DEFINE_bool(throughput, true, "Run the throughput part.");
+DEFINE_int32(origins, 0,
+             "Throughput: path origins each message carries, 0 to 4 (the "
+             "logger records them beside the message).");
 
 namespace aos::bench {
 namespace {
+
+// The CPU time (user + system) process `pid` used so far, from
+// /proc/PID/stat; 0 if it cannot be read.
+double CpuSeconds(pid_t pid) {
+  std::ifstream stat(StrCat("/proc/", pid, "/stat"));
+  std::string text((std::istreambuf_iterator<char>(stat)),
+                   std::istreambuf_iterator<char>());
+  // Fields after the command name (which may hold spaces), in parentheses.
+  const size_t end = text.rfind(')');
+  if (end == std::string::npos) return 0;
+  std::istringstream fields(text.substr(end + 2));
+  std::string field;
+  double ticks = 0;
+  // utime and stime are fields 14 and 15; the state is field 3.
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) ticks += std::stod(field);
+  }
+  return ticks / sysconf(_SC_CLK_TCK);
+}
 
 // `args` and --poll_period_ms, if given.
 std::vector<std::string> LoggerArgs(std::vector<std::string> args) {
@@ -195,6 +220,15 @@ void ThroughputRun(const std::string& compression, double rate_mb_s,
   // worst case for the compressors.
   std::vector<uint64_t> payload(kSize / 8);
   uint64_t state = 88172645463325252ull;
+  // Origins as a timer's message passes them on: scheduled before the send.
+  PathOrigins origins;
+  const int64_t origin_time =
+      sender_loop.monotonic_now().time_since_epoch().count();
+  for (int i = 0; i < FLAGS_origins; ++i) {
+    origins.Add({.id = static_cast<uint32_t>(i + 1),
+                 .hops = 1,
+                 .monotonic_time_ns = origin_time - i});
+  }
   int send_errors = 0;
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < FLAGS_messages; ++i) {
@@ -213,6 +247,7 @@ void ThroughputRun(const std::string& compression, double rate_mb_s,
       while (std::chrono::steady_clock::now() < due) {
       }
     }
+    if (FLAGS_origins > 0) sender->SetOrigins(origins);
     // Unpaced, the sender may outrun the channel's frequency limit: those
     // messages were never sent, and do not count.
     if (sender->Send(payload.data(), kSize) != RawSender::Error::kOk) {
@@ -224,6 +259,7 @@ void ThroughputRun(const std::string& compression, double rate_mb_s,
           .count();
   // Let it catch up, then stop it cleanly.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const double logger_cpu = CpuSeconds(logger.pid());
   logger.Terminate();
 
   auto log = logging::LogFileReader::Open(log_file);
@@ -242,12 +278,14 @@ void ThroughputRun(const std::string& compression, double rate_mb_s,
   // the sent rate when nothing was missed).
   std::printf(
       "  %-5s %-12s sent %7.1f MB/s; recorded %7lu, missed %7lu "
-      "(%5.1f%%); recorded %7.1f MB/s; file %6.1f MB\n",
+      "(%5.1f%%); recorded %7.1f MB/s; file %6.1f MB; logger CPU %5.2f s "
+      "(%4.2f us/message)\n",
       compression.c_str(),
       rate_mb_s > 0 ? StrCat("paced ", rate_mb_s).c_str() : "unpaced",
       sent_mb_s, static_cast<unsigned long>(recorded),
       static_cast<unsigned long>(lost), 100.0 * lost / sent,
-      recorded * kSize / send_seconds / 1e6, info.st_size / 1e6);
+      recorded * kSize / send_seconds / 1e6, info.st_size / 1e6, logger_cpu,
+      recorded > 0 ? logger_cpu * 1e6 / recorded : 0.0);
   RemoveTree(base);
   unlink(log_file.c_str());
   unlink(config_path.c_str());
@@ -263,8 +301,14 @@ std::vector<std::string> SplitCommas(const std::string& list) {
 }
 
 void Throughput(const std::string& out_dir) {
-  std::printf("aos_logger throughput, %d messages of 1 KiB to /dev/shm:\n",
-              FLAGS_messages);
+  if (FLAGS_origins < 0 || FLAGS_origins > static_cast<int>(kMaxPathOrigins)) {
+    ExitForUserError(
+        StrCat("--origins=", FLAGS_origins, ": give 0 to ", kMaxPathOrigins));
+  }
+  std::printf(
+      "aos_logger throughput, %d messages of 1 KiB with %d origins each to "
+      "/dev/shm:\n",
+      FLAGS_messages, FLAGS_origins);
   for (const std::string& compression : SplitCommas(FLAGS_compressions)) {
     ThroughputRun(compression, FLAGS_rate_mb_s, out_dir);
     ThroughputRun(compression, 0, out_dir);
@@ -278,6 +322,7 @@ int main(int argc, char** argv) {
   aos::InitGoogle(&argc, &argv,
                   "Usage: logger_bench [--bin_dir=bazel-bin] [--rounds=6]\n"
                   "    [--seconds=10] [--rate_mb_s=250] [--messages=400000]\n"
+                  "    [--origins=0]\n"
                   "What aos_logger costs ping's timer, and how fast it\n"
                   "records 1 KiB messages. Run tools/bench/logging/"
                   "logger_bench.sh. docs/benchmarks.md.");

@@ -8,6 +8,7 @@
 #   tools/bench/logging/logger_bench.sh [--rounds=6] [--seconds=10]
 #       [--rate_mb_s=250] [--messages=400000] [--compressions=none,lz4,zstd]
 #       [--latency=false] [--throughput=false] [--poll_period_ms=N]
+#       [--origins=0..4]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 ./tools/aos.sh bazel build -c opt //tools/bench/logging:logger_bench \

@@ -14,8 +14,12 @@
 // by hand from its flatbuffer, comes just before the message it names
 // (same channel id, sequence and log time) and holds the remote fields
 // aos says it logged. Every message is also decoded as Foxglove decodes
-// flatbuffer channels (foxglove_decode.js). Prints one line per file;
-// exits 1 with the first difference.
+// flatbuffer channels (foxglove_decode.js). The origins records' channel
+// (aos_path_origins, no aos_type, schema aos.logging.MessageOrigins): each
+// record, decoded by hand, comes just before the message it names, and the
+// origins of every message (a record's, or none without one) are those aos
+// says it logged. Prints one line per file; exits 1 with the first
+// difference.
 "use strict";
 const fs = require("fs");
 const assert = require("assert/strict");
@@ -25,15 +29,24 @@ const { checkDecodedLikeFoxglove } = require("./foxglove_decode");
 
 const REMOTE_TOPIC = "aos_remote_message";
 const REMOTE_TYPE = "aos.logging.RemoteMessage";
+const ORIGINS_TOPIC = "aos_path_origins";
+const ORIGINS_TYPE = "aos.logging.MessageOrigins";
+// The channels of records beside the messages: topic -> schema.
+const RECORD_TYPES = new Map([
+  [REMOTE_TOPIC, REMOTE_TYPE],
+  [ORIGINS_TOPIC, ORIGINS_TYPE],
+]);
 
-// "topic type": the aos channel, or the remote records' channel.
+// "topic type": the aos channel, or a records' channel.
 function keyOf(channel) {
-  return `${channel.topic} ${channel.metadata.get("aos_type") ?? REMOTE_TYPE}`;
+  return `${channel.topic} ${channel.metadata.get("aos_type") ??
+    RECORD_TYPES.get(channel.topic)}`;
 }
 
-// A RemoteMessage flatbuffer (remote_message.fbs), read with the
-// flatbuffers wire format: root table offset, vtable, little-endian fields.
-function decodeRemoteMessage(bytes) {
+// The root table of a flatbuffer, read with the wire format: root table
+// offset, vtable, little-endian fields. field(id) is a field's position;
+// a missing one fails naming `type`.
+function rootTable(bytes, type) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const table = view.getUint32(0, true);
   const vtable = table - view.getInt32(table, true);
@@ -41,9 +54,15 @@ function decodeRemoteMessage(bytes) {
   const field = (id) => {
     const entry = 4 + 2 * id;
     const offset = entry < vtableSize ? view.getUint16(vtable + entry, true) : 0;
-    assert.ok(offset !== 0, `RemoteMessage field ${id} is missing`);
+    assert.ok(offset !== 0, `${type} field ${id} is missing`);
     return table + offset;
   };
+  return { view, field };
+}
+
+// A RemoteMessage flatbuffer (remote_message.fbs).
+function decodeRemoteMessage(bytes) {
+  const { view, field } = rootTable(bytes, "RemoteMessage");
   const uuidAt = field(5) + view.getUint32(field(5), true);
   assert.equal(view.getUint32(uuidAt, true), 16, "source_boot_uuid size");
   const hex = Buffer.from(bytes.subarray(uuidAt + 4, uuidAt + 20))
@@ -59,6 +78,39 @@ function decodeRemoteMessage(bytes) {
   };
 }
 
+// A MessageOrigins flatbuffer (message_origins.fbs): its origins as
+// expected.json writes them ("ID/HOPS/UNCERTAINTY_US/TIME", comma-separated,
+// " dropped N" if N > 0).
+function decodeMessageOrigins(bytes) {
+  const { view, field } = rootTable(bytes, "MessageOrigins");
+  const vector = field(2) + view.getUint32(field(2), true);
+  const origins = [];
+  for (let i = 0; i < view.getUint32(vector, true); ++i) {
+    // struct Origin: id uint32, hops uint16, uncertainty_us uint16, time
+    // int64; 16 bytes each.
+    const at = vector + 4 + 16 * i;
+    origins.push([view.getUint32(at, true), view.getUint16(at + 4, true),
+      view.getUint16(at + 6, true), view.getBigInt64(at + 8, true)].join("/"));
+  }
+  const dropped = view.getUint32(field(3), true);
+  return {
+    channelId: view.getUint16(field(0), true),
+    queueIndex: view.getUint32(field(1), true),
+    text: origins.join(",") + (dropped > 0 ? ` dropped ${dropped}` : ""),
+  };
+}
+
+// The message after messages[i] in file order that is not an origins
+// record (a remote record's message has its origins record between them).
+function nextMessage(channelsById, messages, i) {
+  let next = i + 1;
+  while (next < messages.length &&
+    channelsById.get(messages[next].channelId).topic === ORIGINS_TOPIC) {
+    ++next;
+  }
+  return messages[next];
+}
+
 function checkSchemasAndChannels(file, schemasById, channelsById, expected) {
   const topics = [...channelsById.values()].map(keyOf).sort();
   assert.deepEqual(
@@ -71,7 +123,8 @@ function checkSchemasAndChannels(file, schemasById, channelsById, expected) {
     const schema = schemasById.get(channel.schemaId);
     assert.ok(schema, `${file}: ${channel.topic} has no schema`);
     if (!channel.metadata.has("aos_type")) {
-      assert.equal(channel.topic, REMOTE_TOPIC, `${file}: channel without aos_type`);
+      assert.ok(RECORD_TYPES.has(channel.topic),
+        `${file}: channel ${channel.topic} without aos_type`);
     }
     assert.equal(schema.name, keyOf(channel).slice(channel.topic.length + 1));
     assert.equal(schema.encoding, "flatbuffer");
@@ -108,7 +161,7 @@ function checkRemoteRecords(file, how, channelsById, messages, expected,
     assert.equal(paired.logTime, message.logTime,
       `${file} (${how}): remote record ${i} log time`);
     if (adjacent) {
-      assert.equal(messages[i + 1], paired,
+      assert.equal(nextMessage(channelsById, messages, i), paired,
         `${file} (${how}): remote record ${i} is not just before its message`);
     }
     const key = keyOf(channelsById.get(record.channelId));
@@ -126,6 +179,46 @@ function checkRemoteRecords(file, how, channelsById, messages, expected,
     if (!e.remote) continue;
     assert.deepEqual(remote.get(`${e.topic} ${e.type}`), e.remote,
       `${file} (${how}): remote fields of ${e.topic} ${e.type}`);
+  }
+}
+
+// The origins records decoded, paired with the messages they name (by
+// channel id and sequence): every message's origins (a record's, or none)
+// against those expected per channel; in file order (`adjacent`), each
+// record is also just before its message, at the same time.
+function checkOriginsRecords(file, how, channelsById, messages, expected,
+  adjacent) {
+  const byKey = new Map();
+  for (const message of messages) {
+    byKey.set(`${message.channelId} ${message.sequence} ${message.logTime}`,
+      message);
+  }
+  const paired = new Map();
+  messages.forEach((message, i) => {
+    if (channelsById.get(message.channelId).topic !== ORIGINS_TOPIC) return;
+    const record = decodeMessageOrigins(message.data);
+    const key = `${record.channelId} ${record.queueIndex}`;
+    const named = byKey.get(`${key} ${message.logTime}`);
+    assert.ok(named, `${file} (${how}): origins record ${i} names no message`);
+    if (adjacent) {
+      assert.equal(messages[i + 1], named,
+        `${file} (${how}): origins record ${i} is not just before its message`);
+    }
+    paired.set(key, record.text);
+  });
+  const origins = new Map();
+  for (const message of messages) {
+    const channel = channelsById.get(message.channelId);
+    if (!channel.metadata.has("aos_type")) continue;
+    const key = keyOf(channel);
+    if (!origins.has(key)) origins.set(key, []);
+    origins.get(key).push(
+      paired.get(`${message.channelId} ${message.sequence}`) ?? "");
+  }
+  for (const e of expected) {
+    if (!e.origins) continue;
+    assert.deepEqual(origins.get(`${e.topic} ${e.type}`), e.origins,
+      `${file} (${how}): origins of ${e.topic} ${e.type}`);
   }
 }
 
@@ -184,6 +277,8 @@ async function checkIndexed(file, bytes, expected, decompressHandlers) {
   checkMessages(file, "indexed", reader.channelsById, messages, expected);
   checkRemoteRecords(file, "indexed", reader.channelsById, messages, expected,
     false);
+  checkOriginsRecords(file, "indexed", reader.channelsById, messages, expected,
+    false);
   checkDecodedLikeFoxglove(file, reader.schemasById, reader.channelsById,
     messages, expected);
   return messages.length;
@@ -207,6 +302,7 @@ function checkStream(file, bytes, expected, decompressHandlers) {
   // The stream is in file order; our chunks are in log time order too.
   checkMessages(file, "stream", channelsById, messages, expected);
   checkRemoteRecords(file, "stream", channelsById, messages, expected, true);
+  checkOriginsRecords(file, "stream", channelsById, messages, expected, true);
 }
 
 // A log cut short (a killed logger): the MCAP reader streams the chunks
