@@ -85,6 +85,13 @@ RawSender::Error RawSender::Send(const void* message, size_t length,
 void RawSender::SetOrigins(const PathOrigins& read) {
   set_origins_ = read;
   origins_set_ = true;
+  origins_as_sent_ = false;
+}
+
+void RawSender::SetOriginsAsSent(const PathOrigins& sent) {
+  set_origins_ = sent;
+  origins_set_ = true;
+  origins_as_sent_ = true;
 }
 
 RawSender::Error RawSender::CountedSend(size_t length,
@@ -99,7 +106,7 @@ RawSender::Error RawSender::CountedSend(size_t length,
   } else if (origin != nullptr) {
     if (origin->origins != nullptr) origins = *origin->origins;
   } else if (origins_set_) {
-    origins = set_origins_.NextHop();
+    origins = origins_as_sent_ ? set_origins_ : set_origins_.NextHop();
     origins_set_ = false;
   } else {
     dropped_here = event_loop_->OriginsToSend(&origins);

@@ -218,6 +218,9 @@ class RawSender {
   // timer or phased loop that got none, that callback itself; a forwarded
   // message (Send with a RemoteOrigin) carries its own. Never allocates.
   void SetOrigins(const PathOrigins& read);
+  // The path origins of the next message exactly as given, with no hop
+  // added: for code that re-sends recorded messages (log replay).
+  void SetOriginsAsSent(const PathOrigins& sent);
 
   // What a Sender<T>::Builder builds into: the end of data(). One message
   // may be under construction at a time: allocating while another is
@@ -272,9 +275,11 @@ class RawSender {
   const Channel* const channel_;
   timing::SenderTiming timing_;
   BuilderAllocator builder_allocator_{this};
-  // SetOrigins(): the next send's origins, if set.
+  // SetOrigins() or SetOriginsAsSent(): the next send's origins, if set,
+  // and whether they get a hop more.
   PathOrigins set_origins_;
   bool origins_set_ = false;
+  bool origins_as_sent_ = false;
 };
 
 std::ostream& operator<<(std::ostream& stream, RawSender::Error error);

@@ -8,24 +8,6 @@
 #include "glog/logging.h"
 
 namespace aos::logging {
-namespace {
-
-// What RawSender::SetOrigins must be given for the next message to carry
-// `recorded` exactly: it adds the hop a sending callback adds, and
-// replaying a message is not a hop. Recorded origins have 1 hop or more
-// (LogFileReader checks).
-PathOrigins OneHopFewer(const PathOrigins& recorded) {
-  PathOrigins::Raw dropped_only{};
-  dropped_only.dropped = recorded.dropped();
-  PathOrigins result = PathOrigins::FromRaw(dropped_only, 0, nullptr);
-  for (PathOrigin origin : recorded) {
-    --origin.hops;
-    result.Add(origin);
-  }
-  return result;
-}
-
-}  // namespace
 
 LogReader::LogReader(LogFileReader* log, SimulatedEventLoopFactory* factory,
                      ReplayOptions options)
@@ -105,7 +87,8 @@ void LogReader::SendDue() {
         origin.origins = &context.origins;
         error = replayed.sender->Send(context.data, context.size, origin);
       } else {
-        replayed.sender->SetOrigins(OneHopFewer(context.origins));
+        // Replaying a message is not a hop.
+        replayed.sender->SetOriginsAsSent(context.origins);
         error = replayed.sender->Send(context.data, context.size);
       }
       if (error == RawSender::Error::kOk) {
