@@ -99,25 +99,32 @@ RawSender::Error RawSender::CountedSend(size_t length,
   CheckLength(length);
   // Forwarding passes a message's origins on as they are; anything else
   // is a hop from what the callback got (or from the callback itself).
-  PathOrigins origins;
+  const PathOrigins* origins = nullptr;
   uint32_t dropped_here = 0;
   if (!FLAGS_path_origins) {
     origins_set_ = false;
   } else if (origin != nullptr) {
-    if (origin->origins != nullptr) origins = *origin->origins;
+    origins = origin->origins;
   } else if (origins_set_) {
-    origins = origins_as_sent_ ? set_origins_ : set_origins_.NextHop();
+    if (origins_as_sent_) {
+      origins = &set_origins_;
+    } else {
+      send_origins_ = set_origins_.NextHop();
+      origins = &send_origins_;
+    }
     origins_set_ = false;
   } else {
-    dropped_here = event_loop_->OriginsToSend(&origins);
+    origins = event_loop_->OriginsToSend(&send_origins_, &dropped_here);
   }
-  const bool has_origins = !origins.empty() || origins.dropped() > 0;
-  const Error error = DoSend(length, origin, has_origins ? &origins : nullptr);
+  if (origins != nullptr && origins->empty() && origins->dropped() == 0) {
+    origins = nullptr;
+  }
+  const Error error = DoSend(length, origin, origins);
   if (error == Error::kOk) {
     ++timing_.count;
     timing_.size.Add(static_cast<double>(length));
-    timing_.sent_origins.Record(origins);
-    timing_.sent_origins.AddDropped(dropped_here);
+    if (origins != nullptr) timing_.sent_origins.Record(*origins);
+    if (dropped_here > 0) timing_.sent_origins.AddDropped(dropped_here);
   } else {
     ++timing_.error_counts[static_cast<size_t>(error) - 1];
   }
@@ -859,14 +866,17 @@ void EventLoop::NoteOriginsRead(const PathOrigins& origins) {
       callback_origins_.dropped() - before - origins.dropped();
 }
 
-uint32_t EventLoop::OriginsToSend(PathOrigins* origins) const {
+const PathOrigins* EventLoop::OriginsToSend(PathOrigins* scratch,
+                                            uint32_t* dropped_here) const {
   if (!callback_origins_.empty() || callback_origins_.dropped() > 0) {
-    *origins = callback_origins_.NextHop();
-    return callback_origins_dropped_here_;
+    *scratch = callback_origins_.NextHop();
+    *dropped_here = callback_origins_dropped_here_;
+    return scratch;
   }
-  origins->Clear();
-  if (callback_self_origin_.id != 0) origins->Add(callback_self_origin_);
-  return 0;
+  if (callback_self_origin_.id == 0) return nullptr;
+  scratch->Clear();
+  scratch->Add(callback_self_origin_);
+  return scratch;
 }
 
 uint32_t EventLoop::OriginIdOf(const TimerHandler& timer) const {

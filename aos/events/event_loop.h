@@ -280,6 +280,8 @@ class RawSender {
   PathOrigins set_origins_;
   bool origins_set_ = false;
   bool origins_as_sent_ = false;
+  // Where a send makes the origins it carries (no object per send).
+  PathOrigins send_origins_;
 };
 
 std::ostream& operator<<(std::ostream& stream, RawSender::Error error);
@@ -1124,10 +1126,11 @@ class EventLoop {
   // The running callback got a message with these origins (its watcher's,
   // or a fetch): what it sends carries them. Outside callbacks, nothing.
   void NoteOriginsRead(const PathOrigins& origins);
-  // The origins a message sent now from the running callback carries, in
-  // *origins (empty: none), and how many this hop left out for want of
-  // room.
-  uint32_t OriginsToSend(PathOrigins* origins) const;
+  // The origins a message sent now from the running callback carries (null:
+  // none), made in *scratch if they need making, and in *dropped_here how
+  // many this hop left out for want of room.
+  const PathOrigins* OriginsToSend(PathOrigins* scratch,
+                                   uint32_t* dropped_here) const;
   // When a path's age is taken: the running callback's start, or `now`
   // outside callbacks.
   monotonic_clock::time_point PathAgeTime(
@@ -1173,7 +1176,7 @@ class EventLoop {
   // the messages it got, itself if it is a timer or phased loop, how many
   // the merge left out, and when it started (min_time: none running).
   PathOrigins callback_origins_;
-  PathOrigin callback_self_origin_;
+  PathOrigin callback_self_origin_{};
   uint32_t callback_origins_dropped_here_ = 0;
   monotonic_clock::time_point callback_start_ = monotonic_clock::min_time;
   // Path deadlines by channel name (SetPathDeadline, the config).

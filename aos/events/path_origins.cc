@@ -85,21 +85,25 @@ PathOrigins PathOrigins::Translated(int64_t offset_ns,
 }
 
 PathOrigins::Raw PathOrigins::ToRaw() const {
-  Raw raw{};
+  Raw raw{};  // What lies past count_ is zeros, never stale.
   raw.count = count_;
   raw.dropped = dropped_;
-  raw.origins = origins_;
+  std::copy(begin(), end(), raw.origins.begin());
   return raw;
 }
 
 PathOrigins PathOrigins::FromRaw(const Raw& raw, int64_t latest_possible_ns,
                                  uint32_t* invalid) {
   PathOrigins origins;
-  if (raw.count == 0) {  // Most messages.
-    origins.dropped_ = raw.dropped;
-    return origins;
-  }
-  origins.dropped_ = raw.dropped;
+  FromRaw(raw, latest_possible_ns, invalid, &origins);
+  return origins;
+}
+
+void PathOrigins::FromRaw(const Raw& raw, int64_t latest_possible_ns,
+                          uint32_t* invalid, PathOrigins* out) {
+  out->count_ = 0;
+  out->dropped_ = raw.dropped;
+  if (raw.count == 0) return;  // Most messages.
   uint32_t bad = 0;
   if (raw.count > kMaxPathOrigins) {
     // Nothing in it can be trusted to be what a sender wrote: counted as
@@ -109,7 +113,7 @@ PathOrigins PathOrigins::FromRaw(const Raw& raw, int64_t latest_possible_ns,
     for (uint32_t i = 0; i < raw.count; ++i) {
       const PathOrigin& origin = raw.origins[i];
       bool seen = false;
-      for (const PathOrigin& kept : origins) seen |= kept.id == origin.id;
+      for (const PathOrigin& kept : *out) seen |= kept.id == origin.id;
       const int64_t time = origin.monotonic_time_ns;
       if (origin.id == 0 || seen || origin.hops == 0 ||
           time > kMaxPathOriginTimeNs || time < -kMaxPathOriginTimeNs ||
@@ -118,11 +122,15 @@ PathOrigins PathOrigins::FromRaw(const Raw& raw, int64_t latest_possible_ns,
         ++bad;
         continue;
       }
-      origins.origins_[origins.count_++] = origin;
+      out->origins_[out->count_++] = origin;
     }
   }
   if (invalid != nullptr) *invalid += bad;
-  return origins;
+}
+
+bool PathOrigins::operator==(const PathOrigins& other) const {
+  return count_ == other.count_ && dropped_ == other.dropped_ &&
+         std::equal(begin(), end(), other.begin());
 }
 
 }  // namespace aos

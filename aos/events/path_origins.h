@@ -80,7 +80,12 @@ class PathOrigins {
   // saturating at 65535 us): the errors of successive translations add.
   // What forwarding between nodes does.
   PathOrigins Translated(int64_t offset_ns, int64_t uncertainty_ns) const;
-  void Clear() { *this = PathOrigins(); }
+  // Empty, with nothing dropped. Cheap: what lies past size() is never
+  // read.
+  void Clear() {
+    count_ = 0;
+    dropped_ = 0;
+  }
 
   const PathOrigin* begin() const { return origins_.data(); }
   const PathOrigin* end() const { return origins_.data() + count_; }
@@ -106,8 +111,12 @@ class PathOrigins {
   // before it. Never allocates.
   static PathOrigins FromRaw(const Raw& raw, int64_t latest_possible_ns,
                              uint32_t* invalid);
+  // The same, into *out (no copy: for reading messages on a realtime path).
+  static void FromRaw(const Raw& raw, int64_t latest_possible_ns,
+                      uint32_t* invalid, PathOrigins* out);
 
-  bool operator==(const PathOrigins&) const = default;
+  // The same origins in the same order, and the same dropped count.
+  bool operator==(const PathOrigins& other) const;
 
  private:
   std::array<PathOrigin, kMaxPathOrigins> origins_{};

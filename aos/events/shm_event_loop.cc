@@ -125,12 +125,13 @@ uint64_t OldestKept(uint64_t next, uint64_t queue_size) {
 // Context is a few hundred bytes). Its path origins are data, not truth:
 // impossible ones (PathOrigins::FromRaw) are left out and counted in
 // *invalid_origins (if not null).
-void FillContextFromMessage(const MessageInfo& info, const void* data,
+void FillContextFromMessage(const MessageInfo& info,
+                            const PathOrigins::Raw& origins, const void* data,
                             Context* context,
                             uint32_t* invalid_origins = nullptr) {
-  context->origins = PathOrigins::FromRaw(
-      info.path_origins, info.monotonic_sent_time.time_since_epoch().count(),
-      invalid_origins);
+  PathOrigins::FromRaw(origins,
+                       info.monotonic_sent_time.time_since_epoch().count(),
+                       invalid_origins, &context->origins);
   context->source_boot_uuid = info.source_boot_uuid;
   context->monotonic_event_time = info.monotonic_sent_time;
   context->realtime_event_time = info.realtime_sent_time;
@@ -144,10 +145,11 @@ void FillContextFromMessage(const MessageInfo& info, const void* data,
   context->buffer_index = -1;
 }
 
-Context ContextFromMessage(const MessageInfo& info, const void* data,
+Context ContextFromMessage(const MessageInfo& info,
+                           const PathOrigins::Raw& origins, const void* data,
                            uint32_t* invalid_origins = nullptr) {
   Context context;
-  FillContextFromMessage(info, data, &context, invalid_origins);
+  FillContextFromMessage(info, origins, data, &context, invalid_origins);
   return context;
 }
 
@@ -347,7 +349,7 @@ class ShmFetcher : public RawFetcher {
   FetchResult TakeIf(uint64_t index, absl::FunctionRef<bool(const Context&)> fn,
                      uint32_t lost) {
     MessageInfo info;
-    switch (reader_->Read(index, &info, nullptr)) {
+    switch (reader_->Read(index, &info, nullptr, &raw_origins_)) {
       case ipc_lib::QueueReader::Result::kGood:
         break;
       case ipc_lib::QueueReader::Result::kCorrupt:
@@ -356,7 +358,7 @@ class ShmFetcher : public RawFetcher {
       default:
         return {.fetched = false, .lost = lost};
     }
-    if (!fn(ContextFromMessage(info, nullptr))) {
+    if (!fn(ContextFromMessage(info, raw_origins_, nullptr))) {
       return {.fetched = false, .lost = lost};
     }
     const ipc_lib::QueueReader::Result result = Take(index);
@@ -374,7 +376,7 @@ class ShmFetcher : public RawFetcher {
   ipc_lib::QueueReader::Result Take(uint64_t index) {
     MessageInfo info;
     const ipc_lib::QueueReader::Result result =
-        reader_->Read(index, &info, buffer_.data());
+        reader_->Read(index, &info, buffer_.data(), &raw_origins_);
     if (result != ipc_lib::QueueReader::Result::kGood &&
         result != ipc_lib::QueueReader::Result::kCorrupt) {
       return result;
@@ -384,7 +386,7 @@ class ShmFetcher : public RawFetcher {
     next_ = index + 1;
     if (result == ipc_lib::QueueReader::Result::kGood) {
       taken_invalid_origins_ = 0;
-      FillContextFromMessage(info, buffer_.data(), &context_,
+      FillContextFromMessage(info, raw_origins_, buffer_.data(), &context_,
                              &taken_invalid_origins_);
     }
     return result;
@@ -402,6 +404,8 @@ class ShmFetcher : public RawFetcher {
   uint64_t next_ = 0;
   // Impossible origins of the message Take() took last.
   uint32_t taken_invalid_origins_ = 0;
+  // The origins of the message read last, as the queue holds them.
+  PathOrigins::Raw raw_origins_;
 };
 
 class ShmWatcher : public WatcherState {
@@ -465,8 +469,8 @@ class ShmWatcher : public WatcherState {
         AddLost(static_cast<uint32_t>(oldest - next_));
         next_ = oldest;
       }
-      const ipc_lib::QueueReader::Result result =
-          reader_->Read(next_, &pending_info_, buffer_.data());
+      const ipc_lib::QueueReader::Result result = reader_->Read(
+          next_, &pending_info_, buffer_.data(), &pending_origins_);
       if (result == ipc_lib::QueueReader::Result::kCorrupt) {
         AddLost(1);  // Damaged (logged by the reader): skipped.
         ++next_;
@@ -490,9 +494,9 @@ class ShmWatcher : public WatcherState {
   void DeliverPending() {
     pending_ = false;
     uint32_t invalid_origins = 0;
-    const Context context =
-        ContextFromMessage(pending_info_, buffer_.data(), &invalid_origins);
-    Call(context, invalid_origins);
+    FillContextFromMessage(pending_info_, pending_origins_, buffer_.data(),
+                           &delivered_, &invalid_origins);
+    Call(delivered_, invalid_origins);
   }
 
  private:
@@ -508,6 +512,9 @@ class ShmWatcher : public WatcherState {
   // A message read into buffer_ and not delivered yet.
   bool pending_ = false;
   MessageInfo pending_info_;
+  PathOrigins::Raw pending_origins_;
+  // The context of the message delivered last, filled in place.
+  Context delivered_;
 };
 
 // Invariant: while the timer is enabled, its timerfd is armed for exactly

@@ -203,31 +203,38 @@ typename Clock::time_point LoadTime(const std::atomic<int64_t>& field) {
 // Writes `origins` (null: none) into a message header: the counts word, then
 // only the origins there are.
 void StorePathOrigins(const PathOrigins* origins, MessageHeader* message) {
-  if (origins == nullptr || (origins->empty() && origins->dropped() == 0)) {
+  if (origins == nullptr) {
     message->path_origins[0].store(0, std::memory_order_relaxed);
     return;
   }
-  const PathOrigins::Raw raw = origins->ToRaw();
-  uint64_t words[kPathOriginWords];
-  static_assert(sizeof(words) == sizeof(raw));
-  memcpy(words, &raw, sizeof(raw));
-  const size_t used = 1 + 2 * raw.count;
-  for (size_t i = 0; i < used; ++i) {
-    message->path_origins[i].store(words[i], std::memory_order_relaxed);
+  message->path_origins[0].store(
+      origins->size() | uint64_t{origins->dropped()} << 32,
+      std::memory_order_relaxed);
+  size_t word = 1;
+  for (const PathOrigin& origin : *origins) {
+    uint64_t words[2];
+    static_assert(sizeof(words) == sizeof(PathOrigin));
+    memcpy(words, &origin, sizeof(words));
+    message->path_origins[word++].store(words[0], std::memory_order_relaxed);
+    message->path_origins[word++].store(words[1], std::memory_order_relaxed);
   }
 }
 
 // Reads a message header's path origins as they are: the counts word, then
 // as many origins as it says (at most kMaxPathOrigins, however damaged).
 void LoadPathOrigins(const MessageHeader& header, PathOrigins::Raw* raw) {
-  uint64_t words[kPathOriginWords] = {};
-  words[0] = header.path_origins[0].load(std::memory_order_relaxed);
-  const uint64_t count =
-      std::min<uint64_t>(words[0] & 0xffffffffu, kMaxPathOrigins);
-  for (size_t i = 1; i < 1 + 2 * count; ++i) {
-    words[i] = header.path_origins[i].load(std::memory_order_relaxed);
+  const uint64_t counts =
+      header.path_origins[0].load(std::memory_order_relaxed);
+  raw->count = static_cast<uint32_t>(counts);
+  raw->dropped = static_cast<uint32_t>(counts >> 32);
+  const uint32_t count = std::min<uint32_t>(raw->count, kMaxPathOrigins);
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t words[2] = {
+        header.path_origins[1 + 2 * i].load(std::memory_order_relaxed),
+        header.path_origins[2 + 2 * i].load(std::memory_order_relaxed)};
+    static_assert(sizeof(words) == sizeof(PathOrigin));
+    memcpy(&raw->origins[i], words, sizeof(words));
   }
-  memcpy(raw, words, sizeof(*raw));
 }
 
 // What to do about a damaged file, at the end of every message about one.
@@ -485,7 +492,8 @@ QueueReader::Result QueueReader::Corrupt(uint64_t index, const char* what,
 }
 
 QueueReader::Result QueueReader::Read(uint64_t index, MessageInfo* info,
-                                      void* data) const {
+                                      void* data,
+                                      PathOrigins::Raw* origins) const {
   const QueueView view = ViewOf(memory_);
   const uint32_t queue_size = view.queue_size();
   const uint32_t max_size = view.message_data_size();
@@ -532,7 +540,7 @@ QueueReader::Result QueueReader::Read(uint64_t index, MessageInfo* info,
       UUID::FromBytes(reinterpret_cast<const uint8_t*>(boot_words));
   result.queue_index = static_cast<uint32_t>(index);
   result.size = size;
-  LoadPathOrigins(header, &result.path_origins);
+  if (origins != nullptr) LoadPathOrigins(header, origins);
   // A torn size is caught below; never copy out of bounds because of it.
   if (size <= max_size && data != nullptr) {
     CopyPayloadMayTear(data, view.data(message) + max_size - size, size);

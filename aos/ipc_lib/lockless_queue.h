@@ -101,9 +101,6 @@ struct MessageInfo {
   uint32_t queue_index = 0xffffffff;
   // Bytes of message data.
   uint32_t size = 0;
-  // The message's path origins as its sender wrote them (or damage):
-  // PathOrigins::FromRaw decides what to believe.
-  PathOrigins::Raw path_origins{};
 };
 
 // Where a message was first sent. The default is a local message: the
@@ -222,7 +219,13 @@ class QueueReader {
   // this reader sees is named on stderr, channel, file and index, from a
   // stack buffer). Reads nothing outside the mapping, whatever it holds, and
   // loads the ring entry at most twice. One thread at a time per reader.
-  Result Read(uint64_t index, MessageInfo* info, void* data) const;
+  // With `origins` (not null), also the message's path origins as its
+  // sender wrote them (or damage; PathOrigins::FromRaw decides what to
+  // believe): their counts and the first min(count, kMaxPathOrigins)
+  // origins, the rest of *origins left as it was. Meaningful only when
+  // kGood.
+  Result Read(uint64_t index, MessageInfo* info, void* data,
+              PathOrigins::Raw* origins = nullptr) const;
 
  private:
   Result Corrupt(uint64_t index, const char* what, uint64_t value) const;

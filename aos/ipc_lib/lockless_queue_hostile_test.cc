@@ -127,14 +127,14 @@ TEST_F(HostileMemoryTest, DamagedPathOriginCountsReadNoFurtherThanTheHeader) {
   internal::MessageHeader& header = view().message_header(message);
   header.path_origins[0].store(0xdeadbeefffffffffull);
   MessageInfo info;
-  ASSERT_EQ(QueueReader(memory_.get()).Read(4, &info, buffer_.data()),
+  PathOrigins::Raw raw;
+  ASSERT_EQ(QueueReader(memory_.get()).Read(4, &info, buffer_.data(), &raw),
             QueueReader::Result::kGood);
-  EXPECT_EQ(info.path_origins.count, 0xffffffffu);
+  EXPECT_EQ(raw.count, 0xffffffffu);
   uint32_t invalid = 0;
-  EXPECT_TRUE(PathOrigins::FromRaw(info.path_origins,
-                                   std::numeric_limits<int64_t>::max(),
-                                   &invalid)
-                  .empty());
+  EXPECT_TRUE(
+      PathOrigins::FromRaw(raw, std::numeric_limits<int64_t>::max(), &invalid)
+          .empty());
   EXPECT_EQ(invalid, kMaxPathOrigins);
 }
 

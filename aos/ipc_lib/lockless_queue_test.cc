@@ -526,15 +526,17 @@ TEST_F(LocklessQueueTest, PathOriginsTravelWithTheMessage) {
   MessageInfo sent;
   ASSERT_EQ(sender->Send(8, origin, &sent), QueueSender::Result::kGood);
   MessageInfo info;
-  ASSERT_EQ(reader.Read(0, &info, nullptr), QueueReader::Result::kGood);
-  EXPECT_EQ(PathOrigins::FromRaw(info.path_origins, 1000000, nullptr), origins);
+  PathOrigins::Raw raw;
+  ASSERT_EQ(reader.Read(0, &info, nullptr, &raw), QueueReader::Result::kGood);
+  EXPECT_EQ(PathOrigins::FromRaw(raw, 1000000, nullptr), origins);
   // The next messages take the same slots in turn.
   for (uint64_t index = 1; index < 4; ++index) {
     ASSERT_EQ(sender->Send(8, MessageOrigin(), &sent),
               QueueSender::Result::kGood);
-    ASSERT_EQ(reader.Read(index, &info, nullptr), QueueReader::Result::kGood);
-    EXPECT_EQ(info.path_origins.count, 0u) << index;
-    EXPECT_EQ(info.path_origins.dropped, 0u) << index;
+    ASSERT_EQ(reader.Read(index, &info, nullptr, &raw),
+              QueueReader::Result::kGood);
+    EXPECT_EQ(raw.count, 0u) << index;
+    EXPECT_EQ(raw.dropped, 0u) << index;
   }
 }
 
