@@ -87,7 +87,25 @@ void SentOrigins::Add(uint32_t origin_id, uint32_t hops,
 }
 
 void SentOrigins::Record(const PathOrigins& origins) noexcept {
-  for (const PathOrigin& origin : origins) Add(origin.id, origin.hops, 1);
+  size_t i = 0;
+  for (const PathOrigin& origin : origins) {
+    const size_t hint = last_slot_[i];
+    if (hint < count_ && origins_[hint].origin_id == origin.id &&
+        origins_[hint].hops == origin.hops) {
+      ++origins_[hint].count;
+    } else {
+      Add(origin.id, origin.hops, 1);
+      // Add() counted it in a slot (or as dropped); remember which.
+      for (size_t slot = 0; slot < count_; ++slot) {
+        if (origins_[slot].origin_id == origin.id &&
+            origins_[slot].hops == origin.hops) {
+          last_slot_[i] = static_cast<uint8_t>(slot);
+          break;
+        }
+      }
+    }
+    ++i;
+  }
 }
 
 void SentOrigins::Merge(const SentOrigins& other) noexcept {
