@@ -359,15 +359,19 @@ TEST_F(ShmEventLoopTest, MessageWhoseWakeupWasReadAfterItsTurnIsDelivered) {
 }
 
 // Once running, the real loop allocates nothing either: timers, sends and
-// wakeups to its own watcher, fetches, and timing reports every 100 ms. At
-// realtime priority, so the allocation guard watches every callback too.
+// wakeups to its own watchers, fetches, path origins passed on hop by hop
+// (timer -> watcher -> watcher) and their ages recorded, and timing reports
+// every 100 ms. At realtime priority, so the allocation guard watches every
+// callback too.
 TEST_F(ShmEventLoopTest, NothingAllocatesOnceRunning) {
   FLAGS_timing_report_ms = 100;
   ShmEventLoop loop(factory_.configuration(), "loop");
   loop.SetRuntimeRealtimePriority(1);
   Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+  Sender<TestReply> replies = loop.MakeSender<TestReply>("/test");
   Fetcher<TestMessage> fetcher = loop.MakeFetcher<TestMessage>("/test");
   int watched = 0;
+  int replied = 0;
   int value = 0;
   uint64_t before = 0;
   uint64_t after = 0;
@@ -380,9 +384,17 @@ TEST_F(ShmEventLoopTest, NothingAllocatesOnceRunning) {
       loop.Exit();
     }
   };
-  loop.MakeWatcher("/test", [&](const TestMessage&) {
+  loop.MakeWatcher("/test", [&](const TestMessage& message) {
     ++watched;
+    // A second hop: the reply carries the timer's origin, one hop on.
+    auto builder = replies.MakeBuilder();
+    TestReply::Builder reply = builder.MakeBuilder<TestReply>();
+    reply.add_value(message.value());
+    builder.CheckOk(builder.Send(reply.Finish()));
     end_once_all_watched();
+  });
+  loop.MakeWatcher("/test", [&](const TestReply&) {
+    if (!loop.context().origins.empty()) ++replied;
   });
   TimerHandler* timer = loop.AddTimer([&]() {
     auto builder = sender.MakeBuilder();
@@ -417,6 +429,9 @@ TEST_F(ShmEventLoopTest, NothingAllocatesOnceRunning) {
   EXPECT_GT(value, 0);
   EXPECT_EQ(watched, value);
   EXPECT_EQ(loop.watchers()[0]->timing().lost_messages, 0u);
+  // Replies with their origins came back (the last few may still be in
+  // flight when the loop stops).
+  EXPECT_GT(replied, 0);
 }
 
 TEST_F(ShmEventLoopTest, SigtermMakesRunReturn) {
