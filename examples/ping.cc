@@ -2,12 +2,7 @@
 // sends aos.examples.Ping on /test every --sleep_ms; a watcher on Pong checks
 // each reply and measures the round trip. Its timing reports (on /aos) show
 // how late its timer and watcher run; aos_timing_report_streamer prints them.
-#include <unistd.h>
-
-#include <algorithm>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -17,6 +12,7 @@
 #include "aos/init.h"
 #include "aos/util/flag_output_file.h"
 #include "aos/util/json_writer.h"
+#include "aos/util/stderr_line.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "examples/ping_answers.h"
@@ -43,22 +39,6 @@ namespace {
 
 // How long ping waits for its first pong before saying where it looks.
 constexpr std::chrono::seconds kNoPongWarning(2);
-
-// One line on stderr from a realtime handler: formatted on the stack and
-// written with write(2), since logging allocates (--die_on_malloc).
-__attribute__((format(printf, 1, 2))) void SayWithoutAllocating(
-    const char* format, ...) {
-  char line[512];
-  va_list arguments;
-  va_start(arguments, format);
-  int length = vsnprintf(line, sizeof(line) - 1, format, arguments);
-  va_end(arguments);
-  if (length < 0) return;
-  length = std::min(length, static_cast<int>(sizeof(line) - 2));
-  line[length] = '\n';
-  const ssize_t written = write(STDERR_FILENO, line, length + 1);
-  (void)written;
-}
 
 // Refuses a rate the channel's queue cannot hold: senders would fail with
 // kMessagesSentTooFast on every message past frequency * storage duration.
@@ -134,7 +114,7 @@ int Main() {
         started != monotonic_clock::min_time &&
         now - started >= kNoPongWarning) {
       said_no_pong = true;
-      SayWithoutAllocating(
+      WriteStderrLine(
           "ping: no pong in %d s: is pong running on --shm_base=%s%s?",
           static_cast<int>(kNoPongWarning.count()), FLAGS_shm_base.c_str(),
           multinode ? " (and both message bridges)" : "");
@@ -167,7 +147,7 @@ int Main() {
         break;
       case PingAnswers::Verdict::kForeign:
         if (answers.foreign() == 1) {
-          SayWithoutAllocating(
+          WriteStderrLine(
               "ping: a pong answered a ping this ping did not send: another "
               "ping runs on --shm_base=%s; its pongs are not counted",
               FLAGS_shm_base.c_str());
@@ -175,7 +155,7 @@ int Main() {
         return;
       case PingAnswers::Verdict::kRepeat:
         if (answers.repeats() == 1) {
-          SayWithoutAllocating(
+          WriteStderrLine(
               "ping: ping %d was answered twice: more than one pong runs on "
               "--shm_base=%s; repeated answers are not counted",
               pong.value(), FLAGS_shm_base.c_str());

@@ -75,6 +75,20 @@ const timing::Timer* TimerNamed(const timing::Report& report,
   return nullptr;
 }
 
+// The counts at the start of ping's summary line.
+struct PingCounts {
+  bool parsed = false;
+  int pings = -1;
+  int not_sent = -1;
+  int pongs = -1;
+};
+PingCounts ParsePingLine(const std::string& out) {
+  PingCounts counts;
+  counts.parsed = sscanf(out.c_str(), "ping: %d pings, %d not sent, %d pongs",
+                         &counts.pings, &counts.not_sent, &counts.pongs) == 3;
+  return counts;
+}
+
 // How far a window's calls plus missed cycles of ping's 10 ms timer may be
 // from the periods the window spans, however late the loop runs. A call
 // counts its own slot and, when it ends, the slots that passed meanwhile
@@ -149,16 +163,11 @@ TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
   }
   // Pong answers pings only: however many are still in flight when ping
   // stops, ping never got more pongs than it sent pings.
-  int pings = -1;
-  int not_sent = -1;
-  int pongs = -1;
-  ASSERT_EQ(
-      sscanf(ping->Stdout().c_str(), "ping: %d pings, %d not sent, %d pongs",
-             &pings, &not_sent, &pongs),
-      3)
-      << ping->Stdout();
+  const PingCounts counts = ParsePingLine(ping->Stdout());
+  ASSERT_TRUE(counts.parsed) << ping->Stdout();
+  const int pongs = counts.pongs;
   EXPECT_GT(pongs, 0);
-  EXPECT_LE(pongs, pings - not_sent);
+  EXPECT_LE(pongs, counts.pings - counts.not_sent);
   // Answers after the next ping are late, not "out of order"; the timer's
   // own wakeup latency is in the line too.
   EXPECT_THAT(ping->Stdout(), HasSubstr(" answered late (after the next ping); "
@@ -256,15 +265,9 @@ TEST_F(PingPongTest, TwoPingsOnOneShmBaseSaySo) {
   ASSERT_EQ(first->Wait(), 0) << first->Stderr();
   ASSERT_EQ(second->Wait(), 0) << second->Stderr();
   for (Process* ping : {first.get(), second.get()}) {
-    int pings = -1;
-    int not_sent = -1;
-    int pongs = -1;
-    ASSERT_EQ(
-        sscanf(ping->Stdout().c_str(), "ping: %d pings, %d not sent, %d pongs",
-               &pings, &not_sent, &pongs),
-        3)
-        << ping->Stdout();
-    EXPECT_LE(pongs, pings) << ping->Stdout();
+    const PingCounts counts = ParsePingLine(ping->Stdout());
+    ASSERT_TRUE(counts.parsed) << ping->Stdout();
+    EXPECT_LE(counts.pongs, counts.pings) << ping->Stdout();
     EXPECT_THAT(ping->Stdout(),
                 HasSubstr(" pongs of another ping on this --shm_base, not "
                           "counted"));

@@ -14,6 +14,7 @@
 #include "aos/events/timing_report.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/util/printable.h"
+#include "aos/util/stderr_line.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -41,25 +42,16 @@ std::string Describe(const Channel* channel) {
          std::string(channel->type()->string_view()) + ")";
 }
 
-// Writes one printf-style line to stderr and aborts, without allocating:
-// the failure paths of CheckOk and friends run inside realtime callbacks,
-// where the allocation guard (--die_on_malloc) would abort first on
-// LOG(FATAL)'s allocation and blame it instead of the real error. The line
-// is formatted on the stack (longer than 1023 bytes: cut) and written with
-// one write(2), as aos/ipc_lib/stderr_line.h does.
+// Writes one line to stderr and aborts, without allocating: the failure
+// paths of CheckOk and friends run inside realtime callbacks, where the
+// allocation guard (--die_on_malloc) would abort first on LOG(FATAL)'s
+// allocation and blame it instead of the real error.
 [[noreturn]] __attribute__((format(printf, 1, 2))) void DieSaying(
     const char* format, ...) {
-  char line[1024];
   va_list arguments;
   va_start(arguments, format);
-  int length = vsnprintf(line, sizeof(line) - 1, format, arguments);
+  VWriteStderrLine(format, arguments);
   va_end(arguments);
-  if (length >= 0) {
-    length = std::min(length, static_cast<int>(sizeof(line) - 2));
-    line[length] = '\n';
-    const ssize_t written = write(STDERR_FILENO, line, length + 1);
-    (void)written;
-  }
   abort();
 }
 
