@@ -158,7 +158,7 @@ TEST_F(MultinodePingPongTest, StreamerOnPi1ShowsPongOfPi2) {
         {"--node=pi2", "--application=pong", "--count=2", "--duration=30"});
     ASSERT_EQ(table->Wait(), 0) << table->Stderr() << Said();
     text = table->Stdout();
-    EXPECT_THAT(text, HasSubstr("] on node pi2 "));
+    EXPECT_THAT(text, HasSubstr("] on node pi2: window of "));
     EXPECT_THAT(text, HasSubstr("watcher /test aos.examples.Ping"));
     EXPECT_THAT(text, ::testing::Not(HasSubstr("on node pi1")));
     EXPECT_THAT(text, ::testing::Not(HasSubstr("network into pi1")));

@@ -75,6 +75,20 @@ const timing::Timer* TimerNamed(const timing::Report& report,
   return nullptr;
 }
 
+// The counts at the start of ping's summary line.
+struct PingCounts {
+  bool parsed = false;
+  int pings = -1;
+  int not_sent = -1;
+  int pongs = -1;
+};
+PingCounts ParsePingLine(const std::string& out) {
+  PingCounts counts;
+  counts.parsed = sscanf(out.c_str(), "ping: %d pings, %d not sent, %d pongs",
+                         &counts.pings, &counts.not_sent, &counts.pongs) == 3;
+  return counts;
+}
+
 // How far a window's calls plus missed cycles of ping's 10 ms timer may be
 // from the periods the window spans, however late the loop runs. A call
 // counts its own slot and, when it ends, the slots that passed meanwhile
@@ -121,6 +135,11 @@ TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
     const timing::Timer* timer = TimerNamed(report, "ping");
     ASSERT_NE(timer, nullptr);
     ASSERT_NE(TimerNamed(report, "timing_reports"), nullptr);
+    // No --count or --duration: no timer to stop ping, which would never
+    // run; and no placeholder version.
+    EXPECT_EQ(report.timers()->size(), 2u);
+    EXPECT_TRUE(report.version() == nullptr || report.version()->size() == 0)
+        << report.version()->string_view();
     streamed_ping_calls += timer->count();
     // Ping's /test sender (every ping the same size) and its Pong watcher.
     ASSERT_EQ(report.watchers()->size(), 1u);
@@ -144,16 +163,17 @@ TEST_F(PingPongTest, StreamedReportsAddUpAndMatchWhatPingAndPongDid) {
   }
   // Pong answers pings only: however many are still in flight when ping
   // stops, ping never got more pongs than it sent pings.
-  int pings = -1;
-  int not_sent = -1;
-  int pongs = -1;
-  ASSERT_EQ(
-      sscanf(ping->Stdout().c_str(), "ping: %d pings, %d not sent, %d pongs",
-             &pings, &not_sent, &pongs),
-      3)
-      << ping->Stdout();
+  const PingCounts counts = ParsePingLine(ping->Stdout());
+  ASSERT_TRUE(counts.parsed) << ping->Stdout();
+  const int pongs = counts.pongs;
   EXPECT_GT(pongs, 0);
-  EXPECT_LE(pongs, pings - not_sent);
+  EXPECT_LE(pongs, counts.pings - counts.not_sent);
+  // Answers after the next ping are late, not "out of order"; the timer's
+  // own wakeup latency is in the line too.
+  EXPECT_THAT(ping->Stdout(), HasSubstr(" answered late (after the next ping); "
+                                        "round trip avg "));
+  EXPECT_THAT(ping->Stdout(), HasSubstr("; timer wakeup p50 "));
+  EXPECT_THAT(ping->Stdout(), ::testing::Not(HasSubstr("another ping")));
   // Path latency's truth on shared memory: every Pong's origin was exactly
   // the timer call that sent the Ping it answers.
   int checked = -1;
@@ -183,6 +203,82 @@ TEST_F(PingPongTest, PingStopsAfterCountOrDuration) {
   auto timed = Start("examples/ping", {"--duration=0.2"});
   ASSERT_EQ(timed->Wait(), 0) << timed->Stderr();
   EXPECT_THAT(timed->Stdout(), HasSubstr(" pings, 0 not sent, "));
+}
+
+// Without pong, ping says where it looked instead of printing NaNs; pong
+// without ping does too.
+TEST_F(PingPongTest, PingAndPongAloneNameTheShmBase) {
+  const std::string summary = output_dir_ + "/alone.json";
+  auto ping = Start("examples/ping", {"--duration=2.5", "--sleep_ms=5",
+                                      "--summary_json=" + summary});
+  ASSERT_EQ(ping->Wait(), 0) << ping->Stderr();
+  EXPECT_THAT(ping->Stdout(),
+              HasSubstr(" not sent, 0 pongs: is pong running on --shm_base=" +
+                        shm_base_ + "?; timer wakeup p50 "));
+  EXPECT_THAT(ping->Stdout(), ::testing::Not(HasSubstr("nan")));
+  // Said while it ran too, once.
+  EXPECT_THAT(ping->Stderr(),
+              HasSubstr("ping: no pong in 2 s: is pong running on --shm_base=" +
+                        shm_base_ + "?\n"));
+  std::ifstream json(summary);
+  const std::string text((std::istreambuf_iterator<char>(json)),
+                         std::istreambuf_iterator<char>());
+  // The round trip's four figures are null; the wakeup's are not.
+  EXPECT_THAT(text, HasSubstr("\"timer_wakeup_us\": {"));
+  size_t nulls = 0;
+  for (size_t at = text.find("null"); at != std::string::npos;
+       at = text.find("null", at + 1)) {
+    ++nulls;
+  }
+  EXPECT_EQ(nulls, 4u) << text;
+
+  auto pong = Start("examples/pong");
+  // Once pong has published a timing report its loop runs, and takes
+  // SIGTERM as a request to stop.
+  auto streamer = Start("aos/tools/aos_timing_report_streamer",
+                        {"--count=1", "--stream=false", "--application=pong"});
+  ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
+  EXPECT_EQ(pong->Terminate(), 0) << pong->Stderr();
+  EXPECT_THAT(pong->Stderr(),
+              HasSubstr("pong: no ping arrived: is ping running on "
+                        "--shm_base=" +
+                        shm_base_ + "?"));
+}
+
+// A streamer that sees nothing says where it looked.
+TEST_F(PingPongTest, StreamerSeeingNothingNamesTheShmBaseAndConfig) {
+  auto streamer = Start("aos/tools/aos_timing_report_streamer",
+                        {"--duration=1", "--no_match_warning_s=0.2"});
+  EXPECT_EQ(streamer->Wait(), 0) << streamer->Stderr();
+  EXPECT_THAT(streamer->Stderr(),
+              HasSubstr("reports seen from: nobody (reading --shm_base=" +
+                        shm_base_ + " with --config=" +
+                        ArtifactPath("examples/pingpong_config.json") + ")"));
+}
+
+// Two pings on one --shm_base each get the other's pongs: each says so
+// once, and counts only its own.
+TEST_F(PingPongTest, TwoPingsOnOneShmBaseSaySo) {
+  pong_ = Start("examples/pong");
+  auto first = Start("examples/ping", {"--duration=1.5"});
+  auto second = Start("examples/ping", {"--duration=1.5"});
+  ASSERT_EQ(first->Wait(), 0) << first->Stderr();
+  ASSERT_EQ(second->Wait(), 0) << second->Stderr();
+  for (Process* ping : {first.get(), second.get()}) {
+    const PingCounts counts = ParsePingLine(ping->Stdout());
+    ASSERT_TRUE(counts.parsed) << ping->Stdout();
+    EXPECT_LE(counts.pongs, counts.pings) << ping->Stdout();
+    EXPECT_THAT(ping->Stdout(),
+                HasSubstr(" pongs of another ping on this --shm_base, not "
+                          "counted"));
+    const std::string said =
+        "ping: a pong answered a ping this ping did not send: another ping "
+        "runs on --shm_base=" +
+        shm_base_;
+    const std::string err = ping->Stderr();
+    EXPECT_THAT(err, HasSubstr(said));
+    EXPECT_EQ(err.find(said), err.rfind(said)) << "said more than once";
+  }
 }
 
 // --top redraws one screen per report (ANSI clear, then the callbacks of

@@ -6,11 +6,13 @@
 #   tools/aos.sh run --multinode   the same across two nodes and two bridges
 #   tools/aos.sh test     every test; ends with "N passed, N failed"
 #   tools/aos.sh build    bazel build //...
-#   tools/aos.sh install  only install the Debian packages
+#   tools/aos.sh install  install the Debian packages and the tests' npm ones
 #   tools/aos.sh bazel ARGS...   any other Bazel command, after installing
 #
-# Packages are installed only when missing (apt-get update first, then
-# apt-get install -y), so a second run does no network traffic at all.
+# Debian packages are installed only when missing (apt-get update first,
+# then apt-get install -y), so a second run does no network traffic at all.
+# The npm packages one test needs are installed by test, install and
+# `bazel test` only: run and build never touch the npm registry.
 set -euo pipefail
 
 readonly ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -79,7 +81,6 @@ install_packages() {
   local missing
   missing="$(missing_packages)"
   if [[ -z "${missing}" ]]; then
-    install_npm_packages
     return 0
   fi
   # shellcheck disable=SC2086
@@ -102,14 +103,15 @@ install_packages() {
     log "still missing after apt-get install:" ${missing}
     exit 1
   fi
-  install_npm_packages
 }
 
 # The npm packages a test reads our MCAP logs with (the MCAP project's own
 # TypeScript reader), pinned by aos/events/logging/mcap_check/package-lock.json
-# and installed next to it (node_modules is ignored by git). Only when the
-# lock file changed since the last install: a second run does no network
-# traffic.
+# and installed next to it (node_modules is ignored by git). Only for test,
+# install and `bazel test` (run and build need no registry), and only when
+# the lock file changed since the last install: a second run does no network
+# traffic. Without a registry it says so in one line and the tests run on
+# (mcap_check_test then fails naming what is missing).
 readonly NPM_DIR="${ROOT}/aos/events/logging/mcap_check"
 install_npm_packages() {
   local stamp="${NPM_DIR}/node_modules/.aos-installed-lock"
@@ -117,7 +119,15 @@ install_npm_packages() {
     return 0
   fi
   log "installing the npm packages of ${NPM_DIR#"${ROOT}"/} (npm ci)"
-  (cd "${NPM_DIR}" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null)
+  local errors
+  errors="$(mktemp)"
+  if ! (cd "${NPM_DIR}" && npm ci --no-audit --no-fund --ignore-scripts \
+    --loglevel=error >/dev/null 2>"${errors}"); then
+    log "npm ci failed (no npm registry?); only mcap_check_test needs it: $(grep -m 1 -i 'err' "${errors}" || tail -n 1 "${errors}")"
+    rm -f "${errors}"
+    return 0
+  fi
+  rm -f "${errors}"
   cp "${NPM_DIR}/package-lock.json" "${stamp}"
 }
 
@@ -227,13 +237,46 @@ stop_processes() {
   fi
 }
 
-# The main job: pong, ping and aos_timing_report_streamer --application=ping
-# on a private --shm_base; reports stream for --duration seconds (default 10)
-# or until Ctrl-C, then the accumulated summary prints and every process and
-# shared memory file is cleaned up. Extra arguments go to the streamer.
-run_main_job() {
-  # --log=FILE.mcap is ours: aos_logger records the run into FILE.
-  local log_file="" args=()
+# Stops process $1 (SIGTERM) if it runs, waits for it and returns its exit
+# status; nothing for an empty $1.
+stop_one() {
+  [[ -n "$1" ]] || return 0
+  kill -TERM "$1" 2>/dev/null || true
+  local status=0
+  wait "$1" 2>/dev/null || status=$?
+  return "${status}"
+}
+
+# True while process $1 (a child of ours) runs: not gone, not a zombie.
+running() {
+  local state
+  state="$(sed -E 's/^.*\) //' "/proc/$1/stat" 2>/dev/null | cut -d ' ' -f 1)"
+  [[ -n "${state}" && "${state}" != Z ]]
+}
+
+# Given NAME:PID pairs just started, half a second later: fails naming the
+# first that has already exited (its own message is above it).
+started_ok() {
+  sleep 0.5
+  local pair status
+  for pair in "$@"; do
+    if ! running "${pair##*:}"; then
+      status=0
+      wait "${pair##*:}" 2>/dev/null || status=$?
+      log "${pair%:*} exited with status ${status} as it started (its message is above); nothing was measured"
+      return 1
+    fi
+  done
+}
+
+# run's arguments, sorted by the program that takes them: the caller
+# declares log_file, ping_args, pong_args and streamer_args. --log=FILE is
+# ours (aos_logger's --log_file); ping's rate and mode (--sleep_ms,
+# --sleep_us, --phased_loop) go to ping; the realtime settings (--priority,
+# --affinity, --cpu_dma_latency_us, --cpu_dma_latency_scope) to ping and
+# pong; everything else to the streamer.
+readonly RUN_ROUTING="run passes --sleep_ms, --sleep_us and --phased_loop to ping; --priority, --affinity and --cpu_dma_latency_* to ping and pong; --log to aos_logger; everything else to aos_timing_report_streamer (docs/pingpong.md)"
+split_run_args() {
   local arg
   for arg in "$@"; do
     case "${arg}" in
@@ -242,42 +285,258 @@ run_main_job() {
         log "--log needs a file: --log=FILE.mcap"
         return 1
         ;;
-      *) args+=("${arg}") ;;
+      --sleep_ms=* | --sleep_us=* | --phased_loop | --phased_loop=* | --nophased_loop)
+        ping_args+=("${arg}")
+        ;;
+      --priority=* | --affinity=* | --cpu_dma_latency_us=* | --cpu_dma_latency_scope=*)
+        ping_args+=("${arg}")
+        pong_args+=("${arg}")
+        ;;
+      *) streamer_args+=("${arg}") ;;
     esac
   done
-  [[ -n "${log_file}" && "${log_file}" != /* ]] && log_file="${CALLER_DIR}/${log_file}"
-  set -- "${args[@]+"${args[@]}"}"
-  bazel_cmd build //examples:ping //examples:pong \
-    //aos/tools:aos_timing_report_streamer //aos/events/logging:aos_logger
-  local base config status=0
-  base="$(mktemp -d /dev/shm/aos_pingpong.XXXXXX)"
+  if [[ -n "${log_file}" ]]; then
+    [[ "${log_file}" != /* ]] && log_file="${CALLER_DIR}/${log_file}"
+    # Checked before anything is built, so that a run that cannot be
+    # recorded does not run.
+    local dir
+    dir="$(dirname "${log_file}")"
+    if [[ ! -d "${dir}" ]]; then
+      log "--log=${log_file}: there is no directory ${dir}; nothing was run"
+      return 1
+    fi
+    if [[ ! -w "${dir}" ]]; then
+      log "--log=${log_file}: cannot write in ${dir}; nothing was run"
+      return 1
+    fi
+  fi
+}
+
+# Checks the flags given to program $1 (a path) as gflags parses them
+# (`--version` parses every flag, then only prints the name): a flag it
+# does not know, or a value it cannot parse, is one line naming the
+# program, then exit 1.
+check_flags() {
+  local program="$1" error
+  shift
+  if ! error="$("${program}" "$@" --version 2>&1 >/dev/null)"; then
+    log "$(basename "${program}") refused its arguments: ${error//$'\n'/; }"
+    log "${RUN_ROUTING}"
+    return 1
+  fi
+}
+
+# The figures ping's summary JSON $1 has at $2 ("p50" of "timer_wakeup_us"),
+# or nothing.
+json_figure() {
+  python3 - "$@" <<'PY' 2>/dev/null || true
+import json, sys
+try:
+    value = json.load(open(sys.argv[1]))
+    for key in sys.argv[2:]:
+        value = value[key]
+    if value is not None:
+        print(value)
+except (OSError, ValueError, KeyError, TypeError):
+    pass
+PY
+}
+
+# The machine's idle regime, from its cpuidle driver, in one line; $1, if
+# given, is what waking an idle CPU costs here (cyclictest's p50, us).
+idle_regime() {
+  local driver cost=""
+  driver="$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || true)"
+  [[ -n "${1:-}" ]] && cost="; waking one costs about ${1} us here (cyclictest's p50)"
+  case "${driver:-none}" in
+    none)
+      echo "idle CPUs halt (cpuidle driver ${driver:-none})${cost}, and no CPU wakeup limit shortens that"
+      ;;
+    haltpoll)
+      echo "idle vCPUs poll, then halt (cpuidle driver haltpoll)${cost}; the 0 us CPU wakeup limit ping and cyclictest hold (as root) keeps them polling"
+      ;;
+    *)
+      echo "idle CPUs enter sleep states (cpuidle driver ${driver})${cost}; the 0 us CPU wakeup limit ping and cyclictest hold (as root) keeps them out"
+      ;;
+  esac
+}
+
+# Know your machine: after the run, cyclictest for 5 s at ping's rate and
+# priority; one line on the machine's idle regime (idle_regime), then the
+# last line of the run, comparing cyclictest's p50/p99 with ping's timer's
+# (from ping's summary JSON $1). Only says; never fails the run.
+compare_with_machine() {
+  local summary="$1" priority=5 interval_us=10000 sleep_ms="" sleep_us="" arg
+  for arg in "${ping_args[@]+"${ping_args[@]}"}"; do
+    case "${arg}" in
+      --priority=*) priority="${arg#--priority=}" ;;
+      --sleep_ms=*) sleep_ms="${arg#--sleep_ms=}" ;;
+      --sleep_us=*) sleep_us="${arg#--sleep_us=}" ;;
+    esac
+  done
+  if [[ "${sleep_us}" =~ ^[0-9]+$ ]] && ((sleep_us > 0)); then
+    interval_us="${sleep_us}"
+  elif [[ "${sleep_ms}" =~ ^[0-9]+$ ]] && ((sleep_ms > 0)); then
+    interval_us=$((sleep_ms * 1000))
+  fi
+  [[ "${priority}" =~ ^[0-9]+$ ]] || priority=5
+  local p50 p99
+  p50="$(json_figure "${summary}" timer_wakeup_us p50)"
+  p99="$(json_figure "${summary}" timer_wakeup_us p99)"
+  [[ -n "${p50}" && -n "${p99}" ]] || return 0
+  if ! command -v cyclictest >/dev/null; then
+    log "$(idle_regime)"
+    log "ping's timer: p50 ${p50} us, p99 ${p99} us; to see what this machine itself does at that rate, install cyclictest (apt-get install rt-tests, or ./tools/aos.sh install)"
+    return 0
+  fi
+  local json="${work}/cyclictest.json" policy="SCHED_FIFO ${priority}"
+  ((priority == 0)) && policy="normal priority"
+  local ct=(cyclictest -q -D 5 -t 1 -i "${interval_us}" -h 100000
+    --json="${json}")
+  # Locking memory needs root (or CAP_IPC_LOCK), as realtime priority does.
+  [[ "$(id -u)" == 0 ]] && ct+=(-m)
+  log "cyclictest for 5 s at ping's rate and priority, to compare ..."
+  if ! "${ct[@]}" -p "${priority}" >/dev/null 2>"${work}/cyclictest.err"; then
+    # Without permission for realtime priority ping ran at normal priority
+    # too (it warned): compare like with like.
+    policy="normal priority (cyclictest was refused ${policy}, as ping was)"
+    local ct_status=0
+    "${ct[@]}" -p 0 >/dev/null 2>"${work}/cyclictest.err" || ct_status=$?
+    if ((ct_status != 0)) || [[ ! -s "${json}" ]]; then
+      log "$(idle_regime)"
+      log "cyclictest failed (status ${ct_status}: $(head -n 1 "${work}/cyclictest.err")); ping's timer: p50 ${p50} us, p99 ${p99} us"
+      return 0
+    fi
+  fi
+  local lines
+  lines="$(python3 - "${json}" "${p50}" "${p99}" "${interval_us}" "${policy}" <<'PY' || true
+import json, sys
+path, p50, p99, interval_us, policy = sys.argv[1:]
+thread = json.load(open(path))["thread"]["0"]
+classes = sorted((int(us), int(n)) for us, n in thread["histogram"].items())
+cycles = int(thread["cycles"])
+def percentile(p):
+    # cyclictest truncates to whole us: a class is read at its middle.
+    need, seen = p / 100 * cycles, 0
+    for us, n in classes:
+        seen += n
+        if seen >= need:
+            return us + 0.5
+    return None  # Beyond the histogram (100 ms).
+def text(value):
+    return ">100000" if value is None else f"{value:.1f}"
+def ratio(ours, theirs):
+    return "" if theirs is None or theirs <= 0 else f" ({ours / theirs:.2f}x)"
+c50, c99 = percentile(50), percentile(99)
+rate = 1e6 / float(interval_us)
+# First cyclictest's p50 alone (for the idle regime's line), then the line.
+print("" if c50 is None else f"{c50:.0f}")
+print(f"this machine at {rate:g} Hz, {policy}: cyclictest (5 s) wakes p50 "
+      f"{text(c50)} us, p99 {text(c99)} us; ping's timer p50 {float(p50):.1f} "
+      f"us{ratio(float(p50), c50)}, p99 {float(p99):.1f} us"
+      f"{ratio(float(p99), c99)} of that")
+PY
+)"
+  [[ -n "${lines}" ]] || return 0
+  log "$(idle_regime "$(head -n 1 <<<"${lines}")")"
+  log "$(tail -n 1 <<<"${lines}")"
+}
+
+# The main job: pong, ping and aos_timing_report_streamer --application=ping
+# on a private --shm_base; reports stream for --duration seconds (default 10)
+# or until Ctrl-C, then the streamer's summary prints, then ping's (ping is
+# stopped only after the streamer ended, and runs in a session of its own,
+# so Ctrl-C reaches the streamer alone and the two never interleave), then
+# a comparison with cyclictest. Every process and shared memory file is
+# cleaned up. Arguments: split_run_args. Fails when a program could not
+# start, when ping got no pong, or when the recording failed.
+run_main_job() {
+  local log_file="" ping_args=() pong_args=() streamer_args=()
+  split_run_args "$@" || return 1
+  local targets=(//examples:ping //examples:pong
+    //aos/tools:aos_timing_report_streamer)
+  [[ -n "${log_file}" ]] && targets+=(//aos/events/logging:aos_logger)
+  bazel_cmd build "${targets[@]}"
+  local base config work status=0
   config="bazel-bin/examples/pingpong_config.json"
-  local pids=()
+  # Quiet: glog's "Terminated, exiting" after every summary says nothing.
+  local quiet=(--minloglevel=1)
+  check_flags bazel-bin/examples/ping "${ping_args[@]+"${ping_args[@]}"}" || return 1
+  check_flags bazel-bin/aos/tools/aos_timing_report_streamer \
+    "${streamer_args[@]+"${streamer_args[@]}"}" || return 1
+  base="$(mktemp -d /dev/shm/aos_pingpong.XXXXXX)"
+  work="$(mktemp -d "${TMPDIR:-/tmp}/aos_run.XXXXXX")"
+  local pids=() ping_pid="" logger_pid=""
   cleanup() {
+    [[ -n "${ping_pid}" ]] && pids+=("${ping_pid}")
+    [[ -n "${logger_pid}" ]] && pids+=("${logger_pid}")
+    ping_pid="" logger_pid=""
     stop_processes
-    rm -rf "${base}"
+    rm -rf "${base}" "${work}"
   }
   trap cleanup EXIT
-  # Ctrl-C reaches the streamer, which prints its summary; we clean up after.
+  # Ctrl-C reaches the streamer, which prints its summary; we go on after.
   trap ':' INT TERM
+  trap 'exit 129' HUP
+  local started=()
   if [[ -n "${log_file}" ]]; then
     # Started first, so it records ping and pong from their first message.
-    bazel-bin/aos/events/logging/aos_logger --config="${config}" \
-      --shm_base="${base}" --log_file="${log_file}" &
-    pids+=($!)
+    setsid bazel-bin/aos/events/logging/aos_logger "${quiet[@]}" \
+      --config="${config}" --shm_base="${base}" --log_file="${log_file}" &
+    logger_pid=$!
+    started+=("aos_logger --log_file=${log_file}:${logger_pid}")
   fi
   log "starting pong and ping (shared memory in ${base})"
-  bazel-bin/examples/pong --config="${config}" --shm_base="${base}" &
+  setsid bazel-bin/examples/pong "${quiet[@]}" --config="${config}" \
+    --shm_base="${base}" "${pong_args[@]+"${pong_args[@]}"}" &
   pids+=($!)
+  started+=("pong:$!")
   # ping's summary goes to stderr: stdout is the streamer's alone, so
   # `run --format=json > file` holds JSON lines only.
-  bazel-bin/examples/ping --config="${config}" --shm_base="${base}" >&2 &
-  pids+=($!)
+  setsid bazel-bin/examples/ping "${quiet[@]}" --config="${config}" \
+    --shm_base="${base}" --summary_json="${work}/ping.json" \
+    "${ping_args[@]+"${ping_args[@]}"}" >&2 &
+  ping_pid=$!
+  started+=("ping:${ping_pid}")
+  if ! started_ok "${started[@]}"; then
+    cleanup
+    trap - EXIT INT TERM HUP
+    return 1
+  fi
   log "streaming ping's timing reports; Ctrl-C to stop early"
-  bazel-bin/aos/tools/aos_timing_report_streamer --config="${config}" \
-    --shm_base="${base}" --application=ping --duration=10 "$@" || status=$?
+  bazel-bin/aos/tools/aos_timing_report_streamer "${quiet[@]}" \
+    --config="${config}" --shm_base="${base}" --application=ping \
+    --duration=10 "${streamer_args[@]+"${streamer_args[@]}"}" || status=$?
+  finish_run "${work}/ping.json" "${status}" || status=$?
   cleanup
-  trap - EXIT INT TERM
+  trap - EXIT INT TERM HUP
+  return "${status}"
+}
+
+# After the streamer (exit status $2) ended: ping (summary, then its JSON
+# $1), the rest, the recording last; then the comparison with the machine.
+# Returns the run's status: the streamer's, else non-zero when ping failed
+# or got no pong or the recording failed. Uses the caller's ping_pid,
+# logger_pid, pids, log_file, ping_args and work.
+finish_run() {
+  local summary="$1" status="$2" ping_status=0 logger_status=0
+  stop_one "${ping_pid}" || ping_status=$?
+  ping_pid=""
+  stop_processes
+  stop_one "${logger_pid}" || logger_status=$?
+  logger_pid=""
+  if ((ping_status != 0)); then
+    log "ping exited with status ${ping_status} (its message is above)"
+    ((status == 0)) && status=1
+  elif [[ "$(json_figure "${summary}" pongs)" == 0 ]]; then
+    log "ping got no pong: pong did not answer (its messages are above)"
+    ((status == 0)) && status=1
+  fi
+  if ((logger_status != 0)); then
+    log "--log=${log_file}: aos_logger failed with status ${logger_status} (its message is above); the recording is incomplete or missing"
+    ((status == 0)) && status=1
+  fi
+  compare_with_machine "${summary}"
   return "${status}"
 }
 
@@ -288,18 +547,28 @@ run_main_job() {
 # bridges run with DDS Security: a test CA and both nodes' certificates are
 # made for the run (tools/dds_security/make_test_ca.sh) and removed after.
 # One streamer on pi1 shows every node's timing reports (pong's forwarded
-# from pi2) and what pi1's bridge measures of the network. Extra arguments
-# go to the streamer.
+# from pi2) and what pi1's bridge measures of the network. --log=FILE
+# records pi1 (what ping's node can read: its own channels and those
+# forwarded from pi2). Arguments, ordering and failures as run_main_job.
 run_multinode_job() {
-  bazel_cmd build //examples:ping //examples:pong \
-    //aos/tools:aos_timing_report_streamer //aos/network:message_bridge \
-    //aos/tools:aos_dump //examples:multinode_pingpong_config
+  local log_file="" ping_args=() pong_args=() streamer_args=()
+  split_run_args "$@" || return 1
+  local targets=(//examples:ping //examples:pong
+    //aos/tools:aos_timing_report_streamer //aos/network:message_bridge
+    //aos/tools:aos_dump //examples:multinode_pingpong_config)
+  [[ -n "${log_file}" ]] && targets+=(//aos/events/logging:aos_logger)
+  bazel_cmd build "${targets[@]}"
   local config="bazel-bin/examples/multinode_pingpong_config.json"
   local bin="bazel-bin"
-  local base1 base2 certs status=0 netns="" domain
+  local quiet=(--minloglevel=1)
+  check_flags "${bin}/examples/ping" "${ping_args[@]+"${ping_args[@]}"}" || return 1
+  check_flags "${bin}/aos/tools/aos_timing_report_streamer" \
+    "${streamer_args[@]+"${streamer_args[@]}"}" || return 1
+  local base1 base2 certs work status=0 netns="" domain
   base1="$(mktemp -d /dev/shm/aos_pi1.XXXXXX)"
   base2="$(mktemp -d /dev/shm/aos_pi2.XXXXXX)"
   certs="$(mktemp -d "${TMPDIR:-/tmp}/aos_dds_security.XXXXXX")"
+  work="$(mktemp -d "${TMPDIR:-/tmp}/aos_run.XXXXXX")"
   # A DDS domain of our own, so that other runs on this machine stay apart;
   # at most 101, so DDS's ports (7400 + 250 x domain) stay below the
   # ephemeral ports.
@@ -315,28 +584,48 @@ run_multinode_job() {
   else
     log "not root (or no ip netns): both nodes on loopback"
   fi
-  local pids=()
+  local pids=() ping_pid="" logger_pid=""
   cleanup() {
+    [[ -n "${ping_pid}" ]] && pids+=("${ping_pid}")
+    [[ -n "${logger_pid}" ]] && pids+=("${logger_pid}")
+    ping_pid="" logger_pid=""
     stop_processes
     [[ -n "${netns}" ]] && tools/netns_pair.sh down "${netns}"
-    rm -rf "${base1}" "${base2}" "${certs}"
+    rm -rf "${base1}" "${base2}" "${certs}" "${work}"
   }
   trap cleanup EXIT
   trap ':' INT TERM
+  trap 'exit 129' HUP
   tools/dds_security/make_test_ca.sh "${certs}/ca" pi1 pi2 || return 1
   log "DDS Security on: the bridges authenticate with a test CA made for this run (${certs}/ca)"
   local common=(--config="${config}")
-  "${in1[@]}" "${bin}/aos/network/message_bridge" "${common[@]}" --node=pi1 \
-    --shm_base="${base1}" --dds_domain="${domain}" \
+  local started=()
+  if [[ -n "${log_file}" ]]; then
+    setsid "${bin}/aos/events/logging/aos_logger" "${quiet[@]}" \
+      "${common[@]}" --node=pi1 --shm_base="${base1}" \
+      --log_file="${log_file}" &
+    logger_pid=$!
+    started+=("aos_logger --log_file=${log_file}:${logger_pid}")
+  fi
+  setsid "${in1[@]}" "${bin}/aos/network/message_bridge" "${quiet[@]}" \
+    "${common[@]}" --node=pi1 --shm_base="${base1}" --dds_domain="${domain}" \
     --dds_interface="${interface1}" --dds_security="${certs}/ca" >&2 &
   pids+=($!)
-  "${in2[@]}" "${bin}/aos/network/message_bridge" "${common[@]}" --node=pi2 \
-    --shm_base="${base2}" --dds_domain="${domain}" \
+  started+=("pi1's message_bridge:$!")
+  setsid "${in2[@]}" "${bin}/aos/network/message_bridge" "${quiet[@]}" \
+    "${common[@]}" --node=pi2 --shm_base="${base2}" --dds_domain="${domain}" \
     --dds_interface="${interface2}" --dds_security="${certs}/ca" >&2 &
   pids+=($!)
-  "${in2[@]}" "${bin}/examples/pong" "${common[@]}" --node=pi2 \
-    --shm_base="${base2}" >&2 &
+  started+=("pi2's message_bridge:$!")
+  setsid "${in2[@]}" "${bin}/examples/pong" "${quiet[@]}" "${common[@]}" \
+    --node=pi2 --shm_base="${base2}" "${pong_args[@]+"${pong_args[@]}"}" >&2 &
   pids+=($!)
+  started+=("pong:$!")
+  if ! started_ok "${started[@]}"; then
+    cleanup
+    trap - EXIT INT TERM HUP
+    return 1
+  fi
   # Ping starts once the bridges have found each other (pi1's bridge says
   # pi2 is CONNECTED: DDS discovery and the security handshake done), so its
   # first pings are not answered late.
@@ -345,14 +634,22 @@ run_multinode_job() {
     aos.message_bridge.ServerStatistics 2>/dev/null); then
     log "the bridges did not connect within 60 s; starting ping anyway"
   fi
-  "${in1[@]}" "${bin}/examples/ping" "${common[@]}" --node=pi1 \
-    --shm_base="${base1}" >&2 &
-  pids+=($!)
+  setsid "${in1[@]}" "${bin}/examples/ping" "${quiet[@]}" "${common[@]}" \
+    --node=pi1 --shm_base="${base1}" --summary_json="${work}/ping.json" \
+    "${ping_args[@]+"${ping_args[@]}"}" >&2 &
+  ping_pid=$!
+  if ! started_ok "ping:${ping_pid}"; then
+    cleanup
+    trap - EXIT INT TERM HUP
+    return 1
+  fi
   log "streaming every node's timing reports on pi1; Ctrl-C to stop early"
-  "${bin}/aos/tools/aos_timing_report_streamer" "${common[@]}" \
-    --shm_base="${base1}" --duration=10 "$@" || status=$?
+  "${bin}/aos/tools/aos_timing_report_streamer" "${quiet[@]}" "${common[@]}" \
+    --shm_base="${base1}" --duration=10 \
+    "${streamer_args[@]+"${streamer_args[@]}"}" || status=$?
+  finish_run "${work}/ping.json" "${status}" || status=$?
   cleanup
-  trap - EXIT INT TERM
+  trap - EXIT INT TERM HUP
   return "${status}"
 }
 
@@ -369,12 +666,18 @@ main() {
         run_main_job "$@"
       fi
       ;;
-    test) install_packages && run_tests "$@" ;;
+    test) install_packages && install_npm_packages && run_tests "$@" ;;
     build) install_packages && bazel_cmd build //... "$@" ;;
-    install) install_packages ;;
-    bazel) install_packages && bazel "$@" ;;
+    install) install_packages && install_npm_packages ;;
+    bazel)
+      install_packages
+      if [[ "${1:-}" == test || "${1:-}" == coverage ]]; then
+        install_npm_packages
+      fi
+      bazel "$@"
+      ;;
     "" | -h | --help | help)
-      sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       ;;
     *)
       log "unknown command '${command}'; try: tools/aos.sh run | test | build | install | bazel ARGS"

@@ -1,6 +1,11 @@
 #!/bin/bash
 # tools/aos.sh's own arguments: no argument prints the help, an unknown
 # command is one line and exit 1, before anything is installed or built.
+# Then run, build and test against fakes (below): run and build never call
+# npm; run gives each program its own flags, names a program that refuses
+# its arguments, refuses a --log it cannot write before building, fails
+# when the logger fails or ping got no pong, prints the streamer's summary
+# before ping's, and ends comparing ping's timer with cyclictest.
 set -uo pipefail
 script="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/aos.sh"
 tmp="${TEST_TMPDIR}"
@@ -17,6 +22,135 @@ status=$?
 [[ ${status} == 1 ]] || fail "an unknown command exited ${status}, want 1"
 [[ $(wc -l <"${tmp}/err") == 1 ]] || fail "more than one line: $(cat "${tmp}/err")"
 grep -q "unknown command 'frobnicate'" "${tmp}/err" || fail "the command is not named: $(cat "${tmp}/err")"
+
+# --- run, build and test, against a fake tree: aos.sh copied next to fake
+# programs that record their arguments, and fakes of bazel, dpkg-query, npm
+# and cyclictest first on PATH. No real build, no network.
+root="${tmp}/root"
+calls="${tmp}/calls"
+mkdir -p "${root}/tools/dds_security" "${root}/bazel-bin/examples" \
+  "${root}/bazel-bin/aos/tools" "${root}/bazel-bin/aos/events/logging" \
+  "${root}/bazel-bin/aos/network" "${root}/aos/events/logging/mcap_check" \
+  "${tmp}/bin" "${calls}" "${tmp}/run"
+cp "${script}" "${root}/tools/aos.sh"
+echo '{}' >"${root}/aos/events/logging/mcap_check/package-lock.json"
+touch "${root}/bazel-bin/examples/pingpong_config.json" \
+  "${root}/bazel-bin/examples/multinode_pingpong_config.json"
+fake() {
+  printf '#!/bin/bash\necho "$*" >>"%s/%s"\n%s\n' "${calls}" "$(basename "$1")" "$2" >"$1"
+  chmod +x "$1"
+}
+# A program of ours: --version checks flags (an unknown --bogus is refused
+# as gflags does); otherwise it runs until SIGTERM.
+readonly PROGRAM='for a; do [[ $a == --bogus ]] && { echo "ERROR: unknown command line flag '"'bogus'"'" >&2; exit 1; }; done
+for a; do [[ $a == --version ]] && exit 0; done
+trap "exit 0" TERM
+while :; do sleep 0.05; done'
+fake "${tmp}/bin/bazel" 'exit 0'
+fake "${tmp}/bin/dpkg-query" 'echo "install ok installed"'
+fake "${tmp}/bin/npm" 'echo "npm ERR! network request to https://registry.npmjs.org failed" >&2; exit 1'
+fake "${tmp}/bin/cyclictest" 'for a; do [[ $a == --json=* ]] && echo "{\"thread\": {\"0\": {\"cycles\": 100, \"histogram\": {\"20\": 50, \"30\": 49, \"60\": 1}}}}" >"${a#--json=}"; done; exit 0'
+fake "${root}/bazel-bin/examples/pong" "${PROGRAM}"
+fake "${root}/bazel-bin/aos/network/message_bridge" "${PROGRAM}"
+fake "${root}/bazel-bin/aos/tools/aos_dump" 'echo "\"CONNECTED\""'
+fake "${root}/tools/netns_pair.sh" 'exit 1'
+fake "${root}/tools/dds_security/make_test_ca.sh" 'mkdir -p "$1"'
+# ping prints its summary when stopped: after the streamer's, if run orders
+# them; PONGS=0 makes it a ping nobody answered.
+fake "${root}/bazel-bin/examples/ping" 'for a; do [[ $a == --version ]] && exit 0; done
+for a; do [[ $a == --summary_json=* ]] && summary="${a#*=}"; done
+finish() {
+  echo "ping: 10 pings, 0 not sent, ${PONGS:-10} pongs"
+  echo "{\"pongs\": ${PONGS:-10}, \"timer_wakeup_us\": {\"p50\": 30.5, \"p99\": 80.25}}" >"${summary}"
+  exit 0
+}
+trap finish TERM
+while :; do sleep 0.05; done'
+fake "${root}/bazel-bin/aos/tools/aos_timing_report_streamer" "${PROGRAM%%trap*}"'
+sleep 0.3
+echo "Summary: every report of each application added up"'
+# The logger fails at once as it does for a path it cannot write.
+fake "${root}/bazel-bin/aos/events/logging/aos_logger" 'for a; do [[ $a == --log_file=* ]] && file="${a#*=}"; done
+if [[ -n "${LOGGER_FAILS:-}" ]]; then echo "aos_logger: ${file}: cannot open" >&2; exit 1; fi
+touch "${file}"
+trap "exit 0" TERM
+while :; do sleep 0.05; done'
+
+aos() {
+  rm -f "${calls}"/*
+  PATH="${tmp}/bin:${PATH}" bash "${root}/tools/aos.sh" "$@" >"${tmp}/run/all" 2>&1
+}
+called() { cat "${calls}/$1" 2>/dev/null; }
+
+aos build
+status=$?
+[[ ${status} == 0 ]] || fail "build exited ${status}: $(cat "${tmp}/run/all")"
+[[ -z "$(called npm)" ]] || fail "build called npm: $(called npm)"
+grep -q '^build .*//\.\.\.' "${calls}/bazel" || fail "build did not build //...: $(called bazel)"
+
+aos run --sleep_us=1000 --priority=7 --format=aos
+status=$?
+[[ ${status} == 0 ]] || fail "run exited ${status}: $(cat "${tmp}/run/all")"
+[[ -z "$(called npm)" ]] || fail "run called npm: $(called npm)"
+grep -v -- '--version' "${calls}/ping" | grep -q -- '--sleep_us=1000.*--priority=7\|--priority=7.*--sleep_us=1000' ||
+  fail "ping did not get --sleep_us and --priority: $(called ping)"
+grep -q -- '--minloglevel=1' "${calls}/ping" || fail "ping is not quiet: $(called ping)"
+grep -q -- '--priority=7' "${calls}/pong" || fail "pong did not get --priority: $(called pong)"
+grep -q -- '--sleep_us' "${calls}/pong" && fail "pong got --sleep_us: $(called pong)"
+grep -q -- '--sleep_us\|--priority' "${calls}/aos_timing_report_streamer" &&
+  fail "the streamer got ping's flags: $(called aos_timing_report_streamer)"
+grep -q -- '--format=aos' "${calls}/aos_timing_report_streamer" ||
+  fail "the streamer did not get --format=aos: $(called aos_timing_report_streamer)"
+# The streamer's summary, then ping's, then the machine.
+order="$(grep -n -e '^Summary: every report' -e '^ping: 10 pings' -e '^aos: this machine' "${tmp}/run/all" | cut -d: -f2- | cut -c1-12 | tr '\n' '|')"
+[[ "${order}" == "Summary: eve|ping: 10 pin|aos: this ma|" ]] ||
+  fail "summaries out of order (${order}): $(cat "${tmp}/run/all")"
+grep -q -- '-i 1000' "${calls}/cyclictest" && grep -q -- '-p 7' "${calls}/cyclictest" ||
+  fail "cyclictest not at ping's rate and priority: $(called cyclictest)"
+tail -n 1 "${tmp}/run/all" | grep -q '^aos: this machine at 1000 Hz, SCHED_FIFO 7: cyclictest (5 s) wakes p50 20.5 us, p99 30.5 us; ping.s timer p50 30.5 us (1.49x), p99 80.2 us (2.63x) of that$' ||
+  fail "no comparison with cyclictest last: $(tail -n 3 "${tmp}/run/all")"
+grep -q '^aos: idle .*; waking one costs about 20 us here (cyclictest.s p50)' "${tmp}/run/all" ||
+  fail "no idle regime: $(cat "${tmp}/run/all")"
+
+aos run --bogus
+status=$?
+[[ ${status} == 1 ]] || fail "run --bogus exited ${status}, want 1"
+grep -q "aos_timing_report_streamer refused its arguments: ERROR: unknown command line flag 'bogus'" "${tmp}/run/all" ||
+  fail "the refusing program is not named: $(cat "${tmp}/run/all")"
+grep -q -v -- '--version' "${calls}/ping" 2>/dev/null && fail "ping ran anyway: $(called ping)"
+
+aos run --log=/nonexistent/x.mcap
+status=$?
+[[ ${status} == 1 ]] || fail "run --log=/nonexistent/x.mcap exited ${status}, want 1"
+grep -q -- '--log=/nonexistent/x.mcap: there is no directory /nonexistent; nothing was run' "${tmp}/run/all" ||
+  fail "the bad --log path is not named: $(cat "${tmp}/run/all")"
+[[ -z "$(called bazel)" ]] || fail "built before refusing --log: $(called bazel)"
+
+LOGGER_FAILS=1 aos run --log="${tmp}/run/run.mcap"
+status=$?
+[[ ${status} == 1 ]] || fail "run with a failing logger exited ${status}, want 1"
+grep -q "aos_logger --log_file=${tmp}/run/run.mcap exited with status 1 as it started" "${tmp}/run/all" ||
+  fail "the logger's failure is not said: $(cat "${tmp}/run/all")"
+[[ -z "$(called aos_timing_report_streamer | grep -v -- --version)" ]] ||
+  fail "streamed anyway: $(called aos_timing_report_streamer)"
+
+PONGS=0 aos run
+status=$?
+[[ ${status} == 1 ]] || fail "run without pongs exited ${status}, want 1"
+grep -q 'ping got no pong' "${tmp}/run/all" || fail "no pong is not said: $(cat "${tmp}/run/all")"
+
+aos run --multinode --log="${tmp}/run/pi1.mcap"
+status=$?
+[[ ${status} == 0 ]] || fail "run --multinode --log exited ${status}: $(cat "${tmp}/run/all")"
+grep -q -- "--node=pi1 .*--log_file=${tmp}/run/pi1.mcap" "${calls}/aos_logger" ||
+  fail "pi1 was not recorded: $(called aos_logger)"
+grep -q -- '--log' "${calls}/aos_timing_report_streamer" &&
+  fail "the streamer got --log: $(called aos_timing_report_streamer)"
+
+aos test
+grep -q '^ci ' "${calls}/npm" || fail "test did not run npm ci: $(called npm)"
+grep -q 'npm ci failed (no npm registry?)' "${tmp}/run/all" ||
+  fail "npm's failure is not one line: $(cat "${tmp}/run/all")"
 
 if ((failures > 0)); then
   echo "${failures} failure(s)" >&2

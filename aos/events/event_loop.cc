@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <iomanip>
@@ -12,6 +14,7 @@
 #include "aos/events/timing_report.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/util/printable.h"
+#include "aos/util/stderr_line.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -37,6 +40,19 @@ namespace {
 std::string Describe(const Channel* channel) {
   return std::string(channel->name()->string_view()) + " (type " +
          std::string(channel->type()->string_view()) + ")";
+}
+
+// Writes one line to stderr and aborts, without allocating: the failure
+// paths of CheckOk and friends run inside realtime callbacks, where the
+// allocation guard (--die_on_malloc) would abort first on LOG(FATAL)'s
+// allocation and blame it instead of the real error.
+[[noreturn]] __attribute__((format(printf, 1, 2))) void DieSaying(
+    const char* format, ...) {
+  va_list arguments;
+  va_start(arguments, format);
+  VWriteStderrLine(format, arguments);
+  va_end(arguments);
+  abort();
 }
 
 }  // namespace
@@ -154,40 +170,57 @@ std::ostream& operator<<(std::ostream& stream, RawSender::Error error) {
 }
 
 void DieNotMade(std::string_view what, std::string_view why_not) {
-  LOG(FATAL) << "using a " << what << " that was not made"
-             << (why_not.empty()
-                     ? std::string(" (default-constructed); check valid() "
-                                   "first")
-                     : StrCat(": ", why_not));
-  abort();
+  // Not LOG(FATAL): this can be Sender::CheckOk in a realtime callback.
+  if (why_not.empty()) {
+    DieSaying(
+        "using a %.*s that was not made (default-constructed); check "
+        "valid() first",
+        static_cast<int>(what.size()), what.data());
+  }
+  DieSaying("using a %.*s that was not made: %.*s",
+            static_cast<int>(what.size()), what.data(),
+            static_cast<int>(why_not.size()), why_not.data());
 }
 
 void RawSender::CheckOk(Error error) {
   if (error == Error::kOk) return;
-  // Not LOG(FATAL): it allocates, and inside a realtime callback the
-  // allocation guard would abort first, blaming the allocation instead of
-  // the send.
-  const std::string_view hint =
-      error == Error::kMessagesSentTooFast
-          ? "; more messages than frequency x channel_storage_duration "
-            "within one storage duration: raise the channel's frequency in "
-            "the config, or send less often"
-          : "; something wrote outside the message buffer, or the queue's "
-            "shared memory is damaged";
-  char line[1024];
-  const int length = snprintf(
-      line, sizeof(line), "sending on %.*s (type %.*s) failed: %.*s%.*s\n",
-      static_cast<int>(channel_->name()->size()), channel_->name()->data(),
-      static_cast<int>(channel_->type()->size()), channel_->type()->data(),
-      static_cast<int>(ErrorToString(error).size()),
-      ErrorToString(error).data(), static_cast<int>(hint.size()), hint.data());
-  if (length > 0) {
-    const ssize_t written =
-        write(STDERR_FILENO, line,
-              std::min(static_cast<size_t>(length), sizeof(line) - 1));
-    (void)written;
+  const std::string_view name = channel_->name()->string_view();
+  const std::string_view type = channel_->type()->string_view();
+  const std::string_view error_name = ErrorToString(error);
+  if (error != Error::kMessagesSentTooFast) {
+    DieSaying(
+        "%.*s %.*s: %.*s: something wrote outside the message buffer (past "
+        "max_size %d), or the queue's shared memory is damaged",
+        static_cast<int>(name.size()), name.data(),
+        static_cast<int>(type.size()), type.data(),
+        static_cast<int>(error_name.size()), error_name.data(),
+        channel_->max_size());
   }
-  abort();
+  const int64_t storage_ns = configuration::ChannelStorageDurationNs(
+      *event_loop_->configuration(), *channel_);
+  // As the queues size themselves: ceil(frequency x storage), at least 1.
+  const double limit =
+      std::max(1.0, std::ceil(channel_->frequency() * (storage_ns * 1e-9)));
+  // The rate this sender tried, from the gap since its last message that
+  // went out (unknown when none did, or in the same instant).
+  char rate[128] = "";
+  if (monotonic_sent_time_ != monotonic_clock::min_time) {
+    const int64_t gap_ns =
+        (event_loop_->monotonic_now() - monotonic_sent_time_).count();
+    if (gap_ns > 0) {
+      snprintf(rate, sizeof(rate),
+               "; this sender sent %.4g a second (%.4g ms after its previous "
+               "message)",
+               1e9 / static_cast<double>(gap_ns), gap_ns * 1e-6);
+    }
+  }
+  DieSaying(
+      "%.*s %.*s: %.*s: more than %.0f messages in %.4g s (the channel's "
+      "frequency \u00d7 channel_storage_duration)%s; raise its "
+      "\"frequency\" in the config, or send less often",
+      static_cast<int>(name.size()), name.data(), static_cast<int>(type.size()),
+      type.data(), static_cast<int>(error_name.size()), error_name.data(),
+      limit, storage_ns * 1e-9, rate);
 }
 
 uint8_t* RawSender::BuilderAllocator::allocate(size_t size) {

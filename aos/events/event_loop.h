@@ -196,9 +196,14 @@ class RawSender {
   // "kOk", "kMessagesSentTooFast", "kInvalidRedzone".
   static std::string_view ErrorToString(Error error);
 
-  // Aborts naming the channel and `error` if it is not kOk (AOS's
-  // RawSender::CheckOk): for sends that must not fail. The message is
-  // formatted only when failing.
+  // Aborts if `error` is not kOk (AOS's RawSender::CheckOk): for sends that
+  // must not fail. The one line it writes names the channel and `error`;
+  // for kMessagesSentTooFast also the config's limit (frequency x
+  // channel_storage_duration), the rate this sender tried (from the gap
+  // since its last successful send, when there was one) and the field to
+  // raise. Never allocates, even failing: the line is formatted on the
+  // stack and written with write(2), so inside a realtime callback
+  // (--die_on_malloc) it is the send that is reported, not an allocation.
   void CheckOk(Error error);
 
   // The path origins of the next message this sender sends, instead of
@@ -556,7 +561,8 @@ class WatcherState {
 };
 
 // Aborts: "using a <what> that was not made: <why_not>" (or that it was
-// default-constructed), for Sender and Fetcher used while invalid.
+// default-constructed), for Sender and Fetcher used while invalid. Never
+// allocates (it can be a realtime callback's Sender::CheckOk).
 [[noreturn]] void DieNotMade(std::string_view what, std::string_view why_not);
 
 // Sends messages of type T on one channel.
@@ -596,7 +602,8 @@ class Sender {
     // destroyed.
     FlatbufferDetachedBuffer<T> Detach(flatbuffers::Offset<T> offset);
 
-    // Aborts with the channel and error if `error` is not kOk.
+    // RawSender::CheckOk: aborts with one line if `error` is not kOk;
+    // never allocates.
     void CheckOk(RawSender::Error error) { sender_->CheckOk(error); }
 
    private:
@@ -637,7 +644,8 @@ class Sender {
   // for tools and tests, not realtime code.
   absl::Status SendJson(std::string_view json);
 
-  // Aborts with the channel and error if `error` is not kOk.
+  // RawSender::CheckOk: aborts with one line if `error` is not kOk (or
+  // this sender was not made); never allocates.
   void CheckOk(RawSender::Error error) { raw_or_die()->CheckOk(error); }
 
   // The path origins of the next message (RawSender::SetOrigins).

@@ -1471,8 +1471,38 @@ TEST_P(AbstractEventLoopDeathTest, CheckOkNamesTheChannelAndTheError) {
   auto loop = Make("loop");
   Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/slow");
   EXPECT_DEATH(sender.CheckOk(RawSender::Error::kMessagesSentTooFast),
-               "sending on /slow \\(type aos.testing.TestMessage\\) failed: "
-               "kMessagesSentTooFast; more messages than frequency");
+               "/slow aos.testing.TestMessage: kMessagesSentTooFast: more "
+               "than 2 messages in 1 s \\(the channel's frequency .+ "
+               "channel_storage_duration\\); raise its \"frequency\"");
+  EXPECT_DEATH(sender.CheckOk(RawSender::Error::kInvalidRedzone),
+               "/slow aos.testing.TestMessage: kInvalidRedzone: something "
+               "wrote outside the message buffer \\(past max_size 64\\)");
+}
+
+// The documented idiom in a realtime timer sending faster than the
+// channel's frequency: the death names the channel, the error, the rate it
+// tried and the config's limit, not an allocation the failure message made.
+TEST_P(AbstractEventLoopDeathTest, CheckOkInARealtimeTimerSaysTheRealError) {
+  if (!AllocationGuardAvailable()) {
+    GTEST_SKIP() << "a sanitizer build owns malloc: allocations are not seen";
+  }
+  auto loop = Make("fast");
+  loop->SkipTimingReport();
+  loop->SetRuntimeRealtimePriority(1);
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/slow");
+  TimerHandler* tick = loop->AddTimer([&]() {
+    auto builder = sender.MakeBuilder();
+    builder.CheckOk(builder.Send(builder.MakeBuilder<TestMessage>().Finish()));
+  });
+  tick->set_name("tick");
+  loop->OnRun(
+      [&]() { tick->Schedule(loop->monotonic_now(), milliseconds(5)); });
+  EXPECT_DEATH(Run(),
+               "/slow aos.testing.TestMessage: kMessagesSentTooFast: more "
+               "than 2 messages in 1 s \\(the channel's frequency .+ "
+               "channel_storage_duration\\); this sender sent [0-9.]+ a "
+               "second \\([0-9.]+ ms after its previous message\\); raise "
+               "its \"frequency\" in the config, or send less often");
 }
 
 TEST_P(AbstractEventLoopDeathTest, OversizeMessagesAbortNamingTheChannel) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <sstream>
 
 #include "aos/events/streamed_report_bfbs_generated.h"
@@ -84,6 +85,30 @@ std::string CpuLatencyLimitText(const timing::ReportHeader& header) {
 
 // "; shared memory damaged: N wakeups refused (forged or stale watcher
 // registrations), M impossible sent times", or "" when the sender met none.
+// When the window ended, for people: the time of day (UTC, to the
+// millisecond) on the loop's realtime clock; a report without a realtime
+// start (0) gets its monotonic time, in seconds.
+std::string WindowEndText(const timing::ReportHeader& header) {
+  const double end_ns =
+      static_cast<double>(header.realtime_start_ns) + header.window_ns();
+  // Before 1970 or past int64_t ns (2262): not a time of day to show.
+  if (header.realtime_start_ns <= 0 || !(end_ns < 9e18)) {
+    char text[64];
+    snprintf(text, sizeof(text), "at %.3f s on its monotonic clock",
+             static_cast<double>(header.monotonic_end_ns) * 1e-9);
+    return text;
+  }
+  const int64_t end = static_cast<int64_t>(end_ns);
+  const time_t seconds = static_cast<time_t>(end / 1000000000);
+  std::tm utc;
+  gmtime_r(&seconds, &utc);
+  char text[64];
+  snprintf(text, sizeof(text), "%02d:%02d:%02d.%03d UTC", utc.tm_hour,
+           utc.tm_min, utc.tm_sec,
+           static_cast<int>(end % 1000000000 / 1000000));
+  return text;
+}
+
 std::string SharedMemoryDamage(const timing::SenderTiming& sender) {
   if (sender.refused_wakeups == 0 && sender.impossible_sent_times == 0) {
     return "";
@@ -359,12 +384,10 @@ std::string FormatTimingTable(const ReportContents& report,
     out << " version \"" << InlinePrintable(header.version) << "\"";
   }
   // In seconds: ns / 1e3 in milliseconds.
-  out << ": "
+  out << ": window of "
       << FormatDuration(header.window_ns() / 1e3, TimeUnit::kMilliseconds)
-      << " s until "
-      << monotonic_clock::time_point(
-             std::chrono::nanoseconds(header.monotonic_end_ns))
-      << "; " << CpuLatencyLimitText(header) << "\n";
+      << " s ending " << WindowEndText(header) << "; "
+      << CpuLatencyLimitText(header) << "\n";
   const std::string_view units = TimeUnitName(unit);
   if (!report.timers.empty() || !report.phased_loops.empty() ||
       !report.watchers.empty() || !report.fetchers.empty()) {
@@ -376,10 +399,17 @@ std::string FormatTimingTable(const ReportContents& report,
     PlainTable table;
     table.AddRow({"callback", "count", "min", "avg", "p50", "p99", "p99.9",
                   "max", "hdl p50", "hdl max", "missed/lost"});
+    std::vector<std::string> idle;
     for (const auto& [kind, timers] :
          {std::pair{"timer ", &report.timers},
           std::pair{"phased loop ", &report.phased_loops}}) {
       for (const timing::TimerTiming& t : *timers) {
+        // A timer that neither ran nor missed a cycle (one that stops the
+        // program, say) would be a row of dashes: named below instead.
+        if (t.count == 0 && t.missed_cycles == 0) {
+          idle.push_back(StrCat(kind, InlinePrintable(t.name)));
+          continue;
+        }
         table.AddRow(CallbackRow(
             FitDisplayWidth(StrCat(kind, InlinePrintable(t.name)), kNameWidth),
             t.count, t.wakeup_latency, &t.handler_time, t.missed_cycles, unit));
@@ -402,6 +432,9 @@ std::string FormatTimingTable(const ReportContents& report,
           f.count, f.latency, nullptr, f.lost_messages, unit));
     }
     table.Print(&out);
+    if (!idle.empty()) {
+      out << "  not run in this window: " << StrJoin(idle, ", ") << "\n";
+    }
   }
   for (const timing::SenderTiming& sender : report.senders) {
     out << "  sender " << ChannelName(config, sender.channel_index) << " "

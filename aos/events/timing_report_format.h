@@ -44,7 +44,7 @@ std::string FormatDuration(double value_ns, TimeUnit unit);
 // The report as a table for people, one row per callback, in `unit`,
 // within 120 columns for names up to about 30 characters:
 //
-//   ping[3885755] version "ping_version": 1.00 s until 634528.158 s;
+//   ping[3885755]: window of 1.00 s ending 19:12:15.089 UTC;
 //   CPU wakeup limit: none
 //     wakeup latency and handler time in us
 //     callback                  count    min    avg    p50    p99  p99.9 ...
@@ -56,7 +56,12 @@ std::string FormatDuration(double value_ns, TimeUnit unit);
 // p50, p99, p99.9, max) and handler time (p50, max), then missed cycles
 // (timers) or lost messages (watchers, fetchers); fetchers show their
 // fetch latency. Channels are named by name and type through `config`.
-// Percentiles are "-" where the report dropped its histograms.
+// Percentiles are "-" where the report dropped its histograms. The header
+// names the node and version when the report has them, and the window's
+// length and end (time of day in UTC on the loop's realtime clock; the
+// monotonic time when the report has no realtime start). A timer or phased
+// loop that neither ran nor missed a cycle in the window gets no row, only
+// its name on a "not run in this window" line under the table.
 //
 // Then, when its watchers or fetchers have paths, a paths section: one row
 // per path with its hops, count and age (p50, p99, max) in `unit`, the

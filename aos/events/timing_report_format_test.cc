@@ -93,7 +93,7 @@ TEST(TimingReportFormatTest, TableForPeopleNamesChannelsAndFits120Columns) {
                         PingPongChannels().message(), TimeUnit::kMicroseconds);
   EXPECT_EQ(
       table,
-      R"(ping[3885755] version "ping_version": 1.00 s until 634528.158294370sec; CPU wakeup limit: none
+      R"(ping[3885755] version "ping_version": window of 1.00 s ending 19:12:15.089 UTC; CPU wakeup limit: none
   wakeup latency and handler time in us
   callback                         count   min   avg   p50  p99  p99.9  max  hdl p50  hdl max  missed/lost
   timer ping                         100  4.69  26.6     -    -      -  101        -     26.3            2
@@ -105,6 +105,42 @@ TEST(TimingReportFormatTest, TableForPeopleNamesChannelsAndFits120Columns) {
     EXPECT_LE(end - start, 120u) << table.substr(start, end - start);
     start = end + 1;
   }
+}
+
+// A timer that did nothing in the window (ping's stop timer) is named,
+// not a row of dashes; one that only missed cycles keeps its row.
+TEST(TimingReportFormatTest, TimersThatDidNotRunAreNamedNotRows) {
+  timing::ReportContents report =
+      DecodedFromJson(PingReport(kPingStart, kPingEnd));
+  timing::TimerTiming idle;
+  idle.name = "stop: --count/--duration";
+  report.timers.insert(report.timers.begin(), idle);
+  timing::TimerTiming stalled;
+  stalled.name = "stalled";
+  stalled.missed_cycles = 3;
+  report.timers.push_back(stalled);
+  const std::string table = FormatTimingTable(
+      report, PingPongChannels().message(), TimeUnit::kMicroseconds);
+  EXPECT_THAT(table, Not(HasSubstr("  timer stop: --count/--duration    ")));
+  EXPECT_THAT(table, HasSubstr("  timer stalled "));
+  EXPECT_THAT(table, HasSubstr("\n  not run in this window: timer stop: "
+                               "--count/--duration\n"));
+  // AOS's layout keeps every row.
+  EXPECT_THAT(FormatTimingReportAos(report, PingPongChannels().message()),
+              HasSubstr("stop: --count/--duration |     0"));
+}
+
+// Without a realtime start the window's end is its monotonic time.
+TEST(TimingReportFormatTest, HeaderWithoutRealtimeSaysMonotonic) {
+  timing::ReportContents report =
+      DecodedFromJson(PingReport(kPingStart, kPingEnd));
+  report.header.realtime_start_ns = 0;
+  report.header.version.clear();
+  const std::string table = FormatTimingTable(
+      report, PingPongChannels().message(), TimeUnit::kMicroseconds);
+  EXPECT_THAT(table,
+              ::testing::StartsWith("ping[3885755]: window of 1.00 s ending at "
+                                    "634528.158 s on its monotonic clock; "));
 }
 
 TEST(TimingReportFormatTest, TableUnitsAndLongNames) {

@@ -140,7 +140,12 @@ void RunLive(ShmEventLoop* loop, const std::vector<NodeChannel>& reports,
                  << " --node=" << FLAGS_node << " in "
                  << FLAGS_no_match_warning_s << " s; reports seen from: "
                  << (seen_names->empty() ? std::string("nobody")
-                                         : StrJoin(*seen_names, ", "));
+                                         : StrJoin(*seen_names, ", "))
+                 << " (reading --shm_base=" << FLAGS_shm_base
+                 << " with --config="
+                 << (FLAGS_config.empty() ? "aos/aos_config.json, the default"
+                                          : FLAGS_config)
+                 << ")";
   });
   loop->OnRun([&]() {
     no_match->Schedule(loop->monotonic_now() +
