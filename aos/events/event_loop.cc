@@ -77,9 +77,15 @@ void RawSender::CheckLength(size_t length) {
   const size_t max_size =
       static_cast<size_t>(std::max<int32_t>(0, channel_->max_size()));
   if (length > max_size) {
-    LOG(FATAL) << "a " << length << " byte message on " << Describe(channel_)
-               << " is larger than its max_size " << max_size
-               << "; raise max_size in the config";
+    // Not LOG(FATAL): a send in a realtime callback must fail saying this,
+    // not an allocation.
+    const std::string_view name = channel_->name()->string_view();
+    const std::string_view type = channel_->type()->string_view();
+    DieSaying(
+        "a %zu byte message on %.*s (type %.*s) is larger than its max_size "
+        "%zu; raise max_size in the config",
+        length, static_cast<int>(name.size()), name.data(),
+        static_cast<int>(type.size()), type.data(), max_size);
   }
 }
 
@@ -224,18 +230,24 @@ void RawSender::CheckOk(Error error) {
 }
 
 uint8_t* RawSender::BuilderAllocator::allocate(size_t size) {
+  // Not LOG(FATAL): builders run in realtime callbacks, where the
+  // allocation guard would otherwise abort first, blaming an allocation.
+  const std::string_view name = sender_->channel()->name()->string_view();
+  const std::string_view type = sender_->channel()->type()->string_view();
   if (allocated_) {
-    LOG(FATAL) << "a second message is being built on "
-               << sender_->channel()->name()->string_view() << " (type "
-               << sender_->channel()->type()->string_view()
-               << ") while another Builder's (or a Detach()ed buffer) is "
-                  "alive; send or destroy the first";
+    DieSaying(
+        "a second message is being built on %.*s (type %.*s) while another "
+        "Builder's (or a Detach()ed buffer) is alive; send or destroy the "
+        "first",
+        static_cast<int>(name.size()), name.data(),
+        static_cast<int>(type.size()), type.data());
   }
   if (size > sender_->size()) {
-    LOG(FATAL) << "a message on " << sender_->channel()->name()->string_view()
-               << " (type " << sender_->channel()->type()->string_view()
-               << ") needs " << size << " bytes, more than its max_size "
-               << sender_->size() << "; raise max_size in the config";
+    DieSaying(
+        "a message on %.*s (type %.*s) needs %zu bytes, more than its "
+        "max_size %zu; raise max_size in the config",
+        static_cast<int>(name.size()), name.data(),
+        static_cast<int>(type.size()), type.data(), size, sender_->size());
   }
   allocated_ = true;
   return static_cast<uint8_t*>(sender_->data()) + sender_->size() - size;
@@ -244,11 +256,13 @@ uint8_t* RawSender::BuilderAllocator::allocate(size_t size) {
 uint8_t* RawSender::BuilderAllocator::reallocate_downward(uint8_t*, size_t,
                                                           size_t new_size,
                                                           size_t, size_t) {
-  LOG(FATAL) << "a message on " << sender_->channel()->name()->string_view()
-             << " (type " << sender_->channel()->type()->string_view()
-             << ") grew to " << new_size << " bytes, more than its max_size "
-             << sender_->size() << "; raise max_size in the config";
-  abort();
+  const std::string_view name = sender_->channel()->name()->string_view();
+  const std::string_view type = sender_->channel()->type()->string_view();
+  DieSaying(
+      "a message on %.*s (type %.*s) grew to %zu bytes, more than its "
+      "max_size %zu; raise max_size in the config",
+      static_cast<int>(name.size()), name.data(), static_cast<int>(type.size()),
+      type.data(), new_size, sender_->size());
 }
 
 namespace event_loop_internal {

@@ -1505,6 +1505,34 @@ TEST_P(AbstractEventLoopDeathTest, CheckOkInARealtimeTimerSaysTheRealError) {
                "its \"frequency\" in the config, or send less often");
 }
 
+// The same for a message too big for the channel, sent or built in a
+// realtime callback: the size is said, not an allocation.
+TEST_P(AbstractEventLoopDeathTest, OversizeInARealtimeTimerSaysTheSize) {
+  if (!AllocationGuardAvailable()) {
+    GTEST_SKIP() << "a sanitizer build owns malloc: allocations are not seen";
+  }
+  for (const bool build : {false, true}) {
+    auto loop = Make(build ? "builder" : "sender");
+    loop->SkipTimingReport();
+    loop->SetRuntimeRealtimePriority(1);
+    Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+    std::vector<uint8_t> big(65);
+    const std::string text(100, 'x');
+    TimerHandler* tick = loop->AddTimer([&]() {
+      if (build) {
+        auto builder = sender.MakeBuilder();
+        builder.fbb()->CreateString(text);
+      } else {
+        (void)sender.Send(big.data(), big.size());
+      }
+    });
+    loop->OnRun([&]() { tick->Schedule(loop->monotonic_now()); });
+    EXPECT_DEATH(Run(),
+                 "on /test \\(type aos.testing.TestMessage\\).*max_size 64; "
+                 "raise max_size in the config");
+  }
+}
+
 TEST_P(AbstractEventLoopDeathTest, OversizeMessagesAbortNamingTheChannel) {
   auto loop = Make("loop");
   Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
