@@ -36,6 +36,8 @@ import tempfile
 import time
 from xml.sax.saxutils import escape, quoteattr
 
+from markdown_blocks import fenced_blocks
+
 INTERRUPT_AFTER_S = 3
 # A command that runs longer (and is not marked as running until Ctrl-C)
 # fails the test; so does a page whose commands take longer in all.
@@ -121,7 +123,6 @@ OVERRIDES = {
 
 _SKIP_NOTE = re.compile(r"not run by the docs test: *(.*)")
 _CTRL_C_NOTE = re.compile(r"\buntil Ctrl-C\b")
-_FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*(\S*)")
 
 
 class Command:
@@ -191,34 +192,23 @@ def parse_page(page, path):
     """The commands of the page's ```sh blocks."""
     commands = []
     with open(path, encoding="utf-8") as file:
-        lines = file.read().splitlines()
-    fence = None
-    pending, start = [], 0
-    for number, line in enumerate(lines, 1):
-        match = _FENCE.match(line)
-        if fence is None:
-            if match:
-                fence = (match.group(2), match.group(3) == "sh", len(match.group(1)))
-            continue
-        if match and match.group(2).startswith(fence[0]) and not match.group(3):
-            if pending:
-                raise SystemExit(f"{page}:{start}: a command is not finished when "
-                                 f"its block ends at line {number}")
-            fence = None
-            continue
-        if not fence[1]:
-            continue
-        line = line[fence[2]:] if line[:fence[2]].strip() == "" else line.lstrip()
-        if not pending:
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            start = number
-        pending.append(line)
-        text = "\n".join(pending)
-        complete, comments, _ = scan(text)
-        if complete:
-            commands.append(Command(page, start, text, comments))
-            pending = []
+        blocks = [block for block in fenced_blocks(file.read()) if block.language == "sh"]
+    for block in blocks:
+        pending, start = [], 0
+        for number, line in enumerate(block.lines, block.line):
+            if not pending:
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                start = number
+            pending.append(line)
+            text = "\n".join(pending)
+            complete, comments, _ = scan(text)
+            if complete:
+                commands.append(Command(page, start, text, comments))
+                pending = []
+        if pending:
+            raise SystemExit(f"{page}:{start}: a command is not finished when its "
+                             "block ends")
     return commands
 
 

@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+from markdown_blocks import fenced_blocks
+
 PAGE = "docs/first_app.md"
 FILES = [
     "examples/first_app/first_app.fbs",
@@ -29,8 +31,6 @@ FILES = [
     "examples/first_app/listener.cc",
     "examples/first_app/BUILD",
 ]
-_FENCE = re.compile(r"^(```+)\s*(\S*)\s*(\S*)\s*$")
-
 failures = []
 
 
@@ -42,19 +42,9 @@ def fail(message):
 def blocks_by_file(text):
     """{path: [block text]} of the fenced blocks whose info names a path."""
     blocks = {}
-    fence, path, lines = None, None, []
-    for line in text.splitlines():
-        match = _FENCE.match(line)
-        if fence is None:
-            if match:
-                fence, path, lines = match.group(1), match.group(3), []
-            continue
-        if match and match.group(1) == fence and not match.group(2):
-            if path:
-                blocks.setdefault(path, []).append("\n".join(lines) + "\n")
-            fence = None
-            continue
-        lines.append(line)
+    for block in fenced_blocks(text):
+        if len(block.info) > 1:
+            blocks.setdefault(block.info[1], []).append(block.text)
     return blocks
 
 
