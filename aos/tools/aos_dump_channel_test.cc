@@ -50,8 +50,11 @@ class FindDumpChannelTest : public ::testing::Test {
   // "/name type" of what FindDumpChannel finds, or its error.
   std::string Find(std::string_view name, std::string_view type,
                    const Node* node) const {
-    absl::StatusOr<const Channel*> channel =
-        FindDumpChannel(config_.message(), name, type, node);
+    return Described(FindDumpChannel(config_.message(), name, type, node));
+  }
+
+  // "/name type" of `channel`, or its error.
+  static std::string Described(const absl::StatusOr<const Channel*>& channel) {
     if (!channel.ok()) return std::string(channel.status().message());
     return DescribeDumpChannel(**channel);
   }
@@ -161,10 +164,7 @@ TEST_F(FindDumpChannelTest, WithoutATypeEveryReadableChannelOfTheName) {
 TEST_F(FindDumpChannelTest, SendingNeedsOneChannelItsNodeSends) {
   auto Find = [&](std::string_view name, std::string_view type,
                   const Node* node) {
-    absl::StatusOr<const Channel*> channel =
-        FindSendChannel(config_.message(), name, type, node);
-    if (!channel.ok()) return std::string(channel.status().message());
-    return DescribeDumpChannel(**channel);
+    return Described(FindSendChannel(config_.message(), name, type, node));
   };
   EXPECT_EQ(Find("/test", "aos.examples.Ping", pi1_),
             "/test aos.examples.Ping");

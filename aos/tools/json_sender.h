@@ -52,8 +52,9 @@ class JsonSender {
   // unknown field: valu": the channel, the line and column, and the field), the
   // message is larger than the channel's max_size, count is negative, rate_hz
   // is negative or not a number, or count is 0 without a rate;
-  // FailedPrecondition: the config has no schema for the channel. Nothing is
-  // sent before the loop runs.
+  // FailedPrecondition: the config has no schema for the channel. Call it
+  // before `loop` first runs (it adds an OnRun callback); nothing is sent
+  // before the loop runs.
   static absl::StatusOr<std::unique_ptr<JsonSender>> Make(
       EventLoop* loop, const Channel* channel, std::string_view json,
       Options options);
