@@ -7,8 +7,8 @@
 
 DEFINE_string(config, "",
               "The configuration: a JSON file (imports are read relative to "
-              "it), flattened or not. Default: the program's own (see its "
-              "--help).");
+              "it), flattened or not. Without it, the program's own default "
+              "(its usage says which).");
 
 namespace aos {
 

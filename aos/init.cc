@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,19 +26,69 @@ bool IsOurs(const std::string& filename) {
   return false;
 }
 
-void PrintHelp(std::string_view usage) {
-  std::cout << usage << "\n\nFlags:\n";
+// The event loop's own flags: every program that links a loop has them,
+// though few matter to a tool.
+bool IsEventLoopFlag(const gflags::CommandLineFlagInfo& flag) {
+  // Every program reading a system's shared memory needs to say which.
+  if (flag.name == "shm_base") return false;
+  return flag.filename == "aos/events/event_loop.cc" ||
+         flag.filename == "aos/events/shm_event_loop.cc";
+}
+
+// Whether `flag` is defined in `program`'s own source file (aos_dump.cc,
+// message_bridge_main.cc).
+bool IsProgramsOwn(const gflags::CommandLineFlagInfo& flag,
+                   std::string_view program) {
+  std::string_view stem = flag.filename;
+  stem.remove_prefix(std::min(stem.size(), stem.rfind('/') + 1));
+  stem = stem.substr(0, stem.rfind('.'));
+  if (stem.ends_with("_main")) stem.remove_suffix(5);
+  return !program.empty() && stem == program;
+}
+
+void PrintFlag(const gflags::CommandLineFlagInfo& flag, std::ostream* out) {
+  *out << "  --" << flag.name << " (" << flag.type << ", default: "
+       << (flag.type == "string" ? "\"" + flag.default_value + "\""
+                                 : flag.default_value)
+       << ")\n      " << flag.description << "\n";
+}
+
+}  // namespace
+
+std::string HelpText(std::string_view usage, std::string_view program) {
   std::vector<gflags::CommandLineFlagInfo> flags;
   gflags::GetAllFlags(&flags);
+  std::vector<const gflags::CommandLineFlagInfo*> own, shared, event_loop;
   for (const gflags::CommandLineFlagInfo& flag : flags) {
     if (!IsOurs(flag.filename)) continue;
-    std::cout << "  --" << flag.name << " (" << flag.type << ", default: "
-              << (flag.type == "string" ? "\"" + flag.default_value + "\""
-                                        : flag.default_value)
-              << ")\n      " << flag.description << "\n";
+    if (IsProgramsOwn(flag, program)) {
+      own.push_back(&flag);
+    } else if (IsEventLoopFlag(flag)) {
+      event_loop.push_back(&flag);
+    } else {
+      shared.push_back(&flag);
+    }
   }
-  std::cout << "  --helpfull\n      Also list the flags of glog and gflags.\n";
+  std::ostringstream out;
+  out << usage << "\n";
+  auto section = [&](std::string_view heading,
+                     const std::vector<const gflags::CommandLineFlagInfo*>&
+                         section_flags) {
+    if (section_flags.empty()) return;
+    out << "\n" << heading << ":\n";
+    for (const gflags::CommandLineFlagInfo* flag : section_flags) {
+      PrintFlag(*flag, &out);
+    }
+  };
+  section("Flags of " + std::string(program), own);
+  section(own.empty() ? "Flags" : "Flags shared with other aos programs",
+          shared);
+  section("Event loop flags (docs/event_loop.md)", event_loop);
+  out << "\n  --helpfull\n      Also list the flags of glog and gflags.\n";
+  return out.str();
 }
+
+namespace {
 
 // The last resort for an exception nothing caught: one line naming the
 // program and the error, exit status 1. Anything else that ends in
@@ -80,7 +132,7 @@ void InitGoogle(int* argc, char*** argv, std::string_view usage) {
   gflags::ParseCommandLineNonHelpFlags(argc, argv, true);
   std::string help;
   if (gflags::GetCommandLineOption("help", &help) && help == "true") {
-    PrintHelp(usage);
+    std::cout << HelpText(usage, gflags::ProgramInvocationShortName());
     std::exit(0);
   }
   gflags::HandleCommandLineHelpFlags();

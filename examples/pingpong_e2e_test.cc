@@ -281,8 +281,9 @@ TEST_F(PingPongTest, TwoPingsOnOneShmBaseSaySo) {
   }
 }
 
-// --top redraws one screen per report (ANSI clear, then the callbacks of
-// every application), and ends with the summary.
+// --top redraws one screen per report (the callbacks of every
+// application), and ends with the summary. Into a pipe, as here, the
+// screens follow one another without ANSI codes.
 TEST_F(PingPongTest, TopRedrawsAScreenPerReportAndEndsWithTheSummary) {
   auto ping = StartPingPong();
   auto streamer = Start("aos/tools/aos_timing_report_streamer",
@@ -290,11 +291,12 @@ TEST_F(PingPongTest, TopRedrawsAScreenPerReportAndEndsWithTheSummary) {
   ASSERT_EQ(streamer->Wait(), 0) << streamer->Stderr();
   const std::string out = streamer->Stdout();
   size_t screens = 0;
-  for (size_t at = out.find("\x1b[H\x1b[2J"); at != std::string::npos;
-       at = out.find("\x1b[H\x1b[2J", at + 1)) {
+  for (size_t at = out.find("aos top: "); at != std::string::npos;
+       at = out.find("aos top: ", at + 1)) {
     ++screens;
   }
   EXPECT_EQ(screens, 3u);
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
   EXPECT_THAT(out, HasSubstr("slowest p99 first"));
   EXPECT_THAT(out, HasSubstr("every callback within it"));
   EXPECT_THAT(out, HasSubstr("timer timing_reports"));
@@ -417,9 +419,11 @@ TEST_F(PingPongTest, AosDumpNamesWhatItCannotFind) {
   EXPECT_THAT(
       run({"/tset"}),
       HasSubstr("no channel /tset in the config; no channel has that name"));
-  EXPECT_THAT(run({"/test"}),
-              HasSubstr("several channels are named /test; add the type: "
-                        "/test aos.examples.Ping, /test aos.examples.Pong"));
+  // (Without a type, every channel of the name is printed, as in AOS.)
+  EXPECT_THAT(run({"/test", "examples"}),
+              HasSubstr("several channels named /test have a type containing "
+                        "examples; give more of the type: /test "
+                        "aos.examples.Ping, /test aos.examples.Pong"));
   EXPECT_THAT(run({"/test", "aos.examples.Nope"}),
               HasSubstr("no channel /test of type aos.examples.Nope in the "
                         "config; named /test: "

@@ -1,11 +1,15 @@
 // aos_dump: prints the messages of a channel as JSON, using the schema the
 // configuration embeds (aos_config puts one in every channel).
+#include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "aos/config_flag.h"
 #include "aos/configuration_lookup.h"
@@ -31,6 +35,10 @@ DEFINE_string(log, "",
               "Print the channel's messages from this log (an MCAP file "
               "aos_logger wrote) instead of live ones, then exit; the log's "
               "own configuration is used.");
+DEFINE_double(nothing_warning_s, 3,
+              "If nothing came for this long and a channel's shared memory "
+              "file was not there when aos_dump started (no process had "
+              "opened it under --shm_base), say so once (0: never).");
 DEFINE_bool(origins, false,
             "Under each message, its path origins, one line each: id (hex; "
             "with --log, also the timer or phased loop the log's timing "
@@ -75,26 +83,37 @@ void PrintMessage(const Channel& channel, const reflection::Schema& schema,
   std::cout << after << std::flush;
 }
 
-// The channel `argv[1]` [of type argv[2]] of `config` as `node` sees it
-// (FindDumpChannel), with its schema, or the program ends with a message
-// naming what is wrong.
-std::pair<const Channel*, const reflection::Schema*> FindChannelAndSchema(
-    const Configuration& config, const Node* node, int argc, char** argv) {
+// The channels `argv[1]` [of type argv[2]] of `config` as `node` sees them
+// (FindDumpChannels), each with its schema, or the program ends with a
+// message naming what is wrong. `config_flag`: the --config it came from
+// ("" for the built-in one), named when a channel is not found; null for a
+// log's own.
+std::vector<std::pair<const Channel*, const reflection::Schema*>>
+FindChannelsAndSchemas(const Configuration& config, const Node* node, int argc,
+                       char** argv, const std::string* config_flag) {
   if (argc < 2) {
     ExitForUserError(
         StrCat("give the CHANNEL [TYPE] to print; ", ListDumpChannels(config)));
   }
   const std::string_view type = argc == 3 ? argv[2] : "";
-  auto channel = FindDumpChannel(config, argv[1], type, node);
-  if (!channel.ok()) ExitForUserError(StrCat(channel.status().message()));
-  const reflection::Schema* schema = (*channel)->schema();
-  if (schema == nullptr || schema->root_table() == nullptr) {
+  auto channels = FindDumpChannels(config, argv[1], type, node);
+  if (config_flag != nullptr && absl::IsNotFound(channels.status())) {
     ExitForUserError(
-        StrCat("the config has no schema for ", DescribeDumpChannel(**channel),
-               "; use the config aos_config built (e.g. bazel-bin/examples/"
-               "pingpong_config.json)"));
+        NameTheConfig(StrCat(channels.status().message()), *config_flag));
   }
-  return {*channel, schema};
+  if (!channels.ok()) ExitForUserError(StrCat(channels.status().message()));
+  std::vector<std::pair<const Channel*, const reflection::Schema*>> found;
+  for (const Channel* channel : *channels) {
+    const reflection::Schema* schema = channel->schema();
+    if (schema == nullptr || schema->root_table() == nullptr) {
+      ExitForUserError(
+          StrCat("the config has no schema for ", DescribeDumpChannel(*channel),
+                 "; use the config aos_config built (e.g. bazel-bin/examples/"
+                 "pingpong_config.json)"));
+    }
+    found.emplace_back(channel, schema);
+  }
+  return found;
 }
 
 // The names of the origin ids in the log at `path`: its timers and phased
@@ -140,13 +159,16 @@ int DumpLog(int argc, char** argv, const FlatbufferToJsonOptions& options) {
   if (!log.ok()) {
     ExitForUserError(StrCat("--log: ", log.status().message()));
   }
-  const auto [channel, schema] = FindChannelAndSchema(
-      *(*log)->configuration(), (*log)->node(), argc, argv);
+  const auto channels = FindChannelsAndSchemas(
+      *(*log)->configuration(), (*log)->node(), argc, argv, nullptr);
+  std::map<const Channel*, const reflection::Schema*> schemas(channels.begin(),
+                                                              channels.end());
   const OriginNames names =
       FLAGS_origins ? ReadOriginNames(FLAGS_log) : OriginNames();
   int64_t printed = 0;
   while (std::optional<logging::LogMessage> message = (*log)->Next()) {
-    if (message->channel != channel) continue;
+    auto schema = schemas.find(message->channel);
+    if (schema == schemas.end()) continue;
     std::string origins;
     if (FLAGS_origins) {
       std::string_view unknown;
@@ -158,17 +180,20 @@ int DumpLog(int argc, char** argv, const FlatbufferToJsonOptions& options) {
       }
       origins = OriginLines(message->context, unknown, names);
     }
-    PrintMessage(*channel, *schema, (*log)->node(), message->context, options,
-                 origins);
+    PrintMessage(*message->channel, *schema->second, (*log)->node(),
+                 message->context, options, origins);
     if (FLAGS_count > 0 && ++printed >= FLAGS_count) break;
   }
   for (const std::string& problem : (*log)->problems()) {
     std::cerr << "aos_dump: " << problem << "\n";
   }
-  auto lost = (*log)->lost_messages().find(channel);
-  if (lost != (*log)->lost_messages().end()) {
-    std::cerr << "aos_dump: the logger missed " << lost->second
-              << " messages of this channel (it fell behind)\n";
+  for (const auto& [channel, schema] : channels) {
+    auto lost = (*log)->lost_messages().find(channel);
+    if (lost != (*log)->lost_messages().end()) {
+      std::cerr << "aos_dump: the logger missed " << lost->second
+                << " messages of " << DescribeDumpChannel(*channel)
+                << " (it fell behind)\n";
+    }
   }
   return 0;
 }
@@ -177,6 +202,10 @@ int Main(int argc, char** argv) {
   if (argc > 3) {
     ExitForUserError(StrCat("unexpected argument '", InlinePrintable(argv[3]),
                             "': give CHANNEL [TYPE] (see --help)"));
+  }
+  if (FLAGS_nothing_warning_s < 0 || std::isnan(FLAGS_nothing_warning_s)) {
+    ExitForUserError(StrCat("--nothing_warning_s=", FLAGS_nothing_warning_s,
+                            " is negative: give 0 or more"));
   }
   if (FLAGS_count < 0) {
     ExitForUserError(
@@ -191,39 +220,80 @@ int Main(int argc, char** argv) {
   // The node first: the channel's name goes through its maps.
   auto node = ReadNodeFlag(config->message());
   if (!node.ok()) ExitForUserError(StrCat(node.status().message()));
-  const auto [channel, schema] =
-      FindChannelAndSchema(config->message(), *node, argc, argv);
+  const auto channels = FindChannelsAndSchemas(config->message(), *node, argc,
+                                               argv, &FLAGS_config);
   ShmEventLoop loop(&config->message(), "aos_dump", *node);
   loop.SkipTimingReport();
-  int64_t printed = 0;
-  // Loss is always said: a gap in the queue indices printed means the
-  // sender lapped us (we were stopped, or slower than the channel).
-  std::optional<uint32_t> last_queue_index;
-  auto print = [&](const Context& context) {
-    if (last_queue_index.has_value()) {
-      const uint32_t lost = context.queue_index - *last_queue_index - 1;
-      if (lost > 0 && lost < 0x80000000u) {
-        std::cerr << "aos_dump: lost " << lost << " messages on "
-                  << DescribeDumpChannel(*channel) << " before queue index "
-                  << context.queue_index
-                  << " (the sender overwrote them before we read them)\n";
-      }
+  // Whose shared memory no process had opened before we did: nothing will
+  // come on them unless a sender starts, and a mistyped --shm_base looks
+  // just like that.
+  std::vector<const Channel*> unopened;
+  for (const auto& [channel, schema] : channels) {
+    std::error_code error;
+    if (!std::filesystem::exists(
+            ShmEventLoop::ShmPath(loop.shm_base(), channel), error)) {
+      unopened.push_back(channel);
     }
-    last_queue_index = context.queue_index;
-    // Live, the ids only: the reports that name them may not have come yet.
-    PrintMessage(*channel, *schema, *node, context, options,
-                 FLAGS_origins ? OriginLines(context, "", OriginNames())
-                               : std::string());
-    // Exit() stops the loop's deliveries at once: messages that arrived in
-    // the same wakeup as the last one are not printed.
-    if (FLAGS_count > 0 && ++printed >= FLAGS_count) loop.Exit();
-  };
-  auto fetcher = loop.MakeRawFetcher(channel);
-  loop.MakeRawWatcher(
-      channel, [&](const Context& context, const void*) { print(context); });
-  if (FLAGS_fetch) {
+  }
+  int64_t printed = 0;
+  // Destroyed before the loop.
+  std::vector<std::unique_ptr<RawFetcher>> fetchers;
+  for (const auto& [channel, schema] : channels) {
+    // Loss is always said: a gap in the queue indices printed means the
+    // sender lapped us (we were stopped, or slower than the channel).
+    auto last_queue_index = std::make_shared<std::optional<uint32_t>>();
+    auto print = [&, channel = channel, schema = schema,
+                  last_queue_index](const Context& context) {
+      if (last_queue_index->has_value()) {
+        const uint32_t lost = context.queue_index - **last_queue_index - 1;
+        if (lost > 0 && lost < 0x80000000u) {
+          std::cerr << "aos_dump: lost " << lost << " messages on "
+                    << DescribeDumpChannel(*channel) << " before queue index "
+                    << context.queue_index
+                    << " (the sender overwrote them before we read them)\n";
+        }
+      }
+      *last_queue_index = context.queue_index;
+      // Live, the ids only: the reports that name them may not have come
+      // yet.
+      PrintMessage(*channel, *schema, *node, context, options,
+                   FLAGS_origins ? OriginLines(context, "", OriginNames())
+                                 : std::string());
+      // Exit() stops the loop's deliveries at once: messages that arrived in
+      // the same wakeup as the last one are not printed.
+      ++printed;
+      if (FLAGS_count > 0 && printed >= FLAGS_count) loop.Exit();
+    };
+    RawFetcher* const fetcher =
+        fetchers.emplace_back(loop.MakeRawFetcher(channel)).get();
+    loop.MakeRawWatcher(channel, [print](const Context& context, const void*) {
+      print(context);
+    });
+    if (FLAGS_fetch) {
+      loop.OnRun([fetcher, print]() {
+        if (fetcher->Fetch()) print(fetcher->context());
+      });
+    }
+  }
+  if (FLAGS_nothing_warning_s > 0 && !unopened.empty()) {
+    TimerHandler* nothing = loop.AddTimer([&]() {
+      if (printed > 0) return;
+      std::vector<std::string> described;
+      for (const Channel* channel : unopened) {
+        described.push_back(DescribeDumpChannel(*channel));
+      }
+      std::cerr << "aos_dump: nothing on " << StrJoin(described, ", ")
+                << " yet; no process had opened "
+                << (unopened.size() == 1 ? "it" : "them")
+                << " under --shm_base="
+                << InlinePrintable(loop.shm_base(), kPrintablePathMaxBytes)
+                << " (is that the --shm_base its senders use?); still "
+                   "waiting\n";
+    });
     loop.OnRun([&]() {
-      if (fetcher->Fetch()) print(fetcher->context());
+      nothing->Schedule(loop.monotonic_now() +
+                        std::chrono::nanoseconds(static_cast<int64_t>(
+                            FLAGS_nothing_warning_s * 1e9)));
     });
   }
   loop.Run();
@@ -245,10 +315,12 @@ int main(int argc, char** argv) {
       "       aos_dump --log=FILE.mcap [-v] CHANNEL [TYPE]\n"
       "Prints every new message on CHANNEL as JSON, with its send\n"
       "times, until Ctrl-C (or --count); with --log, every message of\n"
-      "CHANNEL in the log, then exits. CHANNEL goes through the config's\n"
-      "maps for the node (/aos may be /pi1/aos); TYPE may be part of the\n"
-      "type (Ping). --config defaults to the framework's aos/aos.json\n"
-      "(/aos only). -v (--origins): each message's path origins under it,\n"
+      "CHANNEL in the log, then exits. Without a TYPE, every channel of\n"
+      "that name, each line naming its type. CHANNEL goes through the\n"
+      "config's maps for the node (/aos may be /pi1/aos); TYPE may be part\n"
+      "of the type (Ping). --config defaults to the framework's\n"
+      "aos/aos.json (/aos only). -v (--origins): each message's path\n"
+      "origins under it,\n"
       "one line each:\n"
       "  origin 0x6b2f3a10 (timer ping of ping): hops 1, time\n"
       "  4361.113456789sec, age 10268.123 us ±0 us\n"

@@ -138,6 +138,42 @@ absl::Status NotFound(const Configuration& config, std::string_view name,
   return absl::NotFoundError(message);
 }
 
+// Exactly one channel of the name and type, whatever the node may do with
+// it.
+absl::StatusOr<const Channel*> FindOne(const Configuration& config,
+                                       std::string_view name,
+                                       std::string_view type,
+                                       const Node* node) {
+  const std::vector<const Channel*> named = ChannelsNamed(config, name, node);
+  const std::vector<const Channel*> matches = OfType(named, type);
+  if (matches.empty()) return NotFound(config, name, type, node, named);
+  if (matches.size() > 1) {
+    const std::string shown_name = InlinePrintable(name);
+    if (type.empty()) {
+      return absl::InvalidArgumentError(
+          StrCat("several channels are named ", shown_name,
+                 "; add the type: ", List(matches)));
+    }
+    return absl::InvalidArgumentError(StrCat(
+        "several channels named ", shown_name, " have a type containing ",
+        InlinePrintable(type), "; give more of the type: ", List(matches)));
+  }
+  return matches.front();
+}
+
+std::string SourceNodeName(const Channel& channel) {
+  return InlinePrintable(channel.source_node() == nullptr
+                             ? std::string_view()
+                             : channel.source_node()->string_view());
+}
+
+absl::Status NotReadable(const Channel& channel, const Node* node) {
+  return absl::InvalidArgumentError(
+      StrCat(DescribeDumpChannel(channel), " is not readable on node ",
+             NodeName(node), ": it is sent on ", SourceNodeName(channel),
+             " and not forwarded to ", NodeName(node)));
+}
+
 }  // namespace
 
 std::string DescribeDumpChannel(const Channel& channel) {
@@ -158,31 +194,65 @@ absl::StatusOr<const Channel*> FindDumpChannel(const Configuration& config,
                                                std::string_view name,
                                                std::string_view type,
                                                const Node* node) {
-  const std::vector<const Channel*> named = ChannelsNamed(config, name, node);
-  const std::vector<const Channel*> matches = OfType(named, type);
-  if (matches.empty()) return NotFound(config, name, type, node, named);
-  if (matches.size() > 1) {
-    const std::string shown_name = InlinePrintable(name);
-    if (type.empty()) {
-      return absl::InvalidArgumentError(
-          StrCat("several channels are named ", shown_name,
-                 "; add the type: ", List(matches)));
-    }
-    return absl::InvalidArgumentError(StrCat(
-        "several channels named ", shown_name, " have a type containing ",
-        InlinePrintable(type), "; give more of the type: ", List(matches)));
-  }
-  const Channel* channel = matches.front();
-  if (!configuration::ChannelIsReadableOnNode(*channel, node)) {
-    return absl::InvalidArgumentError(
-        StrCat(DescribeDumpChannel(*channel), " is not readable on node ",
-               NodeName(node), ": it is sent on ",
-               InlinePrintable(channel->source_node() == nullptr
-                                   ? std::string_view()
-                                   : channel->source_node()->string_view()),
-               " and not forwarded to ", NodeName(node)));
+  absl::StatusOr<const Channel*> channel = FindOne(config, name, type, node);
+  if (!channel.ok()) return channel;
+  if (!configuration::ChannelIsReadableOnNode(**channel, node)) {
+    return NotReadable(**channel, node);
   }
   return channel;
+}
+
+absl::StatusOr<std::vector<const Channel*>> FindDumpChannels(
+    const Configuration& config, std::string_view name, std::string_view type,
+    const Node* node) {
+  if (!type.empty()) {
+    absl::StatusOr<const Channel*> channel =
+        FindDumpChannel(config, name, type, node);
+    if (!channel.ok()) return channel.status();
+    return std::vector<const Channel*>{*channel};
+  }
+  const std::vector<const Channel*> named = ChannelsNamed(config, name, node);
+  if (named.empty()) return NotFound(config, name, type, node, named);
+  std::vector<const Channel*> readable;
+  for (const Channel* channel : named) {
+    if (configuration::ChannelIsReadableOnNode(*channel, node)) {
+      readable.push_back(channel);
+    }
+  }
+  if (readable.empty()) return NotReadable(*named.front(), node);
+  return readable;
+}
+
+absl::StatusOr<const Channel*> FindSendChannel(const Configuration& config,
+                                               std::string_view name,
+                                               std::string_view type,
+                                               const Node* node) {
+  absl::StatusOr<const Channel*> channel = FindOne(config, name, type, node);
+  if (!channel.ok()) return channel;
+  if (node != nullptr && ((*channel)->source_node() == nullptr ||
+                          (*channel)->source_node()->string_view() !=
+                              node->name()->string_view())) {
+    return absl::InvalidArgumentError(
+        StrCat(DescribeDumpChannel(**channel), " is not sendable on node ",
+               NodeName(node), ": ",
+               (*channel)->source_node() == nullptr
+                   ? std::string("it has no source_node")
+                   : StrCat("only its source node, ", SourceNodeName(**channel),
+                            ", sends it (aos_send there, with --node=",
+                            SourceNodeName(**channel), ")")));
+  }
+  return channel;
+}
+
+std::string NameTheConfig(std::string_view error,
+                          std::string_view config_flag) {
+  if (!config_flag.empty()) {
+    return StrCat(error, " (--config=", InlinePrintable(config_flag), ")");
+  }
+  return StrCat(error,
+                "; the config is the built-in aos/aos.json (only /aos), as no "
+                "--config was given: give your system's, e.g. "
+                "--config=bazel-bin/examples/pingpong_config.json");
 }
 
 }  // namespace aos

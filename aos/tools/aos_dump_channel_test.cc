@@ -50,8 +50,11 @@ class FindDumpChannelTest : public ::testing::Test {
   // "/name type" of what FindDumpChannel finds, or its error.
   std::string Find(std::string_view name, std::string_view type,
                    const Node* node) const {
-    absl::StatusOr<const Channel*> channel =
-        FindDumpChannel(config_.message(), name, type, node);
+    return Described(FindDumpChannel(config_.message(), name, type, node));
+  }
+
+  // "/name type" of `channel`, or its error.
+  static std::string Described(const absl::StatusOr<const Channel*>& channel) {
     if (!channel.ok()) return std::string(channel.status().message());
     return DescribeDumpChannel(**channel);
   }
@@ -117,6 +120,73 @@ TEST_F(FindDumpChannelTest, AChannelTheNodeCannotReadIsRefused) {
             "/pi2/stats aos.Stats is not readable on node pi1: it is sent on "
             "pi2 and not forwarded to pi1");
   EXPECT_EQ(Find("/pi2/stats", "Stats", pi2_), "/pi2/stats aos.Stats");
+}
+
+// Without a type, aos_dump prints every channel of the name, as AOS's and
+// `ros2 topic echo` do; those the node cannot read are left out.
+TEST_F(FindDumpChannelTest, WithoutATypeEveryReadableChannelOfTheName) {
+  auto Describe = [](const absl::StatusOr<std::vector<const Channel*>>& found) {
+    if (!found.ok()) return std::string(found.status().message());
+    std::string described;
+    for (const Channel* channel : *found) {
+      described +=
+          (described.empty() ? "" : ", ") + DescribeDumpChannel(*channel);
+    }
+    return described;
+  };
+  EXPECT_EQ(Describe(FindDumpChannels(config_.message(), "/test", "", pi1_)),
+            "/test aos.examples.Ping, /test aos.examples.PingPong, /test "
+            "aos.examples.Pong");
+  EXPECT_EQ(Describe(FindDumpChannels(config_.message(), "/aos", "", pi1_)),
+            "/pi1/aos aos.message_bridge.ServerStatistics, /pi1/aos "
+            "aos.timing.Report");
+  // A type still picks one, and several are still refused.
+  EXPECT_EQ(Describe(FindDumpChannels(config_.message(), "/test",
+                                      "aos.examples.Ping", pi1_)),
+            "/test aos.examples.Ping");
+  EXPECT_EQ(
+      Describe(FindDumpChannels(config_.message(), "/test", "Ping", pi1_)),
+      "several channels named /test have a type containing Ping; give "
+      "more of the type: /test aos.examples.Ping, /test "
+      "aos.examples.PingPong");
+  // /test is sent on pi1 and not forwarded.
+  EXPECT_EQ(Describe(FindDumpChannels(config_.message(), "/test", "", pi2_)),
+            "/test aos.examples.Ping is not readable on node pi2: it is sent "
+            "on pi1 and not forwarded to pi2");
+  EXPECT_EQ(Describe(FindDumpChannels(config_.message(), "/tset", "", pi1_))
+                .rfind("no channel /tset in the config; no channel has that "
+                       "name; ",
+                       0),
+            0u);
+}
+
+// aos_send needs one channel, sent on its node.
+TEST_F(FindDumpChannelTest, SendingNeedsOneChannelItsNodeSends) {
+  auto Find = [&](std::string_view name, std::string_view type,
+                  const Node* node) {
+    return Described(FindSendChannel(config_.message(), name, type, node));
+  };
+  EXPECT_EQ(Find("/test", "aos.examples.Ping", pi1_),
+            "/test aos.examples.Ping");
+  EXPECT_EQ(Find("/aos", "Report", pi2_), "/pi2/aos aos.timing.Report");
+  EXPECT_EQ(Find("/test", "", pi1_),
+            "several channels are named /test; add the type: /test "
+            "aos.examples.Ping, /test aos.examples.PingPong, /test "
+            "aos.examples.Pong");
+  // Forwarded to pi1, so readable there, but only pi2 sends it.
+  EXPECT_EQ(Find("/pi2/aos", "aos.timing.Report", pi1_),
+            "/pi2/aos aos.timing.Report is not sendable on node pi1: only its "
+            "source node, pi2, sends it (aos_send there, with --node=pi2)");
+}
+
+// A channel missing from the built-in config says which config that was.
+TEST(NameTheConfigTest, SaysWhichConfigWasRead) {
+  EXPECT_EQ(NameTheConfig("no channel /test in the config", ""),
+            "no channel /test in the config; the config is the built-in "
+            "aos/aos.json (only /aos), as no --config was given: give your "
+            "system's, e.g. --config=bazel-bin/examples/pingpong_config.json");
+  EXPECT_EQ(NameTheConfig("no channel /test in the config", "my\x1b.json"),
+            "no channel /test in the config (--config=\"my\\x1b.json\")");
 }
 
 TEST(FindDumpChannelSingleNodeTest, NoNodeNoMapsAndPartialTypes) {

@@ -30,6 +30,7 @@
 #include "aos/tools/latency_plot.h"
 #include "aos/tools/metrics_exporter.h"
 #include "aos/tools/node_channels.h"
+#include "aos/tools/terminal.h"
 #include "aos/tools/top_view.h"
 #include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
@@ -54,7 +55,9 @@ DEFINE_string(format, "table",
               "table (one row per callback, in --units), aos (AOS's "
               "streamer layout, seconds, plus percentiles), json (one "
               "aos.timing.StreamedReport per line, strict JSON), or csv (a "
-              "header, then one row per report entry and path, us).");
+              "header, then one row per report entry and path, us; the last "
+              "column, window, is report, or summary for the summaries' "
+              "rows).");
 DEFINE_string(log, "",
               "Read the timing reports from this MCAP log (aos_logger wrote "
               "it) instead of live shared memory, then exit; the log's "
@@ -71,8 +74,9 @@ DEFINE_bool(top, false,
             "Instead of streaming reports, redraw one screen per report, like "
             "top: every callback's latest window, slowest p99 first, with a "
             "mark where --max_wakeup_latency_us fails, then every path, "
-            "oldest first, marked where --max_path_age_us fails (ANSI; works "
-            "over ssh). Ctrl-C ends it with the summary.");
+            "oldest first, marked where --max_path_age_us fails, fitted to "
+            "the terminal (ANSI only on a terminal; works over ssh). Ctrl-C "
+            "ends it with the summary.");
 DEFINE_int32(top_rows, 40,
              "The most callback rows --top shows, and the most path rows.");
 DEFINE_int32(metrics_port, 0,
@@ -102,6 +106,38 @@ constexpr std::string_view kProgram = "aos_timing_report_streamer";
 int Misuse(std::string_view what) {
   std::cerr << kProgram << ": " << what << "\n";
   return 1;
+}
+
+// `rows` (RFC 4180 CSV, each row ending in '\n') with `value` added as a
+// last column: line breaks inside quoted fields are not row ends.
+std::string AppendCsvColumn(std::string_view rows, std::string_view value) {
+  std::string out;
+  out.reserve(rows.size() + rows.size() / 8);
+  bool quoted = false;
+  for (char c : rows) {
+    if (c == '"') quoted = !quoted;
+    if (c == '\n' && !quoted) {
+      out += ',';
+      out += value;
+    }
+    out += c;
+  }
+  return out;
+}
+
+// The largest channel index `report` names, or -1.
+int LargestChannelIndex(const timing::ReportContents& report) {
+  int largest = -1;
+  for (const auto& w : report.watchers) {
+    largest = std::max(largest, w.channel_index);
+  }
+  for (const auto& f : report.fetchers) {
+    largest = std::max(largest, f.channel_index);
+  }
+  for (const auto& sender : report.senders) {
+    largest = std::max(largest, sender.channel_index);
+  }
+  return largest;
 }
 
 // Watches `reports` (and `bridges`, if given) on `loop` until Ctrl-C,
@@ -234,6 +270,21 @@ int Main(int argc, char** argv) {
   }
   const Configuration& configuration =
       log != nullptr ? *log->configuration() : config->message();
+  // Named when the reports do not fit it.
+  const std::string config_used =
+      log != nullptr
+          ? StrCat("the log's own config (",
+                   InlinePrintable(FLAGS_log, kPrintablePathMaxBytes), ")")
+      : FLAGS_config.empty()
+          ? std::string(
+                "the built-in aos/aos.json (only /aos), as no --config was "
+                "given")
+          : StrCat("--config=",
+                   InlinePrintable(FLAGS_config, kPrintablePathMaxBytes));
+  const int config_channels = configuration.channels() == nullptr
+                                  ? 0
+                                  : configuration.channels()->size();
+  bool said_config_mismatch = false;
   // Every report received, matched or not, tells where paths come from.
   PathDirectory directory(&configuration);
   auto format = [&](const timing::ReportContents& report, bool accumulated) {
@@ -246,7 +297,11 @@ int Main(int argc, char** argv) {
       return FormatTimingReportAos(report, configuration);
     }
     if (FLAGS_format == "csv") {
-      return TimingReportToCsvRows(report, configuration, &directory);
+      // The summaries' rows say so: a plot of the windows over time would
+      // otherwise end in a spike of the whole run's maximum.
+      return AppendCsvColumn(
+          TimingReportToCsvRows(report, configuration, &directory),
+          accumulated ? "summary" : "report");
     }
     return FormatTimingTable(report, configuration, unit, &directory) + "\n";
   };
@@ -292,7 +347,9 @@ int Main(int argc, char** argv) {
   }
   bool stop = false;
   if (FLAGS_format == "csv" && FLAGS_stream && !FLAGS_top) {
-    std::cout << TimingReportCsvHeader();
+    std::string header = TimingReportCsvHeader();
+    header.insert(header.size() - 1, ",window");
+    std::cout << header;
   }
   TimingReportAccumulator accumulator;
   // --top: the latest window of each application.
@@ -327,6 +384,22 @@ int Main(int argc, char** argv) {
     const timing::ReportContents& report = *decoded;
     const timing::ReportHeader& header = report.header;
     seen_names.insert(header.name);
+    if (const int largest = LargestChannelIndex(report);
+        largest >= config_channels && !said_config_mismatch) {
+      said_config_mismatch = true;
+      std::cerr << kProgram << ": the reports of "
+                << InlinePrintable(header.name) << "[" << header.pid
+                << "] name channel " << largest << ", but the config read, "
+                << config_used << ", has " << config_channels
+                << (config_channels == 1 ? " channel" : " channels")
+                << ": such channels print as <channel N?>; "
+                << (log != nullptr
+                        ? "the log's config does not match its reports"
+                        : "give the config the system runs with "
+                          "(--config=bazel-bin/examples/"
+                          "pingpong_config.json for ping and pong)")
+                << "\n";
+    }
     // Before the filters: a route crosses applications that are not shown.
     directory.Learn(report);
     if (!applications.empty() && !applications.contains(header.name)) {
@@ -344,15 +417,20 @@ int Main(int argc, char** argv) {
       latest[{header.node, header.name, header.pid}] = report;
       std::vector<timing::ReportContents> windows;
       for (const auto& [key, window] : latest) windows.push_back(window);
-      std::cout << kClearScreen
+      // A terminal is cleared and fitted; a file or a pipe gets plain
+      // screens, a blank line apart.
+      const Terminal terminal = QueryTerminal(STDOUT_FILENO);
+      std::cout << (terminal.is_tty ? kClearScreen : "")
                 << RenderTop(windows, configuration,
                              {.unit = unit,
                               .gate_us = FLAGS_max_wakeup_latency_us,
                               .max_rows = static_cast<size_t>(
                                   std::max(0, FLAGS_top_rows)),
                               .directory = &directory,
-                              .path_gate_us = FLAGS_max_path_age_us})
-                << std::flush;
+                              .path_gate_us = FLAGS_max_path_age_us,
+                              .width = terminal.columns,
+                              .height = terminal.is_tty ? terminal.rows : 0})
+                << (terminal.is_tty ? "" : "\n") << std::flush;
     } else if (FLAGS_stream) {
       std::cout << format(report, false) << std::flush;
     }

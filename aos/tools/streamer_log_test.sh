@@ -55,12 +55,26 @@ assert sum(1 for l in windows if l["report"]["name"] == "ping") >= 2
 assert {l["report"]["name"] for l in summaries} >= {"ping", "pong"}
 PY
 
-# CSV: a header, then rows of 12 fields, ping's timer among them.
+# CSV: a header, then rows of 13 fields, ping's timer among them; the
+# summary's rows are marked in the last column (window), so the recipe in
+# docs/logging.md plots the windows alone.
 "${streamer}" --log="${log}" --format=csv --application=ping >"${tmp}/csv" 2>"${tmp}/err" ||
   fail "--format=csv exited $?: $(cat "${tmp}/err")"
-[[ "$(head -1 "${tmp}/csv")" == "time_s,node,application,pid,kind,name,count,avg_us,p50_us,p99_us,max_us,missed_or_lost" ]] ||
+[[ "$(head -1 "${tmp}/csv")" == "time_s,node,application,pid,kind,name,count,avg_us,p50_us,p99_us,max_us,missed_or_lost,window" ]] ||
   fail "CSV header: $(head -1 "${tmp}/csv")"
-awk -F, 'NR > 1 && NF != 12 { bad = 1 } END { exit bad }' "${tmp}/csv" || fail "a CSV row without 12 fields"
+awk -F, 'NR > 1 && NF != 13 { bad = 1 } END { exit bad }' "${tmp}/csv" || fail "a CSV row without 13 fields"
+reports="$(grep -c ',report$' "${tmp}/csv")"
+summaries="$(grep -c ',summary$' "${tmp}/csv")"
+((reports > 0 && summaries > 0 && reports + summaries + 1 == $(wc -l <"${tmp}/csv"))) ||
+  fail "rows not marked report or summary: $(cat "${tmp}/csv")"
+# The summary's rows come last.
+[[ "$(tail -n "${summaries}" "${tmp}/csv" | grep -vc ',summary$')" == 0 ]] ||
+  fail "summary rows before report rows: $(cat "${tmp}/csv")"
+# docs/logging.md's recipe: one row per window of ping's timer, no summary.
+awk -F, '$5 == "timer" && $6 == "ping" && $NF == "report"' "${tmp}/csv" >"${tmp}/ping_timer.csv"
+windows="$(grep -c '^[0-9.e+]*,,ping,[0-9]*,timer,ping,.*,report$' "${tmp}/csv")"
+[[ "$(wc -l <"${tmp}/ping_timer.csv")" == "${windows}" ]] && ((windows >= 2)) ||
+  fail "the recipe's rows: $(cat "${tmp}/ping_timer.csv")"
 grep -q '^[0-9.e+]*,,ping,[0-9]*,timer,ping,' "${tmp}/csv" || fail "no row for ping's timer: $(head -5 "${tmp}/csv")"
 grep -q ',pong,' "${tmp}/csv" && fail "--application=ping let pong through"
 

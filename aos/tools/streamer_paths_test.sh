@@ -37,12 +37,13 @@ grep -qF "       2    300  1008  2982  3000      2000       150  ${route}" "${tm
 "${streamer}" --log="${log}" --format=aos >"${tmp}/aos" 2>"${tmp}/err" || fail "aos exited $?"
 grep -q 'path\|→' "${tmp}/aos" && fail "--format=aos shows paths: $(cat "${tmp}/aos")"
 
-# CSV: the same header, a row of kind path per path and window.
+# CSV: the same header, a row of kind path per path and window, each
+# marked report.
 "${streamer}" --log="${log}" --format=csv --accumulate=false >"${tmp}/csv" 2>"${tmp}/err" ||
   fail "csv exited $?: $(cat "${tmp}/err")"
-[[ "$(head -1 "${tmp}/csv")" == "time_s,node,application,pid,kind,name,count,avg_us,p50_us,p99_us,max_us,missed_or_lost" ]] ||
+[[ "$(head -1 "${tmp}/csv")" == "time_s,node,application,pid,kind,name,count,avg_us,p50_us,p99_us,max_us,missed_or_lost,window" ]] ||
   fail "CSV header: $(head -1 "${tmp}/csv")"
-[[ "$(grep -c ',ping,3885755,path,"ping timer ""ping"" → .* → ping watcher",100,2000,1007.62,2981.89,3000,50$' "${tmp}/csv")" == 3 ]] ||
+[[ "$(grep -c ',ping,3885755,path,"ping timer ""ping"" → .* → ping watcher",100,2000,1007.62,2981.89,3000,50,report$' "${tmp}/csv")" == 3 ]] ||
   fail "ping's path rows: $(grep ',path,' "${tmp}/csv")"
 [[ "$(grep -c ',pong,3885756,path,' "${tmp}/csv")" == 3 ]] || fail "pong's path rows"
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "aos/util/display_width.h"
 #include "aos/util/printable.h"
@@ -34,18 +35,20 @@ struct PathRow {
 // Columns fit 120 characters: the names get what the numbers leave.
 constexpr size_t kApplication = 24;
 constexpr size_t kCallback = 46;
+// "! " before the names, a space between them, and the figures after:
+// count 7, p50, p99 and max 8 each, missed/lost 12.
+constexpr size_t kFigures = 43;
+constexpr size_t kFixed = 2 + 1 + kFigures;
+// The least the names are cut to.
+constexpr size_t kMinApplication = 8;
+constexpr size_t kMinCallback = 10;
 
-// `text` in exactly `width` columns: cut at its end, or padded.
+// `text` in exactly `width` columns: cut in its middle (both ends say the
+// most: a node's name, a pid), or padded.
 std::string Fit(const std::string& text, size_t width) {
-  if (text.size() <= width) return text + std::string(width - text.size(), ' ');
-  return text.substr(0, width - 3) + "...";
-}
-
-// A route in exactly `width` columns: cut in its middle (both ends say the
-// most), or padded.
-std::string FitRoute(const std::string& route, size_t width) {
-  const std::string fitted = FitDisplayWidth(route, width);
-  return fitted + std::string(width - DisplayWidth(fitted), ' ');
+  const std::string fitted = FitDisplayWidth(text, width);
+  return fitted +
+         std::string(width - std::min(width, DisplayWidth(fitted)), ' ');
 }
 
 std::string Right(const std::string& text, size_t width) {
@@ -82,6 +85,21 @@ double Max(const timing::LatencyRecorder& latency) {
   return latency.statistic().max() * 1e9;  // NaN without samples.
 }
 
+// `screen` in at most height - 1 lines (0: all of it), the last of them
+// saying how many were left out, so that a redraw never scrolls.
+std::string KeepTo(const std::string& screen, int height) {
+  if (height <= 0) return screen;
+  const size_t keep = static_cast<size_t>(std::max(2, height - 1));
+  std::vector<size_t> line_ends;
+  for (size_t i = 0; i < screen.size(); ++i) {
+    if (screen[i] == '\n') line_ends.push_back(i);
+  }
+  if (line_ends.size() <= keep) return screen;
+  return StrCat(screen.substr(0, line_ends[keep - 2] + 1), "  ... ",
+                line_ends.size() - (keep - 1),
+                " more lines: a taller terminal shows them\n");
+}
+
 }  // namespace
 
 std::string RenderTop(const std::vector<timing::ReportContents>& latest,
@@ -109,12 +127,14 @@ std::string RenderTop(const std::vector<timing::ReportContents>& latest,
           t.wakeup_latency, t.missed_cycles);
     }
     for (const timing::WatcherTiming& w : report.watchers) {
-      add(StrCat("watcher ", DescribeChannel(config, w.channel_index)), w.count,
-          w.wakeup_latency, w.lost_messages);
+      add(StrCat("watcher ",
+                 InlinePrintable(DescribeChannel(config, w.channel_index))),
+          w.count, w.wakeup_latency, w.lost_messages);
     }
     for (const timing::FetcherTiming& f : report.fetchers) {
-      add(StrCat("fetcher ", DescribeChannel(config, f.channel_index)), f.count,
-          f.latency, f.lost_messages);
+      add(StrCat("fetcher ",
+                 InlinePrintable(DescribeChannel(config, f.channel_index))),
+          f.count, f.latency, f.lost_messages);
     }
   }
   // Slowest first; callbacks without samples last.
@@ -148,10 +168,45 @@ std::string RenderTop(const std::vector<timing::ReportContents>& latest,
   for (const PathRow& row : paths) {
     paths_over_gate += Over(row.max_ns, options.path_gate_us);
   }
+  // The names share what the figures leave of width - 1 columns.
+  size_t application_width = kApplication;
+  size_t callback_width = kCallback;
+  const size_t usable = options.width > 0 ? options.width - 1 : 0;
+  if (options.width > 0 && usable < kFixed + kApplication + kCallback) {
+    const size_t names = usable > kFixed + kMinApplication + kMinCallback
+                             ? usable - kFixed
+                             : kMinApplication + kMinCallback;
+    // The application's names get what they need, or at least half: an
+    // application's name ends with its node, which tells two bridges
+    // apart, and a callback's with its type.
+    size_t widest_application = DisplayWidth("application");
+    size_t widest_callback = DisplayWidth("callback");
+    for (const Row& row : rows) {
+      widest_application =
+          std::max(widest_application, DisplayWidth(row.application));
+      widest_callback = std::max(widest_callback, DisplayWidth(row.callback));
+    }
+    const size_t left_by_callbacks =
+        names > widest_callback ? names - widest_callback : 0;
+    application_width = std::max(
+        kMinApplication,
+        std::min(widest_application, std::max(names / 2, left_by_callbacks)));
+    callback_width = std::max(kMinCallback, names - application_width);
+  }
+  const size_t route_width = application_width + 1 + callback_width;
   std::ostringstream out;
-  out << "aos top: " << latest.size() << " applications, " << rows.size()
-      << " callbacks; the latest report window of each, slowest p99 first; "
-      << "wakeup latency in " << TimeUnitName(options.unit) << "\n";
+  const std::string heading =
+      StrCat("aos top: ", latest.size(), " applications, ", rows.size(),
+             " callbacks; the latest report window of each, slowest p99 "
+             "first; wakeup latency in ",
+             TimeUnitName(options.unit));
+  if (usable == 0 || DisplayWidth(heading) <= usable) {
+    out << heading << "\n";
+  } else {
+    out << "aos top: " << latest.size() << " applications, " << rows.size()
+        << " callbacks, slowest p99 first, " << TimeUnitName(options.unit)
+        << "\n";
+  }
   if (options.gate_us > 0) {
     out << GateLine("max_wakeup_latency_us", options.gate_us, over_gate,
                     "callback");
@@ -174,32 +229,32 @@ std::string RenderTop(const std::vector<timing::ReportContents>& latest,
     out << "  ... " << total - options.max_rows << " more\n";
     return true;
   };
-  out << "  " << Fit("application", kApplication) << " "
-      << Fit("callback", kCallback) << Right("count", 7) << Right("p50", 8)
+  out << "  " << Fit("application", application_width) << " "
+      << Fit("callback", callback_width) << Right("count", 7) << Right("p50", 8)
       << Right("p99", 8) << Right("max", 8) << Right("missed/lost", 12) << "\n";
   size_t shown = 0;
   for (const Row& row : rows) {
     if (more(&shown, rows.size())) break;
     out << (Over(row.max_ns, options.gate_us) ? "! " : "  ")
-        << Fit(row.application, kApplication) << " "
-        << Fit(row.callback, kCallback)
+        << Fit(row.application, application_width) << " "
+        << Fit(row.callback, callback_width)
         << figures(row.count, row.p50_ns, row.p99_ns, row.max_ns,
                    StrCat(row.missed_or_lost));
   }
-  if (paths.empty()) return out.str();
+  if (paths.empty()) return KeepTo(out.str(), options.height);
   out << "\n  " << paths.size() << (paths.size() == 1 ? " path" : " paths")
       << ": age of the data at callback start, oldest max first\n"
-      << "  " << FitRoute("route", kApplication + 1 + kCallback)
-      << Right("count", 7) << Right("p50", 8) << Right("p99", 8)
-      << Right("max", 8) << Right("overruns", 12) << "\n";
+      << "  " << Fit("route", route_width) << Right("count", 7)
+      << Right("p50", 8) << Right("p99", 8) << Right("max", 8)
+      << Right("overruns", 12) << "\n";
   shown = 0;
   for (const PathRow& row : paths) {
     if (more(&shown, paths.size())) break;
     out << (Over(row.max_ns, options.path_gate_us) ? "! " : "  ")
-        << FitRoute(row.route, kApplication + 1 + kCallback)
+        << Fit(row.route, route_width)
         << figures(row.count, row.p50_ns, row.p99_ns, row.max_ns, row.overruns);
   }
-  return out.str();
+  return KeepTo(out.str(), options.height);
 }
 
 }  // namespace aos

@@ -1,5 +1,7 @@
 #include "aos/tools/top_view.h"
 
+#include <algorithm>
+
 #include "aos/events/timing_report_test_data.h"
 #include "aos/util/display_width.h"
 #include "gmock/gmock.h"
@@ -97,6 +99,67 @@ TEST(TopViewTest, PathsOldestFirstWithTheirGateMarked) {
   // Without a directory, paths are named by origin id and hops.
   EXPECT_THAT(RenderTop({reports.pong}, paths.config(), {}),
               HasSubstr(UnresolvedPath(reports.origin_id, 1)));
+}
+
+// The widest line of `screen`, in columns.
+size_t Widest(const std::string& screen) {
+  size_t widest = 0;
+  for (size_t start = 0; start < screen.size();) {
+    const size_t end = screen.find('\n', start);
+    widest = std::max(widest, DisplayWidth(screen.substr(start, end - start)));
+    start = end + 1;
+  }
+  return widest;
+}
+
+// At 80 columns no row wraps (a wrapped row made every redraw leave
+// duplicate lines), and names are cut in the middle: two bridges on
+// different nodes still look different.
+TEST(TopViewTest, FitsTheTerminalsWidthKeepingBothEndsOfNames) {
+  timing::ReportContents pi1 =
+      DecodedFromJson(PingReport(kPingStart, kPingEnd));
+  pi1.header.name = "message_bridge_client";
+  pi1.header.node = "pi1";
+  timing::ReportContents pi2 = pi1;
+  pi2.header.node = "pi2";
+  const std::string screen =
+      RenderTop({pi1, pi2}, PingPongChannels().message(), {.width = 80});
+  EXPECT_LE(Widest(screen), 79u) << screen;
+  EXPECT_THAT(screen, HasSubstr("\n  message...on pi1 "));
+  EXPECT_THAT(screen, HasSubstr("\n  message...on pi2 "));
+  // The heading is shortened to fit too.
+  EXPECT_THAT(screen, ::testing::StartsWith(
+                          "aos top: 2 applications, 4 callbacks, slowest p99 "
+                          "first, us\n"));
+  // Wide terminals keep the 120-column layout.
+  EXPECT_EQ(RenderTop({pi1, pi2}, PingPongChannels().message(), {.width = 200}),
+            RenderTop({pi1, pi2}, PingPongChannels().message(), {}));
+  // Paths too.
+  testing::PingPongPaths paths;
+  const PathDirectory& directory = paths.directory();
+  const std::string with_paths =
+      RenderTop({paths.reports().ping, paths.reports().pong}, paths.config(),
+                {.directory = &directory, .width = 80});
+  EXPECT_LE(Widest(with_paths), 79u) << with_paths;
+  EXPECT_THAT(with_paths, HasSubstr("ping timer"));
+  EXPECT_THAT(with_paths, HasSubstr("ping watcher "));
+}
+
+// A screen taller than the terminal would scroll, and each redraw leave
+// its top behind.
+TEST(TopViewTest, KeepsToTheTerminalsHeight) {
+  timing::ReportContents ping =
+      DecodedFromJson(PingReport(kPingStart, kPingEnd));
+  const std::string all = RenderTop({ping}, PingPongChannels().message(), {});
+  const std::string kept =
+      RenderTop({ping}, PingPongChannels().message(), {.height = 5});
+  EXPECT_EQ(std::count(kept.begin(), kept.end(), '\n'), 4);
+  EXPECT_THAT(kept, ::testing::EndsWith(
+                        "  ... 2 more lines: a taller terminal shows them\n"));
+  EXPECT_EQ(kept.substr(0, kept.find("  ...")),
+            all.substr(0, kept.find("  ...")));
+  EXPECT_EQ(RenderTop({ping}, PingPongChannels().message(), {.height = 100}),
+            all);
 }
 
 }  // namespace

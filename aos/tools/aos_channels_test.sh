@@ -1,0 +1,51 @@
+#!/bin/bash
+# aos_channels counts what aos_send sends while it watches: exact counts
+# from queue indices, never wall-clock rates. Piped, it writes no ANSI
+# codes.
+set -uo pipefail
+root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+send="${root}/aos/tools/aos_send"
+channels="${root}/aos/tools/aos_channels"
+config="${root}/examples/pingpong_config.json"
+tmp="${TEST_TMPDIR}"
+base="${tmp}/shm"
+mkdir -p "${base}"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+args=(--config="${config}" --shm_base="${base}")
+
+# 3 Pings before it watches: in the total, not in the messages.
+"${send}" "${args[@]}" --count=3 /test aos.examples.Ping '{"value": 1}' ||
+  fail "aos_send --count=3 exited $?"
+"${channels}" "${args[@]}" --once --duration=0.2 >"${tmp}/once" 2>"${tmp}/err" ||
+  fail "aos_channels --once exited $?: $(cat "${tmp}/err")"
+grep -qE '^  /test aos\.examples\.Ping +0 +0 +3 +[0-9.e-]+ s ago +20 B +-$' "${tmp}/once" ||
+  fail "--once row of /test Ping: $(cat "${tmp}/once")"
+grep -qE '^  /test aos\.examples\.Pong +0 +0 +- +never +- +-$' "${tmp}/once" ||
+  fail "--once row of /test Pong: $(cat "${tmp}/once")"
+[[ "$(grep -c . "${tmp}/once")" == 5 ]] || fail "--once printed more than one table: $(cat "${tmp}/once")"
+
+# Watching: once it printed a table it has polled, so the 20 sent next are
+# all counted, whatever the machine's speed.
+"${channels}" "${args[@]}" --interval_s=0.1 >"${tmp}/live" 2>"${tmp}/err" &
+pid=$!
+trap 'kill -9 ${pid} 2>/dev/null' EXIT
+for ((i = 0; i < 600; ++i)); do
+  grep -q 'watched for' "${tmp}/live" && break
+  sleep 0.1
+done
+grep -q 'watched for' "${tmp}/live" || fail "no table in 60 s: $(cat "${tmp}/err")"
+"${send}" "${args[@]}" --count=20 --rate_hz=200 /test aos.examples.Ping \
+  '{"value": 2}' || fail "aos_send --count=20 exited $?"
+kill -INT "${pid}"
+wait "${pid}" || fail "aos_channels exited $? on SIGINT: $(cat "${tmp}/err")"
+last="$(grep '/test aos\.examples\.Ping' "${tmp}/live" | tail -1)"
+[[ "${last}" =~ ^\ \ /test\ aos\.examples\.Ping\ +[0-9.]+\ +20\ +23\  ]] ||
+  fail "the last row of /test Ping, want 20 messages of 23: ${last}"
+grep -q $'\x1b' "${tmp}/live" && fail "ANSI codes in a pipe"
+
+if ((failures > 0)); then
+  echo "${failures} failure(s)" >&2
+  exit 1
+fi
+echo PASS
