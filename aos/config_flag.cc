@@ -1,5 +1,6 @@
 #include "aos/config_flag.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <vector>
 
@@ -31,6 +32,15 @@ absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> ReadConfigFlag(
     candidates.push_back(fs::path(executable.string() + ".runfiles") / "aos" /
                          default_config);
     candidates.push_back(executable.parent_path() / file_name);
+  }
+  // Run by a test or by another program's runfiles (`bazel test`, `bazel
+  // run`): the runfiles tree it was started from, whose binaries have no
+  // runfiles tree of their own.
+  for (const char* variable : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
+    const char* directory = getenv(variable);
+    if (directory != nullptr && directory[0] != '\0') {
+      candidates.push_back(fs::path(directory) / "aos" / default_config);
+    }
   }
   candidates.push_back(fs::current_path(error) / file_name);
   for (const fs::path& candidate : candidates) {
