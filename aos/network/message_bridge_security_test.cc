@@ -266,7 +266,11 @@ TEST_F(MessageBridgeSecurityTest, UnauthenticatedPeersReachNothing) {
   EXPECT_EQ(from_pi1->connection_count(), 1u);
   EXPECT_EQ(from_pi1->dropped_invalid(), 0u);
   EXPECT_EQ(from_pi1->dropped_unknown_channel(), 0u);
-  EXPECT_EQ(from_pi1->duplicate_packets(), 0u);
+  // The real pi1 re-sends its newest ping once when pi2's reader matches
+  // (MatchResend); on a loaded machine the match is seen after that ping
+  // already crossed, and pi2 counts and drops the copy. More than one copy
+  // per connection would be something else.
+  EXPECT_LE(from_pi1->duplicate_packets(), from_pi1->connection_count());
   EXPECT_EQ(bridge1->Terminate(), 0) << bridge1->Stderr();
   EXPECT_EQ(bridge2->Terminate(), 0) << bridge2->Stderr();
   // What Cyclone said of the impostor's handshakes (the subject of the

@@ -2,16 +2,23 @@
 #define AOS_NETWORK_TEST_DDS_DOMAIN_H_
 
 // For tests: the DDS domain a test binary's participants and bridges use on
-// loopback. Each binary has a range of its own, picked in by pid, so that
-// tests running at once do not hear each other; every domain is at most
+// loopback. Each binary has a range of its own, and a process claims a
+// domain of it with a lock file (/tmp/aos_test_dds_domain_N.lock) held for
+// its lifetime, starting at one picked by pid: tests running at once (other
+// binaries, or `--runs_per_test` copies of one) never share a domain while
+// the range lasts, and then share by pid. Every domain is at most
 // 101, so that DDS's ports (7400 + 250 x domain) stay below Linux's
 // ephemeral ports (32768 and up), which any program may happen to hold.
 //
 //   const uint32_t domain = TestDdsDomain(DdsTestBinary::kMessageBridge);
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <iterator>
+#include <string>
 
 namespace aos::message_bridge {
 
@@ -22,15 +29,33 @@ enum class DdsTestBinary {
   kMessageBridgeSecurity,  // message_bridge_security_test: 56-65
 };
 
-// This process's domain in `binary`'s range.
+// This process's domain in `binary`'s range: the same on every call.
 inline uint32_t TestDdsDomain(DdsTestBinary binary) {
   struct Range {
     uint32_t first;
     uint32_t size;
   };
   constexpr Range kRanges[] = {{1, 30}, {31, 25}, {66, 35}, {56, 10}};
-  const Range range = kRanges[static_cast<int>(binary)];
-  return range.first + static_cast<uint32_t>(getpid()) % range.size;
+  static uint32_t claimed[std::size(kRanges)] = {};
+  const int which = static_cast<int>(binary);
+  if (claimed[which] != 0) return claimed[which];
+  const Range range = kRanges[which];
+  const uint32_t start = static_cast<uint32_t>(getpid()) % range.size;
+  claimed[which] = range.first + start;
+  for (uint32_t i = 0; i < range.size; ++i) {
+    const uint32_t domain = range.first + (start + i) % range.size;
+    const std::string lock =
+        "/tmp/aos_test_dds_domain_" + std::to_string(domain) + ".lock";
+    const int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) break;
+    // Held (the descriptor left open) until this process ends.
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      claimed[which] = domain;
+      break;
+    }
+    close(fd);
+  }
+  return claimed[which];
 }
 
 }  // namespace aos::message_bridge
