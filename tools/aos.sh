@@ -443,18 +443,20 @@ PY
 }
 
 # The main job: pong, ping and aos_timing_report_streamer --application=ping
-# on a private --shm_base; reports stream for --duration seconds (default 10)
-# or until Ctrl-C, then the streamer's summary prints, then ping's (ping is
-# stopped only after the streamer ended, and runs in a session of its own,
-# so Ctrl-C reaches the streamer alone and the two never interleave), then
-# a comparison with cyclictest. Every process and shared memory file is
+# on a private --shm_base, started by aos_launch (docs/aos_launch.md): the
+# streamer starts once ping and pong have each sent a timing report;
+# reports stream for --duration seconds (default 10) or until Ctrl-C, then
+# the streamer's summary prints, then ping's (aos_launch stops ping after
+# the streamer ended, and runs it in a process group of its own, so Ctrl-C
+# reaches the streamer alone and the two never interleave), then a
+# comparison with cyclictest. Every process and shared memory file is
 # cleaned up. Arguments: split_run_args. Fails when a program could not
 # start, when ping got no pong, or when the recording failed.
 run_main_job() {
   local log_file="" ping_args=() pong_args=() streamer_args=()
   split_run_args "$@" || return 1
   local targets=(//examples:ping //examples:pong
-    //aos/tools:aos_timing_report_streamer)
+    //aos/tools:aos_timing_report_streamer //aos/starter:aos_launch)
   [[ -n "${log_file}" ]] && targets+=(//aos/events/logging:aos_logger)
   bazel_cmd build "${targets[@]}"
   local base config work status=0
@@ -466,50 +468,57 @@ run_main_job() {
     "${streamer_args[@]+"${streamer_args[@]}"}" || return 1
   base="$(mktemp -d /dev/shm/aos_pingpong.XXXXXX)"
   work="$(mktemp -d "${TMPDIR:-/tmp}/aos_run.XXXXXX")"
-  local pids=() ping_pid="" logger_pid=""
-  cleanup() {
-    [[ -n "${ping_pid}" ]] && pids+=("${ping_pid}")
-    [[ -n "${logger_pid}" ]] && pids+=("${logger_pid}")
-    ping_pid="" logger_pid=""
-    stop_processes
-    rm -rf "${base}" "${work}"
-  }
+  cleanup() { rm -rf "${base}" "${work}"; }
   trap cleanup EXIT
-  # Ctrl-C reaches the streamer, which prints its summary; we go on after.
+  # Ctrl-C reaches the streamer (and aos_launch, which then stops the
+  # rest); we go on after.
   trap ':' INT TERM
   trap 'exit 129' HUP
-  local started=()
+  local common=("${quiet[@]}" --config="${config}" --shm_base="${base}")
+  local applications=() launch_flags=(--statuses="${work}/statuses")
   if [[ -n "${log_file}" ]]; then
-    # Started first, so it records ping and pong from their first message.
-    setsid bazel-bin/aos/events/logging/aos_logger "${quiet[@]}" \
-      --config="${config}" --shm_base="${base}" --log_file="${log_file}" &
-    logger_pid=$!
-    started+=("aos_logger --log_file=${log_file}:${logger_pid}")
+    # Started first, so it records ping and pong from their first message;
+    # it sends no timing reports to wait for.
+    applications+=(aos_logger bazel-bin/aos/events/logging/aos_logger
+      "${common[@]}" --log_file="${log_file}" ::)
+    launch_flags+=(--no_reports=aos_logger)
   fi
-  log "starting pong and ping (shared memory in ${base})"
-  setsid bazel-bin/examples/pong "${quiet[@]}" --config="${config}" \
-    --shm_base="${base}" "${pong_args[@]+"${pong_args[@]}"}" &
-  pids+=($!)
-  started+=("pong:$!")
-  # ping's summary goes to stderr: stdout is the streamer's alone, so
-  # `run --format=json > file` holds JSON lines only.
-  setsid bazel-bin/examples/ping "${quiet[@]}" --config="${config}" \
-    --shm_base="${base}" --summary_json="${work}/ping.json" \
-    "${ping_args[@]+"${ping_args[@]}"}" >&2 &
-  ping_pid=$!
-  started+=("ping:${ping_pid}")
-  if ! started_ok "${started[@]}"; then
-    cleanup
-    trap - EXIT INT TERM HUP
-    return 1
-  fi
-  log "streaming ping's timing reports; Ctrl-C to stop early"
-  bazel-bin/aos/tools/aos_timing_report_streamer "${quiet[@]}" \
-    --config="${config}" --shm_base="${base}" --application=ping \
-    --duration=10 "${streamer_args[@]+"${streamer_args[@]}"}" || status=$?
-  finish_run "${work}/ping.json" "${status}" || status=$?
+  applications+=(pong bazel-bin/examples/pong "${common[@]}"
+    "${pong_args[@]+"${pong_args[@]}"}" ::)
+  applications+=(ping bazel-bin/examples/ping "${common[@]}"
+    --summary_json="${work}/ping.json" "${ping_args[@]+"${ping_args[@]}"}")
+  log "starting pong and ping (shared memory in ${base}); once both report, streaming ping's timing reports; Ctrl-C to stop early"
+  bazel-bin/aos/starter/aos_launch "${common[@]}" "${launch_flags[@]}" -- \
+    "${applications[@]}" ::: \
+    bazel-bin/aos/tools/aos_timing_report_streamer "${common[@]}" \
+    --application=ping --duration=10 \
+    "${streamer_args[@]+"${streamer_args[@]}"}" || status=$?
+  finish_launched_run "${work}" "${status}" || status=$?
   cleanup
   trap - EXIT INT TERM HUP
+  return "${status}"
+}
+
+# After aos_launch (exit status $2, having said what failed) ended, with
+# its --statuses and ping's --summary_json in directory $1: what the
+# statuses mean for this run (no pong, an incomplete recording), then the
+# comparison with the machine. Returns the run's status. Uses the caller's
+# log_file and ping_args.
+finish_launched_run() {
+  local work="$1" status="$2" ping_status logger_status
+  ping_status="$(awk '$1 == "ping" {print $2}' "${work}/statuses" 2>/dev/null)"
+  logger_status="$(awk '$1 == "aos_logger" {print $2}' "${work}/statuses" 2>/dev/null)"
+  if [[ -n "${logger_status}" && "${logger_status}" != 0 ]]; then
+    log "--log=${log_file}: aos_logger failed with status ${logger_status} (its message is above); the recording is incomplete or missing"
+    ((status == 0)) && status=1
+  fi
+  # ping never ran, or failed: aos_launch said so, and there is no summary.
+  [[ "${ping_status}" == 0 && -s "${work}/ping.json" ]] || return "${status}"
+  if [[ "$(json_figure "${work}/ping.json" pongs)" == 0 ]]; then
+    log "ping got no pong: pong did not answer (its messages are above)"
+    ((status == 0)) && status=1
+  fi
+  compare_with_machine "${work}/ping.json"
   return "${status}"
 }
 

@@ -30,7 +30,8 @@ root="${tmp}/root"
 calls="${tmp}/calls"
 mkdir -p "${root}/tools/dds_security" "${root}/bazel-bin/examples" \
   "${root}/bazel-bin/aos/tools" "${root}/bazel-bin/aos/events/logging" \
-  "${root}/bazel-bin/aos/network" "${root}/aos/events/logging/mcap_check" \
+  "${root}/bazel-bin/aos/network" "${root}/bazel-bin/aos/starter" \
+  "${root}/aos/events/logging/mcap_check" \
   "${tmp}/bin" "${calls}" "${tmp}/run"
 cp "${script}" "${root}/tools/aos.sh"
 echo '{}' >"${root}/aos/events/logging/mcap_check/package-lock.json"
@@ -54,6 +55,43 @@ fake "${root}/bazel-bin/examples/pong" "${PROGRAM}"
 fake "${root}/bazel-bin/aos/network/message_bridge" "${PROGRAM}"
 fake "${root}/bazel-bin/aos/tools/aos_dump" 'echo "\"CONNECTED\""'
 fake "${root}/tools/netns_pair.sh" 'exit 1'
+# aos_launch as it behaves: starts NAME BINARY ARGS... groups (split by ::)
+# in order, fails naming one that exited as it started, runs the command
+# after ::: and then stops them in reverse order, writing --statuses.
+fake "${root}/bazel-bin/aos/starter/aos_launch" 'for a; do [[ $a == --statuses=* ]] && statuses="${a#*=}"; done
+while (($#)) && [[ $1 != -- ]]; do shift; done
+shift
+names=() pids=() app=() foreground=()
+start() { "${app[@]:1}" & pids+=($!); names+=("${app[0]}"); app=(); }
+while (($#)); do
+  case $1 in
+    ::) start ;;
+    :::) start; shift; foreground=("$@"); break ;;
+    *) app+=("$1") ;;
+  esac
+  shift
+done
+((${#app[@]})) && start
+sleep 0.3
+for i in "${!pids[@]}"; do
+  if ! kill -0 "${pids[i]}" 2>/dev/null; then
+    wait "${pids[i]}"
+    echo "aos_launch: ${names[i]} exited with status $? as it started" >&2
+    kill "${pids[@]}" 2>/dev/null
+    exit 1
+  fi
+done
+status=0
+"${foreground[@]}" || status=1
+: >"${statuses}"
+for ((i = ${#pids[@]} - 1; i >= 0; --i)); do
+  kill -TERM "${pids[i]}"
+  wait "${pids[i]}"
+  s=$?
+  echo "${names[i]} ${s}" >>"${statuses}"
+  ((s == 0)) || status=1
+done
+exit "${status}"'
 fake "${root}/tools/dds_security/make_test_ca.sh" 'mkdir -p "$1"'
 # ping prints its summary when stopped: after the streamer's, if run orders
 # them; PONGS=0 makes it a ping nobody answered.
@@ -129,7 +167,7 @@ grep -q -- '--log=/nonexistent/x.mcap: there is no directory /nonexistent; nothi
 LOGGER_FAILS=1 aos run --log="${tmp}/run/run.mcap"
 status=$?
 [[ ${status} == 1 ]] || fail "run with a failing logger exited ${status}, want 1"
-grep -q "aos_logger --log_file=${tmp}/run/run.mcap exited with status 1 as it started" "${tmp}/run/all" ||
+grep -q "aos_logger exited with status 1 as it started" "${tmp}/run/all" ||
   fail "the logger's failure is not said: $(cat "${tmp}/run/all")"
 [[ -z "$(called aos_timing_report_streamer | grep -v -- --version)" ]] ||
   fail "streamed anyway: $(called aos_timing_report_streamer)"

@@ -1,0 +1,303 @@
+#include "aos/starter/launcher.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "aos/util/str_cat.h"
+
+namespace aos::starter {
+namespace {
+
+using std::chrono::steady_clock;
+
+// The last `count` lines of the file at `path` (all of a shorter one).
+std::string LastLines(const std::string& path, int count) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(std::move(line));
+    if (lines.size() > static_cast<size_t>(count)) lines.erase(lines.begin());
+  }
+  return StrJoin(lines, "\n");
+}
+
+// Closes `fd` if it is one.
+void CloseIfOpen(int fd) {
+  if (fd >= 0) close(fd);
+}
+
+// What the parent prepares so the forked child needs only async-signal-safe
+// calls before exec.
+struct Prepared {
+  std::vector<std::string> strings;
+  std::vector<char*> argv;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  int netns_fd = -1;
+  // The child writes its errno here if it cannot exec; closed on exec.
+  int error_pipe[2] = {-1, -1};
+
+  ~Prepared() {
+    CloseIfOpen(stdout_fd);
+    CloseIfOpen(stderr_fd);
+    CloseIfOpen(netns_fd);
+    CloseIfOpen(error_pipe[0]);
+    CloseIfOpen(error_pipe[1]);
+  }
+};
+
+// In the forked child: never returns.
+[[noreturn]] void ExecChild(const Prepared& prepared, pid_t parent) {
+  // Its own process group, so signals for the group reach all of it and a
+  // terminal's Ctrl-C does not.
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The parent died before the prctl took effect.
+  if (getppid() != parent) _exit(127);
+  int error = 0;
+  if (prepared.netns_fd >= 0 && setns(prepared.netns_fd, CLONE_NEWNET) != 0) {
+    error = errno;
+  }
+  if (error == 0) {
+    // Its output to the files, or both to our stderr: our stdout is the
+    // caller's (a streamer's table, JSON lines).
+    const bool to_files = prepared.stdout_fd >= 0;
+    if (dup2(to_files ? prepared.stdout_fd : STDERR_FILENO, STDOUT_FILENO) <
+            0 ||
+        (to_files && dup2(prepared.stderr_fd, STDERR_FILENO) < 0)) {
+      error = errno;
+    }
+  }
+  if (error == 0) {
+    // Signals the parent blocked (a loop's stop signals) are not ours.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    execv(prepared.argv[0], prepared.argv.data());
+    error = errno;
+  }
+  // Best effort: the parent reads it, or sees status 127.
+  const ssize_t written = write(prepared.error_pipe[1], &error, sizeof(error));
+  (void)written;
+  _exit(127);
+}
+
+}  // namespace
+
+struct Launcher::Child {
+  LaunchSpec spec;
+  pid_t pid = -1;
+  std::string stderr_path;
+  bool reported = false;
+  bool exited = false;
+  int exit_status = 0;
+};
+
+std::string DescribeExit(int status) {
+  if (status >= 0) return StrCat("exited with status ", status);
+  return StrCat("killed by signal ", -status, " (", strsignal(-status), ")");
+}
+
+Launcher::Launcher(EventLoop* reports_loop, std::string output_dir)
+    : reports_(reports_loop->MakeFetcher<timing::Report>("/aos")),
+      output_dir_(std::move(output_dir)) {}
+
+Launcher::~Launcher() { StopAll(std::chrono::seconds(5)); }
+
+absl::Status Launcher::Start(LaunchSpec spec) {
+  if (Find(spec.name) != nullptr) {
+    return absl::AlreadyExistsError(StrCat(spec.name, ": already started"));
+  }
+  Prepared prepared;
+  prepared.strings.push_back(spec.binary);
+  for (const std::string& arg : spec.args) prepared.strings.push_back(arg);
+  for (std::string& s : prepared.strings) prepared.argv.push_back(s.data());
+  prepared.argv.push_back(nullptr);
+  auto child = std::make_unique<Child>();
+  child->spec = std::move(spec);
+  const LaunchSpec& started = child->spec;
+  if (access(started.binary.c_str(), X_OK) != 0) {
+    return absl::NotFoundError(StrCat(started.name, ": cannot run ",
+                                      started.binary, ": ", strerror(errno)));
+  }
+  if (!output_dir_.empty()) {
+    const std::string stem = StrCat(output_dir_, "/", started.name);
+    child->stderr_path = stem + ".err";
+    prepared.stdout_fd = open((stem + ".out").c_str(),
+                              O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    prepared.stderr_fd = open(child->stderr_path.c_str(),
+                              O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (prepared.stdout_fd < 0 || prepared.stderr_fd < 0) {
+      return absl::FailedPreconditionError(
+          StrCat(started.name, ": cannot write its output in ", output_dir_,
+                 ": ", strerror(errno)));
+    }
+  }
+  if (!started.network_namespace.empty()) {
+    const std::string path = StrCat("/run/netns/", started.network_namespace);
+    prepared.netns_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (prepared.netns_fd < 0) {
+      return absl::NotFoundError(StrCat(started.name, ": network namespace ",
+                                        started.network_namespace, " (", path,
+                                        "): ", strerror(errno)));
+    }
+  }
+  if (pipe2(prepared.error_pipe, O_CLOEXEC) != 0) {
+    return absl::InternalError(
+        StrCat(started.name, ": pipe: ", strerror(errno)));
+  }
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    return absl::ResourceExhaustedError(
+        StrCat(started.name, ": fork: ", strerror(errno)));
+  }
+  if (pid == 0) ExecChild(prepared, parent);
+  // Also here, so that a signal to the group right after Start reaches it.
+  setpgid(pid, pid);
+  close(prepared.error_pipe[1]);
+  prepared.error_pipe[1] = -1;
+  int error = 0;
+  ssize_t got;
+  do {
+    got = read(prepared.error_pipe[0], &error, sizeof(error));
+  } while (got < 0 && errno == EINTR);
+  if (got == sizeof(error)) {
+    waitpid(pid, nullptr, 0);
+    return absl::FailedPreconditionError(StrCat(
+        started.name, ": cannot start ", started.binary,
+        started.network_namespace.empty()
+            ? ""
+            : StrCat(" in network namespace ", started.network_namespace),
+        ": ", strerror(error)));
+  }
+  child->pid = pid;
+  children_.push_back(std::move(child));
+  return absl::OkStatus();
+}
+
+Launcher::Child* Launcher::Find(std::string_view name) {
+  for (const std::unique_ptr<Child>& child : children_) {
+    if (child->spec.name == name) return child.get();
+  }
+  return nullptr;
+}
+
+const Launcher::Child* Launcher::Find(std::string_view name) const {
+  for (const std::unique_ptr<Child>& child : children_) {
+    if (child->spec.name == name) return child.get();
+  }
+  return nullptr;
+}
+
+bool Launcher::Reap(Child* child) {
+  if (child->exited) return true;
+  int status = 0;
+  pid_t got;
+  do {
+    got = waitpid(child->pid, &status, WNOHANG);
+  } while (got < 0 && errno == EINTR);
+  if (got != child->pid) return false;
+  child->exited = true;
+  child->exit_status =
+      WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  return true;
+}
+
+absl::Status Launcher::WaitUntilReporting(std::chrono::nanoseconds deadline) {
+  const steady_clock::time_point end = steady_clock::now() + deadline;
+  while (true) {
+    while (reports_.FetchNext()) {
+      const flatbuffers::String* name = reports_->name();
+      if (name == nullptr) continue;
+      Child* child = Find(name->string_view());
+      if (child != nullptr) child->reported = true;
+    }
+    std::vector<std::string> silent;
+    for (const std::unique_ptr<Child>& child : children_) {
+      if (child->reported) continue;
+      if (Reap(child.get())) {
+        std::string said =
+            child->stderr_path.empty() ? "" : LastLines(child->stderr_path, 5);
+        return absl::FailedPreconditionError(
+            StrCat(child->spec.name, " ", DescribeExit(child->exit_status),
+                   child->spec.reports ? " before its first timing report"
+                                       : " as it started",
+                   said.empty() ? "" : StrCat("; it said:\n", said)));
+      }
+      if (child->spec.reports) silent.push_back(child->spec.name);
+    }
+    if (silent.empty()) return absl::OkStatus();
+    if (steady_clock::now() >= end) {
+      return absl::DeadlineExceededError(
+          StrCat("no timing report within ",
+                 std::chrono::duration<double>(deadline).count(), " s from ",
+                 StrJoin(silent, ", "),
+                 " (running, but silent: is --timing_report_ms long, or "
+                 "--shm_base not the launcher's?)"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+bool Launcher::Running(std::string_view name) {
+  Child* child = Find(name);
+  return child != nullptr && !Reap(child);
+}
+
+pid_t Launcher::Pid(std::string_view name) const {
+  const Child* child = Find(name);
+  return child == nullptr ? -1 : child->pid;
+}
+
+std::string Launcher::Stderr(std::string_view name) const {
+  const Child* child = Find(name);
+  if (child == nullptr || child->stderr_path.empty()) return "";
+  std::ifstream in(child->stderr_path);
+  std::stringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+std::vector<Launcher::Stopped> Launcher::StopAll(
+    std::chrono::nanoseconds stop_time) {
+  std::vector<Stopped> stopped;
+  for (auto it = children_.rbegin(); it != children_.rend(); ++it) {
+    Child* child = it->get();
+    if (child->pid < 0) continue;
+    Stopped fate{.name = child->spec.name};
+    if (!Reap(child)) {
+      kill(-child->pid, SIGTERM);
+      const steady_clock::time_point end = steady_clock::now() + stop_time;
+      while (!Reap(child) && steady_clock::now() < end) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      if (!child->exited) {
+        kill(-child->pid, SIGKILL);
+        fate.killed = true;
+        int status = 0;
+        while (waitpid(child->pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        child->exited = true;
+        child->exit_status =
+            WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+      }
+    }
+    fate.status = child->exit_status;
+    child->pid = -1;
+    stopped.push_back(std::move(fate));
+  }
+  return stopped;
+}
+
+}  // namespace aos::starter

@@ -1,0 +1,50 @@
+// An application for launcher_test: an event loop named --name that sends
+// timing reports, or misbehaves as --behaviour says.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "aos/config_flag.h"
+#include "aos/events/shm_event_loop.h"
+#include "aos/init.h"
+#include "gflags/gflags.h"
+
+DEFINE_string(name, "app", "The event loop's name.");
+DEFINE_string(behaviour, "run",
+              "run: report until stopped; exit3: exit with status 3 at once, "
+              "saying why; deaf: report, and ignore SIGTERM; silent: run, and "
+              "send no timing report.");
+
+int main(int argc, char** argv) {
+  aos::InitGoogle(&argc, &argv, "Usage: launcher_test_app --config=FILE");
+  if (FLAGS_behaviour == "exit3") {
+    fprintf(stderr, "launcher_test_app: told to fail\n");
+    return 3;
+  }
+  absl::StatusOr<aos::FlatbufferDetachedBuffer<aos::Configuration>> config =
+      aos::ReadConfigFlag("aos/testing/test_config.json");
+  if (!config.ok()) {
+    fprintf(stderr, "%s\n", std::string(config.status().message()).c_str());
+    return 1;
+  }
+  if (FLAGS_behaviour == "silent") {
+    while (true) pause();
+  }
+  aos::ShmEventLoop loop(&config->message(), FLAGS_name);
+  if (FLAGS_behaviour == "deaf") {
+    // The loop's stop signals are blocked and read from a signalfd: a
+    // handler that ignores them instead.
+    loop.OnRun([]() {
+      sigset_t term;
+      sigemptyset(&term);
+      sigaddset(&term, SIGTERM);
+      sigaddset(&term, SIGINT);
+      pthread_sigmask(SIG_UNBLOCK, &term, nullptr);
+      signal(SIGTERM, SIG_IGN);
+    });
+  }
+  loop.Run();
+  return 0;
+}
