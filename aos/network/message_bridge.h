@@ -50,6 +50,14 @@
 //   (mapped: /<node>/aos/remote_timestamps/<peer>).
 // - Publishes aos.message_bridge.ServerStatistics and ClientStatistics on
 //   /aos (mapped to the node's) every statistics_period.
+//
+// This class wires the roles, each a class of its own
+// (docs/network.md, "Where each role lives"): the sending side
+// (bridge_sender.h, its writes packed by bridge_write_pack.h), the
+// receiving side (bridge_receiver.h), remote timestamps
+// (bridge_remote_timestamps.h), the peer link: probes, connection, boot
+// and clock offset (bridge_peer_link.h), and the statistics
+// (bridge_statistics.h), around one DDS participant served from the loop.
 
 #include <chrono>
 #include <memory>

@@ -1,0 +1,176 @@
+#include "aos/network/bridge_receiver.h"
+
+#include "aos/flatbuffer_string_view.h"
+#include "aos/network/bridge_topics.h"
+#include "aos/network/clock_offset_estimator.h"
+#include "aos/network/forwarded_origins.h"
+
+namespace aos::message_bridge {
+namespace {
+
+int64_t Ns(monotonic_clock::time_point t) {
+  return t.time_since_epoch().count();
+}
+
+}  // namespace
+
+BridgeReceiver::BridgeReceiver(EventLoop* loop, DdsParticipant* dds,
+                               const PeerLink* link,
+                               BridgeStatistics* statistics,
+                               RemoteTimestamps* timestamps)
+    : loop_(loop),
+      dds_(dds),
+      link_(link),
+      statistics_(statistics),
+      timestamps_(timestamps) {}
+
+absl::Status BridgeReceiver::AddChannel(const Channel* channel) {
+  const Configuration& config = *loop_->configuration();
+  absl::StatusOr<ForwardedMessageCheck> check =
+      ForwardedMessageCheck::Make(config, *channel, *loop_->node());
+  if (!check.ok()) return check.status();
+  auto incoming = std::make_unique<Incoming>(*check);
+  incoming->channel = channel;
+  incoming->depth = QueueDepth(config, *channel);
+  for (const Connection* connection : *channel->destination_nodes()) {
+    if (StringView(connection->name()) == StringView(loop_->node()->name())) {
+      incoming->timestamps_go_back =
+          RemoteTimestamps::TimestampsGoBack(*connection);
+    }
+  }
+  // A buffer one byte larger than max_size: a larger message is refused
+  // without Cyclone reallocating ours away (it then allocates its own,
+  // which RestoreBuffer frees).
+  incoming->buffer_size = static_cast<uint32_t>(channel->max_size()) + 1;
+  incoming->buffer = std::make_unique<uint8_t[]>(incoming->buffer_size);
+  RestoreBuffer(incoming.get());
+  const ForwardedTopic topic =
+      ForwardedChannelTopic(config, *channel, incoming->check.channel_index());
+  absl::StatusOr<dds_entity_t> reader = dds_->MakeReader(
+      &aos_bridge_Message_desc, topic.name, topic.qos, &incoming->arrived);
+  if (!reader.ok()) return reader.status();
+  incoming->reader = *reader;
+  incoming->sender = loop_->MakeRawSender(channel);
+  // What was re-sent before (a restarted bridge): not again.
+  std::unique_ptr<RawFetcher> fetcher = loop_->MakeRawFetcher(channel);
+  if (fetcher->Fetch()) {
+    incoming->has_last = true;
+    incoming->last_boot = fetcher->context().source_boot_uuid;
+    incoming->last_queue_index = fetcher->context().remote_queue_index;
+  }
+  incoming_.push_back(std::move(incoming));
+  return absl::OkStatus();
+}
+
+void BridgeReceiver::Serve() {
+  for (const std::unique_ptr<Incoming>& incoming : incoming_) {
+    if (incoming->arrived.Take()) TakeMessages(incoming.get());
+  }
+}
+
+void BridgeReceiver::RestoreBuffer(Incoming* incoming) {
+  dds_sequence_octet& data = incoming->sample.data;
+  if (data._buffer != incoming->buffer.get()) {
+    if (data._buffer != nullptr && data._release) dds_free(data._buffer);
+    data._buffer = incoming->buffer.get();
+  }
+  data._maximum = incoming->buffer_size;
+  data._release = false;
+}
+
+void BridgeReceiver::TakeMessages(Incoming* incoming) {
+  void* samples[1] = {&incoming->sample};
+  dds_sample_info_t info;
+  while (true) {
+    const dds_return_t taken = dds_take(incoming->reader, samples, &info, 1, 1);
+    if (taken <= 0) break;
+    if (info.valid_data) {
+      const PeerLink::Peer* peer = link_->PeerAt(incoming->sample.source_node);
+      if (peer == nullptr) {
+        ++statistics_->dropped_unknown_node();
+      } else {
+        Receive(incoming, *peer);
+      }
+    }
+    RestoreBuffer(incoming);
+  }
+}
+
+bool BridgeReceiver::IsNew(const Incoming& incoming, const UUID& boot,
+                           uint32_t queue_index) const {
+  if (!incoming.has_last || boot != incoming.last_boot) return true;
+  const int32_t ahead =
+      static_cast<int32_t>(queue_index - incoming.last_queue_index);
+  // Not newer, but further back than any resend could be: the source's
+  // channel started over (its shared memory was removed) within one boot.
+  return ahead > 0 || -static_cast<int64_t>(ahead) >= incoming.depth;
+}
+
+void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
+  BridgeStatistics::ReceivedCounts& counts =
+      statistics_->peer(peer.slot()).received;
+  const aos_bridge_Message& message = incoming->sample;
+  const uint8_t* data = message.data._buffer;
+  const size_t size = message.data._length;
+  switch (incoming->check.Check(message.channel_index, message.source_node,
+                                data, size)) {
+    case ForwardedVerdict::kOk:
+      break;
+    case ForwardedVerdict::kUnknownChannel:
+      ++counts.dropped_unknown_channel;
+      return;
+    case ForwardedVerdict::kOversize:
+      ++counts.dropped_oversize;
+      return;
+    case ForwardedVerdict::kInvalid:
+      ++counts.dropped_invalid;
+      return;
+  }
+  const UUID boot = UUID::FromBytes(message.boot_uuid);
+  if (!IsNew(*incoming, boot, message.queue_index)) {
+    ++counts.duplicate_packets;
+    return;
+  }
+  // The estimate is of the peer's current boot: a message of another boot
+  // has a clock we know nothing of.
+  ClockOffsetEstimator::Estimate offset = peer.clock_offset();
+  if (boot != peer.boot_uuid()) offset.valid = false;
+  const ReceivedOrigins origins = ReceiveOrigins(
+      OriginsFromWire(message), offset, Ns(monotonic_clock::now()));
+  RemoteOrigin origin;
+  origin.monotonic_remote_time = monotonic_clock::time_point(
+      std::chrono::nanoseconds(message.monotonic_sent_ns));
+  origin.realtime_remote_time = realtime_clock::time_point(
+      std::chrono::nanoseconds(message.realtime_sent_ns));
+  origin.remote_queue_index = message.queue_index;
+  origin.source_boot_uuid = boot;
+  origin.origins = &origins.origins;
+  RawSender* sender = incoming->sender.get();
+  if (sender->Send(data, size, origin) != RawSender::Error::kOk) {
+    ++counts.dropped_send_failed;
+    return;
+  }
+  if (incoming->has_last && boot == incoming->last_boot) {
+    // IsNew made it newer, so the difference is positive when no restart of
+    // the source's channel came between.
+    const int32_t ahead =
+        static_cast<int32_t>(message.queue_index - incoming->last_queue_index);
+    if (ahead > 1) counts.lost_packets += static_cast<uint64_t>(ahead - 1);
+  }
+  incoming->has_last = true;
+  incoming->last_boot = boot;
+  incoming->last_queue_index = message.queue_index;
+  ++counts.received_packets;
+  counts.received_bytes += size;
+  counts.invalid_origins += origins.invalid;
+  counts.origins_without_offset += origins.without_offset;
+  if (offset.valid) {
+    counts.AddOneWayLatency(Ns(sender->monotonic_sent_time()) -
+                            message.monotonic_sent_ns + offset.offset_ns);
+  }
+  if (incoming->timestamps_go_back) {
+    timestamps_->Confirm(peer, message, *sender);
+  }
+}
+
+}  // namespace aos::message_bridge

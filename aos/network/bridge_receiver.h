@@ -1,0 +1,108 @@
+#ifndef AOS_NETWORK_BRIDGE_RECEIVER_H_
+#define AOS_NETWORK_BRIDGE_RECEIVER_H_
+
+// The message bridge's receiving side: for every channel forwarded to this
+// node, it reads the channel's DDS topic (bridge_topics.h) and re-sends
+// each message into local shared memory with RawSender::Send(RemoteOrigin):
+// the source's send times, queue index and boot, and its path origins in
+// our clock, translated with the peer link's clock offset estimate of the
+// source (forwarded_origins.h).
+//
+// Network data is untrusted. A message that names another channel or a
+// node that is no peer, is larger than max_size, or fails the flatbuffer
+// Verifier for the channel's schema is dropped and counted
+// (forwarded_message_check.h); one already re-sent (same boot, queue index
+// not newer) is counted as a duplicate; gaps in a channel's queue indices
+// are counted as lost; the one-way latency of each message re-sent after a
+// clock estimate is recorded (ClientStatistics). For channels whose
+// timestamps go back, each re-send is confirmed to the source
+// (bridge_remote_timestamps.h).
+//
+//   BridgeReceiver receiver(&loop, dds, &link, statistics, timestamps);
+//   receiver.AddChannel(channel);   // each, before Run()
+//   ... receiver.Serve();           // the wakeup fd readable
+//
+// Runs in the loop's thread: every sample is taken, checked and re-sent
+// there. The samples are deserialised into a buffer per channel made
+// before Run() (Cyclone allocates one of its own only for a sample larger
+// than max_size, which is refused); re-sending allocates nothing.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "aos/configuration_generated.h"
+#include "aos/events/event_loop.h"
+#include "aos/network/bridge_peer_link.h"
+#include "aos/network/bridge_remote_timestamps.h"
+#include "aos/network/bridge_statistics.h"
+#include "aos/network/bridge_wire.h"
+#include "aos/network/dds_participant.h"
+#include "aos/network/forwarded_message_check.h"
+#include "aos/util/uuid.h"
+
+namespace aos::message_bridge {
+
+class BridgeReceiver {
+ public:
+  // Re-sends on `loop`'s node what peers of `link` forward here, counting
+  // in `statistics` and confirming through `timestamps`. All must outlive
+  // it; `dds` must be deleted before it (its listeners raise Signals in
+  // it).
+  BridgeReceiver(EventLoop* loop, DdsParticipant* dds, const PeerLink* link,
+                 BridgeStatistics* statistics, RemoteTimestamps* timestamps);
+
+  BridgeReceiver(const BridgeReceiver&) = delete;
+  BridgeReceiver& operator=(const BridgeReceiver&) = delete;
+
+  // Receives `channel`, which is forwarded to this node: its reader and
+  // local sender. Fails, naming the channel, if it has no schema to verify
+  // with. What the channel already holds from the source (a restarted
+  // bridge) is not re-sent again. Before the loop runs.
+  absl::Status AddChannel(const Channel* channel);
+
+  // In the loop, when the participant's wakeup fd is readable: takes and
+  // re-sends what arrived.
+  void Serve();
+
+ private:
+  // A channel forwarded to this node.
+  struct Incoming {
+    explicit Incoming(ForwardedMessageCheck check) : check(check) {}
+    ForwardedMessageCheck check;
+    const Channel* channel = nullptr;
+    bool timestamps_go_back = false;
+    int32_t depth = 1;
+    dds_entity_t reader = 0;
+    DdsParticipant::Signal arrived;
+    std::unique_ptr<RawSender> sender;
+    // The sample Cyclone deserialises into, with our buffer.
+    aos_bridge_Message sample = {};
+    std::unique_ptr<uint8_t[]> buffer;
+    uint32_t buffer_size = 0;
+    // The last message re-sent: its source boot and queue index there.
+    bool has_last = false;
+    UUID last_boot;
+    uint32_t last_queue_index = 0;
+  };
+
+  void TakeMessages(Incoming* incoming);
+  void Receive(Incoming* incoming, const PeerLink::Peer& peer);
+  // Whether a message (boot, queue index) is newer than the last re-sent.
+  bool IsNew(const Incoming& incoming, const UUID& boot,
+             uint32_t queue_index) const;
+  // Puts our buffer back if Cyclone replaced it (a message larger than it).
+  void RestoreBuffer(Incoming* incoming);
+
+  EventLoop* const loop_;
+  DdsParticipant* const dds_;
+  const PeerLink* const link_;
+  BridgeStatistics* const statistics_;
+  RemoteTimestamps* const timestamps_;
+  std::vector<std::unique_ptr<Incoming>> incoming_;
+};
+
+}  // namespace aos::message_bridge
+
+#endif  // AOS_NETWORK_BRIDGE_RECEIVER_H_
