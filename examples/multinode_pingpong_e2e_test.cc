@@ -21,6 +21,7 @@
 #include "aos/network/client_statistics_generated.h"
 #include "aos/network/test_certificates.h"
 #include "aos/network/test_dds_domain.h"
+#include "aos/starter/launcher.h"
 #include "aos/testing/path.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
@@ -41,18 +42,60 @@ class MultinodePingPongTest : public ::testing::Test {
       : dir_(TestTempDir() + "/" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name()),
         domain_(message_bridge::TestDdsDomain(
-            message_bridge::DdsTestBinary::kMultinodeEndToEnd)) {
+            message_bridge::DdsTestBinary::kMultinodeEndToEnd)),
+        config_(*configuration::ReadConfig(
+            ArtifactPath("examples/multinode_pingpong_config.json"))) {
     for (const char* node : {"pi1", "pi2"}) {
       std::filesystem::create_directories(ShmBase(node));
+      // Each node's launcher watches that node's /aos for the first
+      // reports of what it started.
+      FLAGS_shm_base = ShmBase(node);
+      const Node* on = configuration::GetNode(config_.message(), node);
+      report_loops_.push_back(
+          std::make_unique<ShmEventLoop>(&config_.message(), "e2e_test", on));
+      launchers_.push_back(std::make_unique<starter::Launcher>(
+          report_loops_.back().get(), StrCat(dir_, "/", node)));
     }
+  }
+
+  // The bridges with DDS Security (a CA made for the test), then pong on
+  // pi2; each has sent a timing report when this returns.
+  void SetUp() override {
     const std::string ca = message_bridge::MakeTestCa({"pi1", "pi2"});
     for (const char* node : {"pi1", "pi2"}) {
-      (node == std::string_view("pi1") ? bridge1_ : bridge2_) =
-          Start("aos/network/message_bridge", node,
-                {StrCat("--dds_domain=", domain_), "--dds_interface=lo",
-                 StrCat("--dds_security=", ca)});
+      const absl::Status started = Launcher(node).Start(
+          App("message_bridge", "aos/network/message_bridge", node,
+              {StrCat("--dds_domain=", domain_), "--dds_interface=lo",
+               StrCat("--dds_security=", ca)}));
+      ASSERT_TRUE(started.ok()) << started;
     }
-    pong_ = Start("examples/pong", "pi2", {"--priority=0"});
+    const absl::Status started = Launcher("pi2").Start(
+        App("pong", "examples/pong", "pi2", {"--priority=0"}));
+    ASSERT_TRUE(started.ok()) << started;
+    for (const char* node : {"pi1", "pi2"}) {
+      const absl::Status up =
+          Launcher(node).WaitUntilReporting(std::chrono::seconds(90));
+      ASSERT_TRUE(up.ok()) << up << "\n" << Said();
+    }
+  }
+
+  starter::Launcher& Launcher(std::string_view node) {
+    return *launchers_[node == "pi1" ? 0 : 1];
+  }
+
+  // Application `name`, the program `binary`, on `node`.
+  starter::LaunchSpec App(std::string name, std::string_view binary,
+                          std::string_view node,
+                          std::vector<std::string> extra) {
+    std::vector<std::string> args{
+        "--config=" + ArtifactPath("examples/multinode_pingpong_config.json"),
+        StrCat("--shm_base=", ShmBase(node)), StrCat("--node=", node)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return {.name = std::move(name),
+            .binary = ArtifactPath(binary),
+            .args = std::move(args),
+            .network_namespace = "",
+            .reports = true};
   }
 
   void StartPing(std::vector<std::string> extra = {}) {
@@ -81,16 +124,19 @@ class MultinodePingPongTest : public ::testing::Test {
 
   // What every process said, for a failure's message.
   std::string Said() {
-    return StrCat("bridge pi1:\n", bridge1_->Stderr(), "\nbridge pi2:\n",
-                  bridge2_->Stderr(), "\npong:\n", pong_->Stderr(), "\nping:\n",
+    return StrCat("bridge pi1:\n", Launcher("pi1").Stderr("message_bridge"),
+                  "\nbridge pi2:\n", Launcher("pi2").Stderr("message_bridge"),
+                  "\npong:\n", Launcher("pi2").Stderr("pong"), "\nping:\n",
                   ping_ != nullptr ? ping_->Stderr() : "(not started)");
   }
 
   const std::string dir_;
   const uint32_t domain_;
-  std::unique_ptr<Subprocess> bridge1_;
-  std::unique_ptr<Subprocess> bridge2_;
-  std::unique_ptr<Subprocess> pong_;
+  const FlatbufferDetachedBuffer<Configuration> config_;
+  std::vector<std::unique_ptr<ShmEventLoop>> report_loops_;
+  // pi1's, pi2's; stopped (in reverse order of their starts) before the
+  // loops they watch go.
+  std::vector<std::unique_ptr<starter::Launcher>> launchers_;
   std::unique_ptr<Subprocess> ping_;
 };
 
@@ -124,9 +170,10 @@ TEST_F(MultinodePingPongTest, StreamerOnPi1ShowsEveryNodesReportsByNode) {
   // Nothing else, and no application on the wrong node.
   EXPECT_EQ(seen.size(), 4u);
   // Forwarded with peers authenticated, as the run does it.
-  for (Subprocess* bridge : {bridge1_.get(), bridge2_.get()}) {
-    EXPECT_THAT(bridge->Stderr(), HasSubstr("DDS Security on"));
-    EXPECT_THAT(bridge->Stderr(), ::testing::Not(HasSubstr("Security off")));
+  for (const char* node : {"pi1", "pi2"}) {
+    const std::string said = Launcher(node).Stderr("message_bridge");
+    EXPECT_THAT(said, HasSubstr("DDS Security on"));
+    EXPECT_THAT(said, ::testing::Not(HasSubstr("Security off")));
   }
 }
 
