@@ -564,7 +564,8 @@ run_multinode_job() {
   split_run_args "$@" || return 1
   local targets=(//examples:ping //examples:pong
     //aos/tools:aos_timing_report_streamer //aos/network:message_bridge
-    //aos/tools:aos_dump //examples:multinode_pingpong_config)
+    //aos/tools:aos_dump //examples:multinode_pingpong_config
+    //aos/starter:aos_launch)
   [[ -n "${log_file}" ]] && targets+=(//aos/events/logging:aos_logger)
   bazel_cmd build "${targets[@]}"
   local config="bazel-bin/examples/multinode_pingpong_config.json"
@@ -582,23 +583,30 @@ run_multinode_job() {
   # at most 101, so DDS's ports (7400 + 250 x domain) stay below the
   # ephemeral ports.
   domain=$((1 + RANDOM % 100))
-  local in1=() in2=() interface1=lo interface2=lo
+  local at1="" at2="" interface1=lo interface2=lo
   if [[ "$(id -u)" == 0 ]] && tools/netns_pair.sh up aosrun 2>/dev/null; then
     netns=aosrun
-    in1=(ip netns exec aosrun1)
-    in2=(ip netns exec aosrun2)
+    at1=@aosrun1
+    at2=@aosrun2
     interface1=aosrun1v
     interface2=aosrun2v
     log "pi1 and pi2 are network namespaces aosrun1 and aosrun2 (veth)"
   else
     log "not root (or no ip netns): both nodes on loopback"
   fi
-  local pids=() ping_pid="" logger_pid=""
+  # Each node's applications are started by an aos_launch of their own
+  # (docs/aos_launch.md), in a session of its own so that Ctrl-C reaches
+  # only the streamer: pi2's (its bridge, pong) and pi1's (the recorder,
+  # its bridge) until stopped; then ping with the streamer in the
+  # foreground, once the bridges are connected.
+  local pi1_launch="" pi2_launch=""
   cleanup() {
-    [[ -n "${ping_pid}" ]] && pids+=("${ping_pid}")
-    [[ -n "${logger_pid}" ]] && pids+=("${logger_pid}")
-    ping_pid="" logger_pid=""
-    stop_processes
+    local pid
+    for pid in ${pi1_launch} ${pi2_launch}; do
+      kill -TERM "${pid}" 2>/dev/null || true
+      wait "${pid}" 2>/dev/null || true
+    done
+    pi1_launch="" pi2_launch=""
     [[ -n "${netns}" ]] && tools/netns_pair.sh down "${netns}"
     rm -rf "${base1}" "${base2}" "${certs}" "${work}"
   }
@@ -607,56 +615,60 @@ run_multinode_job() {
   trap 'exit 129' HUP
   tools/dds_security/make_test_ca.sh "${certs}/ca" pi1 pi2 || return 1
   log "DDS Security on: the bridges authenticate with a test CA made for this run (${certs}/ca)"
-  local common=(--config="${config}")
-  local started=()
+  local launch=("${bin}/aos/starter/aos_launch" "${quiet[@]}" --config="${config}")
+  local on1=("${quiet[@]}" --config="${config}" --node=pi1 --shm_base="${base1}")
+  local on2=("${quiet[@]}" --config="${config}" --node=pi2 --shm_base="${base2}")
+  local bridge=("${bin}/aos/network/message_bridge" --dds_domain="${domain}"
+    --dds_security="${certs}/ca")
+  setsid "${launch[@]}" --node=pi2 --shm_base="${base2}" \
+    --statuses="${work}/pi2_statuses" -- \
+    "message_bridge${at2}" "${bridge[@]}" "${on2[@]}" \
+    --dds_interface="${interface2}" :: \
+    "pong${at2}" "${bin}/examples/pong" "${on2[@]}" \
+    "${pong_args[@]+"${pong_args[@]}"}" &
+  pi2_launch=$!
+  local pi1_applications=() pi1_flags=(--statuses="${work}/pi1_statuses")
   if [[ -n "${log_file}" ]]; then
-    setsid "${bin}/aos/events/logging/aos_logger" "${quiet[@]}" \
-      "${common[@]}" --node=pi1 --shm_base="${base1}" \
-      --log_file="${log_file}" &
-    logger_pid=$!
-    started+=("aos_logger --log_file=${log_file}:${logger_pid}")
+    pi1_applications+=(aos_logger "${bin}/aos/events/logging/aos_logger"
+      "${on1[@]}" --log_file="${log_file}" ::)
+    pi1_flags+=(--no_reports=aos_logger)
   fi
-  setsid "${in1[@]}" "${bin}/aos/network/message_bridge" "${quiet[@]}" \
-    "${common[@]}" --node=pi1 --shm_base="${base1}" --dds_domain="${domain}" \
-    --dds_interface="${interface1}" --dds_security="${certs}/ca" >&2 &
-  pids+=($!)
-  started+=("pi1's message_bridge:$!")
-  setsid "${in2[@]}" "${bin}/aos/network/message_bridge" "${quiet[@]}" \
-    "${common[@]}" --node=pi2 --shm_base="${base2}" --dds_domain="${domain}" \
-    --dds_interface="${interface2}" --dds_security="${certs}/ca" >&2 &
-  pids+=($!)
-  started+=("pi2's message_bridge:$!")
-  setsid "${in2[@]}" "${bin}/examples/pong" "${quiet[@]}" "${common[@]}" \
-    --node=pi2 --shm_base="${base2}" "${pong_args[@]+"${pong_args[@]}"}" >&2 &
-  pids+=($!)
-  started+=("pong:$!")
-  if ! started_ok "${started[@]}"; then
-    cleanup
-    trap - EXIT INT TERM HUP
-    return 1
-  fi
+  pi1_applications+=("message_bridge${at1}" "${bridge[@]}" "${on1[@]}"
+    --dds_interface="${interface1}")
+  setsid "${launch[@]}" --node=pi1 --shm_base="${base1}" "${pi1_flags[@]}" \
+    -- "${pi1_applications[@]}" &
+  pi1_launch=$!
   # Ping starts once the bridges have found each other (pi1's bridge says
   # pi2 is CONNECTED: DDS discovery and the security handshake done), so its
-  # first pings are not answered late.
+  # first pings are not answered late; a launcher that ended meanwhile has
+  # said why.
   if ! grep -q -m 1 '"CONNECTED"' < <(timeout 60 "${bin}/aos/tools/aos_dump" \
-    "${common[@]}" --node=pi1 --shm_base="${base1}" /pi1/aos \
-    aos.message_bridge.ServerStatistics 2>/dev/null); then
+    "${on1[@]}" /pi1/aos aos.message_bridge.ServerStatistics 2>/dev/null); then
+    if ! running "${pi1_launch}" || ! running "${pi2_launch}"; then
+      log "nothing was measured"
+      cleanup
+      trap - EXIT INT TERM HUP
+      return 1
+    fi
     log "the bridges did not connect within 60 s; starting ping anyway"
   fi
-  setsid "${in1[@]}" "${bin}/examples/ping" "${quiet[@]}" "${common[@]}" \
-    --node=pi1 --shm_base="${base1}" --summary_json="${work}/ping.json" \
-    "${ping_args[@]+"${ping_args[@]}"}" >&2 &
-  ping_pid=$!
-  if ! started_ok "ping:${ping_pid}"; then
-    cleanup
-    trap - EXIT INT TERM HUP
-    return 1
-  fi
   log "streaming every node's timing reports on pi1; Ctrl-C to stop early"
-  "${bin}/aos/tools/aos_timing_report_streamer" "${quiet[@]}" "${common[@]}" \
-    --shm_base="${base1}" --duration=10 \
+  "${launch[@]}" --node=pi1 --shm_base="${base1}" \
+    --statuses="${work}/statuses" -- \
+    "ping${at1}" "${bin}/examples/ping" "${on1[@]}" \
+    --summary_json="${work}/ping.json" "${ping_args[@]+"${ping_args[@]}"}" \
+    ::: "${bin}/aos/tools/aos_timing_report_streamer" "${quiet[@]}" \
+    --config="${config}" --shm_base="${base1}" --duration=10 \
     "${streamer_args[@]+"${streamer_args[@]}"}" || status=$?
-  finish_run "${work}/ping.json" "${status}" || status=$?
+  # pi1's recorder and bridge, then pi2's applications.
+  local pid
+  for pid in "${pi1_launch}" "${pi2_launch}"; do
+    kill -TERM "${pid}" 2>/dev/null || true
+    wait "${pid}" || status=1
+  done
+  pi1_launch="" pi2_launch=""
+  cat "${work}/pi1_statuses" >>"${work}/statuses" 2>/dev/null
+  finish_launched_run "${work}" "${status}" || status=$?
   cleanup
   trap - EXIT INT TERM HUP
   return "${status}"

@@ -57,7 +57,8 @@ fake "${root}/bazel-bin/aos/tools/aos_dump" 'echo "\"CONNECTED\""'
 fake "${root}/tools/netns_pair.sh" 'exit 1'
 # aos_launch as it behaves: starts NAME BINARY ARGS... groups (split by ::)
 # in order, fails naming one that exited as it started, runs the command
-# after ::: and then stops them in reverse order, writing --statuses.
+# after ::: (or waits for SIGTERM) and then stops them in reverse order,
+# writing --statuses.
 fake "${root}/bazel-bin/aos/starter/aos_launch" 'for a; do [[ $a == --statuses=* ]] && statuses="${a#*=}"; done
 while (($#)) && [[ $1 != -- ]]; do shift; done
 shift
@@ -82,7 +83,14 @@ for i in "${!pids[@]}"; do
   fi
 done
 status=0
-"${foreground[@]}" || status=1
+if ((${#foreground[@]})); then
+  "${foreground[@]}" || status=1
+else
+  trap : TERM INT HUP
+  sleep 1000 &
+  wait $!
+  kill $! 2>/dev/null
+fi
 : >"${statuses}"
 for ((i = ${#pids[@]} - 1; i >= 0; --i)); do
   kill -TERM "${pids[i]}"

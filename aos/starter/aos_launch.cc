@@ -204,9 +204,14 @@ int Main(int argc, char** argv) {
   }
   if (status == 0 && !stop_requested) {
     if (plan.foreground.empty()) {
+      std::string names;
+      for (const LaunchSpec& spec : plan.applications) {
+        StrAppend(&names, names.empty() ? "" : ", ", spec.name);
+      }
       fprintf(stderr,
-              "aos_launch: every application reports; Ctrl-C stops "
-              "them\n");
+              "aos_launch: %s running; stopped by SIGINT, SIGTERM or "
+              "SIGHUP\n",
+              names.c_str());
       WaitForAStopSignal();
     } else {
       const int foreground = RunForeground(plan.foreground);

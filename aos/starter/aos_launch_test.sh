@@ -58,7 +58,7 @@ grep -q "^aos_launch: sh exited with status 2$" "${tmp}/err" ||
   -- $(app_args alone) 2>"${tmp}/err" &
 pid=$!
 for ((i = 0; i < 600; ++i)); do
-  grep -q "every application reports" "${tmp}/err" && break
+  grep -q "^aos_launch: alone running; stopped by SIGINT" "${tmp}/err" && break
   sleep 0.1
 done
 kill -TERM "${pid}"
