@@ -227,46 +227,11 @@ run_tests() {
   [[ ${status} == 0 && "${line}" == *" 0 failed"* ]]
 }
 
-# Stops the processes in the caller's `pids` (SIGTERM, then waits) and
-# empties it.
-stop_processes() {
-  if ((${#pids[@]} > 0)); then
-    kill -TERM "${pids[@]}" 2>/dev/null || true
-    wait "${pids[@]}" 2>/dev/null || true
-    pids=()
-  fi
-}
-
-# Stops process $1 (SIGTERM) if it runs, waits for it and returns its exit
-# status; nothing for an empty $1.
-stop_one() {
-  [[ -n "$1" ]] || return 0
-  kill -TERM "$1" 2>/dev/null || true
-  local status=0
-  wait "$1" 2>/dev/null || status=$?
-  return "${status}"
-}
-
 # True while process $1 (a child of ours) runs: not gone, not a zombie.
 running() {
   local state
   state="$(sed -E 's/^.*\) //' "/proc/$1/stat" 2>/dev/null | cut -d ' ' -f 1)"
   [[ -n "${state}" && "${state}" != Z ]]
-}
-
-# Given NAME:PID pairs just started, half a second later: fails naming the
-# first that has already exited (its own message is above it).
-started_ok() {
-  sleep 0.5
-  local pair status
-  for pair in "$@"; do
-    if ! running "${pair##*:}"; then
-      status=0
-      wait "${pair##*:}" 2>/dev/null || status=$?
-      log "${pair%:*} exited with status ${status} as it started (its message is above); nothing was measured"
-      return 1
-    fi
-  done
 }
 
 # run's arguments, sorted by the program that takes them: the caller
@@ -519,33 +484,6 @@ finish_launched_run() {
     ((status == 0)) && status=1
   fi
   compare_with_machine "${work}/ping.json"
-  return "${status}"
-}
-
-# After the streamer (exit status $2) ended: ping (summary, then its JSON
-# $1), the rest, the recording last; then the comparison with the machine.
-# Returns the run's status: the streamer's, else non-zero when ping failed
-# or got no pong or the recording failed. Uses the caller's ping_pid,
-# logger_pid, pids, log_file, ping_args and work.
-finish_run() {
-  local summary="$1" status="$2" ping_status=0 logger_status=0
-  stop_one "${ping_pid}" || ping_status=$?
-  ping_pid=""
-  stop_processes
-  stop_one "${logger_pid}" || logger_status=$?
-  logger_pid=""
-  if ((ping_status != 0)); then
-    log "ping exited with status ${ping_status} (its message is above)"
-    ((status == 0)) && status=1
-  elif [[ "$(json_figure "${summary}" pongs)" == 0 ]]; then
-    log "ping got no pong: pong did not answer (its messages are above)"
-    ((status == 0)) && status=1
-  fi
-  if ((logger_status != 0)); then
-    log "--log=${log_file}: aos_logger failed with status ${logger_status} (its message is above); the recording is incomplete or missing"
-    ((status == 0)) && status=1
-  fi
-  compare_with_machine "${summary}"
   return "${status}"
 }
 
