@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -45,6 +46,7 @@
 #include "aos/network/client_statistics_generated.h"
 #include "aos/network/server_statistics_generated.h"
 #include "aos/util/cpu_latency_limit.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/flag_output_file.h"
 #include "aos/util/json_writer.h"
 #include "aos/util/plain_table.h"
@@ -719,30 +721,25 @@ constexpr double kLatencyGoal = 1.3;
 constexpr double kThroughputGoal = 100000;
 
 int Main() {
-  if (!(FLAGS_seconds >= 1) || std::isinf(FLAGS_seconds)) {
-    ExitForUserError(
-        StrCat("--seconds=", FLAGS_seconds, " is too short: give 1 or more"));
-  }
-  if (FLAGS_ping_interval_us < 100 || FLAGS_ping_interval_us > 1000000) {
-    ExitForUserError(StrCat("--ping_interval_us=", FLAGS_ping_interval_us,
-                            " is outside 100-1000000"));
-  }
+  ExitOnFlagError(CheckInRange("--seconds", FLAGS_seconds, 1.0,
+                               std::numeric_limits<double>::max(),
+                               " is too short: give 1 or more"));
+  ExitOnFlagError(CheckInRange("--ping_interval_us", FLAGS_ping_interval_us,
+                               100, 1000000, " is outside 100-1000000"));
   if (FLAGS_work_dir.empty()) {
     ExitForUserError("--work_dir: give a directory the bench may fill");
   }
   if (FLAGS_security != "both" && FLAGS_security != "off") {
-    ExitForUserError(StrCat("--security=", FLAGS_security,
-                            ": give both (plain and secure bridges) or off"));
+    ExitOnFlagError(FlagError("--security", FLAGS_security,
+                              ": give both (plain and secure bridges) or off"));
   }
-  if (FLAGS_security_rounds < 1 || FLAGS_security_rounds > 10) {
-    ExitForUserError(StrCat("--security_rounds=", FLAGS_security_rounds,
-                            " is outside 1-10"));
-  }
+  ExitOnFlagError(CheckInRange("--security_rounds", FLAGS_security_rounds, 1,
+                               10, " is outside 1-10"));
   if (FLAGS_security == "both" &&
       !std::filesystem::exists(FLAGS_make_test_ca)) {
-    ExitForUserError(StrCat("--make_test_ca=", FLAGS_make_test_ca,
-                            ": no such file (run from the repository's root, "
-                            "or --security=off)"));
+    ExitOnFlagError(FlagError("--make_test_ca", FLAGS_make_test_ca,
+                              ": no such file (run from the repository's "
+                              "root, or --security=off)"));
   }
   std::vector<Link> links;
   for (std::string_view rest = FLAGS_links; !rest.empty();) {

@@ -28,6 +28,7 @@
 #include "aos/json_to_flatbuffer.h"
 #include "aos/tools/latency_plot.h"
 #include "aos/util/cpu_latency_limit.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/flag_output_file.h"
 #include "aos/util/json_writer.h"
 #include "aos/util/str_cat.h"
@@ -583,17 +584,12 @@ void WriteMainJob(const MainJob& job, JsonWriter* json) {
 }
 
 int Main() {
-  if (FLAGS_priority < 0 || FLAGS_priority > 99) {
-    std::cerr << "latency_bench: --priority=" << FLAGS_priority
-              << " is not a SCHED_FIFO priority: give 1-99 (0 runs "
-                 "everything at normal priority)\n";
-    return 1;
-  }
-  if (FLAGS_interval_us < 100 || FLAGS_interval_us > 1000000) {
-    std::cerr << "latency_bench: --interval_us=" << FLAGS_interval_us
-              << " is out of range: give 100-1000000 microseconds\n";
-    return 1;
-  }
+  ExitOnFlagError(CheckInRange("--priority", FLAGS_priority, 0, 99,
+                               " is not a SCHED_FIFO priority: give 1-99 (0 "
+                               "runs everything at normal priority)"));
+  ExitOnFlagError(
+      CheckInRange("--interval_us", FLAGS_interval_us, 100, 1000000,
+                   " is out of range: give 100-1000000 microseconds"));
   // Every missing tool is named at once, with where it comes from.
   std::vector<std::string> missing;
   for (std::string_view tool : {"cyclictest", "sigwaittest", "ptsematest"}) {
