@@ -10,6 +10,7 @@
 #include "aos/events/timing_histogram.h"
 #include "aos/events/timing_statistic.h"
 #include "aos/init.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/flag_output_file.h"
 #include "aos/util/json_writer.h"
 #include "aos/util/stderr_line.h"
@@ -59,15 +60,12 @@ int Main() {
        {std::pair{"--sleep_us", static_cast<double>(FLAGS_sleep_us)},
         std::pair{"--count", static_cast<double>(FLAGS_count)},
         std::pair{"--duration", FLAGS_duration}}) {
-    if (value < 0 || std::isnan(value)) {
-      ExitForUserError(
-          StrCat(flag, "=", value, " is negative: give 0 or more"));
-    }
+    ExitOnFlagError(CheckNotNegative(flag, value));
   }
-  if (FLAGS_sleep_us == 0 && FLAGS_sleep_ms <= 0) {
-    ExitForUserError(
-        StrCat("--sleep_ms=", FLAGS_sleep_ms,
-               " is not a period: give 1 or more (or --sleep_us)"));
+  if (FLAGS_sleep_us == 0) {
+    ExitOnFlagError(
+        CheckAtLeast("--sleep_ms", FLAGS_sleep_ms, 1,
+                     " is not a period: give 1 or more (or --sleep_us)"));
   }
   const std::chrono::microseconds period(
       FLAGS_sleep_us > 0 ? FLAGS_sleep_us : int64_t{FLAGS_sleep_ms} * 1000);

@@ -3,6 +3,7 @@
 #include "aos/config_flag.h"
 #include "aos/node_flag.h"
 #include "aos/util/cpu_set.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -25,11 +26,9 @@ const Node* ReadPingPongNode(const Configuration& config) {
 }
 
 void ApplyRealtimeFlags(EventLoop* loop) {
-  if (FLAGS_priority < 0 || FLAGS_priority > 99) {
-    ExitForUserError(StrCat("--priority=", FLAGS_priority,
-                            " is not a SCHED_FIFO priority: give 1-99, or 0 "
-                            "for normal scheduling"));
-  }
+  ExitOnFlagError(CheckInRange("--priority", FLAGS_priority, 0, 99,
+                               " is not a SCHED_FIFO priority: give 1-99, or "
+                               "0 for normal scheduling"));
   loop->SetRuntimeRealtimePriority(FLAGS_priority);
   if (FLAGS_affinity.empty()) return;
   auto cpus = ParseCpuList(FLAGS_affinity);

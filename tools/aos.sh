@@ -64,6 +64,12 @@ readonly PACKAGES=(
 
 log() { echo "aos: $*" >&2; }
 
+# The comment block at the top of this file, whatever its length.
+usage() {
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' \
+    "${BASH_SOURCE[0]}"
+}
+
 missing_packages() {
   local package
   for package in "${PACKAGES[@]}"; do
@@ -137,79 +143,6 @@ bazel_cmd() {
   bazel "$1" "${extra[@]}" "${@:2}"
 }
 
-# Says, for each skipped or disabled test case in a test target's
-# googletest XML, its name and the reason it printed (GTEST_SKIP() << "why").
-# Only says; never fails the run.
-skip_reasons() {
-  python3 - "$1" "$2" >&2 <<'PY' || true
-import sys
-import xml.etree.ElementTree as tree
-target, path = sys.argv[1], sys.argv[2]
-try:
-    cases = list(tree.parse(path).iter("testcase"))
-except (OSError, tree.ParseError) as error:
-    print(f"aos: {target}: skipped tests, but {path} does not parse: {error}")
-    sys.exit(0)
-for case in cases:
-    name = f"{target} {case.get('classname')}.{case.get('name')}"
-    skipped = case.find("skipped")
-    if skipped is not None:
-        lines = (skipped.get("message") or "").strip().splitlines()
-        if len(lines) > 1:
-            reason = lines[-1]
-        else:
-            reason = "no reason given" + (f" ({lines[0]})" if lines else "")
-        print(f"aos: {name} skipped: {reason}")
-    elif case.get("status") == "notrun":
-        print(f"aos: {name} disabled")
-PY
-}
-
-# Sums the googletest XML of every test target into "N passed, N failed".
-# A target that failed without usable results (build failure, crash before
-# writing XML, timeout) counts as one failure.
-summarize_tests() {
-  local summary_file="$1"
-  local passed=0 failed=0 skipped=0
-  local target status xml counts
-  while read -r target status; do
-    xml="bazel-testlogs/${target#//}"
-    xml="${xml/://}/test.xml"
-    counts="0 0 0"
-    if [[ "${status}" == PASSED || "${status}" == FAILED ]] && [[ -f "${xml}" ]]; then
-      counts="$(awk '
-        /<testsuite[ >]/ {
-          n = split($0, parts, " ")
-          for (i = 1; i <= n; i++) {
-            if (split(parts[i], kv, "=") == 2) {
-              gsub(/[">\/]/, "", kv[2])
-              value[kv[1]] = kv[2] + 0
-            }
-          }
-          tests += value["tests"]; fails += value["failures"] + value["errors"]
-          skips += value["skipped"] + value["disabled"]
-          delete value
-        }
-        END { printf "%d %d %d", tests - fails - skips, fails, skips }' "${xml}")"
-    fi
-    read -r p f s <<<"${counts}"
-    if [[ "${status}" != PASSED && "${f}" == 0 ]]; then
-      log "${target}: ${status}"
-      f=1
-    fi
-    passed=$((passed + p))
-    failed=$((failed + f))
-    skipped=$((skipped + s))
-    if ((s > 0)); then skip_reasons "${target}" "${xml}"; fi
-  done < <(sed -nE 's#^(//[^ ]+)[[:space:]]+(\(cached\) )?(PASSED|FAILED TO BUILD|FAILED|NO STATUS|TIMEOUT|FLAKY|INCOMPLETE|SKIPPED)( .*)?$#\1 \3#p' "${summary_file}" |
-    sed -E 's/ (FAILED TO BUILD|NO STATUS)$/ NOT_RUN/')
-  if ((skipped > 0)); then
-    echo "${passed} passed, ${failed} failed, ${skipped} skipped"
-  else
-    echo "${passed} passed, ${failed} failed"
-  fi
-}
-
 run_tests() {
   local output status=0
   output="$(mktemp)"
@@ -220,8 +153,10 @@ run_tests() {
     rm -f "${output}"
     return 1
   fi
+  # "N passed, N failed": every test case, from the targets' googletest XML;
+  # what failed without results and what was skipped, said on stderr.
   local line
-  line="$(summarize_tests "${output}")"
+  line="$(python3 tools/test_summary.py "${output}")"
   rm -f "${output}"
   echo "${line}"
   [[ ${status} == 0 && "${line}" == *" 0 failed"* ]]
@@ -636,7 +571,7 @@ main() {
       bazel "$@"
       ;;
     "" | -h | --help | help)
-      sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      usage
       ;;
     *)
       log "unknown command '${command}'; try: tools/aos.sh run | test | build | install | bazel ARGS"

@@ -5,7 +5,8 @@
 # npm; run gives each program its own flags, names a program that refuses
 # its arguments, refuses a --log it cannot write before building, fails
 # when the logger fails or ping got no pong, prints the streamer's summary
-# before ping's, and ends comparing ping's timer with cyclictest.
+# before ping's, and ends comparing ping's timer with cyclictest; test ends
+# with tools/test_summary.py's line.
 set -uo pipefail
 script="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/aos.sh"
 tmp="${TEST_TMPDIR}"
@@ -34,6 +35,7 @@ mkdir -p "${root}/tools/dds_security" "${root}/bazel-bin/examples" \
   "${root}/aos/events/logging/mcap_check" \
   "${tmp}/bin" "${calls}" "${tmp}/run"
 cp "${script}" "${root}/tools/aos.sh"
+cp "$(dirname "${script}")/test_summary.py" "${root}/tools/test_summary.py"
 echo '{}' >"${root}/aos/events/logging/mcap_check/package-lock.json"
 touch "${root}/bazel-bin/examples/pingpong_config.json" \
   "${root}/bazel-bin/examples/multinode_pingpong_config.json"
@@ -197,6 +199,16 @@ aos test
 grep -q '^ci ' "${calls}/npm" || fail "test did not run npm ci: $(called npm)"
 grep -q 'npm ci failed (no npm registry?)' "${tmp}/run/all" ||
   fail "npm's failure is not one line: $(cat "${tmp}/run/all")"
+
+# A bazel that ran one target of two test cases, one skipped.
+fake "${tmp}/bin/bazel" 'echo "//aos:x_test      PASSED in 0.1s"
+mkdir -p bazel-testlogs/aos/x_test
+echo "<testsuite name=\"T\" tests=\"2\" failures=\"0\" skipped=\"1\" errors=\"0\">" >bazel-testlogs/aos/x_test/test.xml'
+aos test
+status=$?
+[[ ${status} == 0 ]] || fail "test of passing targets exited ${status}: $(cat "${tmp}/run/all")"
+[[ "$(tail -n 1 "${tmp}/run/all")" == "1 passed, 0 failed, 1 skipped" ]] ||
+  fail "test did not end with the summary: $(cat "${tmp}/run/all")"
 
 if ((failures > 0)); then
   echo "${failures} failure(s)" >&2

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <optional>
 
 #include "aos/config_flag.h"
@@ -15,6 +16,7 @@
 #include "aos/node_flag.h"
 #include "aos/tools/channel_rates.h"
 #include "aos/tools/terminal.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 
@@ -34,13 +36,13 @@ int Main(int argc, char** argv) {
   for (const auto& [flag, value] :
        {std::pair{"--duration", FLAGS_duration},
         std::pair{"--interval_s", FLAGS_interval_s}}) {
-    if (!(value >= 0) || std::isinf(value)) {
-      ExitForUserError(
-          StrCat(flag, "=", value, " is not a time: give 0 or more seconds"));
-    }
+    ExitOnFlagError(CheckInRange(flag, value, 0.0,
+                                 std::numeric_limits<double>::max(),
+                                 " is not a time: give 0 or more seconds"));
   }
   if (FLAGS_interval_s == 0) {
-    ExitForUserError("--interval_s=0: give more than 0 seconds");
+    ExitOnFlagError(FlagError("--interval_s", FLAGS_interval_s,
+                              ": give more than 0 seconds"));
   }
   const double duration =
       FLAGS_once && FLAGS_duration == 0 ? 1.0 : FLAGS_duration;

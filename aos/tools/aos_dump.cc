@@ -22,6 +22,7 @@
 #include "aos/node_flag.h"
 #include "aos/tools/aos_dump_channel.h"
 #include "aos/tools/origin_lines.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
@@ -203,14 +204,9 @@ int Main(int argc, char** argv) {
     ExitForUserError(StrCat("unexpected argument '", InlinePrintable(argv[3]),
                             "': give CHANNEL [TYPE] (see --help)"));
   }
-  if (FLAGS_nothing_warning_s < 0 || std::isnan(FLAGS_nothing_warning_s)) {
-    ExitForUserError(StrCat("--nothing_warning_s=", FLAGS_nothing_warning_s,
-                            " is negative: give 0 or more"));
-  }
-  if (FLAGS_count < 0) {
-    ExitForUserError(
-        StrCat("--count=", FLAGS_count, " is negative: give 0 or more"));
-  }
+  ExitOnFlagError(
+      CheckNotNegative("--nothing_warning_s", FLAGS_nothing_warning_s));
+  ExitOnFlagError(CheckNotNegative("--count", FLAGS_count));
   const FlatbufferToJsonOptions options{
       .max_vector_size =
           static_cast<size_t>(std::max(0, FLAGS_max_vector_size))};

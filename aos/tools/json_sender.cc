@@ -2,9 +2,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "aos/json_to_flatbuffer.h"
 #include "aos/tools/aos_dump_channel.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
@@ -13,13 +15,15 @@ absl::StatusOr<std::unique_ptr<JsonSender>> JsonSender::Make(
     EventLoop* loop, const Channel* channel, std::string_view json,
     Options options) {
   const std::string described = DescribeDumpChannel(*channel);
-  if (options.count < 0) {
-    return absl::InvalidArgumentError(
-        StrCat("--count=", options.count, " is negative: give 0 or more"));
+  if (absl::Status status = CheckNotNegative("--count", options.count);
+      !status.ok()) {
+    return status;
   }
-  if (!(options.rate_hz >= 0) || std::isinf(options.rate_hz)) {
-    return absl::InvalidArgumentError(StrCat("--rate_hz=", options.rate_hz,
-                                             " is not a rate: give 0 or more"));
+  if (absl::Status status = CheckInRange("--rate_hz", options.rate_hz, 0.0,
+                                         std::numeric_limits<double>::max(),
+                                         " is not a rate: give 0 or more");
+      !status.ok()) {
+    return status;
   }
   if (options.count == 0 && options.rate_hz == 0) {
     return absl::InvalidArgumentError(

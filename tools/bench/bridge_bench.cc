@@ -21,17 +21,15 @@
 //      of their own: what authentication and encryption cost, in the same
 //      run.
 #include <signal.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,6 +43,7 @@
 #include "aos/network/client_statistics_generated.h"
 #include "aos/network/server_statistics_generated.h"
 #include "aos/util/cpu_latency_limit.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/flag_output_file.h"
 #include "aos/util/json_writer.h"
 #include "aos/util/plain_table.h"
@@ -54,6 +53,7 @@
 #include "gflags/gflags.h"
 #include "glog/logging.h"
 #include "tools/bench/bench_figures.h"
+#include "tools/bench/bench_harness.h"
 #include "tools/bench/ddsperf_output.h"
 #include "tools/bench/json_document.h"
 
@@ -90,15 +90,6 @@ namespace {
 using message_bridge::ClientStatistics;
 using message_bridge::ServerStatistics;
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string result = text.str();
-  while (!result.empty() && result.back() == '\n') result.pop_back();
-  return result;
-}
-
 void Sleep(double seconds) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
@@ -107,15 +98,6 @@ double Now() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-std::string Fixed(double value, int digits = 1) {
-  if (std::isnan(value)) return "-";
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(digits);
-  out << value;
-  return out.str();
 }
 
 // How a program is started on one node of one link.
@@ -168,17 +150,6 @@ std::unique_ptr<Subprocess> StartDdsperf(const Link& link, int node, int domain,
       "/usr/bin/ddsperf", "-i", StrCat(domain)};
   for (std::string& word : mode) args.push_back(std::move(word));
   return Start(link, node, "/usr/bin/env", std::move(args), out_dir);
-}
-
-// Ends the bench, naming what failed, after printing its output.
-[[noreturn]] void Fail(std::string_view what, const Subprocess* process) {
-  if (process != nullptr) {
-    std::cerr << "--- stdout\n"
-              << process->Stdout() << "\n--- stderr\n"
-              << process->Stderr() << "\n";
-  }
-  std::cerr << "bridge_bench: " << what << "\n";
-  exit(1);
 }
 
 // The bridges' statistics on one node, read from its shared memory.
@@ -308,7 +279,7 @@ struct LinkResult {
 
 Figures PingRoundTrip(const std::string& path, int64_t* pings, int64_t* pongs) {
   absl::StatusOr<JsonDocument> doc = JsonDocument::ReadFile(path);
-  if (!doc.ok()) Fail(doc.status().ToString(), nullptr);
+  if (!doc.ok()) FailWithOutput(doc.status().ToString(), nullptr);
   Figures f;
   f.name = "forwarded ping/pong";
   const JsonValue round_trip = doc->root()["round_trip_us"];
@@ -318,11 +289,11 @@ Figures PingRoundTrip(const std::string& path, int64_t* pings, int64_t* pongs) {
                                             {"p99", &f.p99_us},
                                             {"max", &f.max_us}},
                                            /*null_is_nan=*/true);
-  if (!numbers.ok()) Fail(numbers.ToString(), nullptr);
+  if (!numbers.ok()) FailWithOutput(numbers.ToString(), nullptr);
   absl::StatusOr<int64_t> sent = doc->root()["pings"].Integer();
   absl::StatusOr<int64_t> answered = doc->root()["pongs"].Integer();
   if (!sent.ok() || !answered.ok())
-    Fail("ping's summary lacks counts", nullptr);
+    FailWithOutput("ping's summary lacks counts", nullptr);
   *pings = *sent;
   *pongs = *answered;
   f.count = *answered;
@@ -345,7 +316,8 @@ void WaitConnected(std::unique_ptr<NodeStatistics> (&statistics)[2],
     }
     if (Now() > deadline) {
       std::cerr << "--- bridge pi1 said\n" << bridge[0]->Stderr() << "\n";
-      Fail("the bridges did not say CONNECTED within 60 s", bridge[1].get());
+      FailWithOutput("the bridges did not say CONNECTED within 60 s",
+                     bridge[1].get());
     }
     Sleep(0.05);
   }
@@ -357,7 +329,7 @@ std::string MakeCertificates(const std::string& work, const std::string& out) {
   const std::string dir = StrCat(work, "/certs");
   Subprocess script("/bin/bash", {FLAGS_make_test_ca, dir, "pi1", "pi2"}, out);
   if (script.Wait() != 0) {
-    Fail(StrCat(FLAGS_make_test_ca, " failed"), &script);
+    FailWithOutput(StrCat(FLAGS_make_test_ca, " failed"), &script);
   }
   return dir;
 }
@@ -414,12 +386,11 @@ BridgeResult MeasureBridges(const Link& link, const Configuration& config,
          StrCat("--sleep_us=", FLAGS_ping_interval_us),
          StrCat("--duration=", seconds), StrCat("--summary_json=", summary)},
         out);
-    const int status = ping->Wait();
-    if (status != 0) Fail(StrCat("ping exited ", status), ping.get());
+    ExitUnlessSucceeded(*ping, "ping");
     result.forwarded_round_trip =
         PingRoundTrip(summary, &result.pings, &result.pongs);
     if (result.pongs == 0) {
-      Fail(
+      FailWithOutput(
           "no pong came back through the bridges (pi2's bridge's output "
           "above)",
           bridge[1].get());
@@ -483,10 +454,9 @@ BridgeResult MeasureBridges(const Link& link, const Configuration& config,
       }
       Sleep(0.02);
     }
-    const int status = flood->Wait();
-    if (status != 0) Fail(StrCat("bridge_flood exited ", status), flood.get());
+    ExitUnlessSucceeded(*flood, "bridge_flood");
     absl::StatusOr<JsonDocument> doc = JsonDocument::ReadFile(summary);
-    if (!doc.ok()) Fail(doc.status().ToString(), flood.get());
+    if (!doc.ok()) FailWithOutput(doc.status().ToString(), flood.get());
     double sent = NAN, refused = NAN, bytes = NAN, offered = NAN,
            flood_seconds = NAN, start_ns = NAN, end_ns = NAN;
     const absl::Status numbers =
@@ -497,7 +467,7 @@ BridgeResult MeasureBridges(const Link& link, const Configuration& config,
                                   {"seconds", &flood_seconds},
                                   {"start_ns", &start_ns},
                                   {"end_ns", &end_ns}});
-    if (!numbers.ok()) Fail(numbers.ToString(), flood.get());
+    if (!numbers.ok()) FailWithOutput(numbers.ToString(), flood.get());
     t.sent = static_cast<int64_t>(sent);
     t.refused = static_cast<int64_t>(refused);
     t.message_bytes = static_cast<int64_t>(bytes);
@@ -567,9 +537,9 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
     absl::StatusOr<Figures> figures =
         ReadDdsperfPing(ping->Stdout(), "ddsperf ping/pong");
     if (!figures.ok()) {
-      Fail(StrCat("ddsperf ping exited ", status, ": ",
-                  figures.status().message()),
-           ping.get());
+      FailWithOutput(StrCat("ddsperf ping exited ", status, ": ",
+                            figures.status().message()),
+                     ping.get());
     }
     result.dds_round_trip = *figures;
     pong->Terminate();
@@ -595,13 +565,13 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
          StrCat("--sleep_us=", FLAGS_ping_interval_us),
          StrCat("--duration=", seconds), StrCat("--summary_json=", summary)},
         out);
-    const int status = ping->Wait();
-    if (status != 0) Fail(StrCat("local ping exited ", status), ping.get());
+    ExitUnlessSucceeded(*ping, "local ping");
     int64_t pings = 0, pongs = 0;
     result.local_round_trip = PingRoundTrip(summary, &pings, &pongs);
     result.local_round_trip.name = "local ping/pong";
     if (pongs == 0) {
-      Fail("no pong answered on one node (pong's output above)", pong.get());
+      FailWithOutput("no pong answered on one node (pong's output above)",
+                     pong.get());
     }
     pong->Terminate();
   }
@@ -618,8 +588,9 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
     const int status = sub->Wait();
     absl::StatusOr<DdsperfRate> rate = ReadDdsperfSub(sub->Stdout());
     if (!rate.ok()) {
-      Fail(StrCat("ddsperf sub exited ", status, ": ", rate.status().message()),
-           sub.get());
+      FailWithOutput(
+          StrCat("ddsperf sub exited ", status, ": ", rate.status().message()),
+          sub.get());
     }
     result.dds_rate = *rate;
   }
@@ -631,7 +602,7 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
   const std::string certificates = MakeCertificates(work, out);
   for (int i = 0; i < 2 * FLAGS_security_rounds; ++i) {
     // plain, secure, secure, plain, plain, secure, ...
-    const bool secure = (i % 4 == 1 || i % 4 == 2);
+    const bool secure = AbbaSecondArm(i);
     result.runs.push_back(
         {secure,
          MeasureBridges(link, config, domain, secure ? certificates : "",
@@ -670,8 +641,6 @@ void WriteBridgeResult(const BridgeResult& b, JsonWriter* json) {
   json->EndObject();
 }
 
-double Ratio(double a, double b) { return b > 0 ? a / b : NAN; }
-
 // Secure over plain, each figure's mean over the runs of each kind.
 struct SecurityCost {
   double round_trip_p50 = NAN, round_trip_p99 = NAN, one_way_p50 = NAN,
@@ -692,7 +661,7 @@ SecurityCost CostOf(const LinkResult& r) {
   SecurityCost cost;
   if (count[0] == 0 || count[1] == 0) return cost;
   auto ratio = [&](int i) {
-    return Ratio(sum[1][i] / count[1], sum[0][i] / count[0]);
+    return SafeRatio(sum[1][i] / count[1], sum[0][i] / count[0]);
   };
   cost.round_trip_p50 = ratio(0);
   cost.round_trip_p99 = ratio(1);
@@ -702,15 +671,10 @@ SecurityCost CostOf(const LinkResult& r) {
 }
 
 std::string MachineLine() {
-  utsname name;
-  uname(&name);
-  const std::string driver =
-      ReadText("/sys/devices/system/cpu/cpuidle/current_driver");
-  const std::string governor =
-      ReadText("/sys/devices/system/cpu/cpuidle/current_governor_ro");
-  return StrCat(sysconf(_SC_NPROCESSORS_ONLN), " CPUs, kernel ", name.release,
-                ", cpuidle ", driver.empty() ? "none" : driver, "/",
-                governor.empty() ? "-" : governor);
+  const MachineInfo m = ReadMachineInfo();
+  return StrCat(m.online_cpus, " CPUs, kernel ", m.kernel, ", cpuidle ",
+                m.cpuidle_driver.empty() ? "none" : m.cpuidle_driver, "/",
+                m.cpuidle_governor_ro.empty() ? "-" : m.cpuidle_governor_ro);
 }
 
 // Issue 12's goals: the forwarded round trip's p50 at most this many times
@@ -718,31 +682,28 @@ std::string MachineLine() {
 constexpr double kLatencyGoal = 1.3;
 constexpr double kThroughputGoal = 100000;
 
-int Main() {
-  if (!(FLAGS_seconds >= 1) || std::isinf(FLAGS_seconds)) {
-    ExitForUserError(
-        StrCat("--seconds=", FLAGS_seconds, " is too short: give 1 or more"));
-  }
-  if (FLAGS_ping_interval_us < 100 || FLAGS_ping_interval_us > 1000000) {
-    ExitForUserError(StrCat("--ping_interval_us=", FLAGS_ping_interval_us,
-                            " is outside 100-1000000"));
-  }
+// Ends the bench, before anything runs, on a flag out of range or a
+// program it needs that is missing; returns the links --links names.
+std::vector<Link> CheckFlagsAndPrograms() {
+  ExitOnFlagError(CheckInRange("--seconds", FLAGS_seconds, 1.0,
+                               std::numeric_limits<double>::max(),
+                               " is too short: give 1 or more"));
+  ExitOnFlagError(CheckInRange("--ping_interval_us", FLAGS_ping_interval_us,
+                               100, 1000000, " is outside 100-1000000"));
   if (FLAGS_work_dir.empty()) {
     ExitForUserError("--work_dir: give a directory the bench may fill");
   }
   if (FLAGS_security != "both" && FLAGS_security != "off") {
-    ExitForUserError(StrCat("--security=", FLAGS_security,
-                            ": give both (plain and secure bridges) or off"));
+    ExitOnFlagError(FlagError("--security", FLAGS_security,
+                              ": give both (plain and secure bridges) or off"));
   }
-  if (FLAGS_security_rounds < 1 || FLAGS_security_rounds > 10) {
-    ExitForUserError(StrCat("--security_rounds=", FLAGS_security_rounds,
-                            " is outside 1-10"));
-  }
+  ExitOnFlagError(CheckInRange("--security_rounds", FLAGS_security_rounds, 1,
+                               10, " is outside 1-10"));
   if (FLAGS_security == "both" &&
       !std::filesystem::exists(FLAGS_make_test_ca)) {
-    ExitForUserError(StrCat("--make_test_ca=", FLAGS_make_test_ca,
-                            ": no such file (run from the repository's root, "
-                            "or --security=off)"));
+    ExitOnFlagError(FlagError("--make_test_ca", FLAGS_make_test_ca,
+                              ": no such file (run from the repository's "
+                              "root, or --security=off)"));
   }
   std::vector<Link> links;
   for (std::string_view rest = FLAGS_links; !rest.empty();) {
@@ -754,15 +715,187 @@ int Main() {
     links.push_back(MakeLink(name));
     rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
   }
-  FlagOutputFile json_file("--json", FLAGS_json);
-  for (const std::string& program :
-       {StrCat(FLAGS_bin_dir, "/tools/bench/bridge_bench_config.json"),
-        std::string("/usr/bin/ddsperf")}) {
-    if (!std::filesystem::exists(program)) {
-      ExitForUserError(StrCat(program,
-                              " is missing (build it, or install "
-                              "cyclonedds-tools for ddsperf)"));
+  return links;
+}
+
+// The round trips against ddsperf's, and what the hops cost alone.
+void PrintRoundTrips(const std::vector<LinkResult>& results) {
+  std::cout << "\nRound trip at " << 1000000 / FLAGS_ping_interval_us << " Hz, "
+            << FLAGS_seconds
+            << " s each; latency in us (one-way of ddsperf = RTT/2)\n";
+  PlainTable table;
+  table.AddRow(
+      {"link / what", "count", "p50", "p99", "avg", "max", "p50 / ddsperf"});
+  for (const LinkResult& r : results) {
+    table.AddRow({r.link});
+    const Figures& d = r.dds_round_trip;
+    const Figures& f = r.plain.forwarded_round_trip;
+    auto row = [&](std::string name, const Figures& x, double scale,
+                   double baseline_p50) {
+      table.AddRow(
+          {"  " + name, StrCat(x.count), Fixed(x.p50_us * scale),
+           Fixed(x.p99_us * scale), Fixed(x.avg_us * scale),
+           Fixed(x.max_us * scale),
+           baseline_p50 > 0
+               ? Fixed(SafeRatio(x.p50_us * scale, baseline_p50), 2) + "x"
+               : ""});
+    };
+    row("ddsperf ping/pong round trip", d, 1, 0);
+    row("forwarded ping/pong round trip", f, 1, d.p50_us);
+    row("ddsperf one-way (RTT/2)", d, 0.5, 0);
+    row("bridge one-way pi1->pi2", r.plain.one_way_pi1_to_pi2, 1, d.p50_us / 2);
+    row("bridge one-way pi2->pi1", r.plain.one_way_pi2_to_pi1, 1, d.p50_us / 2);
+    row("local ping/pong round trip", r.local_round_trip, 1, 0);
+  }
+  table.Print(&std::cout);
+  std::cout << "\nThe forwarded round trip crosses DDS twice and shared "
+               "memory four times (ping -> bridge -> pong -> bridge -> "
+               "ping, on both nodes); ddsperf RTT + 2 x local RTT (p50s) is "
+               "what those hops cost alone:\n";
+  for (const LinkResult& r : results) {
+    const double floor =
+        r.dds_round_trip.p50_us + 2 * r.local_round_trip.p50_us;
+    std::cout << "  " << r.link << ": " << Fixed(floor) << " us; forwarded "
+              << Fixed(r.plain.forwarded_round_trip.p50_us) << " us = "
+              << Fixed(SafeRatio(r.plain.forwarded_round_trip.p50_us, floor), 2)
+              << "x of it\n";
+  }
+}
+
+void PrintThroughput(const std::vector<LinkResult>& results) {
+  std::cout << "\nThroughput, 32 B messages, " << FLAGS_seconds
+            << " s each (messages a second)\n";
+  PlainTable rates;
+  rates.AddRow({"link", "ddsperf pub/sub", "forwarded", "forwarded / ddsperf",
+                "offered", "sent", "lost", "CPU flood", "bridge pi1",
+                "bridge pi2"});
+  for (const LinkResult& r : results) {
+    const Throughput& t = r.plain.throughput;
+    rates.AddRow(
+        {r.link, Fixed(r.dds_rate.per_s, 0), Fixed(t.forwarded_per_s, 0),
+         Fixed(SafeRatio(t.forwarded_per_s, r.dds_rate.per_s), 2) + "x",
+         Fixed(t.offered_per_s, 0), Fixed(t.sent_per_s, 0),
+         StrCat(t.sent - t.forwarded), Fixed(t.cpu_flood, 0) + "%",
+         Fixed(t.cpu_bridge1, 0) + "%", Fixed(t.cpu_bridge2, 0) + "%"});
+  }
+  rates.Print(&std::cout);
+}
+
+void PrintGoals(const std::vector<LinkResult>& results) {
+  std::cout << "\nGoals: forwarded round trip p50 <= 1.3x ddsperf's; >= 100 k "
+               "forwarded 32 B messages/s\n";
+  for (const LinkResult& r : results) {
+    const double ratio =
+        SafeRatio(r.plain.forwarded_round_trip.p50_us, r.dds_round_trip.p50_us);
+    const double per_s = r.plain.throughput.forwarded_per_s;
+    std::cout << "  " << r.link << ": latency " << Fixed(ratio, 2)
+              << "x: " << (ratio <= 1.3 ? "met" : "MISSED") << "; throughput "
+              << Fixed(per_s / 1000, 1)
+              << " k/s: " << (per_s >= 100000 ? "met" : "MISSED") << "\n";
+  }
+}
+
+// The plain and the secure bridges' runs, and secure over plain.
+void PrintSecurityCost(const std::vector<LinkResult>& results) {
+  std::cout << "\nDDS Security's cost (--dds_security: authenticated, every "
+               "RTPS message encrypted): the same bridges without and with "
+               "it, "
+            << FLAGS_security_rounds
+            << " runs each, in the order they ran; the ratio is of the "
+               "means\n";
+  PlainTable cost;
+  cost.AddRow({"link", "bridges", "round trip p50", "p99",
+               "one-way p50 pi1->pi2", "forwarded/s", "bridge pi1 CPU",
+               "bridge pi2 CPU"});
+  for (const LinkResult& r : results) {
+    for (const LinkResult::Run& run : r.runs) {
+      const BridgeResult& b = run.result;
+      cost.AddRow({r.link, run.secure ? "secure" : "plain",
+                   Fixed(b.forwarded_round_trip.p50_us) + " us",
+                   Fixed(b.forwarded_round_trip.p99_us) + " us",
+                   Fixed(b.one_way_pi1_to_pi2.p50_us) + " us",
+                   Fixed(b.throughput.forwarded_per_s, 0),
+                   Fixed(b.throughput.cpu_bridge1, 0) + "%",
+                   Fixed(b.throughput.cpu_bridge2, 0) + "%"});
     }
+    const SecurityCost c = CostOf(r);
+    cost.AddRow({r.link, "secure / plain", Fixed(c.round_trip_p50, 2) + "x",
+                 Fixed(c.round_trip_p99, 2) + "x",
+                 Fixed(c.one_way_p50, 2) + "x",
+                 Fixed(c.forwarded_per_s, 2) + "x", "", ""});
+  }
+  cost.Print(&std::cout);
+}
+
+// Every figure, as the --json file holds it.
+std::string ResultsJson(const std::string& machine, const std::string& limit,
+                        const std::vector<LinkResult>& results) {
+  JsonWriter json(2);
+  json.BeginObject();
+  json.Key("machine").String(machine);
+  json.Key("cpu_wakeup_limit").String(limit);
+  json.Key("seconds").Number(FLAGS_seconds);
+  json.Key("ping_interval_us").Number(FLAGS_ping_interval_us);
+  json.Key("links").BeginArray();
+  for (const LinkResult& r : results) {
+    json.BeginObject();
+    json.Key("link").String(r.link);
+    json.Key("ddsperf_round_trip");
+    WriteFigures(r.dds_round_trip, &json);
+    json.Key("local_round_trip");
+    WriteFigures(r.local_round_trip, &json);
+    json.Key("hops_floor_p50_us")
+        .Number(r.dds_round_trip.p50_us + 2 * r.local_round_trip.p50_us);
+    // The plain bridges' figures at the top level, as before.
+    WriteBridgeResult(r.plain, &json);
+    json.Key("round_trip_p50_ratio")
+        .Number(SafeRatio(r.plain.forwarded_round_trip.p50_us,
+                          r.dds_round_trip.p50_us));
+    json.Key("latency_goal_met")
+        .Bool(SafeRatio(r.plain.forwarded_round_trip.p50_us,
+                        r.dds_round_trip.p50_us) <= kLatencyGoal);
+    json.Key("throughput_goal_met")
+        .Bool(r.plain.throughput.forwarded_per_s >= kThroughputGoal);
+    json.Key("ddsperf_rate").BeginObject();
+    json.Key("per_s").Number(r.dds_rate.per_s);
+    json.Key("total").Number(r.dds_rate.total);
+    json.Key("lost").Number(r.dds_rate.lost);
+    json.Key("size_bytes").Number(r.dds_rate.size_bytes);
+    json.EndObject();
+    if (!r.runs.empty()) {
+      json.Key("security_runs").BeginArray();
+      for (const LinkResult::Run& run : r.runs) {
+        json.BeginObject();
+        json.Key("secure").Bool(run.secure);
+        WriteBridgeResult(run.result, &json);
+        json.EndObject();
+      }
+      json.EndArray();
+      const SecurityCost c = CostOf(r);
+      json.Key("security_cost").BeginObject();
+      json.Key("round_trip_p50_ratio").Number(c.round_trip_p50);
+      json.Key("round_trip_p99_ratio").Number(c.round_trip_p99);
+      json.Key("one_way_p50_ratio").Number(c.one_way_p50);
+      json.Key("forwarded_per_s_ratio").Number(c.forwarded_per_s);
+      json.EndObject();
+    }
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+  return json.Text();
+}
+
+int Main() {
+  const std::vector<Link> links = CheckFlagsAndPrograms();
+  FlagOutputFile json_file("--json", FLAGS_json);
+  if (const std::vector<std::string> missing = MissingFiles(
+          {StrCat(FLAGS_bin_dir, "/tools/bench/bridge_bench_config.json"),
+           "/usr/bin/ddsperf"});
+      !missing.empty()) {
+    ExitForUserError(StrCat(missing.front(),
+                            " is missing (build it, or install "
+                            "cyclonedds-tools for ddsperf)"));
   }
   if (FLAGS_config.empty()) {
     FLAGS_config =
@@ -793,161 +926,12 @@ int Main() {
     results.push_back(MeasureLink(link, config.value().message(), domain));
   }
 
-  std::cout << "\nRound trip at " << 1000000 / FLAGS_ping_interval_us << " Hz, "
-            << FLAGS_seconds
-            << " s each; latency in us (one-way of ddsperf = RTT/2)\n";
-  PlainTable table;
-  table.AddRow(
-      {"link / what", "count", "p50", "p99", "avg", "max", "p50 / ddsperf"});
-  for (const LinkResult& r : results) {
-    table.AddRow({r.link});
-    const Figures& d = r.dds_round_trip;
-    const Figures& f = r.plain.forwarded_round_trip;
-    auto row = [&](std::string name, const Figures& x, double scale,
-                   double baseline_p50) {
-      table.AddRow({"  " + name, StrCat(x.count), Fixed(x.p50_us * scale),
-                    Fixed(x.p99_us * scale), Fixed(x.avg_us * scale),
-                    Fixed(x.max_us * scale),
-                    baseline_p50 > 0
-                        ? Fixed(Ratio(x.p50_us * scale, baseline_p50), 2) + "x"
-                        : ""});
-    };
-    row("ddsperf ping/pong round trip", d, 1, 0);
-    row("forwarded ping/pong round trip", f, 1, d.p50_us);
-    row("ddsperf one-way (RTT/2)", d, 0.5, 0);
-    row("bridge one-way pi1->pi2", r.plain.one_way_pi1_to_pi2, 1, d.p50_us / 2);
-    row("bridge one-way pi2->pi1", r.plain.one_way_pi2_to_pi1, 1, d.p50_us / 2);
-    row("local ping/pong round trip", r.local_round_trip, 1, 0);
-  }
-  table.Print(&std::cout);
-  std::cout << "\nThe forwarded round trip crosses DDS twice and shared "
-               "memory four times (ping -> bridge -> pong -> bridge -> "
-               "ping, on both nodes); ddsperf RTT + 2 x local RTT (p50s) is "
-               "what those hops cost alone:\n";
-  for (const LinkResult& r : results) {
-    const double floor =
-        r.dds_round_trip.p50_us + 2 * r.local_round_trip.p50_us;
-    std::cout << "  " << r.link << ": " << Fixed(floor) << " us; forwarded "
-              << Fixed(r.plain.forwarded_round_trip.p50_us) << " us = "
-              << Fixed(Ratio(r.plain.forwarded_round_trip.p50_us, floor), 2)
-              << "x of it\n";
-  }
-
-  std::cout << "\nThroughput, 32 B messages, " << FLAGS_seconds
-            << " s each (messages a second)\n";
-  PlainTable rates;
-  rates.AddRow({"link", "ddsperf pub/sub", "forwarded", "forwarded / ddsperf",
-                "offered", "sent", "lost", "CPU flood", "bridge pi1",
-                "bridge pi2"});
-  for (const LinkResult& r : results) {
-    const Throughput& t = r.plain.throughput;
-    rates.AddRow(
-        {r.link, Fixed(r.dds_rate.per_s, 0), Fixed(t.forwarded_per_s, 0),
-         Fixed(Ratio(t.forwarded_per_s, r.dds_rate.per_s), 2) + "x",
-         Fixed(t.offered_per_s, 0), Fixed(t.sent_per_s, 0),
-         StrCat(t.sent - t.forwarded), Fixed(t.cpu_flood, 0) + "%",
-         Fixed(t.cpu_bridge1, 0) + "%", Fixed(t.cpu_bridge2, 0) + "%"});
-  }
-  rates.Print(&std::cout);
-
-  std::cout << "\nGoals: forwarded round trip p50 <= 1.3x ddsperf's; >= 100 k "
-               "forwarded 32 B messages/s\n";
-  for (const LinkResult& r : results) {
-    const double ratio =
-        Ratio(r.plain.forwarded_round_trip.p50_us, r.dds_round_trip.p50_us);
-    const double per_s = r.plain.throughput.forwarded_per_s;
-    std::cout << "  " << r.link << ": latency " << Fixed(ratio, 2)
-              << "x: " << (ratio <= 1.3 ? "met" : "MISSED") << "; throughput "
-              << Fixed(per_s / 1000, 1)
-              << " k/s: " << (per_s >= 100000 ? "met" : "MISSED") << "\n";
-  }
-
-  if (FLAGS_security == "both") {
-    std::cout << "\nDDS Security's cost (--dds_security: authenticated, every "
-                 "RTPS message encrypted): the same bridges without and with "
-                 "it, "
-              << FLAGS_security_rounds
-              << " runs each, in the order they ran; the ratio is of the "
-                 "means\n";
-    PlainTable cost;
-    cost.AddRow({"link", "bridges", "round trip p50", "p99",
-                 "one-way p50 pi1->pi2", "forwarded/s", "bridge pi1 CPU",
-                 "bridge pi2 CPU"});
-    for (const LinkResult& r : results) {
-      for (const LinkResult::Run& run : r.runs) {
-        const BridgeResult& b = run.result;
-        cost.AddRow({r.link, run.secure ? "secure" : "plain",
-                     Fixed(b.forwarded_round_trip.p50_us) + " us",
-                     Fixed(b.forwarded_round_trip.p99_us) + " us",
-                     Fixed(b.one_way_pi1_to_pi2.p50_us) + " us",
-                     Fixed(b.throughput.forwarded_per_s, 0),
-                     Fixed(b.throughput.cpu_bridge1, 0) + "%",
-                     Fixed(b.throughput.cpu_bridge2, 0) + "%"});
-      }
-      const SecurityCost c = CostOf(r);
-      cost.AddRow({r.link, "secure / plain", Fixed(c.round_trip_p50, 2) + "x",
-                   Fixed(c.round_trip_p99, 2) + "x",
-                   Fixed(c.one_way_p50, 2) + "x",
-                   Fixed(c.forwarded_per_s, 2) + "x", "", ""});
-    }
-    cost.Print(&std::cout);
-  }
-
+  PrintRoundTrips(results);
+  PrintThroughput(results);
+  PrintGoals(results);
+  if (FLAGS_security == "both") PrintSecurityCost(results);
   if (json_file.enabled()) {
-    JsonWriter json(2);
-    json.BeginObject();
-    json.Key("machine").String(machine);
-    json.Key("cpu_wakeup_limit").String(limit);
-    json.Key("seconds").Number(FLAGS_seconds);
-    json.Key("ping_interval_us").Number(FLAGS_ping_interval_us);
-    json.Key("links").BeginArray();
-    for (const LinkResult& r : results) {
-      json.BeginObject();
-      json.Key("link").String(r.link);
-      json.Key("ddsperf_round_trip");
-      WriteFigures(r.dds_round_trip, &json);
-      json.Key("local_round_trip");
-      WriteFigures(r.local_round_trip, &json);
-      json.Key("hops_floor_p50_us")
-          .Number(r.dds_round_trip.p50_us + 2 * r.local_round_trip.p50_us);
-      // The plain bridges' figures at the top level, as before.
-      WriteBridgeResult(r.plain, &json);
-      json.Key("round_trip_p50_ratio")
-          .Number(Ratio(r.plain.forwarded_round_trip.p50_us,
-                        r.dds_round_trip.p50_us));
-      json.Key("latency_goal_met")
-          .Bool(Ratio(r.plain.forwarded_round_trip.p50_us,
-                      r.dds_round_trip.p50_us) <= kLatencyGoal);
-      json.Key("throughput_goal_met")
-          .Bool(r.plain.throughput.forwarded_per_s >= kThroughputGoal);
-      json.Key("ddsperf_rate").BeginObject();
-      json.Key("per_s").Number(r.dds_rate.per_s);
-      json.Key("total").Number(r.dds_rate.total);
-      json.Key("lost").Number(r.dds_rate.lost);
-      json.Key("size_bytes").Number(r.dds_rate.size_bytes);
-      json.EndObject();
-      if (!r.runs.empty()) {
-        json.Key("security_runs").BeginArray();
-        for (const LinkResult::Run& run : r.runs) {
-          json.BeginObject();
-          json.Key("secure").Bool(run.secure);
-          WriteBridgeResult(run.result, &json);
-          json.EndObject();
-        }
-        json.EndArray();
-        const SecurityCost c = CostOf(r);
-        json.Key("security_cost").BeginObject();
-        json.Key("round_trip_p50_ratio").Number(c.round_trip_p50);
-        json.Key("round_trip_p99_ratio").Number(c.round_trip_p99);
-        json.Key("one_way_p50_ratio").Number(c.one_way_p50);
-        json.Key("forwarded_per_s_ratio").Number(c.forwarded_per_s);
-        json.EndObject();
-      }
-      json.EndObject();
-    }
-    json.EndArray();
-    json.EndObject();
-    json_file.WriteAndClose(json.Text());
+    json_file.WriteAndClose(ResultsJson(machine, limit, results));
   }
   return 0;
 }

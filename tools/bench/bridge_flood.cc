@@ -18,6 +18,7 @@
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
 #include "aos/node_flag.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/flag_output_file.h"
 #include "aos/util/json_writer.h"
 #include "aos/util/str_cat.h"
@@ -37,15 +38,12 @@ namespace {
 
 int Main() {
   if (!(FLAGS_duration > 0) || std::isinf(FLAGS_duration)) {
-    ExitForUserError(StrCat("--duration=", FLAGS_duration,
-                            " is not a number of seconds "
-                            "above 0"));
+    ExitOnFlagError(FlagError("--duration", FLAGS_duration,
+                              " is not a number of seconds above 0"));
   }
-  if (!(FLAGS_rate >= 0) || std::isinf(FLAGS_rate)) {
-    ExitForUserError(StrCat("--rate=", FLAGS_rate,
-                            " is not a rate: give 0 (the channel's "
-                            "frequency) or more"));
-  }
+  ExitOnFlagError(CheckInRange(
+      "--rate", FLAGS_rate, 0.0, std::numeric_limits<double>::max(),
+      " is not a rate: give 0 (the channel's frequency) or more"));
   auto config = ReadConfigFlag("tools/bench/bridge_bench_config.json");
   if (!config.ok()) ExitForUserError(std::string(config.status().message()));
   auto node = ReadNodeFlag(config.value().message());
@@ -55,9 +53,9 @@ int Main() {
   ShmEventLoop loop(&config.value().message(), "bridge_flood", *node);
   const Channel* channel = loop.GetChannel<examples::Ping>(FLAGS_channel);
   if (channel == nullptr) {
-    ExitForUserError(StrCat("--channel=", FLAGS_channel,
-                            ": the config has no aos.examples.Ping channel "
-                            "of that name for this node"));
+    ExitOnFlagError(FlagError("--channel", FLAGS_channel,
+                              ": the config has no aos.examples.Ping channel "
+                              "of that name for this node"));
   }
   const double rate = FLAGS_rate > 0 ? FLAGS_rate : channel->frequency();
   Sender<examples::Ping> sender =

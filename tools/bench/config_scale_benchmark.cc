@@ -18,6 +18,7 @@
 
 #include "aos/configuration.h"
 #include "aos/init.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -206,6 +207,8 @@ int main(int argc, char** argv) {
       "Reads generated configs of growing size and prints the time per "
       "element.");
   aos::RefuseArguments(argc, argv);
+  aos::ExitOnFlagError(
+      aos::CheckNotNegative("--min_seconds", FLAGS_min_seconds));
   const char* tmp = getenv("TEST_TMPDIR");
   std::string root = aos::StrCat(tmp != nullptr ? tmp : "/tmp",
                                  "/config_scale_benchmark.XXXXXX");

@@ -27,7 +27,8 @@ for arg in "$@"; do
     --main_job_only) args+=(--main_job_only) ;;
     --json=* | --plot=* | --priority=* | --interval_us=*) args+=("${arg}") ;;
     -h | --help)
-      sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      # The comment block at the top of this file, whatever its length.
+      awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"
       exit 0
       ;;
     *)

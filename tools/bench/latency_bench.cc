@@ -6,13 +6,11 @@
 // figure and an OSADL-style latency plot (gnuplot).
 #include <fcntl.h>
 #include <sched.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -28,13 +26,16 @@
 #include "aos/json_to_flatbuffer.h"
 #include "aos/tools/latency_plot.h"
 #include "aos/util/cpu_latency_limit.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/flag_output_file.h"
 #include "aos/util/json_writer.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
+#include "aos/util/user_error.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
 #include "tools/bench/bench_figures.h"
+#include "tools/bench/bench_harness.h"
 #include "tools/bench/bench_inputs.h"
 #include "tools/bench/json_document.h"
 #include "tools/bench/rt_tests.h"
@@ -94,19 +95,16 @@ void MergeLatency(const timing::LatencyRecorder& latency,
 
 class Bench {
  public:
-  Bench() {
+  Bench() : work_dir_(MakeWorkDir()), programs_(FLAGS_bin_dir, work_dir_) {
     auto config =
         configuration::ReadConfig(Binary("examples/pingpong_config.json"));
     CHECK(config.ok()) << config.status().message();
     config_.emplace(std::move(config).value());
-    char dir[] = "/tmp/aos_bench_XXXXXX";
-    CHECK(mkdtemp(dir) != nullptr);
-    work_dir_ = dir;
   }
   ~Bench() { std::filesystem::remove_all(work_dir_); }
 
   std::string Binary(std::string_view path) const {
-    return StrCat(FLAGS_bin_dir, "/", path);
+    return programs_.Path(path);
   }
   int64_t Loops() const { return duration_.count() * 1000 / FLAGS_interval_us; }
 
@@ -136,8 +134,7 @@ class Bench {
 
   std::unique_ptr<Subprocess> Start(std::string_view binary,
                                     std::vector<std::string> args) {
-    return std::make_unique<Subprocess>(Binary(binary), std::move(args),
-                                        work_dir_);
+    return programs_.Start(binary, std::move(args));
   }
 
   // ping + pong (+ the streamer): ping's timer, pong's watcher, round trip.
@@ -183,7 +180,7 @@ class Bench {
           {"--config=" + Binary("examples/pingpong_config.json"),
            "--shm_base=" + base, "--application=ping,pong", "--stream=false",
            "--format=json", StrCat("--duration=", Seconds(duration_) + 0.5)});
-      CHECK_EQ(streamer->Wait(), 0) << streamer->Stderr();
+      ExitUnlessSucceeded(*streamer, "the streamer");
       const auto accumulated = AccumulatedReports(streamer->Stdout());
       CHECK(accumulated.contains("ping") && accumulated.contains("pong"))
           << "the streamer saw no reports of ping and pong:\n"
@@ -202,8 +199,8 @@ class Bench {
     } else {
       std::this_thread::sleep_for(duration_ + std::chrono::milliseconds(500));
     }
-    CHECK_EQ(ping->Terminate(), 0) << ping->Stderr();
-    CHECK_EQ(pong->Terminate(), 0) << pong->Stderr();
+    TerminateOrFail(*ping, "ping");
+    TerminateOrFail(*pong, "pong");
     const RoundTrip round_trip = Read<RoundTrip>(
         summary, [](const JsonValue& root) { return ReadPingSummary(root); });
     run.round_trip_avg_us = round_trip.avg_us;
@@ -244,7 +241,7 @@ class Bench {
          "--run_ping_pong=true", StrCat("--priority=", FLAGS_priority),
          StrCat("--interval_us=", FLAGS_interval_us),
          StrCat("--loops=", Loops()), "--json=" + json});
-    CHECK_EQ(run->Wait(), 0) << run->Stderr();
+    ExitUnlessSucceeded(*run, "shm_wakeup_benchmark");
     Figures f = Read<Figures>(json, [](const JsonValue& root) {
       return ReadShmWakeupRow(root, "ping_pong");
     });
@@ -291,7 +288,7 @@ class Bench {
         Start("aos/tools/aos_timing_report_streamer",
               {config, "--shm_base=" + base, "--stream=false", "--format=json",
                StrCat("--duration=", Seconds(scale_duration) + 0.5)});
-    CHECK_EQ(streamer->Wait(), 0) << streamer->Stderr();
+    ExitUnlessSucceeded(*streamer, "the streamer");
     double cpu = 0;
     for (size_t i = 0; i < apps.size(); ++i)
       cpu += apps[i]->CpuSeconds() - cpu_before[i];
@@ -328,7 +325,7 @@ class Bench {
     auto run = Start(
         binary, {StrCat("--benchmark_filter=^(", StrJoin(names, "|"), ")$"),
                  "--benchmark_min_time=0.2", "--benchmark_format=json"});
-    CHECK_EQ(run->Wait(), 0) << run->Stderr();
+    ExitUnlessSucceeded(*run, binary);
     absl::StatusOr<JsonDocument> json =
         JsonDocument::Parse(run->Stdout(), StrCat(binary, "'s output"));
     CHECK(json.ok()) << json.status().message();
@@ -350,23 +347,26 @@ class Bench {
   }
 
  private:
+  static std::string MakeWorkDir() {
+    char dir[] = "/tmp/aos_bench_XXXXXX";
+    CHECK(mkdtemp(dir) != nullptr);
+    return dir;
+  }
+  // A program that must end well when asked to.
+  static void TerminateOrFail(Subprocess& process, std::string_view name) {
+    const int status = process.Terminate();
+    if (status != 0) {
+      FailWithOutput(StrCat(name, " exited ", status), &process);
+    }
+  }
+
   std::optional<FlatbufferDetachedBuffer<Configuration>> config_;
   std::string work_dir_;
+  BenchPrograms programs_;
   std::vector<std::string> shm_bases_;
   int work_files_ = 0;
   milliseconds duration_{2500};
 };
-
-std::string ReadLine(const std::string& path, const std::string& prefix) {
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (prefix.empty() || line.starts_with(prefix)) {
-      return prefix.empty() ? line : line.substr(line.find(':') + 2);
-    }
-  }
-  return "unknown";
-}
 
 bool SchedFifoGranted() {
   struct sched_param param = {};
@@ -375,24 +375,6 @@ bool SchedFifoGranted() {
   param.sched_priority = 0;
   sched_setscheduler(0, SCHED_OTHER, &param);
   return true;
-}
-
-std::string Num(double value) {
-  if (std::isnan(value)) return "-";
-  char text[32];
-  snprintf(text, sizeof(text),
-           value < 10    ? "%.2f"
-           : value < 100 ? "%.1f"
-                         : "%.0f",
-           value);
-  return text;
-}
-
-std::string Ratio(double ours, double theirs) {
-  if (std::isnan(ours) || std::isnan(theirs) || theirs <= 0) return "-";
-  char text[32];
-  snprintf(text, sizeof(text), "%.2fx", ours / theirs);
-  return text;
 }
 
 // The samples of `f`'s 1 us classes (read at their middle) and overflows
@@ -513,7 +495,9 @@ MainJob RunMainJob(Bench* bench) {
 }
 
 // Lower is better: how many times lower `ours` is than `other`.
-std::string TimesLower(double ours, double other) { return Ratio(other, ours); }
+std::string TimesLower(double ours, double other) {
+  return RatioText(other, ours);
+}
 
 void PrintMainJob(const MainJob& job, const std::string& cpuidle) {
   printf(
@@ -526,15 +510,16 @@ void PrintMainJob(const MainJob& job, const std::string& cpuidle) {
     const Figures watcher = r.Watcher();
     const Figures timer = r.Timer();
     printf("  %-25s %20s %6s %6s   %11s %6s %6s   %s\n", r.name.c_str(),
-           Num(watcher.p50_us).c_str(), Num(watcher.p99_us).c_str(),
-           Num(watcher.max_us).c_str(), Num(timer.p50_us).c_str(),
-           Num(timer.p99_us).c_str(), Num(timer.max_us).c_str(),
-           r.held.c_str());
+           ThreeDigits(watcher.p50_us).c_str(),
+           ThreeDigits(watcher.p99_us).c_str(),
+           ThreeDigits(watcher.max_us).c_str(),
+           ThreeDigits(timer.p50_us).c_str(), ThreeDigits(timer.p99_us).c_str(),
+           ThreeDigits(timer.max_us).c_str(), r.held.c_str());
   }
   const Figures& c = job.cyclictest;
   printf("  %-25s %20s %6s %6s   %11s %6s %6s   0 us, all CPUs\n",
-         c.name.c_str(), "", "", "", Num(c.p50_us).c_str(),
-         Num(c.p99_us).c_str(), Num(c.max_us).c_str());
+         c.name.c_str(), "", "", "", ThreeDigits(c.p50_us).c_str(),
+         ThreeDigits(c.p99_us).c_str(), ThreeDigits(c.max_us).c_str());
   const Figures held = job.rows[0].Watcher();
   const Figures free = job.rows[1].Watcher();
   const Figures normal = job.rows[2].Watcher();
@@ -554,8 +539,8 @@ void PrintMainJob(const MainJob& job, const std::string& cpuidle) {
   printf(
       "FIFO 5 with the limit vs normal priority: p50 watcher %s, timer %s of "
       "it; goal: never slower: %s\n",
-      Ratio(held.p50_us, normal.p50_us).c_str(),
-      Ratio(held_timer.p50_us, normal_timer.p50_us).c_str(),
+      RatioText(held.p50_us, normal.p50_us).c_str(),
+      RatioText(held_timer.p50_us, normal_timer.p50_us).c_str(),
       held.p50_us <= normal.p50_us && held_timer.p50_us <= normal_timer.p50_us
           ? "met"
           : "MISSED");
@@ -582,19 +567,15 @@ void WriteMainJob(const MainJob& job, JsonWriter* json) {
   json->EndObject();
 }
 
-int Main() {
-  if (FLAGS_priority < 0 || FLAGS_priority > 99) {
-    std::cerr << "latency_bench: --priority=" << FLAGS_priority
-              << " is not a SCHED_FIFO priority: give 1-99 (0 runs "
-                 "everything at normal priority)\n";
-    return 1;
-  }
-  if (FLAGS_interval_us < 100 || FLAGS_interval_us > 1000000) {
-    std::cerr << "latency_bench: --interval_us=" << FLAGS_interval_us
-              << " is out of range: give 100-1000000 microseconds\n";
-    return 1;
-  }
-  // Every missing tool is named at once, with where it comes from.
+// Ends the bench, before anything runs, on a flag out of range or a
+// baseline tool that is missing (every one named, with its package).
+void CheckFlagsAndTools() {
+  ExitOnFlagError(CheckInRange("--priority", FLAGS_priority, 0, 99,
+                               " is not a SCHED_FIFO priority: give 1-99 (0 "
+                               "runs everything at normal priority)"));
+  ExitOnFlagError(
+      CheckInRange("--interval_us", FLAGS_interval_us, 100, 1000000,
+                   " is out of range: give 100-1000000 microseconds"));
   std::vector<std::string> missing;
   for (std::string_view tool : {"cyclictest", "sigwaittest", "ptsematest"}) {
     if (access(RtTestsTool(tool).c_str(), X_OK) != 0) {
@@ -606,36 +587,300 @@ int Main() {
     missing.push_back("gnuplot (Debian package gnuplot-nox)");
   }
   if (!missing.empty()) {
-    std::cerr << "latency_bench: missing " << StrJoin(missing, ", ")
-              << "; tools/bench/latency.sh installs them\n";
-    return 1;
+    ExitForUserError(StrCat("missing ", StrJoin(missing, ", "),
+                            "; tools/bench/latency.sh installs them"));
   }
+}
+
+// The machine as the table's header and the JSON name it.
+struct Machine {
+  MachineInfo info;
+  bool fifo = false;
+
+  // What sysfs or /proc said, or "unknown".
+  static std::string Said(const std::string& value) {
+    return value.empty() ? "unknown" : value;
+  }
+  std::string cpu() const { return Said(info.cpu_model); }
+  std::string clocksource() const { return Said(info.clocksource); }
+  std::string cpuidle() const { return Said(info.cpuidle_driver); }
+  std::string governor() const { return Said(info.cpuidle_governor); }
+};
+
+void PrintMachine(const Machine& m) {
+  std::cout << "Machine: " << m.cpu() << ", " << m.info.hardware_threads
+            << " cores, kernel " << m.info.kernel << ", clocksource "
+            << m.clocksource() << ", SCHED_FIFO "
+            << (m.fifo ? "granted"
+                       : "NOT granted (figures are at normal priority)")
+            << "\nIdle states: cpuidle driver " << m.cpuidle() << ", governor "
+            << m.governor() << "\n\n"
+            << std::flush;
+}
+
+// Everything measured after the main job, with the CPU wakeup limit held.
+struct Rounds {
+  int rounds = 0;
+  timing::LatencyHistogram timer_histogram, watcher_histogram;
+  timing::RunningStatistic timer_statistic, watcher_statistic;
+  std::vector<Figures> cyclictest, sigwait_runs, ptsem_runs, like_sigwait_runs;
+  std::vector<double> round_trip_on, round_trip_off;
+  std::vector<double> round_trip_p50_on, round_trip_p50_off;
+  std::vector<double> round_trip_no_paths, round_trip_p50_no_paths;
+  std::vector<double> timer_ratios, watcher_ratios;
+};
+
+// `rounds` rounds, each running every measurement once, so drift on a
+// shared machine hits ours and the baselines alike; the figures pool all
+// rounds.
+Rounds RunRounds(Bench* bench, int rounds) {
+  Rounds r;
+  r.rounds = rounds;
+  const std::vector<std::string> rt_args = {StrCat("-p", FLAGS_priority),
+                                            StrCat("-i", FLAGS_interval_us),
+                                            StrCat("-l", bench->Loops()), "-q"};
+  std::vector<std::string> sigwait_args = {"-f"};
+  sigwait_args.insert(sigwait_args.end(), rt_args.begin(), rt_args.end());
+  for (int round = 0; round < rounds; ++round) {
+    std::cerr << "round " << round + 1 << "/" << rounds
+              << ": ping/pong, cyclictest, ping/pong without reports, "
+                 "ping/pong without path origins, sigwaittest -f, ptsematest, "
+                 "aos driven like sigwaittest\n";
+    Bench::PingPongRun run = bench->RunPingPong({});
+    r.timer_histogram.Merge(run.timer);
+    r.timer_statistic.Merge(run.timer_stat);
+    r.watcher_histogram.Merge(run.watcher);
+    r.watcher_statistic.Merge(run.watcher_stat);
+    r.round_trip_on.push_back(run.round_trip_avg_us);
+    r.round_trip_p50_on.push_back(run.round_trip_p50_us);
+    r.cyclictest.push_back(bench->RunCyclictest());
+    Bench::PingPongOptions without_reports;
+    without_reports.reports = false;
+    const Bench::PingPongRun unreported = bench->RunPingPong(without_reports);
+    r.round_trip_off.push_back(unreported.round_trip_avg_us);
+    r.round_trip_p50_off.push_back(unreported.round_trip_p50_us);
+    Bench::PingPongOptions without_paths;
+    without_paths.ping_args = {"--path_origins=false"};
+    without_paths.pong_args = {"--path_origins=false"};
+    const Bench::PingPongRun pathless = bench->RunPingPong(without_paths);
+    r.round_trip_no_paths.push_back(pathless.round_trip_avg_us);
+    r.round_trip_p50_no_paths.push_back(pathless.round_trip_p50_us);
+    r.sigwait_runs.push_back(bench->RunRtTool("sigwaittest", sigwait_args));
+    r.ptsem_runs.push_back(bench->RunRtTool("ptsematest", rt_args));
+    r.like_sigwait_runs.push_back(bench->RunLoopLikeSigwaittest());
+    r.timer_ratios.push_back(run.timer_stat.average() * 1e6 /
+                             r.cyclictest.back().avg_us);
+    r.watcher_ratios.push_back(run.watcher_stat.average() * 1e6 /
+                               r.sigwait_runs.back().avg_us);
+  }
+  return r;
+}
+
+// What the tables and the JSON show of the rounds, scale and
+// microbenchmarks.
+struct Results {
+  Figures timer, watcher, cyclic, sigwait, ptsem, like_sigwait;
+  std::vector<double> timer_ratios, watcher_ratios;
+  // Round trips' means: with reports (on), without (off), without path
+  // origins.
+  double on = NAN, off = NAN, p50_on = NAN, p50_off = NAN;
+  double no_paths = NAN, p50_no_paths = NAN;
+  std::vector<Bench::ScaleRow> scale;
+  double record_ns = NAN, clock_ns = NAN, report_ns = NAN;
+};
+
+Results Summarize(const Rounds& r) {
+  Results results;
+  results.timer =
+      FromHistogram("aos ping timer", r.timer_histogram, r.timer_statistic);
+  results.watcher = FromHistogram("aos pong watcher", r.watcher_histogram,
+                                  r.watcher_statistic);
+  results.cyclic = Merge("cyclictest", r.cyclictest);
+  results.sigwait = Merge("sigwaittest", r.sigwait_runs);
+  results.ptsem = Merge("ptsematest", r.ptsem_runs);
+  results.like_sigwait = Merge("aos, sigwaittest-driven", r.like_sigwait_runs);
+  results.timer_ratios = r.timer_ratios;
+  results.watcher_ratios = r.watcher_ratios;
+  results.on = Mean(r.round_trip_on);
+  results.off = Mean(r.round_trip_off);
+  results.p50_on = Mean(r.round_trip_p50_on);
+  results.p50_off = Mean(r.round_trip_p50_off);
+  results.no_paths = Mean(r.round_trip_no_paths);
+  results.p50_no_paths = Mean(r.round_trip_p50_no_paths);
+  return results;
+}
+
+// Scale (1, 10, 100 timers; 1, 4, 16 watcher processes) and the
+// instrumentation's microbenchmarks, into `results`.
+void RunScaleAndMicrobenchmarks(Bench* bench, Results* results) {
+  std::cerr << "scale\n";
+  for (int timers : {1, 10, 100}) {
+    results->scale.push_back(bench->RunScale(timers, 0));
+  }
+  for (int watchers : {1, 4, 16}) {
+    results->scale.push_back(bench->RunScale(0, watchers));
+  }
+  const std::vector<double> timing_ns = bench->Microbenchmarks(
+      "tools/bench/timing_benchmark", {"BM_RecordBoth", "BM_SteadyClockNow"});
+  results->record_ns = timing_ns[0];
+  results->clock_ns = timing_ns[1];
+  results->report_ns = bench->Microbenchmarks(
+      "tools/bench/timing_report_benchmark", {"BM_BuildReport50Entries"})[0];
+}
+
+void PrintResults(const Results& r) {
+  auto row = [](const Figures& f, const Figures* base) {
+    printf("  %-26s %8s %8s %8s %8s %8s %8s", f.name.c_str(),
+           ThreeDigits(f.min_us).c_str(), ThreeDigits(f.avg_us).c_str(),
+           ThreeDigits(f.p50_us).c_str(), ThreeDigits(f.p99_us).c_str(),
+           ThreeDigits(f.p999_us).c_str(), ThreeDigits(f.max_us).c_str());
+    if (base != nullptr) {
+      printf("   avg %s, p99 %s", RatioText(f.avg_us, base->avg_us).c_str(),
+             RatioText(f.p99_us, base->p99_us).c_str());
+    }
+    printf("\n");
+  };
+  printf(
+      "Wakeup latency (us)             %8s %8s %8s %8s %8s %8s   ours / "
+      "baseline\n",
+      "min", "avg", "p50", "p99", "p99.9", "max");
+  printf("Timer:\n");
+  row(r.timer, &r.cyclic);
+  row(r.cyclic, nullptr);
+  printf("Cross-process:\n");
+  row(r.watcher, &r.sigwait);
+  row(r.sigwait, nullptr);
+  row(r.ptsem, nullptr);
+  row(r.like_sigwait, &r.sigwait);
+  auto ratios = [](const std::vector<double>& values) {
+    std::string text;
+    for (double value : values) {
+      char number[16];
+      snprintf(number, sizeof(number), " %.2f", value);
+      text += number;
+    }
+    return text;
+  };
+  printf("Avg ratio in each round: timer%s; watcher%s\n",
+         ratios(r.timer_ratios).c_str(), ratios(r.watcher_ratios).c_str());
+  printf(
+      "\nInstrumentation: ping round trip avg %s us with timing reports, %s us "
+      "without: %s (median %s vs %s us: %s)\n",
+      ThreeDigits(r.on).c_str(), ThreeDigits(r.off).c_str(),
+      RatioText(r.on, r.off).c_str(), ThreeDigits(r.p50_on).c_str(),
+      ThreeDigits(r.p50_off).c_str(), RatioText(r.p50_on, r.p50_off).c_str());
+  printf(
+      "Path latency: ping round trip avg %s us with path origins, %s us "
+      "without: %s (median %s vs %s us: %s)\n",
+      ThreeDigits(r.on).c_str(), ThreeDigits(r.no_paths).c_str(),
+      RatioText(r.on, r.no_paths).c_str(), ThreeDigits(r.p50_on).c_str(),
+      ThreeDigits(r.p50_no_paths).c_str(),
+      RatioText(r.p50_on, r.p50_no_paths).c_str());
+  printf(
+      "  recording one sample %s ns (one clock read %s ns); building a "
+      "51-entry report %s us\n",
+      ThreeDigits(r.record_ns).c_str(), ThreeDigits(r.clock_ns).c_str(),
+      ThreeDigits(r.report_ns / 1000).c_str());
+  printf("\nScale: wakeup latency (us) and CPU use\n");
+  for (const auto& s : r.scale) {
+    printf("  %-26s avg %6s  p99 %6s  max %6s  cpu %5s%%\n", s.what.c_str(),
+           ThreeDigits(s.figures.avg_us).c_str(),
+           ThreeDigits(s.figures.p99_us).c_str(),
+           ThreeDigits(s.figures.max_us).c_str(),
+           ThreeDigits(s.cpu_percent).c_str());
+  }
+  printf(
+      "\nGoals: timer avg <= 1.10x and p99 <= 1.20x cyclictest: %s, %s; "
+      "watcher avg <= 1.10x "
+      "sigwaittest -f: %s; reports on/off round trip within 2%%: %s; path "
+      "origins on/off round trip within 2%%: %s\n",
+      r.timer.avg_us <= 1.10 * r.cyclic.avg_us ? "met" : "MISSED",
+      r.timer.p99_us <= 1.20 * r.cyclic.p99_us ? "met" : "MISSED",
+      r.watcher.avg_us <= 1.10 * r.sigwait.avg_us ? "met" : "MISSED",
+      std::abs(r.on / r.off - 1) <= 0.02 ? "met" : "MISSED",
+      std::abs(r.on / r.no_paths - 1) <= 0.02 ? "met" : "MISSED");
+}
+
+// Every figure, as the JSON file holds it.
+std::string ResultsJson(const Machine& m, bool limit_held, int rounds,
+                        int64_t cycles_per_run, const MainJob& main_job,
+                        const Results& r) {
+  JsonWriter json(2);
+  json.BeginObject();
+  json.Key("machine").BeginObject();
+  json.Key("cpu").String(m.cpu());
+  json.Key("cores").Number(m.info.hardware_threads);
+  json.Key("kernel").String(m.info.kernel);
+  json.Key("clocksource").String(m.clocksource());
+  json.Key("sched_fifo").Bool(m.fifo);
+  json.Key("cpuidle_driver").String(m.cpuidle());
+  json.Key("cpuidle_governor").String(m.governor());
+  json.Key("cpu_dma_latency_held_at_zero").Bool(limit_held);
+  json.EndObject();
+  json.Key("priority").Number(FLAGS_priority);
+  json.Key("interval_us").Number(FLAGS_interval_us);
+  json.Key("rounds").Number(rounds);
+  json.Key("cycles_per_run").Number(cycles_per_run);
+  json.Key("avg_ratio_per_round").BeginObject();
+  for (const auto& [key, values] :
+       {std::pair{"timer", &r.timer_ratios}, {"watcher", &r.watcher_ratios}}) {
+    json.Key(key).BeginArray();
+    for (double value : *values) json.Number(value);
+    json.EndArray();
+  }
+  json.EndObject();
+  auto figures = [&](std::string_view key, const Figures& f) {
+    json.Key(key);
+    WriteFigures(f, &json);
+  };
+  json.Key("timer").BeginObject();
+  figures("aos", r.timer);
+  figures("cyclictest", r.cyclic);
+  json.EndObject();
+  json.Key("cross_process").BeginObject();
+  figures("aos", r.watcher);
+  figures("sigwaittest_f", r.sigwait);
+  figures("ptsematest", r.ptsem);
+  figures("aos_driven_like_sigwaittest", r.like_sigwait);
+  json.EndObject();
+  json.Key("main_job");
+  WriteMainJob(main_job, &json);
+  json.Key("instrumentation").BeginObject();
+  json.Key("round_trip_reports_on_us").Number(r.on);
+  json.Key("round_trip_reports_off_us").Number(r.off);
+  json.Key("round_trip_p50_reports_on_us").Number(r.p50_on);
+  json.Key("round_trip_p50_reports_off_us").Number(r.p50_off);
+  json.Key("round_trip_path_origins_off_us").Number(r.no_paths);
+  json.Key("round_trip_p50_path_origins_off_us").Number(r.p50_no_paths);
+  json.Key("record_sample_ns").Number(r.record_ns);
+  json.Key("clock_read_ns").Number(r.clock_ns);
+  json.Key("build_report_ns").Number(r.report_ns);
+  json.EndObject();
+  json.Key("scale").BeginArray();
+  for (const Bench::ScaleRow& row : r.scale) {
+    json.BeginObject();
+    json.Key("what").String(row.what);
+    json.Key("cpu_percent").Number(row.cpu_percent);
+    figures("latency", row.figures);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+  return json.Text();
+}
+
+int Main() {
+  CheckFlagsAndTools();
   // Opened now, so that a path it cannot write fails before measuring.
   FlagOutputFile json_file("--json", FLAGS_main_job_only ? "" : FLAGS_json);
   Bench bench;
   const int rounds = FLAGS_long_run ? 6 : 4;
   bench.SetDuration(FLAGS_long_run ? seconds(20) : milliseconds(2500));
-  struct utsname uts;
-  uname(&uts);
-  const std::string cpu = ReadLine("/proc/cpuinfo", "model name");
-  const std::string clocksource = ReadLine(
-      "/sys/devices/system/clocksource/clocksource0/current_clocksource", "");
-  const bool fifo = SchedFifoGranted();
-  const std::string cpuidle =
-      ReadLine("/sys/devices/system/cpu/cpuidle/current_driver", "");
-  const std::string governor =
-      ReadLine("/sys/devices/system/cpu/cpuidle/current_governor", "");
-  std::cout << "Machine: " << cpu << ", " << std::thread::hardware_concurrency()
-            << " cores, kernel " << uts.release << ", clocksource "
-            << clocksource << ", SCHED_FIFO "
-            << (fifo ? "granted"
-                     : "NOT granted (figures are at normal priority)")
-            << "\nIdle states: cpuidle driver " << cpuidle << ", governor "
-            << governor << "\n\n"
-            << std::flush;
+  const Machine machine{.info = ReadMachineInfo(), .fifo = SchedFifoGranted()};
+  PrintMachine(machine);
 
   const MainJob main_job = RunMainJob(&bench);
-  PrintMainJob(main_job, cpuidle);
+  PrintMainJob(main_job, machine.cpuidle());
   if (FLAGS_main_job_only) {
     bench.CleanShm();
     return 0;
@@ -655,217 +900,14 @@ int Main() {
             << " cycles of " << FLAGS_interval_us << " us at priority "
             << FLAGS_priority
             << ", each round running every measurement in turn\n\n";
-
-  // Every round runs every measurement once, so drift on a shared machine
-  // hits ours and the baselines alike; the figures pool all rounds.
-  timing::LatencyHistogram timer_histogram, watcher_histogram;
-  timing::RunningStatistic timer_statistic, watcher_statistic;
-  std::vector<Figures> cyclictest, sigwait_runs, ptsem_runs, like_sigwait_runs;
-  std::vector<double> round_trip_on, round_trip_off;
-  std::vector<double> round_trip_p50_on, round_trip_p50_off;
-  std::vector<double> round_trip_no_paths, round_trip_p50_no_paths;
-  std::vector<double> timer_ratios, watcher_ratios;
-  const std::vector<std::string> rt_args = {StrCat("-p", FLAGS_priority),
-                                            StrCat("-i", FLAGS_interval_us),
-                                            StrCat("-l", bench.Loops()), "-q"};
-  std::vector<std::string> sigwait_args = {"-f"};
-  sigwait_args.insert(sigwait_args.end(), rt_args.begin(), rt_args.end());
-  for (int round = 0; round < rounds; ++round) {
-    std::cerr << "round " << round + 1 << "/" << rounds
-              << ": ping/pong, cyclictest, ping/pong without reports, "
-                 "ping/pong without path origins, sigwaittest -f, ptsematest, "
-                 "aos driven like sigwaittest\n";
-    Bench::PingPongRun run = bench.RunPingPong({});
-    timer_histogram.Merge(run.timer);
-    timer_statistic.Merge(run.timer_stat);
-    watcher_histogram.Merge(run.watcher);
-    watcher_statistic.Merge(run.watcher_stat);
-    round_trip_on.push_back(run.round_trip_avg_us);
-    round_trip_p50_on.push_back(run.round_trip_p50_us);
-    cyclictest.push_back(bench.RunCyclictest());
-    Bench::PingPongOptions without_reports;
-    without_reports.reports = false;
-    const Bench::PingPongRun unreported = bench.RunPingPong(without_reports);
-    round_trip_off.push_back(unreported.round_trip_avg_us);
-    round_trip_p50_off.push_back(unreported.round_trip_p50_us);
-    Bench::PingPongOptions without_paths;
-    without_paths.ping_args = {"--path_origins=false"};
-    without_paths.pong_args = {"--path_origins=false"};
-    const Bench::PingPongRun pathless = bench.RunPingPong(without_paths);
-    round_trip_no_paths.push_back(pathless.round_trip_avg_us);
-    round_trip_p50_no_paths.push_back(pathless.round_trip_p50_us);
-    sigwait_runs.push_back(bench.RunRtTool("sigwaittest", sigwait_args));
-    ptsem_runs.push_back(bench.RunRtTool("ptsematest", rt_args));
-    like_sigwait_runs.push_back(bench.RunLoopLikeSigwaittest());
-    timer_ratios.push_back(run.timer_stat.average() * 1e6 /
-                           cyclictest.back().avg_us);
-    watcher_ratios.push_back(run.watcher_stat.average() * 1e6 /
-                             sigwait_runs.back().avg_us);
-  }
-  const Figures sigwait = Merge("sigwaittest", sigwait_runs);
-  const Figures ptsem = Merge("ptsematest", ptsem_runs);
-  const Figures like_sigwait =
-      Merge("aos, sigwaittest-driven", like_sigwait_runs);
-  std::cerr << "scale\n";
-  std::vector<Bench::ScaleRow> scale;
-  for (int timers : {1, 10, 100}) scale.push_back(bench.RunScale(timers, 0));
-  for (int watchers : {1, 4, 16}) scale.push_back(bench.RunScale(0, watchers));
-  const std::vector<double> timing_ns = bench.Microbenchmarks(
-      "tools/bench/timing_benchmark", {"BM_RecordBoth", "BM_SteadyClockNow"});
-  const double record_ns = timing_ns[0];
-  const double clock_ns = timing_ns[1];
-  const double report_ns = bench.Microbenchmarks(
-      "tools/bench/timing_report_benchmark", {"BM_BuildReport50Entries"})[0];
+  Results results = Summarize(RunRounds(&bench, rounds));
+  RunScaleAndMicrobenchmarks(&bench, &results);
   bench.CleanShm();
 
-  const Figures timer =
-      FromHistogram("aos ping timer", timer_histogram, timer_statistic);
-  const Figures watcher =
-      FromHistogram("aos pong watcher", watcher_histogram, watcher_statistic);
-  const Figures cyclic = Merge("cyclictest", cyclictest);
-
-  auto row = [](const Figures& f, const Figures* base) {
-    printf("  %-26s %8s %8s %8s %8s %8s %8s", f.name.c_str(),
-           Num(f.min_us).c_str(), Num(f.avg_us).c_str(), Num(f.p50_us).c_str(),
-           Num(f.p99_us).c_str(), Num(f.p999_us).c_str(),
-           Num(f.max_us).c_str());
-    if (base != nullptr) {
-      printf("   avg %s, p99 %s", Ratio(f.avg_us, base->avg_us).c_str(),
-             Ratio(f.p99_us, base->p99_us).c_str());
-    }
-    printf("\n");
-  };
-  printf(
-      "Wakeup latency (us)             %8s %8s %8s %8s %8s %8s   ours / "
-      "baseline\n",
-      "min", "avg", "p50", "p99", "p99.9", "max");
-  printf("Timer:\n");
-  row(timer, &cyclic);
-  row(cyclic, nullptr);
-  printf("Cross-process:\n");
-  row(watcher, &sigwait);
-  row(sigwait, nullptr);
-  row(ptsem, nullptr);
-  row(like_sigwait, &sigwait);
-  auto mean = [](const std::vector<double>& values) {
-    double sum = 0;
-    for (double value : values) sum += value;
-    return sum / static_cast<double>(values.size());
-  };
-  auto ratios = [](const std::vector<double>& values) {
-    std::string text;
-    for (double value : values) {
-      char number[16];
-      snprintf(number, sizeof(number), " %.2f", value);
-      text += number;
-    }
-    return text;
-  };
-  printf("Avg ratio in each round: timer%s; watcher%s\n",
-         ratios(timer_ratios).c_str(), ratios(watcher_ratios).c_str());
-  const double on = mean(round_trip_on);
-  const double off = mean(round_trip_off);
-  const double p50_on = mean(round_trip_p50_on);
-  const double p50_off = mean(round_trip_p50_off);
-  printf(
-      "\nInstrumentation: ping round trip avg %s us with timing reports, %s us "
-      "without: %s (median %s vs %s us: %s)\n",
-      Num(on).c_str(), Num(off).c_str(), Ratio(on, off).c_str(),
-      Num(p50_on).c_str(), Num(p50_off).c_str(),
-      Ratio(p50_on, p50_off).c_str());
-  const double no_paths = mean(round_trip_no_paths);
-  const double p50_no_paths = mean(round_trip_p50_no_paths);
-  printf(
-      "Path latency: ping round trip avg %s us with path origins, %s us "
-      "without: %s (median %s vs %s us: %s)\n",
-      Num(on).c_str(), Num(no_paths).c_str(), Ratio(on, no_paths).c_str(),
-      Num(p50_on).c_str(), Num(p50_no_paths).c_str(),
-      Ratio(p50_on, p50_no_paths).c_str());
-  printf(
-      "  recording one sample %s ns (one clock read %s ns); building a "
-      "51-entry report %s us\n",
-      Num(record_ns).c_str(), Num(clock_ns).c_str(),
-      Num(report_ns / 1000).c_str());
-  printf("\nScale: wakeup latency (us) and CPU use\n");
-  for (const auto& s : scale) {
-    printf("  %-26s avg %6s  p99 %6s  max %6s  cpu %5s%%\n", s.what.c_str(),
-           Num(s.figures.avg_us).c_str(), Num(s.figures.p99_us).c_str(),
-           Num(s.figures.max_us).c_str(), Num(s.cpu_percent).c_str());
-  }
-  printf(
-      "\nGoals: timer avg <= 1.10x and p99 <= 1.20x cyclictest: %s, %s; "
-      "watcher avg <= 1.10x "
-      "sigwaittest -f: %s; reports on/off round trip within 2%%: %s; path "
-      "origins on/off round trip within 2%%: %s\n",
-      timer.avg_us <= 1.10 * cyclic.avg_us ? "met" : "MISSED",
-      timer.p99_us <= 1.20 * cyclic.p99_us ? "met" : "MISSED",
-      watcher.avg_us <= 1.10 * sigwait.avg_us ? "met" : "MISSED",
-      std::abs(on / off - 1) <= 0.02 ? "met" : "MISSED",
-      std::abs(on / no_paths - 1) <= 0.02 ? "met" : "MISSED");
-
-  JsonWriter json(2);
-  json.BeginObject();
-  json.Key("machine").BeginObject();
-  json.Key("cpu").String(cpu);
-  json.Key("cores").Number(std::thread::hardware_concurrency());
-  json.Key("kernel").String(uts.release);
-  json.Key("clocksource").String(clocksource);
-  json.Key("sched_fifo").Bool(fifo);
-  json.Key("cpuidle_driver").String(cpuidle);
-  json.Key("cpuidle_governor").String(governor);
-  json.Key("cpu_dma_latency_held_at_zero").Bool(dma_latency.ok());
-  json.EndObject();
-  json.Key("priority").Number(FLAGS_priority);
-  json.Key("interval_us").Number(FLAGS_interval_us);
-  json.Key("rounds").Number(rounds);
-  json.Key("cycles_per_run").Number(bench.Loops());
-  json.Key("avg_ratio_per_round").BeginObject();
-  for (const auto& [key, values] :
-       {std::pair{"timer", &timer_ratios}, {"watcher", &watcher_ratios}}) {
-    json.Key(key).BeginArray();
-    for (double value : *values) json.Number(value);
-    json.EndArray();
-  }
-  json.EndObject();
-  auto figures = [&](std::string_view key, const Figures& f) {
-    json.Key(key);
-    WriteFigures(f, &json);
-  };
-  json.Key("timer").BeginObject();
-  figures("aos", timer);
-  figures("cyclictest", cyclic);
-  json.EndObject();
-  json.Key("cross_process").BeginObject();
-  figures("aos", watcher);
-  figures("sigwaittest_f", sigwait);
-  figures("ptsematest", ptsem);
-  figures("aos_driven_like_sigwaittest", like_sigwait);
-  json.EndObject();
-  json.Key("main_job");
-  WriteMainJob(main_job, &json);
-  json.Key("instrumentation").BeginObject();
-  json.Key("round_trip_reports_on_us").Number(on);
-  json.Key("round_trip_reports_off_us").Number(off);
-  json.Key("round_trip_p50_reports_on_us").Number(p50_on);
-  json.Key("round_trip_p50_reports_off_us").Number(p50_off);
-  json.Key("round_trip_path_origins_off_us").Number(no_paths);
-  json.Key("round_trip_p50_path_origins_off_us").Number(p50_no_paths);
-  json.Key("record_sample_ns").Number(record_ns);
-  json.Key("clock_read_ns").Number(clock_ns);
-  json.Key("build_report_ns").Number(report_ns);
-  json.EndObject();
-  json.Key("scale").BeginArray();
-  for (const Bench::ScaleRow& row : scale) {
-    json.BeginObject();
-    json.Key("what").String(row.what);
-    json.Key("cpu_percent").Number(row.cpu_percent);
-    figures("latency", row.figures);
-    json.EndObject();
-  }
-  json.EndArray();
-  json.EndObject();
-  json_file.WriteAndClose(json.Text());
-  WritePlot(timer, cyclic);
+  PrintResults(results);
+  json_file.WriteAndClose(ResultsJson(machine, dma_latency.ok(), rounds,
+                                      bench.Loops(), main_job, results));
+  WritePlot(results.timer, results.cyclic);
   std::cout << "\nWrote " << FLAGS_json << " and " << FLAGS_plot << "\n";
   return 0;
 }

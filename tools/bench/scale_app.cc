@@ -5,6 +5,7 @@
 #include "aos/config_flag.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 #include "examples/ping_generated.h"
 
@@ -18,6 +19,10 @@ int main(int argc, char** argv) {
   aos::InitGoogle(&argc, &argv,
                   "Usage: scale_app [--timers=N] [--watch] [--name=NAME]\n"
                   "Load for tools/bench/latency.sh's scale runs.");
+  aos::ExitOnFlagError(aos::CheckNotNegative("--timers", FLAGS_timers));
+  aos::ExitOnFlagError(
+      aos::CheckInRange("--interval_us", FLAGS_interval_us, 1, 1000000));
+  aos::ExitOnFlagError(aos::CheckInRange("--priority", FLAGS_priority, 0, 99));
   auto config = aos::ReadConfigFlag("examples/pingpong_config.json");
   if (!config.ok()) {
     std::cerr << "scale_app: " << config.status().message() << "\n";

@@ -48,6 +48,7 @@
 #include "aos/events/timing_statistic.h"
 #include "aos/init.h"
 #include "aos/ipc_lib/lockless_queue.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/flag_output_file.h"
 #include "aos/util/json_writer.h"
 #include "aos/util/str_cat.h"
@@ -420,6 +421,11 @@ std::string Json(const std::vector<std::pair<std::string, Figures>>& rows) {
 }
 
 int Main() {
+  ExitOnFlagError(CheckAtLeast("--loops", FLAGS_loops, 1));
+  ExitOnFlagError(CheckInRange("--interval_us", FLAGS_interval_us, 1, 1000000));
+  ExitOnFlagError(CheckInRange("--priority", FLAGS_priority, 0, 99));
+  ExitOnFlagError(CheckAtLeast(
+      "--cpu", FLAGS_cpu, -1, " is not a CPU: give its number, or -1 for any"));
   // Opened first, so that a path it cannot write fails before measuring.
   FlagOutputFile json_file("--json", FLAGS_json);
   auto config = configuration::ReadConfigFromJson(kConfig);

@@ -29,6 +29,7 @@
 #include "aos/events/shm_event_loop.h"
 #include "aos/events/timing_entry.h"
 #include "aos/init.h"
+#include "aos/util/flag_checks.h"
 #include "glog/logging.h"
 #include "tools/bench/bench_figures.h"
 
@@ -154,6 +155,10 @@ void PrintRow(const char* what, const timing::LatencyRecorder& row,
 }
 
 int Main() {
+  ExitOnFlagError(CheckAtLeast("--loops", FLAGS_loops, 1));
+  ExitOnFlagError(CheckAtLeast("--rounds", FLAGS_rounds, 1));
+  ExitOnFlagError(CheckInRange("--interval_us", FLAGS_interval_us, 1, 1000000));
+  ExitOnFlagError(CheckInRange("--priority", FLAGS_priority, 0, 99));
   // A loop with timers only needs no channels.
   auto config = configuration::ReadConfigFromJson(R"({ "channels": [] })");
   CHECK(config.ok()) << config.status().message();

@@ -46,7 +46,7 @@ while (($# > 0)); do
     --binary=*) binary="${1#*=}" ;;
     --merge) merge=1 ;;
     --) shift; extra=("$@"); break ;;
-    -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "fuzz.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift

@@ -28,6 +28,7 @@
 #include "aos/events/timing_histogram.h"
 #include "aos/init.h"
 #include "aos/time/time.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -160,28 +161,15 @@ std::string Lateness(const timing::LatencyHistogram& late) {
 }
 
 void CheckFlags() {
-  if (FLAGS_queue < 0 || FLAGS_queue > 65535) {
-    ExitForUserError(StrCat("--queue=", FLAGS_queue, " is not 0-65535"));
-  }
-  if (!(FLAGS_delay_ms >= 0) || FLAGS_delay_ms > 1e6) {
-    ExitForUserError(StrCat("--delay_ms=", FLAGS_delay_ms,
-                            " is not a number of milliseconds 0-1000000"));
-  }
-  if (!(FLAGS_loss_percent >= 0 && FLAGS_loss_percent <= 100)) {
-    ExitForUserError(
-        StrCat("--loss_percent=", FLAGS_loss_percent, " is not 0-100"));
-  }
-  if (FLAGS_queue_maxlen < 1) {
-    ExitForUserError(
-        StrCat("--queue_maxlen=", FLAGS_queue_maxlen, " is not 1 or more"));
-  }
-  if (FLAGS_rcvbuf_bytes < 4096) {
-    ExitForUserError(
-        StrCat("--rcvbuf_bytes=", FLAGS_rcvbuf_bytes, " is less than 4096"));
-  }
-  if (FLAGS_priority < 0 || FLAGS_priority > 99) {
-    ExitForUserError(StrCat("--priority=", FLAGS_priority, " is not 0-99"));
-  }
+  ExitOnFlagError(CheckInRange("--queue", FLAGS_queue, 0, 65535));
+  ExitOnFlagError(CheckInRange("--delay_ms", FLAGS_delay_ms, 0.0, 1e6,
+                               " is not a number of milliseconds 0-1000000"));
+  ExitOnFlagError(
+      CheckInRange("--loss_percent", FLAGS_loss_percent, 0.0, 100.0));
+  ExitOnFlagError(CheckAtLeast("--queue_maxlen", FLAGS_queue_maxlen, 1));
+  ExitOnFlagError(CheckAtLeast("--rcvbuf_bytes", FLAGS_rcvbuf_bytes, 4096,
+                               " is less than 4096"));
+  ExitOnFlagError(CheckInRange("--priority", FLAGS_priority, 0, 99));
 }
 
 int Main() {

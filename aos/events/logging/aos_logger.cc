@@ -12,7 +12,7 @@
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
 #include "aos/node_flag.h"
-#include "aos/util/printable.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -67,39 +67,34 @@ int Main() {
   const std::optional<Compression> compression =
       ParseCompression(FLAGS_compression);
   if (!compression.has_value()) {
-    ExitForUserError(
-        StrCat("--compression=", InlinePrintable(FLAGS_compression),
-               ": give zstd, lz4 or none"));
+    ExitOnFlagError(FlagError("--compression", FLAGS_compression,
+                              ": give zstd, lz4 or none"));
   }
-  if (FLAGS_chunk_size < 1024 ||
-      FLAGS_chunk_size > static_cast<int64_t>(kMaxChunkSize)) {
-    ExitForUserError(StrCat("--chunk_size=", FLAGS_chunk_size,
-                            ": give 1024 to ", kMaxChunkSize,
-                            " bytes (readers refuse larger chunks)"));
-  }
-  if (FLAGS_poll_period_ms < 0) {
-    ExitForUserError(StrCat("--poll_period_ms=", FLAGS_poll_period_ms,
-                            ": give 0 (a wakeup per message) or more"));
-  }
-  if (FLAGS_flush_period_ms <= 0) {
-    ExitForUserError(StrCat("--flush_period_ms=", FLAGS_flush_period_ms,
-                            ": give a positive period"));
-  }
+  ExitOnFlagError(CheckInRange<int64_t>(
+      "--chunk_size", FLAGS_chunk_size, 1024, kMaxChunkSize,
+      StrCat(": give 1024 to ", kMaxChunkSize,
+             " bytes (readers refuse larger chunks)")));
+  ExitOnFlagError(CheckNotNegative("--poll_period_ms", FLAGS_poll_period_ms,
+                                   ": give 0 (a wakeup per message) or more"));
+  ExitOnFlagError(CheckAtLeast("--flush_period_ms", FLAGS_flush_period_ms, 1,
+                               ": give a positive period"));
   std::optional<std::regex> channels;
   // std::regex compiles recursively: an expression of ~100 KB overflows the
   // stack. Channel names are short; so is any expression over them.
   constexpr size_t kMaxChannelsExpression = 1024;
   if (FLAGS_channels.size() > kMaxChannelsExpression) {
-    ExitForUserError(StrCat("--channels=", InlinePrintable(FLAGS_channels),
-                            ": longer than ", kMaxChannelsExpression,
-                            " characters; give a shorter expression"));
+    ExitOnFlagError(
+        FlagError("--channels", FLAGS_channels,
+                  StrCat(": longer than ", kMaxChannelsExpression,
+                         " characters; give a shorter expression")));
   }
   if (!FLAGS_channels.empty()) {
     try {
       channels.emplace(FLAGS_channels);
     } catch (const std::regex_error& error) {
-      ExitForUserError(StrCat("--channels=", InlinePrintable(FLAGS_channels),
-                              ": not a regular expression: ", error.what()));
+      ExitOnFlagError(
+          FlagError("--channels", FLAGS_channels,
+                    StrCat(": not a regular expression: ", error.what())));
     }
   }
   auto config = ReadConfigFlag("aos/aos_config.json");

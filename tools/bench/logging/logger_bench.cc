@@ -29,6 +29,7 @@
 #include "aos/events/shm_event_loop.h"
 #include "aos/events/timing_report_codec.h"
 #include "aos/init.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 #include "aos/util/user_error.h"
@@ -301,10 +302,9 @@ std::vector<std::string> SplitCommas(const std::string& list) {
 }
 
 void Throughput(const std::string& out_dir) {
-  if (FLAGS_origins < 0 || FLAGS_origins > static_cast<int>(kMaxPathOrigins)) {
-    ExitForUserError(
-        StrCat("--origins=", FLAGS_origins, ": give 0 to ", kMaxPathOrigins));
-  }
+  ExitOnFlagError(CheckInRange("--origins", FLAGS_origins, 0,
+                               static_cast<int>(kMaxPathOrigins),
+                               StrCat(": give 0 to ", kMaxPathOrigins)));
   std::printf(
       "aos_logger throughput, %d messages of 1 KiB with %d origins each to "
       "/dev/shm:\n",

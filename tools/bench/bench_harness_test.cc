@@ -1,0 +1,63 @@
+#include "tools/bench/bench_harness.h"
+
+#include <cmath>
+#include <fstream>
+
+#include "aos/testing/path.h"
+#include "gtest/gtest.h"
+
+namespace aos::bench {
+namespace {
+
+TEST(BenchHarnessTest, AbbaOrder) {
+  std::string order;
+  for (int run = 0; run < 8; ++run) order += AbbaSecondArm(run) ? 'B' : 'A';
+  EXPECT_EQ(order, "ABBAABBA");
+}
+
+TEST(BenchHarnessTest, Text) {
+  EXPECT_EQ(ThreeDigits(4.371), "4.37");
+  EXPECT_EQ(ThreeDigits(28.54), "28.5");
+  EXPECT_EQ(ThreeDigits(102.4), "102");
+  EXPECT_EQ(ThreeDigits(NAN), "-");
+  EXPECT_EQ(Fixed(3.14159), "3.1");
+  EXPECT_EQ(Fixed(3.14159, 3), "3.142");
+  EXPECT_EQ(Fixed(NAN, 2), "-");
+  EXPECT_EQ(RatioText(3, 2), "1.50x");
+  EXPECT_EQ(RatioText(3, 0), "-");
+  EXPECT_EQ(RatioText(NAN, 2), "-");
+  EXPECT_EQ(SafeRatio(3, 2), 1.5);
+  EXPECT_TRUE(std::isnan(SafeRatio(3, 0)));
+  EXPECT_EQ(Mean({1, 2, 6}), 3);
+  EXPECT_TRUE(std::isnan(Mean({})));
+}
+
+TEST(BenchHarnessTest, FilesAndLines) {
+  const std::string dir = testing::TestTempDir();
+  const std::string file = dir + "/two_lines";
+  std::ofstream(file) << "first\nsecond\n";
+  EXPECT_EQ(ReadFirstLine(file), "first");
+  EXPECT_EQ(ReadFirstLine(dir + "/none"), "");
+  EXPECT_EQ(MissingFiles({file, dir + "/none"}),
+            std::vector<std::string>{dir + "/none"});
+  const MachineInfo machine = ReadMachineInfo();
+  EXPECT_GT(machine.online_cpus, 0);
+  EXPECT_FALSE(machine.kernel.empty());
+}
+
+TEST(BenchHarnessTest, ProgramsRunFromTheBuildTree) {
+  const BenchPrograms programs("/bin", testing::TestTempDir());
+  EXPECT_EQ(programs.Path("true"), "/bin/true");
+  auto ok = programs.Start("true", {});
+  ExitUnlessSucceeded(*ok, "true");
+  EXPECT_EXIT(
+      {
+        auto failing = programs.Start("sh", {"-c", "echo said; exit 3"});
+        ExitUnlessSucceeded(*failing, "sh");
+      },
+      ::testing::ExitedWithCode(1),
+      "--- stdout\nsaid\n\n--- stderr\n\nbench_harness_test: sh exited 3\n$");
+}
+
+}  // namespace
+}  // namespace aos::bench
