@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "aos/events/allocation_guard.h"
+#include "aos/events/queue_layout_for_channel.h"
 #include "aos/events/stop_signals.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/node_resolution.h"
@@ -668,8 +669,8 @@ std::unique_ptr<ipc_lib::QueueMemory> ShmEventLoop::OpenQueueMemory(
                                          channel->type()->string_view(), ")");
   auto memory = ipc_lib::QueueMemory::Open(
       ShmPath(shm_base_, channel),
-      ipc_lib::QueueLayout::ForChannel(*configuration(), *channel),
-      permissions_, description);
+      QueueLayoutForChannel(*configuration(), *channel), permissions_,
+      description);
   if (!memory.ok()) {
     std::string message =
         StrCat("event loop ", name(), ": ", memory.status().message());

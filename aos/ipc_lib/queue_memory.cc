@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
@@ -21,7 +20,6 @@
 #include <cstring>
 
 #include "absl/status/status.h"
-#include "aos/configuration.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/ipc_lib/process_robust_list.h"
 #include "aos/ipc_lib/queue_memory_internal.h"
@@ -504,29 +502,6 @@ void SetInitialisationTimeoutForTesting(std::chrono::milliseconds timeout) {
 }
 
 }  // namespace internal
-
-QueueLayout QueueLayout::ForChannel(const Configuration& config,
-                                    const Channel& channel) {
-  QueueLayout layout;
-  layout.message_data_size =
-      static_cast<uint32_t>(configuration::MessageBufferSize(channel));
-  layout.channel_storage_duration_ns =
-      configuration::ChannelStorageDurationNs(config, channel);
-  // ceil(frequency * storage seconds), in integers: exact, no overflow.
-  const unsigned __int128 frequency =
-      static_cast<uint64_t>(std::max(0, channel.frequency()));
-  const unsigned __int128 storage_ns = static_cast<uint64_t>(
-      std::max<int64_t>(0, layout.channel_storage_duration_ns));
-  const unsigned __int128 messages =
-      (frequency * storage_ns + 999999999u) / 1000000000u;
-  layout.queue_size = static_cast<uint32_t>(
-      std::clamp<unsigned __int128>(messages, 1, UINT32_MAX));
-  layout.num_senders =
-      static_cast<uint32_t>(std::max(0, channel.num_senders()));
-  layout.num_watchers =
-      static_cast<uint32_t>(std::max(0, channel.num_watchers()));
-  return layout;
-}
 
 size_t QueueLayout::MemorySize() const { return MemoryMap::For(*this).total; }
 

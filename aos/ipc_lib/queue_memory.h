@@ -6,7 +6,12 @@
 // that lives in it is in lockless_queue.h.
 //
 // clang-format off
-//   const QueueLayout layout = QueueLayout::ForChannel(config, *channel);
+//   QueueLayout layout;  // aos::QueueLayoutForChannel fills one from a config
+//   layout.message_data_size = 64;
+//   layout.queue_size = 2000;
+//   layout.num_senders = 10;
+//   layout.num_watchers = 10;
+//   layout.channel_storage_duration_ns = 2000000000;
 //   absl::StatusOr<std::unique_ptr<QueueMemory>> memory = QueueMemory::Open(
 //       "/dev/shm/aos/test/aos.examples.Ping.v4", layout, 0600,
 //       "/test aos.examples.Ping");
@@ -26,7 +31,6 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "aos/configuration_generated.h"
 
 namespace aos::ipc_lib {
 
@@ -38,7 +42,9 @@ namespace aos::ipc_lib {
 // versions do not normally meet.
 inline constexpr uint32_t kLayoutVersion = 4;
 
-// The sizes a channel's queue is built for.
+// The sizes a channel's queue is built for, as plain values: the queue knows
+// nothing of configurations. aos::QueueLayoutForChannel
+// (aos/events/queue_layout_for_channel.h) computes them for a channel.
 struct QueueLayout {
   // Largest message, bytes (the channel's max_size; a multiple of 8).
   uint32_t message_data_size = 0;
@@ -48,13 +54,6 @@ struct QueueLayout {
   uint32_t num_watchers = 0;
   // For kMessagesSentTooFast: at most queue_size messages inside this.
   int64_t channel_storage_duration_ns = 0;
-
-  // The channel's max_size, num_senders, num_watchers and storage duration
-  // (configuration::ChannelStorageDurationNs), and queue_size from its
-  // frequency. Its num_readers is not used: readers take no slot, so any
-  // number may read.
-  static QueueLayout ForChannel(const Configuration& config,
-                                const Channel& channel);
 
   // Bytes of shared memory this layout needs (header included).
   size_t MemorySize() const;

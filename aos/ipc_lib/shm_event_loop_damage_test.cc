@@ -11,6 +11,7 @@
 
 #include "aos/configuration.h"
 #include "aos/events/event_loop_generated.h"
+#include "aos/events/queue_layout_for_channel.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/ipc_lib/bounded_wait.h"
 #include "aos/ipc_lib/lockless_queue.h"
@@ -75,8 +76,7 @@ TEST(ShmEventLoopDamageTest, ForgedWatcherAndFutureTimeAreCountedAndSent) {
 
   // The writer of the file: its own mapping of the channel's queue.
   const Channel& channel = *sender.channel();
-  const QueueLayout layout =
-      QueueLayout::ForChannel(config->message(), channel);
+  const QueueLayout layout = QueueLayoutForChannel(config->message(), channel);
   auto memory = QueueMemory::Open(ShmEventLoop::ShmPath(&channel), layout, 0600,
                                   "/damaged (the test's writer)");
   ASSERT_TRUE(memory.ok()) << memory.status();
