@@ -24,6 +24,7 @@
 #include "aos/testing/path.h"
 #include "aos/testing/processes.h"
 #include "aos/tools/http_test_client.h"
+#include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 #include "examples/streamer_json_lines.h"
@@ -307,14 +308,16 @@ TEST_F(PingPongTest, TopRedrawsAScreenPerReportAndEndsWithTheSummary) {
 // take it before the streamer binds it: the metrics test then starts
 // another streamer on another port.
 int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  const ScopedFd fd(socket(AF_INET, SOCK_STREAM, 0));
   sockaddr_in address = {};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  CHECK_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  CHECK_EQ(
+      bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)),
+      0);
   socklen_t length = sizeof(address);
-  CHECK_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
-  close(fd);
+  CHECK_EQ(
+      getsockname(fd.get(), reinterpret_cast<sockaddr*>(&address), &length), 0);
   return ntohs(address.sin_port);
 }
 
