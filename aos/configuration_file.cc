@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "aos/util/printable.h"
+#include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::configuration {
@@ -46,21 +47,6 @@ absl::Status OpenError(const std::string& path, int error) {
   }
 }
 
-// Closes a descriptor on every way out.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 absl::StatusOr<std::string> ReadConfigFileBytes(const std::string& path,
@@ -70,7 +56,7 @@ absl::StatusOr<std::string> ReadConfigFileBytes(const std::string& path,
   }
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the fstat below
   // refuses it before any read.
-  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) return OpenError(path, errno);
   struct stat info;
   if (fstat(fd.get(), &info) != 0) {

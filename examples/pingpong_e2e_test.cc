@@ -23,7 +23,9 @@
 #include "aos/events/streamed_report_generated.h"
 #include "aos/testing/path.h"
 #include "aos/testing/processes.h"
+#include "aos/testing/wait_until.h"
 #include "aos/tools/http_test_client.h"
+#include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 #include "examples/streamer_json_lines.h"
@@ -307,14 +309,16 @@ TEST_F(PingPongTest, TopRedrawsAScreenPerReportAndEndsWithTheSummary) {
 // take it before the streamer binds it: the metrics test then starts
 // another streamer on another port.
 int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  const ScopedFd fd(socket(AF_INET, SOCK_STREAM, 0));
   sockaddr_in address = {};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  CHECK_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  CHECK_EQ(
+      bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)),
+      0);
   socklen_t length = sizeof(address);
-  CHECK_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
-  close(fd);
+  CHECK_EQ(
+      getsockname(fd.get(), reinterpret_cast<sockaddr*>(&address), &length), 0);
   return ntohs(address.sin_port);
 }
 
@@ -328,37 +332,36 @@ TEST_F(PingPongTest, StreamerServesPrometheusMetrics) {
   std::unique_ptr<Process> streamer;
   int port = 0;
   std::string body;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  // Until ping's first report has arrived, or the deadline.
-  while (body.find(wanted) == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    if (streamer == nullptr) {
-      port = FreePort();
-      streamer =
-          Start("aos/tools/aos_timing_report_streamer",
-                // No --metrics_address: the default is this machine only.
-                {"--duration=120", "--stream=false", "--accumulate=false",
-                 StrCat("--metrics_port=", port)});
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (streamer->Stderr().find("cannot serve metrics on") !=
-        std::string::npos) {
-      // The port was taken meanwhile: it exits at once; another port.
-      EXPECT_EQ(streamer->Wait(), 1) << streamer->Stderr();
-      streamer.reset();
-      continue;
-    }
-    if (absl::StatusOr<HttpResponse> response =
-            HttpGet(port, "/metrics", std::chrono::seconds(30));
-        response.ok()) {
-      body = response->body;
-    }
-  }
+  // Until ping's first report has arrived.
+  const bool served = WaitUntil(
+      [&]() {
+        if (streamer == nullptr) {
+          port = FreePort();
+          streamer =
+              Start("aos/tools/aos_timing_report_streamer",
+                    // No --metrics_address: the default is this machine only.
+                    {"--duration=120", "--stream=false", "--accumulate=false",
+                     StrCat("--metrics_port=", port)});
+        }
+        // Paced: a request every 50 ms is plenty while ping starts.
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (streamer->Stderr().find("cannot serve metrics on") !=
+            std::string::npos) {
+          // The port was taken meanwhile: it exits at once; another port.
+          EXPECT_EQ(streamer->Wait(), 1) << streamer->Stderr();
+          streamer.reset();
+          return false;
+        }
+        if (absl::StatusOr<HttpResponse> response =
+                HttpGet(port, "/metrics", std::chrono::seconds(30));
+            response.ok()) {
+          body = response->body;
+        }
+        return body.find(wanted) != std::string::npos;
+      },
+      std::chrono::seconds(60), "a report of ping's timer in /metrics");
   ASSERT_NE(streamer, nullptr);
-  ASSERT_THAT(body, HasSubstr(wanted))
-      << "no report of ping's timer in /metrics after 60 s; streamer said: "
-      << streamer->Stderr();
+  ASSERT_TRUE(served) << "streamer said: " << streamer->Stderr();
   EXPECT_THAT(body, HasSubstr("# TYPE aos_missed_cycles_total counter"));
   // Ping's report in /metrics means the streamer's loop runs, and takes
   // SIGTERM as a request to stop.

@@ -3,20 +3,17 @@
 # with NaN and Infinity refused): the streamer's lines, aos_dump's messages
 # and aos_config_check's config. The first report of every application has
 # statistics without samples: they must print as null, not nan.
-set -uo pipefail
-root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
-tmp="${TEST_TMPDIR}"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 config="${root}/examples/pingpong_config.json"
 base="$(mktemp -d /dev/shm/aos_json_XXXXXX)"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 pids=()
+# Asked to stop (not killed), then waited for, before their shm goes.
 cleanup() {
   kill -TERM "${pids[@]}" 2>/dev/null
   wait 2>/dev/null
   rm -rf "${base}"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # Reads JSON from stdin, one document per line with --lines; refuses nan.
 strict() {
@@ -63,8 +60,4 @@ sed 's/^[^{]*: {/{/' "${tmp}/dump" | strict --lines >/dev/null ||
   fail "aos_config_check failed: $(cat "${tmp}/config.err")"
 strict <"${tmp}/config" >/dev/null || fail "aos_config_check's config is not strict JSON"
 
-if ((failures > 0)); then
-  echo "${failures} failure(s)" >&2
-  exit 1
-fi
-echo "PASS"
+finish

@@ -12,35 +12,33 @@
 namespace aos::internal {
 
 EPoll::EPoll() {
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  PCHECK(epoll_fd_ >= 0) << "epoll_create1";
-  quit_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  PCHECK(quit_fd_ >= 0) << "eventfd";
-  OnReadable(quit_fd_, [this]() {
+  epoll_fd_.reset(epoll_create1(EPOLL_CLOEXEC));
+  PCHECK(epoll_fd_.valid()) << "epoll_create1";
+  quit_fd_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  PCHECK(quit_fd_.valid()) << "eventfd";
+  OnReadable(quit_fd_.get(), [this]() {
     uint64_t value;
-    while (read(quit_fd_, &value, sizeof(value)) > 0) {
+    while (read(quit_fd_.get(), &value, sizeof(value)) > 0) {
     }
   });
 }
 
-EPoll::~EPoll() {
-  close(quit_fd_);
-  close(epoll_fd_);
-}
+// The descriptors close as members.
+EPoll::~EPoll() = default;
 
 void EPoll::OnReadable(int fd, std::function<void()> fn) {
   CHECK(!callbacks_.contains(fd)) << "fd " << fd << " registered twice";
   struct epoll_event event = {};
   event.events = EPOLLIN;
   event.data.fd = fd;
-  PCHECK(epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) == 0)
+  PCHECK(epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, fd, &event) == 0)
       << "epoll_ctl(ADD, " << fd << ")";
   callbacks_.emplace(fd, std::move(fn));
 }
 
 void EPoll::Remove(int fd) {
   if (callbacks_.erase(fd) == 0) return;
-  PCHECK(epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr) == 0)
+  PCHECK(epoll_ctl(epoll_fd_.get(), EPOLL_CTL_DEL, fd, nullptr) == 0)
       << "epoll_ctl(DEL, " << fd << ")";
 }
 
@@ -48,7 +46,7 @@ void EPoll::Run() {
   constexpr int kMaxEvents = 16;
   struct epoll_event events[kMaxEvents];
   while (!quit_.load(std::memory_order_acquire)) {
-    const int count = epoll_wait(epoll_fd_, events, kMaxEvents, -1);
+    const int count = epoll_wait(epoll_fd_.get(), events, kMaxEvents, -1);
     if (count < 0) {
       PCHECK(errno == EINTR) << "epoll_wait";
       continue;
@@ -67,7 +65,7 @@ void EPoll::Quit() {
   quit_.store(true, std::memory_order_release);
   const uint64_t one = 1;
   // Best effort: a full counter still wakes epoll.
-  (void)!write(quit_fd_, &one, sizeof(one));
+  (void)!write(quit_fd_.get(), &one, sizeof(one));
 }
 
 }  // namespace aos::internal

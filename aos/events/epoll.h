@@ -14,6 +14,8 @@
 #include <functional>
 #include <map>
 
+#include "aos/util/scoped_fd.h"
+
 namespace aos::internal {
 
 class EPoll {
@@ -44,9 +46,9 @@ class EPoll {
   bool quitting() const { return quit_.load(std::memory_order_acquire); }
 
  private:
-  int epoll_fd_;
+  ScopedFd epoll_fd_;
   // Written by Quit() to wake epoll_wait.
-  int quit_fd_;
+  ScopedFd quit_fd_;
   std::atomic<bool> quit_{false};
   std::map<int, std::function<void()>> callbacks_;
   std::function<void()> after_each_wakeup_;

@@ -526,15 +526,13 @@ class ShmTimer : public TimerHandler {
  public:
   ShmTimer(ShmEventLoop* event_loop, std::function<void()> fn)
       : TimerHandler(event_loop, std::move(fn)), loop_(event_loop) {
-    fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    PCHECK(fd_ >= 0) << "timerfd_create";
-    loop_->epoll_.OnReadable(fd_, [this]() { HandleExpiration(); });
+    fd_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
+    PCHECK(fd_.valid()) << "timerfd_create";
+    loop_->epoll_.OnReadable(fd_.get(), [this]() { HandleExpiration(); });
   }
 
-  ~ShmTimer() override {
-    loop_->epoll_.Remove(fd_);
-    close(fd_);
-  }
+  // fd_ closes after it leaves the epoll set.
+  ~ShmTimer() override { loop_->epoll_.Remove(fd_.get()); }
 
   void Schedule(monotonic_clock::time_point base,
                 monotonic_clock::duration period) override {
@@ -545,7 +543,7 @@ class ShmTimer : public TimerHandler {
   void Disable() override {
     ClearSchedule();
     struct itimerspec off = {};
-    PCHECK(timerfd_settime(fd_, TFD_TIMER_ABSTIME, &off, nullptr) == 0);
+    PCHECK(timerfd_settime(fd_.get(), TFD_TIMER_ABSTIME, &off, nullptr) == 0);
   }
 
   bool IsDisabled() override { return !schedule_enabled(); }
@@ -558,14 +556,14 @@ class ShmTimer : public TimerHandler {
     struct itimerspec spec = {};
     spec.it_value = ToTimespec(
         std::max(std::chrono::nanoseconds(1), when.time_since_epoch()));
-    PCHECK(timerfd_settime(fd_, TFD_TIMER_ABSTIME, &spec, nullptr) == 0)
+    PCHECK(timerfd_settime(fd_.get(), TFD_TIMER_ABSTIME, &spec, nullptr) == 0)
         << "timerfd_settime for timer " << name();
   }
 
   // Consumes a handled expiration, so epoll stops reporting it.
   void Drain() {
     uint64_t expirations;
-    if (read(fd_, &expirations, sizeof(expirations)) < 0) {
+    if (read(fd_.get(), &expirations, sizeof(expirations)) < 0) {
       PCHECK(errno == EAGAIN) << "read timerfd of timer " << name();
     }
   }
@@ -594,7 +592,7 @@ class ShmTimer : public TimerHandler {
   }
 
   ShmEventLoop* const loop_;
-  int fd_ = -1;
+  ScopedFd fd_;
 
   friend class ShmEventLoop;
 };
@@ -606,9 +604,9 @@ ShmEventLoop::ShmEventLoop(const Configuration* configuration,
       permissions_(ParsePermissions()) {
   // Reads the wakeup signal once Run() blocks it in the loop's thread.
   const sigset_t signals = WakeupSignals();
-  signal_fd_ = signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
-  PCHECK(signal_fd_ >= 0) << "signalfd";
-  epoll_.OnReadable(signal_fd_, [this]() { HandleSignals(); });
+  signal_fd_.reset(signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC));
+  PCHECK(signal_fd_.valid()) << "signalfd";
+  epoll_.OnReadable(signal_fd_.get(), [this]() { HandleSignals(); });
 }
 
 ShmEventLoop::ShmEventLoop(const Configuration* configuration)
@@ -619,8 +617,8 @@ ShmEventLoop::~ShmEventLoop() {
   shared_memory_check_.reset();
   DestroyHandlers();
   for (int fd : readable_fds_) epoll_.Remove(fd);
-  epoll_.Remove(signal_fd_);
-  close(signal_fd_);
+  epoll_.Remove(signal_fd_.get());
+  signal_fd_.reset();
 }
 
 void ShmEventLoop::OnReadable(int fd, std::function<void()> fn) {
@@ -760,7 +758,7 @@ void ShmEventLoop::HandleSignals() {
   struct signalfd_siginfo infos[kBatch];
   bool wakeup = false;
   while (true) {
-    const ssize_t bytes = read(signal_fd_, infos, sizeof(infos));
+    const ssize_t bytes = read(signal_fd_.get(), infos, sizeof(infos));
     if (bytes <= 0) {
       PCHECK(bytes == 0 || errno == EAGAIN) << "read signalfd";
       break;

@@ -53,6 +53,7 @@
 #include "absl/status/status.h"
 #include "aos/events/epoll.h"
 #include "aos/events/event_loop.h"
+#include "aos/util/scoped_fd.h"
 #include "gflags/gflags.h"
 
 DECLARE_string(application_name);
@@ -206,7 +207,7 @@ class ShmEventLoop : public EventLoop {
   const std::string shm_base_;
   const mode_t permissions_;
   internal::EPoll epoll_;
-  int signal_fd_ = -1;
+  ScopedFd signal_fd_;
   // While Run() runs: SIGINT, SIGHUP and SIGTERM end it.
   std::unique_ptr<internal::StopSignals> stop_signals_;
   // Which Exit came first: none, Exit() (OK: nothing to keep, so no lock),

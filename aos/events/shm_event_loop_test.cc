@@ -20,6 +20,7 @@
 #include "aos/testing/small_filesystem.h"
 #include "aos/testing/test_message_generated.h"
 #include "aos/testing/test_reply_generated.h"
+#include "aos/testing/wait_until.h"
 #include "gmock/gmock.h"
 
 DECLARE_int32(timing_report_ms);
@@ -516,7 +517,9 @@ TEST_F(ShmEventLoopTest, OneSignalStopsEveryLoop) {
   second.OnRun([&]() { ++started; });
   std::thread a([&]() { first.Run(); });
   std::thread b([&]() { second.Run(); });
-  while (started < 2) std::this_thread::sleep_for(milliseconds(1));
+  // Both must run before the signal, which would otherwise kill the test.
+  ASSERT_TRUE(WaitUntil([&]() { return started == 2; },
+                        std::chrono::seconds(60), "both loops to run"));
   kill(getpid(), SIGTERM);
   a.join();
   b.join();
@@ -886,7 +889,8 @@ TEST_F(ShmEventLoopTest, DeletedQueueFileIsReopenedByRunningLoops) {
     running = true;
   });
   std::thread thread([&]() { watching.Run(); });
-  while (!running) std::this_thread::sleep_for(milliseconds(1));
+  ASSERT_TRUE(WaitUntil([&]() { return running.load(); },
+                        std::chrono::seconds(60), "the watching loop to run"));
 
   const std::string path = ShmEventLoop::ShmPath(answer.channel());
   ASSERT_EQ(unlink(path.c_str()), 0) << path;
@@ -895,16 +899,20 @@ TEST_F(ShmEventLoopTest, DeletedQueueFileIsReopenedByRunningLoops) {
   Sender<TestMessage> sender = late.MakeSender<TestMessage>("/test");
   Fetcher<TestMessage> replies = late.MakeFetcher<TestMessage>("/test");
   bool answered = false;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!answered && std::chrono::steady_clock::now() < deadline) {
-    auto builder = sender.MakeBuilder();
-    TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
-    message.add_value(42);
-    builder.CheckOk(builder.Send(message.Finish()));
-    std::this_thread::sleep_for(milliseconds(5));
-    while (replies.FetchNext()) answered |= replies->value() == 43;
-  }
+  // Asks until answered; the running loop's watcher gives up after 60 s too
+  // (gave_up, below).
+  WaitUntil(
+      [&]() {
+        auto builder = sender.MakeBuilder();
+        TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+        message.add_value(42);
+        builder.CheckOk(builder.Send(message.Finish()));
+        // Paced: a question every few ms, well under the channel's rate.
+        std::this_thread::sleep_for(milliseconds(5));
+        while (replies.FetchNext()) answered |= replies->value() == 43;
+        return answered;
+      },
+      std::chrono::seconds(60), "an answer from the running loop");
   thread.join();
   EXPECT_FALSE(gave_up) << "after 60 s: new message seen " << got_new
                         << ", re-opened files reported " << reopened;

@@ -14,6 +14,7 @@
 #include "aos/events/timing_report_codec.h"
 #include "aos/events/timing_report_format.h"
 #include "aos/json_to_flatbuffer.h"
+#include "aos/util/scoped_fd.h"
 #include "glog/logging.h"
 
 namespace aos::fuzz {
@@ -42,16 +43,15 @@ bool JsonRoundTrip(std::string_view json, const reflection::Schema& schema) {
 }
 
 void WriteFile(const std::string& path, std::string_view contents) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  PCHECK(fd >= 0) << path;
+  const ScopedFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600));
+  PCHECK(fd.valid()) << path;
   size_t done = 0;
   while (done < contents.size()) {
     const ssize_t written =
-        write(fd, contents.data() + done, contents.size() - done);
+        write(fd.get(), contents.data() + done, contents.size() - done);
     PCHECK(written > 0) << path;
     done += static_cast<size_t>(written);
   }
-  close(fd);
 }
 
 // A problem or error line from reading a log: one line of printable ASCII,

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -630,15 +631,8 @@ QueueWakeUpper::QueueWakeUpper(QueueMemory* memory)
     : memory_(memory),
       known_(new KnownRegistration[memory->layout().num_watchers]) {}
 
-QueueWakeUpper::~QueueWakeUpper() {
-  for (uint32_t slot = 0; slot < memory_->layout().num_watchers; ++slot) {
-    Forget(&known_[slot]);
-  }
-}
-
 void QueueWakeUpper::Forget(KnownRegistration* known) {
-  if (known->pidfd >= 0) close(known->pidfd);
-  *known = KnownRegistration();
+  *known = KnownRegistration();  // Closes its pidfd.
 }
 
 void QueueWakeUpper::SayRefused(uint32_t slot, int32_t pid, int32_t tid,
@@ -664,7 +658,7 @@ const QueueWakeUpper::KnownRegistration* QueueWakeUpper::Know(
     return &known;
   }
   Forget(&known);
-  const internal::WatcherProof proof =
+  internal::WatcherProof proof =
       internal::ProveWatcher(pid, static_cast<pid_t>(OwnerExtra(owner)),
                              internal::OwnerId(owner), WakeupSignal());
   if (proof.verdict == internal::WatcherProof::Verdict::kGone) {
@@ -678,7 +672,7 @@ const QueueWakeUpper::KnownRegistration* QueueWakeUpper::Know(
   known.pid = pid;
   known.priority = priority;
   known.proven = proof.verdict == internal::WatcherProof::Verdict::kProven;
-  known.pidfd = proof.pidfd;
+  known.pidfd = std::move(proof.pidfd);
   if (!known.proven) {
     SayRefused(slot, pid, static_cast<pid_t>(OwnerExtra(owner)), proof.why);
   }
@@ -697,8 +691,7 @@ void QueueWakeUpper::AuditRegistrations() {
       continue;
     }
     // Refused from now on; its words stay known, so it is not proven again.
-    if (known.pidfd >= 0) close(known.pidfd);
-    known.pidfd = -1;
+    known.pidfd.reset();
     known.proven = false;
     SayRefused(slot, known.pid, static_cast<pid_t>(OwnerExtra(known.owner)),
                "does not map the queue's file");
@@ -748,8 +741,8 @@ int QueueWakeUpper::Wakeup() {
   for (size_t i = 0; i < found; ++i) {
     const internal::WatcherTarget& target = targets[i];
     KnownRegistration& known = known_[target.slot];
-    const int error =
-        internal::SignalWatcher(known.pidfd, target.pid, target.tid, signal);
+    const int error = internal::SignalWatcher(known.pidfd.get(), target.pid,
+                                              target.tid, signal);
     if (error == 0 || error == EAGAIN) {
       // EAGAIN: its signal queue is full: it has wakeups pending already.
       ++signalled;

@@ -72,6 +72,7 @@
 #include "aos/events/path_origins.h"
 #include "aos/ipc_lib/queue_memory.h"
 #include "aos/time/time.h"
+#include "aos/util/scoped_fd.h"
 #include "aos/util/uuid.h"
 
 namespace aos::ipc_lib {
@@ -274,8 +275,8 @@ class QueueWakeUpper {
   // Allocates its memory of registrations (num_watchers entries), so that
   // Wakeup() never does.
   explicit QueueWakeUpper(QueueMemory* memory);
-  // Closes the pidfds it holds.
-  ~QueueWakeUpper();
+  // Closes the pidfds it holds (they are ScopedFds).
+  ~QueueWakeUpper() = default;
 
   QueueWakeUpper(const QueueWakeUpper&) = delete;
   QueueWakeUpper& operator=(const QueueWakeUpper&) = delete;
@@ -323,8 +324,8 @@ class QueueWakeUpper {
     // Proven, and its process was found to map the file (or its maps may
     // not be read).
     bool audited = false;
-    // Proven: the thread's pidfd, or -1 (tgkill).
-    int pidfd = -1;
+    // Proven: the thread's pidfd, or none (tgkill).
+    ScopedFd pidfd;
   };
 
   // The registration in `slot` with these words, proven or refused now if

@@ -24,6 +24,7 @@
 #include "aos/ipc_lib/process_robust_list.h"
 #include "aos/ipc_lib/queue_memory_internal.h"
 #include "aos/ipc_lib/shared_memory_layout.h"
+#include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -546,42 +547,39 @@ absl::StatusOr<std::unique_ptr<QueueMemory>> QueueMemory::Open(
   // try again a few times.
   constexpr int kAttempts = 100;
   for (int attempt = 0;; ++attempt) {
-    int fd = open(path_string.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-                  permissions);
+    ScopedFd fd(open(path_string.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+                     permissions));
     absl::StatusOr<GuardedMapping> mapping;
-    if (fd >= 0) {
+    if (fd.valid()) {
       // Held until the file is finished (closing it releases the lock), so
       // openers can tell a creator at work from one that died. It blocks
       // only while an opener checks the file.
-      flock(fd, LOCK_EX);
+      flock(fd.get(), LOCK_EX);
       struct stat st;
-      if (fstat(fd, &st) == 0 && st.st_nlink == 0 && attempt < kAttempts) {
+      if (fstat(fd.get(), &st) == 0 && st.st_nlink == 0 &&
+          attempt < kAttempts) {
         // An opener took the lock before we did and removed the empty file
         // as abandoned.
-        close(fd);
         continue;
       }
-      mapping = CreateQueue(fd, layout, context);
+      mapping = CreateQueue(fd.get(), layout, context);
     } else if (errno != EEXIST) {
       return context.OpenFailed(errno, "create");
     } else {
-      fd = open(path_string.c_str(), O_RDWR | O_CLOEXEC);
-      if (fd < 0) {
+      fd.reset(open(path_string.c_str(), O_RDWR | O_CLOEXEC));
+      if (!fd.valid()) {
         if (errno == ENOENT && attempt < kAttempts) continue;
         if (errno == EISDIR) return context.NotAQueue("is not a regular file");
         return context.OpenFailed(errno, "open", " for reading and writing");
       }
       bool abandoned = false;
-      mapping = OpenExistingQueue(fd, layout, context, &abandoned);
-      if (abandoned && attempt < kAttempts) {
-        close(fd);
-        continue;
-      }
+      mapping = OpenExistingQueue(fd.get(), layout, context, &abandoned);
+      if (abandoned && attempt < kAttempts) continue;
     }
     struct stat identity = {};
-    const bool known = fstat(fd, &identity) == 0;
+    const bool known = fstat(fd.get(), &identity) == 0;
     // The mapping keeps the file alive.
-    close(fd);
+    fd.reset();
     if (!mapping.ok()) return mapping.status();
     CHECK(known) << "fstat of " << path_string << " failed after mapping it";
     return std::unique_ptr<QueueMemory>(new QueueMemory(

@@ -21,6 +21,7 @@
 #include "aos/ipc_lib/bounded_wait.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/testing/path.h"
+#include "aos/util/scoped_fd.h"
 #include "gtest/gtest.h"
 
 namespace aos::ipc_lib::internal {
@@ -235,15 +236,15 @@ pid_t ChildWithPid(pid_t pid, std::string* why) {
   // Not allowed to choose: ask for the pid after pid - 1, a few times (other
   // processes may fork in between).
   for (int attempt = 0; attempt < 20; ++attempt) {
-    const int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
-    if (fd < 0) {
+    ScopedFd fd(open("/proc/sys/kernel/ns_last_pid", O_WRONLY));
+    if (!fd.valid()) {
       *why += std::string("; /proc/sys/kernel/ns_last_pid: ") + strerror(errno);
       return -1;
     }
     const std::string last = std::to_string(pid - 1);
-    const bool written = write(fd, last.data(), last.size()) ==
+    const bool written = write(fd.get(), last.data(), last.size()) ==
                          static_cast<ssize_t>(last.size());
-    close(fd);
+    fd.reset();  // Keeps errno.
     if (!written) {
       *why += std::string("; writing ns_last_pid: ") + strerror(errno);
       return -1;

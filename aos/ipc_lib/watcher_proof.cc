@@ -14,6 +14,9 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <utility>
+
+#include "aos/util/scoped_fd.h"
 
 namespace aos::ipc_lib::internal {
 namespace {
@@ -28,21 +31,18 @@ std::atomic<bool> maps_unreadable_for_testing{false};
 // Reads up to size - 1 bytes of `path` into `buffer` and NUL-terminates it.
 // Returns the bytes read, or -errno.
 ssize_t ReadSmallFile(const char* path, char* buffer, size_t size) {
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -errno;
+  const ScopedFd fd(open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return -errno;
   size_t total = 0;
   while (total + 1 < size) {
-    const ssize_t n = read(fd, buffer + total, size - 1 - total);
+    const ssize_t n = read(fd.get(), buffer + total, size - 1 - total);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const int error = errno;
-      close(fd);
-      return -error;
+      return -errno;
     }
     if (n == 0) break;
     total += static_cast<size_t>(n);
   }
-  close(fd);
   buffer[total] = '\0';
   return static_cast<ssize_t>(total);
 }
@@ -140,8 +140,8 @@ MapsAnswer ProcessMapsFile(pid_t pid, const FileId& file) {
   }
   char path[64];
   snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const ScopedFd fd(open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
     return errno == EACCES || errno == EPERM ? MapsAnswer::kUnreadable
                                              : MapsAnswer::kDoesNotMap;
   }
@@ -152,7 +152,7 @@ MapsAnswer ProcessMapsFile(pid_t pid, const FileId& file) {
   bool skipping_long_line = false;
   MapsAnswer answer = MapsAnswer::kDoesNotMap;
   while (answer == MapsAnswer::kDoesNotMap) {
-    const ssize_t n = read(fd, buffer + held, sizeof(buffer) - held);
+    const ssize_t n = read(fd.get(), buffer + held, sizeof(buffer) - held);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EACCES || errno == EPERM) answer = MapsAnswer::kUnreadable;
@@ -181,7 +181,6 @@ MapsAnswer ProcessMapsFile(pid_t pid, const FileId& file) {
       held -= start;
     }
   }
-  close(fd);
   return answer;
 }
 
@@ -192,18 +191,18 @@ WatcherProof ProveWatcher(pid_t pid, pid_t tid, uint32_t robust_id,
     proof.why = "names no process";
     return proof;
   }
-  const int pidfd = OpenThreadPidfd(tid);
-  if (pidfd < 0 && errno == ESRCH) {
+  ScopedFd pidfd(OpenThreadPidfd(tid));
+  if (!pidfd.valid() && errno == ESRCH) {
     proof.verdict = WatcherProof::Verdict::kGone;
     return proof;
   }
   // EINVAL: no thread pidfds on this kernel; EMFILE and the like: no fd.
   // Prove it all the same, and let the caller use tgkill.
+  // pidfd closes on the way out.
   auto refuse = [&](const char* why) {
-    if (pidfd >= 0) close(pidfd);
     proof.verdict = WatcherProof::Verdict::kRefused;
     proof.why = why;
-    return proof;
+    return std::move(proof);
   };
   const char* why = "";
   if (!ThreadBlocksSignal(pid, tid, signal, &why)) return refuse(why);
@@ -215,16 +214,16 @@ WatcherProof ProveWatcher(pid_t pid, pid_t tid, uint32_t robust_id,
   // Alive now, so alive throughout: everything above was about this thread,
   // not a newcomer with its tid.
   const int alive =
-      pidfd >= 0 ? static_cast<int>(syscall(SYS_pidfd_send_signal, pidfd, 0,
-                                            nullptr, kPidfdSignalThread))
-                 : static_cast<int>(syscall(SYS_tgkill, pid, tid, 0));
+      pidfd.valid()
+          ? static_cast<int>(syscall(SYS_pidfd_send_signal, pidfd.get(), 0,
+                                     nullptr, kPidfdSignalThread))
+          : static_cast<int>(syscall(SYS_tgkill, pid, tid, 0));
   if (alive != 0 && errno == ESRCH) {
-    if (pidfd >= 0) close(pidfd);
     proof.verdict = WatcherProof::Verdict::kGone;
     return proof;
   }
   proof.verdict = WatcherProof::Verdict::kProven;
-  proof.pidfd = pidfd;
+  proof.pidfd = std::move(pidfd);
   return proof;
 }
 

@@ -59,6 +59,7 @@
 #include <cstdint>
 
 #include "aos/ipc_lib/internal_only.h"
+#include "aos/util/scoped_fd.h"
 
 namespace aos::ipc_lib::internal {
 
@@ -73,8 +74,8 @@ struct WatcherProof {
   };
   Verdict verdict = Verdict::kRefused;
   // A pidfd for the thread (kProven only; -1 where the kernel has no thread
-  // pidfds or no fd was free). The caller owns it.
-  int pidfd = -1;
+  // pidfds or no fd was free).
+  ScopedFd pidfd;
   // For kRefused: a static description of what failed, e.g. "does not map
   // the queue's file".
   const char* why = "";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "aos/testing/path.h"
+#include "aos/util/scoped_fd.h"
 #include "dds/ddsrt/log.h"
 #include "gtest/gtest.h"
 
@@ -88,10 +89,10 @@ TEST(CycloneLogTest, CycloneLinesAreCapturedOrPrintedEscapedAndLimited) {
 
   // stderr into a file while Cyclone logs 3 bursts' worth.
   const std::string path = aos::testing::TestTempDir() + "/stderr.txt";
-  const int file = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  ASSERT_GE(file, 0);
-  const int saved = dup(STDERR_FILENO);
-  ASSERT_EQ(dup2(file, STDERR_FILENO), STDERR_FILENO);
+  ScopedFd file(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600));
+  ASSERT_TRUE(file.valid());
+  ScopedFd saved(dup(STDERR_FILENO));
+  ASSERT_EQ(dup2(file.get(), STDERR_FILENO), STDERR_FILENO);
   {
     // Captured, then not an error after all: printed as if not captured.
     CycloneLogCapture capture;
@@ -103,9 +104,9 @@ TEST(CycloneLogTest, CycloneLinesAreCapturedOrPrintedEscapedAndLimited) {
     dds_log(DDS_LC_ERROR, __FILE__, __LINE__, __func__,
             "peer said \"%s\" %zu\n", "\r\n\x1b[1A", i);
   }
-  ASSERT_EQ(dup2(saved, STDERR_FILENO), STDERR_FILENO);
-  close(saved);
-  close(file);
+  ASSERT_EQ(dup2(saved.get(), STDERR_FILENO), STDERR_FILENO);
+  saved.reset();
+  file.reset();
 
   std::ifstream in(path);
   std::vector<std::string> lines;

@@ -170,8 +170,8 @@ absl::StatusOr<std::unique_ptr<DdsParticipant>> DdsParticipant::Make(
     }
     capture.Release();
   }
-  result->wakeup_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  PCHECK(result->wakeup_fd_ >= 0) << "eventfd";
+  result->wakeup_fd_.reset(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  PCHECK(result->wakeup_fd_.valid()) << "eventfd";
   return result;
 }
 
@@ -183,12 +183,11 @@ DdsParticipant::~DdsParticipant() {
     dds_delete(domain_);
     DomainBatching().erase(domain_id_);
   }
-  if (wakeup_fd_ >= 0) close(wakeup_fd_);
 }
 
 void DdsParticipant::ClearWakeup() {
   uint64_t count;
-  [[maybe_unused]] ssize_t got = read(wakeup_fd_, &count, sizeof(count));
+  [[maybe_unused]] ssize_t got = read(wakeup_fd_.get(), &count, sizeof(count));
 }
 
 std::string DdsParticipant::TopicName(uint32_t channel_index,
@@ -220,7 +219,7 @@ absl::StatusOr<dds_entity_t> DdsParticipant::MakeWriter(
   dds_qos_t* dds_qos = MakeQos(qos);
   dds_listener_t* listener = nullptr;
   if (matched != nullptr) {
-    matched->wakeup_fd_ = wakeup_fd_;
+    matched->wakeup_fd_ = wakeup_fd_.get();
     listener = dds_create_listener(matched);
     dds_lset_publication_matched(listener, OnPublicationMatched);
   }
@@ -242,7 +241,7 @@ absl::StatusOr<dds_entity_t> DdsParticipant::MakeReader(
   absl::StatusOr<dds_entity_t> topic = Topic(type, topic_name);
   if (!topic.ok()) return topic.status();
   dds_qos_t* dds_qos = MakeQos(qos);
-  arrived->wakeup_fd_ = wakeup_fd_;
+  arrived->wakeup_fd_ = wakeup_fd_.get();
   dds_listener_t* listener = dds_create_listener(arrived);
   dds_lset_data_available(listener, OnDataAvailable);
   const dds_entity_t reader =

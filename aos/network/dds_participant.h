@@ -29,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "aos/network/dds_security.h"
+#include "aos/util/scoped_fd.h"
 #include "dds/dds.h"
 
 namespace aos::message_bridge {
@@ -128,7 +129,7 @@ class DdsParticipant {
   const std::optional<DdsSecurityInfo>& security() const { return security_; }
 
   // Readable when a Signal was raised; ClearWakeup() before taking them.
-  int wakeup_fd() const { return wakeup_fd_; }
+  int wakeup_fd() const { return wakeup_fd_.get(); }
   void ClearWakeup();
 
   // A DDS topic name for an aos channel: "aos_<index>_" and the name and
@@ -145,7 +146,9 @@ class DdsParticipant {
   dds_entity_t domain_ = 0;
   uint32_t domain_id_ = 0;
   dds_entity_t participant_ = 0;
-  int wakeup_fd_ = -1;
+  // Closes after the destructor deleted the participant, so no listener
+  // can still write to it.
+  ScopedFd wakeup_fd_;
   std::optional<DdsSecurityInfo> security_;
 };
 

@@ -2,10 +2,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <thread>
 
 #include "aos/network/bridge_wire.h"
 #include "aos/network/test_dds_domain.h"
+#include "aos/testing/wait_until.h"
 #include "gtest/gtest.h"
 
 namespace aos::message_bridge {
@@ -89,13 +89,9 @@ TEST(DdsParticipantTest, InListenerRunsWithTheReaderBeforeTheSignal) {
   // Delivery may be in Cyclone's thread: bounded wait, no timing asserted.
   // Waits for the signal itself: the listener counts the sample just before
   // it raises the signal, so `taken` alone could be seen a moment early.
-  const auto start = std::chrono::steady_clock::now();
-  bool raised = false;
-  while (!(raised = arrived.Take()) &&
-         std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  EXPECT_TRUE(raised);
+  EXPECT_TRUE(aos::testing::WaitUntil([&]() { return arrived.Take(); },
+                                      std::chrono::seconds(30),
+                                      "the reader's signal to be raised"));
   EXPECT_FALSE(raised_before);
   EXPECT_FALSE(raised_inside);
   // Taken in the listener before the signal was raised.

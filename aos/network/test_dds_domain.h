@@ -20,6 +20,8 @@
 #include <iterator>
 #include <string>
 
+#include "aos/util/scoped_fd.h"
+
 namespace aos::message_bridge {
 
 enum class DdsTestBinary {
@@ -46,14 +48,14 @@ inline uint32_t TestDdsDomain(DdsTestBinary binary) {
     const uint32_t domain = range.first + (start + i) % range.size;
     const std::string lock =
         "/tmp/aos_test_dds_domain_" + std::to_string(domain) + ".lock";
-    const int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) break;
-    // Held (the descriptor left open) until this process ends.
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    ScopedFd fd(open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
+    if (!fd.valid()) break;
+    if (flock(fd.get(), LOCK_EX | LOCK_NB) == 0) {
+      // Held (the descriptor left open on purpose) until this process ends.
+      [[maybe_unused]] const int held = fd.release();
       claimed[which] = domain;
       break;
     }
-    close(fd);
   }
   return claimed[which];
 }

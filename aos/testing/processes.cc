@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "aos/util/scoped_fd.h"
+
 namespace aos::testing {
 
 bool HasOpenFile(pid_t pid, std::string_view path) {
@@ -27,6 +29,8 @@ ChildResult RunAsNobody(const std::function<int()>& fn) {
     perror("aos::testing::RunAsNobody: pipe");
     abort();
   }
+  ScopedFd read_end(output_pipe[0]);
+  ScopedFd write_end(output_pipe[1]);
   fflush(nullptr);
   const pid_t child = fork();
   if (child < 0) {
@@ -34,9 +38,9 @@ ChildResult RunAsNobody(const std::function<int()>& fn) {
     abort();
   }
   if (child == 0) {
-    close(output_pipe[0]);
-    dup2(output_pipe[1], STDOUT_FILENO);
-    dup2(output_pipe[1], STDERR_FILENO);
+    read_end.reset();
+    dup2(write_end.get(), STDOUT_FILENO);
+    dup2(write_end.get(), STDERR_FILENO);
     if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) {
       _exit(kCannotDrop);
     }
@@ -44,14 +48,14 @@ ChildResult RunAsNobody(const std::function<int()>& fn) {
     fflush(nullptr);
     _exit(code);
   }
-  close(output_pipe[1]);
+  write_end.reset();  // So the read below ends when the child does.
   ChildResult result;
   char buffer[4096];
   ssize_t n;
-  while ((n = read(output_pipe[0], buffer, sizeof(buffer))) > 0) {
+  while ((n = read(read_end.get(), buffer, sizeof(buffer))) > 0) {
     result.output.append(buffer, static_cast<size_t>(n));
   }
-  close(output_pipe[0]);
+  read_end.reset();
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 
@@ -49,18 +50,17 @@ absl::Status MountSmallTmpfs(const std::string& directory, size_t bytes) {
 
 void FillFilesystem(const std::string& directory, size_t leave_bytes) {
   const std::string path = Filler(directory);
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-  PCHECK(fd >= 0) << path;
+  const ScopedFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600));
+  PCHECK(fd.valid()) << path;
   const std::vector<char> page(4096, 'x');
-  while (write(fd, page.data(), page.size()) > 0) {
+  while (write(fd.get(), page.data(), page.size()) > 0) {
   }
   CHECK_EQ(errno, ENOSPC) << "filling " << path;
   struct stat st;
-  PCHECK(fstat(fd, &st) == 0);
+  PCHECK(fstat(fd.get(), &st) == 0);
   const off_t give_back = static_cast<off_t>((leave_bytes + page.size() - 1) /
                                              page.size() * page.size());
-  PCHECK(ftruncate(fd, std::max<off_t>(0, st.st_size - give_back)) == 0);
-  close(fd);
+  PCHECK(ftruncate(fd.get(), std::max<off_t>(0, st.st_size - give_back)) == 0);
 }
 
 void RemoveFiller(const std::string& directory) {

@@ -2,16 +2,12 @@
 # aos_channels counts what aos_send sends while it watches: exact counts
 # from queue indices, never wall-clock rates. Piped, it writes no ANSI
 # codes.
-set -uo pipefail
-root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 send="${root}/aos/tools/aos_send"
 channels="${root}/aos/tools/aos_channels"
 config="${root}/examples/pingpong_config.json"
-tmp="${TEST_TMPDIR}"
 base="${tmp}/shm"
 mkdir -p "${base}"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 args=(--config="${config}" --shm_base="${base}")
 
 # 3 Pings before it watches: in the total, not in the messages.
@@ -29,12 +25,8 @@ grep -qE '^  /test aos\.examples\.Pong +0 +0 +- +never +- +-$' "${tmp}/once" ||
 # all counted, whatever the machine's speed.
 "${channels}" "${args[@]}" --interval_s=0.1 >"${tmp}/live" 2>"${tmp}/err" &
 pid=$!
-trap 'kill -9 ${pid} 2>/dev/null' EXIT
-for ((i = 0; i < 600; ++i)); do
-  grep -q 'watched for' "${tmp}/live" && break
-  sleep 0.1
-done
-grep -q 'watched for' "${tmp}/live" || fail "no table in 60 s: $(cat "${tmp}/err")"
+kill_at_exit "${pid}"
+wait_for 'watched for' "${tmp}/live" || fail "no table in 60 s: $(cat "${tmp}/err")"
 "${send}" "${args[@]}" --count=20 --rate_hz=200 /test aos.examples.Ping \
   '{"value": 2}' || fail "aos_send --count=20 exited $?"
 kill -INT "${pid}"
@@ -44,8 +36,4 @@ last="$(grep '/test aos\.examples\.Ping' "${tmp}/live" | tail -1)"
   fail "the last row of /test Ping, want 20 messages of 23: ${last}"
 grep -q $'\x1b' "${tmp}/live" && fail "ANSI codes in a pipe"
 
-if ((failures > 0)); then
-  echo "${failures} failure(s)" >&2
-  exit 1
-fi
-echo PASS
+finish

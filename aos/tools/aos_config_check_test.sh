@@ -1,13 +1,9 @@
 #!/bin/bash
 # aos_config_check and config_flattener as a user runs them: exit codes,
 # stdout/stderr, and messages that name the culprit.
-set -uo pipefail
-root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 check="${root}/aos/tools/aos_config_check"
 flattener="${root}/aos/config_flattener"
-tmp="${TEST_TMPDIR}"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 # A good config: flattened JSON on stdout, nothing on stderr, exit 0.
 "${check}" --config="${root}/aos/testing/test_channels.json" >"${tmp}/out" 2>"${tmp}/err"
@@ -122,8 +118,4 @@ status=$?
 grep -qF '"T\x1b[2J"' "${tmp}/err" || fail "the type is not escaped: $(head -c 600 "${tmp}/err")"
 LC_ALL=C grep -q '[^[:print:]]' "${tmp}/err" && fail "control bytes in: $(od -c "${tmp}/err" | head -3)"
 
-if ((failures > 0)); then
-  echo "${failures} check(s) failed" >&2
-  exit 1
-fi
-echo "all aos_config_check checks passed"
+finish "all aos_config_check checks passed"

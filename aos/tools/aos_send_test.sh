@@ -3,38 +3,22 @@
 # every channel of that name; bad input to either is one line naming the
 # culprit: the channel and the place in the JSON, the node that may send,
 # the config that was read, a --shm_base nothing has used.
-set -uo pipefail
-root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 send="${root}/aos/tools/aos_send"
 dump="${root}/aos/tools/aos_dump"
 config="${root}/examples/pingpong_config.json"
 multinode="${root}/examples/multinode_pingpong_config.json"
-tmp="${TEST_TMPDIR}"
 base="${tmp}/shm"
 mkdir -p "${base}"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-pids=()
-trap 'kill -9 "${pids[@]}" 2>/dev/null' EXIT
 args=(--config="${config}" --shm_base="${base}")
-
-# Waits up to 60 s for `pattern` in `file`.
-wait_for() {
-  local pattern="$1" file="$2"
-  for ((i = 0; i < 600; ++i)); do
-    grep -q -- "${pattern}" "${file}" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
 
 # One Ping, then aos_dump --fetch /test (no type): once it printed that
 # Ping it is watching both channels, so what aos_send sends next is printed.
 "${send}" "${args[@]}" /test aos.examples.Ping '{"value": 1}' 2>"${tmp}/err" ||
   fail "aos_send exited $?: $(cat "${tmp}/err")"
 "${dump}" "${args[@]}" --fetch --count=4 /test >"${tmp}/dump" 2>"${tmp}/dump_err" &
-pids+=($!)
 dump_pid=$!
+kill_at_exit "${dump_pid}"
 wait_for ' /test aos.examples.Ping: { "value": 1 }' "${tmp}/dump" ||
   fail "aos_dump --fetch did not print aos_send's Ping: $(cat "${tmp}/dump" "${tmp}/dump_err")"
 # The JSON from stdin, and the type by part of it.
@@ -78,23 +62,20 @@ one_line_error '^aos_send: give CHANNEL \[TYPE\] JSON' "${send}" "${args[@]}" /t
 # A --shm_base no process has used: aos_dump says so once, and waits on.
 "${dump}" --config="${config}" --shm_base="${tmp}/mistyped" \
   --nothing_warning_s=0.2 /test aos.examples.Ping >"${tmp}/out" 2>"${tmp}/err" &
-pids+=($!)
+waiting_pid=$!
+kill_at_exit "${waiting_pid}"
 wait_for 'nothing on' "${tmp}/err" ||
   fail "aos_dump on an unused --shm_base said nothing: $(cat "${tmp}/err")"
 grep -qx "aos_dump: nothing on /test aos.examples.Ping yet; no process had opened it under --shm_base=${tmp}/mistyped (is that the --shm_base its senders use?); still waiting" "${tmp}/err" ||
   fail "the --shm_base line: $(cat "${tmp}/err")"
 sleep 0.5
-kill -0 "${pids[-1]}" 2>/dev/null || fail "aos_dump stopped waiting"
+kill -0 "${waiting_pid}" 2>/dev/null || fail "aos_dump stopped waiting"
 [[ $(grep -c 'nothing on' "${tmp}/err") == 1 ]] || fail "said more than once: $(cat "${tmp}/err")"
 # On the --shm_base in use, nothing is said.
 "${dump}" "${args[@]}" --nothing_warning_s=0.2 /test aos.examples.Ping \
   >"${tmp}/out" 2>"${tmp}/err" &
-pids+=($!)
+kill_at_exit $!
 sleep 1
 grep -q 'nothing on' "${tmp}/err" && fail "warned on a --shm_base in use: $(cat "${tmp}/err")"
 
-if ((failures > 0)); then
-  echo "${failures} failure(s)" >&2
-  exit 1
-fi
-echo PASS
+finish

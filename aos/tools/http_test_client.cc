@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
@@ -40,8 +41,8 @@ short PollUntil(int fd, short events, Clock::time_point deadline) {
 
 LoopbackConnection::LoopbackConnection(int port,
                                        std::chrono::milliseconds timeout) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) {
+  ScopedFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd.valid()) {
     error_ = StrCat("socket: ", strerror(errno));
     return;
   }
@@ -49,38 +50,31 @@ LoopbackConnection::LoopbackConnection(int port,
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(port));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) !=
-          0 &&
+  if (connect(fd.get(), reinterpret_cast<sockaddr*>(&address),
+              sizeof(address)) != 0 &&
       errno != EINPROGRESS) {
     error_ = StrCat("connect to 127.0.0.1:", port, ": ", strerror(errno));
-    close(fd);
     return;
   }
-  if ((PollUntil(fd, POLLOUT, Clock::now() + timeout) & POLLOUT) == 0) {
+  if ((PollUntil(fd.get(), POLLOUT, Clock::now() + timeout) & POLLOUT) == 0) {
     error_ = StrCat("connect to 127.0.0.1:", port, ": no handshake in ",
                     timeout.count(), " ms");
-    close(fd);
     return;
   }
   int socket_error = 0;
   socklen_t length = sizeof(socket_error);
-  getsockopt(fd, SOL_SOCKET, SO_ERROR, &socket_error, &length);
+  getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &socket_error, &length);
   if (socket_error != 0) {
     error_ =
         StrCat("connect to 127.0.0.1:", port, ": ", strerror(socket_error));
-    close(fd);
     return;
   }
-  fd_ = fd;
-}
-
-LoopbackConnection::~LoopbackConnection() {
-  if (fd_ >= 0) close(fd_);
+  fd_ = std::move(fd);
 }
 
 ssize_t LoopbackConnection::SendSome(std::string_view bytes) {
   const ssize_t sent =
-      send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      send(fd_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   if (sent >= 0) return sent;
   return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
 }
@@ -92,7 +86,7 @@ bool LoopbackConnection::SendAll(std::string_view bytes,
     const ssize_t sent = SendSome(bytes);
     if (sent < 0) return false;
     bytes.remove_prefix(static_cast<size_t>(sent));
-    if (!bytes.empty() && (PollUntil(fd_, POLLOUT, deadline) &
+    if (!bytes.empty() && (PollUntil(fd_.get(), POLLOUT, deadline) &
                            (POLLOUT | POLLERR | POLLHUP)) == 0) {
       return false;
     }
@@ -100,20 +94,20 @@ bool LoopbackConnection::SendAll(std::string_view bytes,
   return true;
 }
 
-void LoopbackConnection::FinishSending() { shutdown(fd_, SHUT_WR); }
+void LoopbackConnection::FinishSending() { shutdown(fd_.get(), SHUT_WR); }
 
 bool LoopbackConnection::ClosedByPeer() {
-  const short revents = PollUntil(fd_, POLLIN | POLLRDHUP, Clock::now());
+  const short revents = PollUntil(fd_.get(), POLLIN | POLLRDHUP, Clock::now());
   if (revents & (POLLERR | POLLHUP | POLLRDHUP)) return true;
   if ((revents & POLLIN) == 0) return false;
   char byte;
-  const ssize_t peeked = recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  const ssize_t peeked = recv(fd_.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
   return peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EINTR);
 }
 
 short LoopbackConnection::Poll(short events,
                                std::chrono::milliseconds timeout) {
-  return PollUntil(fd_, events, Clock::now() + timeout);
+  return PollUntil(fd_.get(), events, Clock::now() + timeout);
 }
 
 absl::StatusOr<std::string> LoopbackConnection::ReadUntilClosed(
@@ -122,7 +116,7 @@ absl::StatusOr<std::string> LoopbackConnection::ReadUntilClosed(
   std::string received;
   char buffer[65536];
   for (;;) {
-    const ssize_t read = recv(fd_, buffer, sizeof(buffer), MSG_DONTWAIT);
+    const ssize_t read = recv(fd_.get(), buffer, sizeof(buffer), MSG_DONTWAIT);
     if (read > 0) {
       received.append(buffer, static_cast<size_t>(read));
       continue;
@@ -133,7 +127,7 @@ absl::StatusOr<std::string> LoopbackConnection::ReadUntilClosed(
       return absl::UnavailableError(StrCat("reading after ", received.size(),
                                            " bytes: ", strerror(errno)));
     }
-    if (PollUntil(fd_, POLLIN | POLLRDHUP, deadline) == 0) {
+    if (PollUntil(fd_.get(), POLLIN | POLLRDHUP, deadline) == 0) {
       return absl::DeadlineExceededError(
           StrCat("the server did not finish its answer (and close) in ",
                  timeout.count(), " ms; ", received.size(),

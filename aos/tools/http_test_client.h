@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "aos/util/scoped_fd.h"
 
 namespace aos {
 
@@ -26,12 +27,11 @@ class LoopbackConnection {
  public:
   // Connects, waiting at most `timeout` for the handshake. Check ok().
   LoopbackConnection(int port, std::chrono::milliseconds timeout);
-  ~LoopbackConnection();
   LoopbackConnection(const LoopbackConnection&) = delete;
   LoopbackConnection& operator=(const LoopbackConnection&) = delete;
 
   // Whether the connection was made; error() says why not.
-  bool ok() const { return fd_ >= 0; }
+  bool ok() const { return fd_.valid(); }
   const std::string& error() const { return error_; }
 
   // Sends as much of `bytes` as the socket takes without blocking; returns
@@ -59,7 +59,7 @@ class LoopbackConnection {
       std::chrono::milliseconds timeout);
 
  private:
-  int fd_ = -1;
+  ScopedFd fd_;
   std::string error_;
 };
 

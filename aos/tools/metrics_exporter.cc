@@ -17,6 +17,7 @@
 
 #include "aos/events/timing_report_format.h"
 #include "aos/util/printable.h"
+#include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
@@ -270,21 +271,18 @@ int KeepStartLog(const mg_connection*, const char* message) {
 // sets SO_REUSEADDR, so the connections a previous run closed (TIME_WAIT:
 // the server closes every connection) do not count, but a listener does.
 absl::Status CheckPortFree(const std::string& address, in_addr ip, int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return absl::OkStatus();  // civetweb will fail and say so.
+  const ScopedFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return absl::OkStatus();  // civetweb will fail and say so.
   const int on = 1;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+  setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
   sockaddr_in socket_address = {};
   socket_address.sin_family = AF_INET;
   socket_address.sin_port = htons(static_cast<uint16_t>(port));
   socket_address.sin_addr = ip;
-  const int result = bind(fd, reinterpret_cast<sockaddr*>(&socket_address),
-                          sizeof(socket_address));
-  const int error = errno;
-  close(fd);
-  if (result != 0) {
+  if (bind(fd.get(), reinterpret_cast<sockaddr*>(&socket_address),
+           sizeof(socket_address)) != 0) {
     return absl::UnavailableError(StrCat("cannot serve metrics on ", address,
-                                         ":", port, ": ", strerror(error)));
+                                         ":", port, ": ", strerror(errno)));
   }
   return absl::OkStatus();
 }
@@ -305,14 +303,13 @@ MetricsServer::~MetricsServer() {
     std::unique_lock<std::mutex> lock(mutex);
     while (!changed.wait_for(lock, std::chrono::milliseconds(10),
                              [&]() { return stopped; })) {
-      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      if (fd < 0) continue;
+      const ScopedFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      if (!fd.valid()) continue;
       sockaddr_in address = {};
       address.sin_family = AF_INET;
       address.sin_port = htons(static_cast<uint16_t>(port_));
       address.sin_addr = wake_address_;
-      connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-      close(fd);
+      connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address));
     }
   });
   mg_stop(context_);

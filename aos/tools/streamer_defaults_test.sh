@@ -3,21 +3,17 @@
 # --config it reads the built-in aos/aos.json, and ping's reports name
 # channels that config does not have; said once, naming the config. And
 # --top into a pipe: no ANSI codes, rows fitted to $COLUMNS.
-set -uo pipefail
-root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 streamer="${root}/aos/tools/aos_timing_report_streamer"
 ping="${root}/examples/ping"
 config="${root}/examples/pingpong_config.json"
-tmp="${TEST_TMPDIR}"
 base="${tmp}/shm"
 mkdir -p "${base}"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 "${ping}" --config="${config}" --shm_base="${base}" --priority=0 \
   --duration=600 >/dev/null 2>&1 &
 ping_pid=$!
-trap 'kill -9 ${ping_pid} 2>/dev/null' EXIT
+kill_at_exit "${ping_pid}"
 
 # No --config: ping's reports name /test, which aos/aos.json lacks.
 "${streamer}" --shm_base="${base}" --count=2 --duration=120 \
@@ -42,8 +38,4 @@ awk 'length($0) > 79 { bad = 1; print } END { exit bad }' "${tmp}/top" >"${tmp}/
   fail "--top rows wider than 79 columns at COLUMNS=80: $(cat "${tmp}/wide")"
 grep -qE '^  ping\[[0-9]+\] +watcher /t.*\.\.\..*Pong ' "${tmp}/top" || fail "no watcher row: $(cat "${tmp}/top")"
 
-if ((failures > 0)); then
-  echo "${failures} failure(s)" >&2
-  exit 1
-fi
-echo PASS
+finish

@@ -2,22 +2,18 @@
 # aos_timing_report_streamer --log: the same reports from an MCAP log that
 # it shows live (aos_logger recorded a short ping/pong run), as strict JSON,
 # CSV and the table with its summary; filters apply; misuse is one line.
-set -uo pipefail
-root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 streamer="${root}/aos/tools/aos_timing_report_streamer"
 logger="${root}/aos/events/logging/aos_logger"
 dump="${root}/aos/tools/aos_dump"
 ping="${root}/examples/ping"
 pong="${root}/examples/pong"
 config="${root}/examples/pingpong_config.json"
-tmp="${TEST_TMPDIR}"
 base="${tmp}/shm"
 log="${tmp}/run.mcap"
 mkdir -p "${base}"
-failures=0
 # shellcheck source=aos/testing/wait_for_reports.sh
 source "${root}/aos/testing/wait_for_reports.sh"
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 common=(--config="${config}" --shm_base="${base}")
 "${logger}" "${common[@]}" --log_file="${log}" --flush_period_ms=100 \
@@ -25,13 +21,11 @@ common=(--config="${config}" --shm_base="${base}")
 logger_pid=$!
 "${pong}" "${common[@]}" --priority=0 2>/dev/null &
 pong_pid=$!
-trap 'kill -9 ${logger_pid} ${pong_pid} 2>/dev/null' EXIT
+kill_at_exit "${logger_pid}" "${pong_pid}"
 # A report of pong's in the log: the logger records and pong runs, so every
 # report ping sends from now on is recorded.
-wait_for_reports "${dump}" "${log}" 1 pong || {
-  echo "FAIL: no report of pong's recorded; aos_logger said: $(cat "${tmp}/logger_err")" >&2
-  exit 1
-}
+wait_for_reports "${dump}" "${log}" 1 pong ||
+  fatal "no report of pong's recorded; aos_logger said: $(cat "${tmp}/logger_err")"
 # Five seconds: four or five of ping's one-second report windows.
 "${ping}" "${common[@]}" --priority=0 --duration=5 >/dev/null 2>&1
 # On SIGTERM the logger records what was sent since its last poll
@@ -91,8 +85,4 @@ grep -q "^aos_timing_report_streamer: --log: .*missing.mcap" "${tmp}/err" || fai
 [[ $? == 1 && "$(cat "${tmp}/err")" == "aos_timing_report_streamer: --duration watches live reports; drop it with --log" ]] ||
   fail "--duration with --log: $(cat "${tmp}/err")"
 
-if ((failures > 0)); then
-  echo "${failures} check(s) failed" >&2
-  exit 1
-fi
-echo "all streamer --log checks passed"
+finish "all streamer --log checks passed"

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 
+#include "aos/util/scoped_fd.h"
 #include "gtest/gtest.h"
 
 namespace aos {
@@ -20,6 +21,8 @@ TEST(TerminalTest, APseudoTerminalHasItsWindowSize) {
   size.ws_col = 80;
   size.ws_row = 24;
   ASSERT_EQ(openpty(&controller, &terminal_fd, nullptr, nullptr, &size), 0);
+  const ScopedFd controller_owner(controller);
+  const ScopedFd terminal_owner(terminal_fd);
   setenv("COLUMNS", "200", 1);
   const Terminal terminal = QueryTerminal(terminal_fd);
   EXPECT_TRUE(terminal.is_tty);
@@ -32,8 +35,6 @@ TEST(TerminalTest, APseudoTerminalHasItsWindowSize) {
   setenv("LINES", "50", 1);
   EXPECT_EQ(QueryTerminal(terminal_fd).columns, 200);
   EXPECT_EQ(QueryTerminal(terminal_fd).rows, 50);
-  close(controller);
-  close(terminal_fd);
   unsetenv("COLUMNS");
   unsetenv("LINES");
 }
@@ -41,6 +42,8 @@ TEST(TerminalTest, APseudoTerminalHasItsWindowSize) {
 TEST(TerminalTest, APipeIsNoTerminal) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
+  const ScopedFd read_end(fds[0]);
+  const ScopedFd write_end(fds[1]);
   unsetenv("COLUMNS");
   Terminal terminal = QueryTerminal(fds[1]);
   EXPECT_FALSE(terminal.is_tty);
@@ -53,8 +56,6 @@ TEST(TerminalTest, APipeIsNoTerminal) {
     EXPECT_EQ(QueryTerminal(fds[1]).columns, 0) << bad;
   }
   unsetenv("COLUMNS");
-  close(fds[0]);
-  close(fds[1]);
 }
 
 }  // namespace

@@ -3,11 +3,7 @@
 # shares with other aos programs (--config, --node, --shm_base) follow, and
 # the event loop's (--timing_reports, --die_on_malloc, ...), which seldom
 # matter to a tool, come last under a heading of their own.
-set -uo pipefail
-root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
-tmp="${TEST_TMPDIR}"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 
 # The line number of the first line matching `pattern` in $1, or 100000.
 line_of() {
@@ -44,8 +40,4 @@ for tool in aos_dump aos_send aos_channels aos_timing_report_streamer aos_config
   ((shm_base < event_loop)) || fail "${tool}: --shm_base among the event loop's flags"
 done
 
-if ((failures > 0)); then
-  echo "${failures} failure(s)" >&2
-  exit 1
-fi
-echo PASS
+finish

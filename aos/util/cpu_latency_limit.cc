@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "aos/util/cpu_set.h"
+#include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 
 namespace aos {
@@ -57,10 +58,9 @@ bool ReadAll(int fd, std::string* text) {
 }
 
 bool ReadFile(const std::string& path, std::string* text) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool ok = ReadAll(fd, text);
-  close(fd);
+  const ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return false;
+  const bool ok = ReadAll(fd.get(), text);
   while (!text->empty() && (text->back() == '\n' || text->back() == ' ')) {
     text->pop_back();
   }
@@ -69,14 +69,11 @@ bool ReadFile(const std::string& path, std::string* text) {
 
 // O_TRUNC as a shell's `>`: sysfs ignores it, a regular file needs it.
 bool WriteFile(const std::string& path, std::string_view text) {
-  const int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool ok =
-      write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  const int saved = errno;
-  close(fd);
-  errno = saved;
-  return ok;
+  const ScopedFd fd(open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+  if (!fd.valid()) return false;
+  // errno stays write()'s: ScopedFd's close keeps it.
+  return write(fd.get(), text.data(), text.size()) ==
+         static_cast<ssize_t>(text.size());
 }
 
 // pm_qos_resume_latency_us speaks its own language: "n/a" is a limit of
@@ -127,16 +124,16 @@ constexpr std::string_view kGrantAdvice =
 }  // namespace
 
 CpuLatencyLimit::CpuLatencyLimit(int32_t limit_us, std::string cpus,
-                                 int dma_latency_fd,
+                                 ScopedFd dma_latency_fd,
                                  std::vector<HeldCpu> held_cpus)
     : limit_us_(limit_us),
       cpus_(std::move(cpus)),
-      dma_latency_fd_(dma_latency_fd),
+      dma_latency_fd_(std::move(dma_latency_fd)),
       held_cpus_(std::move(held_cpus)) {}
 
 CpuLatencyLimit::~CpuLatencyLimit() {
-  if (dma_latency_fd_ >= 0) close(dma_latency_fd_);
-  for (const HeldCpu& held : held_cpus_) ReleaseCpu(held);
+  // dma_latency_fd_ closes as a member, which ends its limit.
+  for (HeldCpu& held : held_cpus_) ReleaseCpu(held);
 }
 
 absl::StatusOr<std::unique_ptr<CpuLatencyLimit>>
@@ -145,22 +142,20 @@ CpuLatencyLimit::HoldForAllCpus(int32_t limit_us, const Paths& paths) {
     return absl::InvalidArgumentError(StrCat(
         "CPU latency limit ", limit_us, " us is outside 0..", kMaxLimitUs));
   }
-  const int fd = open(paths.cpu_dma_latency.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) {
+  ScopedFd fd(open(paths.cpu_dma_latency.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid()) {
     return absl::PermissionDeniedError(StrCat("cannot open ",
                                               paths.cpu_dma_latency,
                                               " to limit CPU wakeup "
                                               "latency: ",
                                               ErrnoText(), "; ", kGrantAdvice));
   }
-  if (write(fd, &limit_us, sizeof(limit_us)) != sizeof(limit_us)) {
-    const std::string error = ErrnoText();
-    close(fd);
+  if (write(fd.get(), &limit_us, sizeof(limit_us)) != sizeof(limit_us)) {
     return absl::InternalError(
-        StrCat("cannot write ", paths.cpu_dma_latency, ": ", error));
+        StrCat("cannot write ", paths.cpu_dma_latency, ": ", ErrnoText()));
   }
   return std::unique_ptr<CpuLatencyLimit>(
-      new CpuLatencyLimit(limit_us, "all", fd, {}));
+      new CpuLatencyLimit(limit_us, "all", std::move(fd), {}));
 }
 
 bool CpuLatencyLimit::PerCpuAvailable(const cpu_set_t& cpus,
@@ -189,23 +184,22 @@ absl::StatusOr<std::unique_ptr<CpuLatencyLimit>> CpuLatencyLimit::HoldForCpus(
   }
   std::vector<HeldCpu> held;
   auto fail = [&](std::string message) {
-    for (const HeldCpu& cpu : held) ReleaseCpu(cpu);
+    for (HeldCpu& cpu : held) ReleaseCpu(cpu);
     return absl::PermissionDeniedError(std::move(message));
   };
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (!CPU_ISSET(cpu, &cpus)) continue;
     const std::string value_path = ValuePath(paths, cpu);
     const std::string lock_path = LockPath(paths, cpu);
-    const int lock_fd =
-        open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lock_fd < 0) {
+    ScopedFd lock_file(
+        open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    const int lock_fd = lock_file.get();
+    if (!lock_file.valid()) {
       return fail(StrCat("cannot open ", lock_path, ": ", ErrnoText(), "; ",
                          kGrantAdvice));
     }
     if (OfdLock(lock_fd, F_WRLCK, kMutexByte, /*wait=*/true) != 0) {
-      const std::string error = ErrnoText();
-      close(lock_fd);
-      return fail(StrCat("cannot lock ", lock_path, ": ", error));
+      return fail(StrCat("cannot lock ", lock_path, ": ", ErrnoText()));
     }
     // The first holder records what it found, for the last one to restore.
     std::string recorded;
@@ -228,32 +222,33 @@ absl::StatusOr<std::unique_ptr<CpuLatencyLimit>> CpuLatencyLimit::HoldForCpus(
     }
     OfdLock(lock_fd, F_UNLCK, kMutexByte, /*wait=*/false);
     if (!error.empty()) {
-      close(lock_fd);
+      lock_file.reset();
       return fail(std::move(error));
     }
-    held.push_back({cpu, value_path, lock_fd});
+    held.push_back({cpu, value_path, std::move(lock_file)});
   }
-  return std::unique_ptr<CpuLatencyLimit>(
-      new CpuLatencyLimit(limit_us, FormatCpuList(cpus), -1, std::move(held)));
+  return std::unique_ptr<CpuLatencyLimit>(new CpuLatencyLimit(
+      limit_us, FormatCpuList(cpus), ScopedFd(), std::move(held)));
 }
 
-void CpuLatencyLimit::ReleaseCpu(const HeldCpu& held) {
+void CpuLatencyLimit::ReleaseCpu(HeldCpu& held) {
   // Under the mutex, so two holders releasing at once cannot both believe
   // the other one stays.
-  OfdLock(held.lock_fd, F_WRLCK, kMutexByte, /*wait=*/true);
-  OfdLock(held.lock_fd, F_UNLCK, kHolderByte, /*wait=*/false);
-  if (!OthersHold(held.lock_fd, kHolderByte)) {
+  const int lock_fd = held.lock_fd.get();
+  OfdLock(lock_fd, F_WRLCK, kMutexByte, /*wait=*/true);
+  OfdLock(lock_fd, F_UNLCK, kHolderByte, /*wait=*/false);
+  if (!OthersHold(lock_fd, kHolderByte)) {
     std::string recorded;
-    if (ReadAll(held.lock_fd, &recorded) && !recorded.empty() &&
+    if (ReadAll(lock_fd, &recorded) && !recorded.empty() &&
         WriteFile(held.value_path, recorded)) {
-      ForgetRecorded(held.lock_fd);
+      ForgetRecorded(lock_fd);
     }
   }
-  close(held.lock_fd);  // Also drops the mutex.
+  held.lock_fd.reset();  // Also drops the mutex.
 }
 
 std::string CpuLatencyLimit::ToString() const {
-  if (dma_latency_fd_ >= 0) {
+  if (dma_latency_fd_.valid()) {
     return StrCat(limit_us_, " us on all CPUs (/dev/cpu_dma_latency)");
   }
   return StrCat(limit_us_, " us on CPUs ", cpus_,

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "aos/util/scoped_fd.h"
 
 namespace aos {
 
@@ -96,19 +97,21 @@ class CpuLatencyLimit {
   struct HeldCpu {
     int cpu;
     std::string value_path;
-    int lock_fd;
+    ScopedFd lock_fd;
   };
 
-  CpuLatencyLimit(int32_t limit_us, std::string cpus, int dma_latency_fd,
+  CpuLatencyLimit(int32_t limit_us, std::string cpus, ScopedFd dma_latency_fd,
                   std::vector<HeldCpu> held_cpus);
 
-  static void ReleaseCpu(const HeldCpu& held);
+  // Restores the CPU's value if no one else holds it, then closes the lock
+  // file (which drops the mutex).
+  static void ReleaseCpu(HeldCpu& held);
 
   const int32_t limit_us_;
   const std::string cpus_;
-  // /dev/cpu_dma_latency, or -1.
-  const int dma_latency_fd_;
-  const std::vector<HeldCpu> held_cpus_;
+  // /dev/cpu_dma_latency, or none.
+  const ScopedFd dma_latency_fd_;
+  std::vector<HeldCpu> held_cpus_;
 };
 
 }  // namespace aos

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "aos/util/scoped_fd.h"
 #include "gtest/gtest.h"
 
 namespace aos {
@@ -14,18 +15,20 @@ template <typename Fn>
 std::string Captured(Fn write_lines) {
   int pipe_fds[2];
   EXPECT_EQ(pipe(pipe_fds), 0);
-  const int saved = dup(STDERR_FILENO);
-  dup2(pipe_fds[1], STDERR_FILENO);
-  write_lines();
-  dup2(saved, STDERR_FILENO);
-  close(saved);
-  close(pipe_fds[1]);
+  const ScopedFd read_end(pipe_fds[0]);
+  ScopedFd write_end(pipe_fds[1]);
+  {
+    const ScopedFd saved(dup(STDERR_FILENO));
+    dup2(write_end.get(), STDERR_FILENO);
+    write_lines();
+    dup2(saved.get(), STDERR_FILENO);
+  }
+  write_end.reset();  // So the read below ends.
   std::string text;
   char buffer[4096];
-  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof(buffer))) > 0;) {
+  for (ssize_t n; (n = read(read_end.get(), buffer, sizeof(buffer))) > 0;) {
     text.append(buffer, static_cast<size_t>(n));
   }
-  close(pipe_fds[0]);
   return text;
 }
 
@@ -35,8 +38,8 @@ TEST(StderrLineTest, WritesOneFormattedLine) {
 }
 
 TEST(StderrLineTest, CutsLongLinesAndKeepsTheNewline) {
-  const std::string text = Captured(
-      [] { WriteStderrLine("%s", std::string(5000, 'x').c_str()); });
+  const std::string text =
+      Captured([] { WriteStderrLine("%s", std::string(5000, 'x').c_str()); });
   EXPECT_EQ(text, std::string(1022, 'x') + "\n");
 }
 

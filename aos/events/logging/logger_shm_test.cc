@@ -9,6 +9,7 @@
 #include "aos/events/logging/logger.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/testing/path.h"
+#include "aos/testing/wait_until.h"
 #include "gtest/gtest.h"
 
 namespace aos::logging {
@@ -46,11 +47,9 @@ TEST(LoggerShmTest, CountsWhatItMissesWhenItFallsBehind) {
   std::atomic<bool> sent_all = false;
   TimerHandler* stall = loop.AddTimer([&]() {
     stalled = true;
-    const auto start = std::chrono::steady_clock::now();
-    while (!sent_all && std::chrono::steady_clock::now() - start <
-                            std::chrono::seconds(60)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    aos::testing::WaitUntil([&]() { return sent_all.load(); },
+                            std::chrono::seconds(60),
+                            "the sender to send all 500 messages");
   });
   TimerHandler* done = loop.AddTimer([&]() {
     if (sent_all) loop.Exit();
@@ -67,7 +66,9 @@ TEST(LoggerShmTest, CountsWhatItMissesWhenItFallsBehind) {
   std::unique_ptr<RawSender> sender = sender_loop.MakeRawSender(fast);
   int send_errors = 0;
   std::thread thread([&]() {
-    while (!stalled) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    aos::testing::WaitUntil([&]() { return stalled.load(); },
+                            std::chrono::seconds(60),
+                            "the logger's loop to stall");
     for (int i = 0; i < 500; ++i) {
       if (sender->Send(payload, sizeof(payload)) != RawSender::Error::kOk) {
         ++send_errors;

@@ -21,6 +21,7 @@
 #include "aos/events/logging/mcap_reader.h"
 #include "aos/events/logging/mcap_writer.h"
 #include "aos/testing/path.h"
+#include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 #include "glog/logging.h"
 #include "gtest/gtest.h"
@@ -367,9 +368,8 @@ TEST(McapReaderTest, RefusesAFifoWithoutWaitingForAWriter) {
   }).detach();
   if (result.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
     // Let the blocked open finish, so the thread can end.
-    const int writer = open(path.c_str(), O_WRONLY | O_NONBLOCK);
+    const ScopedFd writer(open(path.c_str(), O_WRONLY | O_NONBLOCK));
     result.wait();
-    if (writer >= 0) close(writer);
     FAIL() << "McapReader::Open of a FIFO did not return within 30 s";
   }
   const absl::Status status = result.get();

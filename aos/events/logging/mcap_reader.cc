@@ -13,6 +13,7 @@
 #include "aos/events/logging/chunk_compression.h"
 #include "aos/events/logging/mcap_records.h"
 #include "aos/util/printable.h"
+#include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::logging {
@@ -85,26 +86,24 @@ absl::StatusOr<std::unique_ptr<McapReader>> McapReader::Open(
   const std::string shown = InlinePrintable(path, kPrintablePathMaxBytes);
   // O_NONBLOCK: opening a FIFO must not wait for a writer (forever, for a
   // FIFO nobody writes); the fstat below refuses it before any read.
-  const int fd = open(path_string.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd == -1) {
+  ScopedFd fd(open(path_string.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd.valid()) {
     return absl::NotFoundError(
         StrCat(shown, ": cannot open the log: ", std::strerror(errno)));
   }
   struct stat info;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    close(fd);
+  if (fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
     return absl::InvalidArgumentError(
         StrCat(shown, ": not a regular file (an MCAP log is one)"));
   }
   const size_t size = info.st_size;
   if (size < mcap::kMagic.size() + mcap::kRecordPrefixSize) {
-    close(fd);
     return absl::InvalidArgumentError(
         StrCat(shown, ": ", size,
                " bytes is too short for an MCAP log (magic and Header)"));
   }
-  void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
+  void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+  fd.reset();  // The mapping keeps the file.
   if (mapped == MAP_FAILED) {
     return absl::InternalError(
         StrCat(shown, ": cannot map the log: ", std::strerror(errno)));

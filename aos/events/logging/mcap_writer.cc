@@ -20,14 +20,15 @@ using mcap::RecordEncoder;
 absl::StatusOr<std::unique_ptr<McapWriter>> McapWriter::Create(
     std::string_view path, const McapWriterOptions& options) {
   const std::string path_string(path);
-  const int fd =
-      open(path_string.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd == -1) {
+  ScopedFd fd(open(path_string.c_str(),
+                   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd.valid()) {
     return absl::PermissionDeniedError(
         StrCat(InlinePrintable(path, kPrintablePathMaxBytes),
                ": cannot create the log file: ", std::strerror(errno)));
   }
-  std::unique_ptr<McapWriter> writer(new McapWriter(path, fd, options));
+  std::unique_ptr<McapWriter> writer(
+      new McapWriter(path, std::move(fd), options));
   RecordEncoder header(&writer->scratch_, Opcode::kHeader);
   header.String("");  // profile: none
   header.String(options.library);
@@ -39,10 +40,10 @@ absl::StatusOr<std::unique_ptr<McapWriter>> McapWriter::Create(
   return writer;
 }
 
-McapWriter::McapWriter(std::string_view path, int fd,
+McapWriter::McapWriter(std::string_view path, ScopedFd fd,
                        const McapWriterOptions& options)
     : path_(path),
-      fd_(fd),
+      fd_(std::move(fd)),
       options_(options),
       compressor_(options.compression) {
   // Room for a full chunk plus one large message, so steady-state chunks
@@ -54,8 +55,8 @@ McapWriter::McapWriter(std::string_view path, int fd,
 McapWriter::~McapWriter() {
   if (closed_) return;
   if (!error_.ok()) {
-    // Whoever got the error reported it; only the file is left to close.
-    close(fd_);
+    // Whoever got the error reported it; only the file is left to close,
+    // which fd_ does.
     return;
   }
   absl::Status status = Close();
@@ -86,7 +87,7 @@ absl::Status McapWriter::WriteOut(
   }
   size_t first = 0;
   while (total > 0) {
-    const ssize_t written = writev(fd_, vectors + first, count - first);
+    const ssize_t written = writev(fd_.get(), vectors + first, count - first);
     if (written < 0) {
       if (errno == EINTR) continue;
       error_ = absl::ResourceExhaustedError(
@@ -429,11 +430,11 @@ absl::Status McapWriter::Close() {
   if (status.ok()) status = WriteChunk();
   if (status.ok()) status = WriteSummary();
   closed_ = true;
-  if (fd_ != -1 && close(fd_) != 0 && status.ok()) {
+  // A full disk may show first at close(), so its error is reported.
+  if (fd_.Close() != 0 && status.ok()) {
     status = absl::ResourceExhaustedError(
         StrCat(path_, ": cannot close the log: ", std::strerror(errno)));
   }
-  fd_ = -1;
   return status;
 }
 

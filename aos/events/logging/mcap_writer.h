@@ -50,6 +50,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "aos/events/logging/chunk_compression.h"
+#include "aos/util/scoped_fd.h"
 
 namespace aos::logging {
 
@@ -134,7 +135,8 @@ class McapWriter {
     std::string media_type;
   };
 
-  McapWriter(std::string_view path, int fd, const McapWriterOptions& options);
+  McapWriter(std::string_view path, ScopedFd fd,
+             const McapWriterOptions& options);
 
   // Writes `pieces` to the file, in order, updating offset_ and the data
   // section's CRC (while in the data section).
@@ -151,7 +153,7 @@ class McapWriter {
       std::vector<std::pair<uint8_t, std::pair<uint64_t, uint64_t>>>* groups);
 
   const std::string path_;
-  int fd_;
+  ScopedFd fd_;
   const McapWriterOptions options_;
   ChunkCompressor compressor_;
   absl::Status error_;
