@@ -21,6 +21,7 @@
 #include "aos/init.h"
 #include "aos/node_flag.h"
 #include "aos/starter/launcher.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
@@ -161,14 +162,9 @@ void WaitForAStopSignal() {
 }
 
 int Main(int argc, char** argv) {
-  if (!(FLAGS_ready_timeout_s > 0)) {
-    ExitForUserError(StrCat("--ready_timeout_s=", FLAGS_ready_timeout_s,
-                            ": give a time > 0"));
-  }
-  if (!(FLAGS_stop_time_s >= 0)) {
-    ExitForUserError(
-        StrCat("--stop_time_s=", FLAGS_stop_time_s, ": give a time >= 0"));
-  }
+  ExitOnFlagError(CheckAtLeast("--ready_timeout_s", FLAGS_ready_timeout_s,
+                               0.001, " is too short: give a time > 0"));
+  ExitOnFlagError(CheckNotNegative("--stop_time_s", FLAGS_stop_time_s));
   const Plan plan = ReadPlan(argc, argv);
   auto config = ReadConfigFlag("aos/aos_config.json");
   if (!config.ok()) ExitForUserError(StrCat(config.status().message()));

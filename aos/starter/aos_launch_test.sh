@@ -2,15 +2,11 @@
 # aos_launch starts applications, waits for their first timing reports,
 # runs the foreground command and stops them in reverse order; what goes
 # wrong on the way is named, and its exit status says so.
-set -uo pipefail
-root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 launch="${root}/aos/starter/aos_launch"
 app="${root}/aos/starter/launcher_test_app"
 config="${root}/aos/testing/test_config.json"
-tmp="${TEST_TMPDIR}"
 base="${tmp}/shm"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 flags=(--config="${config}" --shm_base="${base}")
 # The test app as NAME, with behaviour $2 (default run).
 app_args() {
@@ -57,10 +53,9 @@ grep -q "^aos_launch: sh exited with status 2$" "${tmp}/err" ||
 "${launch}" "${flags[@]}" --output_dir="${tmp}" --statuses="${tmp}/statuses" \
   -- $(app_args alone) 2>"${tmp}/err" &
 pid=$!
-for ((i = 0; i < 600; ++i)); do
-  grep -q "^aos_launch: alone running; stopped by SIGINT" "${tmp}/err" && break
-  sleep 0.1
-done
+kill_at_exit "${pid}"
+wait_for "^aos_launch: alone running; stopped by SIGINT" "${tmp}/err" ||
+  fail "until SIGTERM: never said it runs: $(cat "${tmp}/err")"
 kill -TERM "${pid}"
 wait "${pid}"
 status=$?
@@ -85,13 +80,9 @@ one_line_error "--no_reports: no application is called ghost" \
   "${launch}" "${flags[@]}" --no_reports=ghost -- a "${app}"
 one_line_error "missing: cannot run ${tmp}/nothing" \
   "${launch}" "${flags[@]}" -- missing "${tmp}/nothing"
-one_line_error "--ready_timeout_s=0: give a time > 0" \
+one_line_error "--ready_timeout_s=0 is too short: give a time > 0" \
   "${launch}" "${flags[@]}" --ready_timeout_s=0 -- a "${app}"
 one_line_error "given twice" \
   "${launch}" "${flags[@]}" -- a "${app}" :: a "${app}"
 
-if ((failures > 0)); then
-  echo "${failures} failure(s)" >&2
-  exit 1
-fi
-echo "aos_launch: every case as expected"
+finish "aos_launch: every case as expected"

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::starter {
@@ -31,29 +32,18 @@ std::string LastLines(const std::string& path, int count) {
   return StrJoin(lines, "\n");
 }
 
-// Closes `fd` if it is one.
-void CloseIfOpen(int fd) {
-  if (fd >= 0) close(fd);
-}
-
 // What the parent prepares so the forked child needs only async-signal-safe
 // calls before exec.
 struct Prepared {
   std::vector<std::string> strings;
   std::vector<char*> argv;
-  int stdout_fd = -1;
-  int stderr_fd = -1;
-  int netns_fd = -1;
-  // The child writes its errno here if it cannot exec; closed on exec.
-  int error_pipe[2] = {-1, -1};
-
-  ~Prepared() {
-    CloseIfOpen(stdout_fd);
-    CloseIfOpen(stderr_fd);
-    CloseIfOpen(netns_fd);
-    CloseIfOpen(error_pipe[0]);
-    CloseIfOpen(error_pipe[1]);
-  }
+  ScopedFd stdout_fd;
+  ScopedFd stderr_fd;
+  ScopedFd netns_fd;
+  // The child writes its errno into `error_write` if it cannot exec; both
+  // ends close on exec.
+  ScopedFd error_read;
+  ScopedFd error_write;
 };
 
 // In the forked child: never returns.
@@ -65,16 +55,17 @@ struct Prepared {
   // The parent died before the prctl took effect.
   if (getppid() != parent) _exit(127);
   int error = 0;
-  if (prepared.netns_fd >= 0 && setns(prepared.netns_fd, CLONE_NEWNET) != 0) {
+  if (prepared.netns_fd.valid() &&
+      setns(prepared.netns_fd.get(), CLONE_NEWNET) != 0) {
     error = errno;
   }
   if (error == 0) {
     // Its output to the files, or both to our stderr: our stdout is the
     // caller's (a streamer's table, JSON lines).
-    const bool to_files = prepared.stdout_fd >= 0;
-    if (dup2(to_files ? prepared.stdout_fd : STDERR_FILENO, STDOUT_FILENO) <
-            0 ||
-        (to_files && dup2(prepared.stderr_fd, STDERR_FILENO) < 0)) {
+    const bool to_files = prepared.stdout_fd.valid();
+    if (dup2(to_files ? prepared.stdout_fd.get() : STDERR_FILENO,
+             STDOUT_FILENO) < 0 ||
+        (to_files && dup2(prepared.stderr_fd.get(), STDERR_FILENO) < 0)) {
       error = errno;
     }
   }
@@ -87,7 +78,8 @@ struct Prepared {
     error = errno;
   }
   // Best effort: the parent reads it, or sees status 127.
-  const ssize_t written = write(prepared.error_pipe[1], &error, sizeof(error));
+  const ssize_t written =
+      write(prepared.error_write.get(), &error, sizeof(error));
   (void)written;
   _exit(127);
 }
@@ -133,11 +125,13 @@ absl::Status Launcher::Start(LaunchSpec spec) {
   if (!output_dir_.empty()) {
     const std::string stem = StrCat(output_dir_, "/", started.name);
     child->stderr_path = stem + ".err";
-    prepared.stdout_fd = open((stem + ".out").c_str(),
-                              O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    prepared.stderr_fd = open(child->stderr_path.c_str(),
-                              O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (prepared.stdout_fd < 0 || prepared.stderr_fd < 0) {
+    prepared.stdout_fd.reset(open((stem + ".out").c_str(),
+                                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                                  0644));
+    prepared.stderr_fd.reset(open(child->stderr_path.c_str(),
+                                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                                  0644));
+    if (!prepared.stdout_fd.valid() || !prepared.stderr_fd.valid()) {
       return absl::FailedPreconditionError(
           StrCat(started.name, ": cannot write its output in ", output_dir_,
                  ": ", strerror(errno)));
@@ -145,17 +139,20 @@ absl::Status Launcher::Start(LaunchSpec spec) {
   }
   if (!started.network_namespace.empty()) {
     const std::string path = StrCat("/run/netns/", started.network_namespace);
-    prepared.netns_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (prepared.netns_fd < 0) {
+    prepared.netns_fd.reset(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!prepared.netns_fd.valid()) {
       return absl::NotFoundError(StrCat(started.name, ": network namespace ",
                                         started.network_namespace, " (", path,
                                         "): ", strerror(errno)));
     }
   }
-  if (pipe2(prepared.error_pipe, O_CLOEXEC) != 0) {
+  int error_pipe[2];
+  if (pipe2(error_pipe, O_CLOEXEC) != 0) {
     return absl::InternalError(
         StrCat(started.name, ": pipe: ", strerror(errno)));
   }
+  prepared.error_read.reset(error_pipe[0]);
+  prepared.error_write.reset(error_pipe[1]);
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
@@ -165,12 +162,12 @@ absl::Status Launcher::Start(LaunchSpec spec) {
   if (pid == 0) ExecChild(prepared, parent);
   // Also here, so that a signal to the group right after Start reaches it.
   setpgid(pid, pid);
-  close(prepared.error_pipe[1]);
-  prepared.error_pipe[1] = -1;
+  // Only the child's copy is left: the read below ends when it execs.
+  prepared.error_write.reset();
   int error = 0;
   ssize_t got;
   do {
-    got = read(prepared.error_pipe[0], &error, sizeof(error));
+    got = read(prepared.error_read.get(), &error, sizeof(error));
   } while (got < 0 && errno == EINTR);
   if (got == sizeof(error)) {
     waitpid(pid, nullptr, 0);
