@@ -2,14 +2,12 @@
 // arrive, and on Ctrl-C, SIGTERM or after --duration sums them up per
 // application. docs/streamer.md explains every column; the work is in
 // aos/tools/streamer/ (streamer.h shows how its parts fit).
-#include <iostream>
-
 #include "aos/config_flag.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
 #include "aos/tools/streamer/streamer.h"
 #include "aos/tools/streamer/streamer_options.h"
-#include "aos/util/str_cat.h"
+#include "aos/util/flag_checks.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
 
@@ -109,11 +107,7 @@ int Main(int argc, char** argv) {
   RefuseArguments(argc, argv);
   absl::StatusOr<streamer::StreamerOptions> options =
       streamer::ParseStreamerOptions(Flags());
-  if (!options.ok()) {
-    std::cerr << "aos_timing_report_streamer: " << options.status().message()
-              << "\n";
-    return 1;
-  }
+  ExitOnFlagError(options.status());
   return streamer::RunStreamer(*options);
 }
 

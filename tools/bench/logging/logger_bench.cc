@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -301,10 +302,24 @@ std::vector<std::string> SplitCommas(const std::string& list) {
   return parts;
 }
 
-void Throughput(const std::string& out_dir) {
+// Ends the bench, before anything runs, on a flag out of range.
+void CheckFlags() {
+  ExitOnFlagError(CheckAtLeast("--rounds", FLAGS_rounds, 1));
+  ExitOnFlagError(CheckAtLeast("--seconds", FLAGS_seconds, 1));
+  if (!(FLAGS_rate_mb_s > 0) || std::isinf(FLAGS_rate_mb_s)) {
+    ExitOnFlagError(FlagError("--rate_mb_s", FLAGS_rate_mb_s,
+                              " is not a rate: give more than 0"));
+  }
+  ExitOnFlagError(CheckAtLeast("--messages", FLAGS_messages, 1));
+  ExitOnFlagError(CheckAtLeast("--poll_period_ms", FLAGS_poll_period_ms, -1,
+                               " is not a period: give 0 or more (-1: "
+                               "aos_logger's default)"));
   ExitOnFlagError(CheckInRange("--origins", FLAGS_origins, 0,
                                static_cast<int>(kMaxPathOrigins),
                                StrCat(": give 0 to ", kMaxPathOrigins)));
+}
+
+void Throughput(const std::string& out_dir) {
   std::printf(
       "aos_logger throughput, %d messages of 1 KiB with %d origins each to "
       "/dev/shm:\n",
@@ -327,6 +342,7 @@ int main(int argc, char** argv) {
                   "records 1 KiB messages. Run tools/bench/logging/"
                   "logger_bench.sh. docs/benchmarks.md.");
   aos::RefuseArguments(argc, argv);
+  aos::bench::CheckFlags();
   char out_dir[] = "/tmp/aos_logger_bench.XXXXXX";
   if (mkdtemp(out_dir) == nullptr) aos::ExitForUserError("cannot mkdtemp");
   if (FLAGS_throughput) aos::bench::Throughput(out_dir);
