@@ -33,14 +33,14 @@ int main(int argc, char** argv) {
       "on stderr and exits 1. See docs/configuration.md.");
   if (FLAGS_config.empty()) {
     std::cerr << "aos_config_check: --config=FILE is required (see --help)\n";
-    return 2;
+    return 1;
   }
   if (argc > 1) {
     std::cerr << "aos_config_check: unexpected argument '"
               << aos::InlinePrintable(argv[1])
               << "' (flags are --config, --schemas, --multi_line, "
                  "--max_file_bytes, --node)\n";
-    return 2;
+    return 1;
   }
   aos::configuration::ReadConfigOptions options;
   options.max_file_bytes = FLAGS_max_file_bytes;

@@ -42,9 +42,10 @@ grep -q "dir_import.json: is 23 bytes, more than the limit of 5 bytes" "${tmp}/e
   fail "size limit message: $(cat "${tmp}/err")"
 [[ $(wc -l <"${tmp}/err") == 1 ]] || fail "size limit message is not one line"
 
-# No --config: usage error, exit 2.
+# No --config: one line naming the flag, exit 1, as every bad flag.
 "${check}" >"${tmp}/out" 2>"${tmp}/err"
-[[ $? == 2 ]] || fail "missing --config should exit 2"
+[[ $? == 1 ]] || fail "missing --config should exit 1"
+[[ $(wc -l <"${tmp}/err") == 1 ]] || fail "missing --config is not one line"
 grep -q -- "--config=FILE is required" "${tmp}/err" || fail "missing --config not explained"
 
 # --help: usage and our flags, not glog's.
