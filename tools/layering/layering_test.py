@@ -14,7 +14,8 @@ one package under //aos. The test fails when:
   (//aos:configuration, //aos:configuration_fbs): queues know sizes and
   counts, aos/events maps channels to them;
 - a production target of an //aos BUILD file is not in the graph, so it
-  would go unchecked: it must be added to AOS_PRODUCTION_ROOTS.
+  would go unchecked: it must be added to AOS_PRODUCTION_ROOTS; or a package
+  of the graph under //aos is not among the BUILD files given.
 
 Each failure names the path of dependencies that breaks the rule.
 """
@@ -109,6 +110,18 @@ def main(argv):
     graph = Graph(argv[1])
     build_files = argv[2:]
     failures = []
+
+    listed = {
+        os.path.dirname(os.path.normpath(build_file))
+        for build_file in build_files
+    }
+    for package in sorted({
+            label[2:label.index(":")]
+            for label in graph.rules if AOS.match(label)
+    } - listed):
+        failures.append(
+            "//%s is a package of the graph whose BUILD file is not in "
+            "AOS_BUILD_FILES in tools/layering/BUILD; add it there" % package)
 
     declared = [
         label for build_file in build_files
