@@ -63,8 +63,9 @@
 //   re-sends the local channel refused; one_way_latency is exact (re-send
 //   here minus send there, in simulated time);
 // - monotonic_offset is the peer's clock minus ours, exactly, with
-//   uncertainty 0, from the peer's first probe on (-1 before, as the
-//   bridge before its first clock exchange).
+//   monotonic_offset_uncertainty 0, from the peer's first probe on; before
+//   it, offset 0 and uncertainty -1 (no estimate), as the bridge says before
+//   its first clock exchange.
 // Remote timestamps are published on the source at the moment of the
 // re-send (the bridge learns of it one trip later).
 
