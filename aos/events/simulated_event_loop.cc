@@ -366,6 +366,17 @@ SimulatedEventLoopFactory::SimulatedEventLoopFactory(
     node_factories_.push_back(std::unique_ptr<NodeEventLoopFactory>(
         new NodeEventLoopFactory(this, node)));
   }
+  // What the message bridge publishes, on each boot of each node that has
+  // its channels (simulated_network.h).
+  for (const std::unique_ptr<NodeEventLoopFactory>& node : node_factories_) {
+    NodeEventLoopFactory* const each = node.get();
+    if (!network_.PublishesStatistics(each->node())) continue;
+    each->OnStartup([this, each]() {
+      if (!statistics_enabled_) return;
+      each->AlwaysStart<SimulatedNetwork::NodeBridge>("message_bridge",
+                                                      &network_);
+    });
+  }
 }
 
 SimulatedEventLoopFactory::~SimulatedEventLoopFactory() {

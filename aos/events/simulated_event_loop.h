@@ -185,6 +185,16 @@ class SimulatedEventLoopFactory {
   UUID boot_uuid(const Node* node) const;
   void RebootNode(const Node* node);
 
+  // The message bridge's publications (simulated_network.h): on every node
+  // whose configuration has the bridge's statistics channels, an
+  // application "message_bridge" starts with the node (on every boot) and
+  // publishes ServerStatistics, ClientStatistics and remote timestamps as
+  // the bridge does. DisableStatistics() (AOS's name) keeps it from
+  // starting on the nodes that start from then on: call it before the first
+  // run for none at all (as the log replayer does: the log has the real
+  // bridge's).
+  void DisableStatistics() { statistics_enabled_ = false; }
+
   monotonic_clock::time_point monotonic_now(const Node* node = nullptr) const;
   realtime_clock::time_point realtime_now(const Node* node = nullptr) const;
 
@@ -228,6 +238,8 @@ class SimulatedEventLoopFactory {
   bool exit_requested_ = false;
   // The first status an ExitHandle gave, for Run() to return.
   std::optional<absl::Status> exit_status_;
+  // Whether nodes start their NodeBridge (DisableStatistics).
+  bool statistics_enabled_ = true;
   // Mutable: a node's boot is made when first asked for.
   mutable SimulatedNetwork network_;
   std::map<const Node*, NodeClock> clocks_;

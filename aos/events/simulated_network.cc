@@ -4,9 +4,31 @@
 #include <cstring>
 
 #include "aos/configuration.h"
+#include "aos/configuration_lookup.h"
+#include "aos/network/client_statistics_generated.h"
+#include "aos/network/server_statistics_generated.h"
 #include "glog/logging.h"
 
 namespace aos {
+namespace {
+
+using message_bridge::BridgeStatistics;
+
+// The bridge's periods and timeout (message_bridge.h, its Options).
+constexpr std::chrono::milliseconds kProbePeriod(100);
+constexpr std::chrono::seconds kDisconnectTimeout(1);
+constexpr std::chrono::seconds kStatisticsPeriod(1);
+// The bridge's application name, as the config's maps see it.
+constexpr std::string_view kBridgeName = "message_bridge";
+
+int64_t Ns(monotonic_clock::time_point t) {
+  return t.time_since_epoch().count();
+}
+int64_t Ns(realtime_clock::time_point t) {
+  return t.time_since_epoch().count();
+}
+
+}  // namespace
 
 struct SimulatedNetwork::Link {
   monotonic_clock::duration delay = std::chrono::microseconds(100);
@@ -24,13 +46,20 @@ struct SimulatedNetwork::Link {
 class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
  public:
   ChannelLink(SimulatedNetwork* network, Link* link, const Channel* channel,
-              const Node* from, const Node* to, const Connection& connection,
-              size_t capacity, SimulatedChannel* destination)
+              uint32_t channel_index, const Node* from, const Node* to,
+              const Connection& connection, size_t capacity,
+              SimulatedChannel* destination)
       : network_(network),
         link_(link),
+        channel_index_(channel_index),
         from_(from),
         to_(to),
+        from_index_(network->NodeIndex(from)),
+        to_index_(network->NodeIndex(to)),
         time_to_live_(std::chrono::nanoseconds(connection.time_to_live())),
+        timestamps_go_back_(
+            message_bridge::RemoteTimestampSenders::TimestampsGoBack(
+                connection)),
         destination_(destination),
         ring_(capacity) {
     for (InFlight& slot : ring_)
@@ -41,6 +70,10 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
   ~ChannelLink() override { network_->scheduler_->Deschedule(this); }
 
   bool reliable() const { return time_to_live_.count() == 0; }
+  const Node* to() const { return to_; }
+
+  // The destination rebooted: its bridge knows no message of this channel.
+  void ForgetReceived() { has_received_ = false; }
 
   // A message sent on the source node.
   void Forward(const SimulatedChannel::Slot& slot) {
@@ -49,7 +82,16 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
         slot.context.monotonic_event_time - network_->node_offset_(from_);
     Remember(slot, &last_);
     last_dropped_ = false;
+    BridgeStatistics::Peer* sent_to = nullptr;
+    if (NodeBridge* bridge = network_->BridgeOn(from_index_)) {
+      sent_to = bridge->PeerFor(to_index_);
+    }
+    if (sent_to != nullptr) {
+      ++sent_to->sent.sent_packets;
+      sent_to->sent.sent_bytes += slot.context.size;
+    }
     if (!link->connected) {
+      if (sent_to != nullptr && !reliable()) ++sent_to->sent.dropped_packets;
       ++link->statistics.dropped_disconnected;
       last_dropped_ = true;
       return;
@@ -151,23 +193,94 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
     const PathOrigins translated = message.path_origins.Translated(
         (network_->node_offset_(to_) - network_->node_offset_(from_)).count(),
         0);
+    BridgeStatistics::Peer* received_from = nullptr;
+    if (NodeBridge* const receiver = network_->BridgeOn(to_index_)) {
+      received_from = receiver->PeerFor(from_index_);
+    }
     uint32_t queue_index;
+    const realtime_clock::time_point realtime_now =
+        network_->realtime_now_(to_);
     if (destination_->Send(message.data.data(), message.size, local_now,
-                           network_->realtime_now_(to_), message.origin,
-                           &translated,
+                           realtime_now, message.origin, &translated,
                            &queue_index) != RawSender::Error::kOk) {
       ++link->statistics.queue_full;
+      if (received_from != nullptr) {
+        ++received_from->received.dropped_send_failed;
+      }
       return;
     }
     ++link->statistics.delivered;
+    CountReceived(message, received_from);
+    if (timestamps_go_back_) {
+      ConfirmDelivery(message, local_now, realtime_now, queue_index,
+                      network_->boot_uuid(to_));
+    }
+  }
+
+  // What the destination's bridge counts of a re-sent message, as the
+  // bridge's receiving side counts it (bridge_receiver.h).
+  void CountReceived(const InFlight& message,
+                     BridgeStatistics::Peer* received_from) {
+    const UUID& boot = message.origin.source_boot_uuid;
+    const uint32_t queue_index = message.origin.remote_queue_index;
+    if (received_from != nullptr) {
+      BridgeStatistics::ReceivedCounts& counts = received_from->received;
+      if (has_received_ && boot == last_boot_) {
+        const int32_t ahead =
+            static_cast<int32_t>(queue_index - last_queue_index_);
+        if (ahead > 1) counts.lost_packets += static_cast<uint64_t>(ahead - 1);
+      }
+      ++counts.received_packets;
+      counts.received_bytes += message.size;
+      // Re-send here minus send there, both in simulated time: exact.
+      counts.AddOneWayLatency(
+          (network_->scheduler_->now() - (message.origin.monotonic_remote_time -
+                                          network_->node_offset_(from_)))
+              .count());
+    }
+    has_received_ = true;
+    last_boot_ = boot;
+    last_queue_index_ = queue_index;
+  }
+
+  // The source's bridge learns that the destination re-sent `message`.
+  void ConfirmDelivery(const InFlight& message,
+                       monotonic_clock::time_point monotonic_sent,
+                       realtime_clock::time_point realtime_sent,
+                       uint32_t queue_index, const UUID& destination_boot) {
+    NodeBridge* const source = network_->BridgeOn(from_index_);
+    if (source == nullptr) return;
+    BridgeStatistics::Peer* peer = source->PeerFor(to_index_);
+    if (peer == nullptr) return;
+    ++peer->sent.delivered_packets;
+    if (source->timestamps_ == nullptr) return;
+    source->timestamps_->Publish(
+        static_cast<size_t>(source->slot_by_node_[to_index_]),
+        {.channel_index = channel_index_,
+         .monotonic_sent_ns = Ns(monotonic_sent),
+         .realtime_sent_ns = Ns(realtime_sent),
+         .queue_index = queue_index,
+         .monotonic_remote_ns = Ns(message.origin.monotonic_remote_time),
+         .realtime_remote_ns = Ns(message.origin.realtime_remote_time),
+         .remote_queue_index = message.origin.remote_queue_index,
+         .boot_uuid = destination_boot});
   }
 
   SimulatedNetwork* const network_;
   Link* const link_;
+  const uint32_t channel_index_;
   const Node* const from_;
   const Node* const to_;
+  const size_t from_index_;
+  const size_t to_index_;
   const monotonic_clock::duration time_to_live_;
+  const bool timestamps_go_back_;
   SimulatedChannel* const destination_;
+  // The last message re-sent on the destination: its source boot and queue
+  // index there, for the gaps (lost_packets).
+  bool has_received_ = false;
+  UUID last_boot_;
+  uint32_t last_queue_index_ = 0;
   std::vector<InFlight> ring_;
   size_t head_ = 0;
   size_t count_ = 0;
@@ -186,7 +299,11 @@ SimulatedNetwork::SimulatedNetwork(const Configuration* configuration,
       node_offset_(std::move(node_offset)),
       realtime_now_(std::move(realtime_now)),
       channel_on_(std::move(channel_on)),
-      send_delay_(std::move(send_delay)) {}
+      send_delay_(std::move(send_delay)),
+      bridges_(configuration->nodes() == nullptr
+                   ? 0
+                   : configuration->nodes()->size(),
+               nullptr) {}
 
 SimulatedNetwork::~SimulatedNetwork() = default;
 
@@ -200,6 +317,10 @@ SimulatedNetwork::Link& SimulatedNetwork::GetLink(const Node* from,
 void SimulatedNetwork::ForwardFrom(const Channel* channel, const Node* source,
                                    SimulatedChannel* source_channel) {
   if (channel->destination_nodes() == nullptr) return;
+  uint32_t channel_index = 0;
+  while (configuration_->channels()->Get(channel_index) != channel) {
+    ++channel_index;
+  }
   std::vector<ChannelLink*> links;
   for (const Connection* connection : *channel->destination_nodes()) {
     const Node* destination = configuration::GetNode(
@@ -208,7 +329,7 @@ void SimulatedNetwork::ForwardFrom(const Channel* channel, const Node* source,
         << "the config was validated: destinations are other nodes";
     Link& link = GetLink(source, destination);
     channel_links_.push_back(std::make_unique<ChannelLink>(
-        this, &link, channel, source, destination, *connection,
+        this, &link, channel, channel_index, source, destination, *connection,
         source_channel->queue_size(), channel_on_(channel, destination)));
     links.push_back(channel_links_.back().get());
     link.channels.push_back(links.back());
@@ -260,6 +381,138 @@ UUID SimulatedNetwork::boot_uuid(const Node* node) {
 
 void SimulatedNetwork::Reboot(const Node* node) {
   boots_[node] = UUID::Random();
+  for (const std::unique_ptr<ChannelLink>& channel : channel_links_) {
+    if (channel->to() == node) channel->ForgetReceived();
+  }
+}
+
+size_t SimulatedNetwork::NodeIndex(const Node* node) const {
+  size_t i = 0;
+  while (i < configuration_->nodes()->size() &&
+         configuration_->nodes()->Get(i) != node) {
+    ++i;
+  }
+  CHECK_LT(i, configuration_->nodes()->size())
+      << "node " << node->name()->string_view()
+      << " is not from the network's configuration";
+  return i;
+}
+
+bool SimulatedNetwork::PublishesStatistics(const Node* node) const {
+  if (node == nullptr || configuration_->nodes() == nullptr) return false;
+  if (BridgeStatistics::PeersOf(*configuration_, *node).empty()) return false;
+  for (std::string_view type :
+       {message_bridge::ServerStatistics::GetFullyQualifiedName(),
+        message_bridge::ClientStatistics::GetFullyQualifiedName()}) {
+    if (configuration::GetChannel(
+            *configuration_, "/aos", type, kBridgeName, node, nullptr,
+            configuration::ChannelAccess::kSend) == nullptr) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// NodeBridge.
+
+SimulatedNetwork::NodeBridge::NodeBridge(EventLoop* loop,
+                                         SimulatedNetwork* network)
+    : loop_(loop),
+      network_(network),
+      node_index_(network->NodeIndex(loop->node())) {
+  const std::vector<BridgeStatistics::PeerSpec> peers =
+      BridgeStatistics::PeersOf(*loop->configuration(), *loop->node());
+  absl::StatusOr<std::unique_ptr<BridgeStatistics>> statistics =
+      BridgeStatistics::Make(loop, peers);
+  CHECK(statistics.ok()) << statistics.status().message()
+                         << " (start a NodeBridge only where "
+                            "SimulatedNetwork::PublishesStatistics)";
+  statistics_ = std::move(statistics).value();
+  // Without the remote timestamps channels the bridge would not start; the
+  // simulation publishes the rest.
+  absl::StatusOr<std::unique_ptr<message_bridge::RemoteTimestampSenders>>
+      timestamps = message_bridge::RemoteTimestampSenders::Make(loop, peers);
+  if (timestamps.ok()) timestamps_ = std::move(timestamps).value();
+  slot_by_node_.assign(network_->bridges_.size(), -1);
+  for (size_t slot = 0; slot < peers.size(); ++slot) {
+    const size_t index = network_->NodeIndex(
+        configuration::GetNode(*loop->configuration(), peers[slot].name));
+    peer_node_indices_.push_back(index);
+    slot_by_node_[index] = static_cast<int>(slot);
+    states_.emplace_back(kDisconnectTimeout);
+  }
+  boot_texts_.resize(peers.size());
+  CHECK(network_->bridges_[node_index_] == nullptr)
+      << "a second NodeBridge on node " << loop->node()->name()->string_view();
+  network_->bridges_[node_index_] = this;
+
+  TimerHandler* probe = loop_->AddTimer([this]() { Probe(); });
+  probe->set_name("probe");
+  TimerHandler* publish = loop_->AddTimer([this]() { PublishStatistics(); });
+  publish->set_name("statistics");
+  loop_->OnRun([this, probe, publish]() {
+    const monotonic_clock::time_point now = loop_->monotonic_now();
+    probe->Schedule(now, kProbePeriod);
+    publish->Schedule(now + kStatisticsPeriod, kStatisticsPeriod);
+  });
+}
+
+SimulatedNetwork::NodeBridge::~NodeBridge() {
+  network_->bridges_[node_index_] = nullptr;
+}
+
+BridgeStatistics::Peer* SimulatedNetwork::NodeBridge::PeerFor(
+    size_t node_index) {
+  const int slot = slot_by_node_[node_index];
+  return slot < 0 ? nullptr : &statistics_->peer(static_cast<size_t>(slot));
+}
+
+void SimulatedNetwork::NodeBridge::Probe() {
+  const monotonic_clock::time_point now = loop_->monotonic_now();
+  const Configuration& config = *loop_->configuration();
+  for (size_t slot = 0; slot < states_.size(); ++slot) {
+    const size_t peer_index = peer_node_indices_[slot];
+    const Node* peer = config.nodes()->Get(peer_index);
+    message_bridge::PeerState& state = states_[slot];
+    // The peer's bridge probes us if it runs and its link here is up.
+    NodeBridge* const peer_bridge = network_->BridgeOn(peer_index);
+    auto link = network_->links_.find({peer, loop_->node()});
+    const bool link_up =
+        link == network_->links_.end() || link->second->connected;
+    if (peer_bridge != nullptr && link_up) {
+      const UUID boot = peer_bridge->loop_->boot_uuid();
+      state.OnProbe(now, boot);
+      if (state.boot_uuid() == boot) {
+        boot_texts_[slot] = message_bridge::UuidText(boot);
+      }
+    }
+    state.Check(now);
+  }
+}
+
+void SimulatedNetwork::NodeBridge::PublishStatistics() {
+  const Configuration& config = *loop_->configuration();
+  for (size_t slot = 0; slot < states_.size(); ++slot) {
+    const message_bridge::PeerState& state = states_[slot];
+    const Node* peer = config.nodes()->Get(peer_node_indices_[slot]);
+    // Known exactly once the peer was heard from: the two clocks' offsets.
+    const bool heard = !state.boot_uuid().IsZero();
+    statistics_->peer(slot).link = {
+        .connected = state.connected(),
+        .connection_count = state.connection_count(),
+        .disconnects = state.disconnects(),
+        .reboots = state.reboots(),
+        .refused_reboots = state.refused_reboots(),
+        .connected_since = state.connected_since(),
+        .boot_uuid = boot_texts_[slot].view(),
+        .monotonic_offset_ns = heard ? (network_->node_offset_(peer) -
+                                        network_->node_offset_(loop_->node()))
+                                           .count()
+                                     : 0,
+        .monotonic_offset_uncertainty_ns = heard ? 0 : -1,
+    };
+  }
+  statistics_->Publish();
 }
 
 }  // namespace aos

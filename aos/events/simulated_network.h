@@ -35,6 +35,39 @@
 // flight messages live in rings as long as the channel's queue); forwarding
 // never allocates. A link with more messages in flight than that drops the
 // newest and counts it (queue_full).
+//
+// What the bridge publishes, each node's NodeBridge publishes too, with the
+// bridge's own code: aos.message_bridge.ServerStatistics and
+// ClientStatistics on the node's /aos every second
+// (message_bridge::BridgeStatistics, its peers in the bridge's order), and a
+// RemoteMessage on /aos/remote_timestamps/<destination> for each message
+// re-sent on a destination whose connection sends timestamps back
+// (message_bridge::RemoteTimestampSenders). A node's NodeBridge is an
+// application called "message_bridge" that the simulated event loop factory
+// starts with the node on every boot, on nodes whose configuration has the
+// two statistics channels (PublishesStatistics); its counts start over with
+// each boot, as a restarted bridge's do. The counts are what the simulation
+// does, in the bridge's definitions (docs/network.md, "Statistics"):
+// - a peer is connected while its "probes" arrive: every 100 ms, each peer
+//   whose NodeBridge runs and whose link to this node is connected probes
+//   it, and the bridge's own PeerState (aos/network/peer_state.h) turns
+//   that into state, connection_count, disconnects (a second without one)
+//   and reboots (a probe of a new boot), exactly as the bridge does;
+// - sent_packets and sent_bytes count every message of a channel forwarded
+//   to the peer, dropped_packets the best-effort ones sent while the link to
+//   it was disconnected, delivered_packets the re-sends on the peer whose
+//   timestamps come back;
+// - received_packets and received_bytes count re-sends here, lost_packets
+//   the gaps in a channel's queue indices between consecutive ones of one
+//   boot (lost, expired or sent while disconnected), dropped_send_failed
+//   re-sends the local channel refused; one_way_latency is exact (re-send
+//   here minus send there, in simulated time);
+// - monotonic_offset is the peer's clock minus ours, exactly, with
+//   monotonic_offset_uncertainty 0, from the peer's first probe on; before
+//   it, offset 0 and uncertainty -1 (no estimate), as the bridge says before
+//   its first clock exchange.
+// Remote timestamps are published on the source at the moment of the
+// re-send (the bridge learns of it one trip later).
 
 #include <map>
 #include <memory>
@@ -43,11 +76,18 @@
 #include "aos/configuration_generated.h"
 #include "aos/events/event_scheduler.h"
 #include "aos/events/simulated_channel.h"
+#include "aos/network/bridge_statistics.h"
+#include "aos/network/peer_state.h"
+#include "aos/network/remote_timestamp_senders.h"
 #include "aos/util/uuid.h"
 
 namespace aos {
 
 class SimulatedNetwork {
+ private:
+  struct Link;
+  class ChannelLink;
+
  public:
   // What a link has done; every forwarded message ends up in exactly one of
   // delivered and the dropped counts, once it arrived or was dropped.
@@ -78,6 +118,43 @@ class SimulatedNetwork {
   // The send delay now: how long after a send a message leaves its node.
   using SendDelay = std::function<monotonic_clock::duration()>;
 
+  // What the message bridge on one node publishes (see the top of this
+  // file): made on `loop` of its node, as an application of that node (the
+  // factory starts one per boot where PublishesStatistics(node)), it
+  // registers with `network` and counts what it forwards and receives until
+  // it is destroyed. Allocates when made; never once running.
+  class NodeBridge {
+   public:
+    NodeBridge(EventLoop* loop, SimulatedNetwork* network);
+    ~NodeBridge();
+
+    NodeBridge(const NodeBridge&) = delete;
+    NodeBridge& operator=(const NodeBridge&) = delete;
+
+   private:
+    friend class SimulatedNetwork;
+    friend class ChannelLink;
+
+    // The statistics of `peer`, or null if it is no peer of this node.
+    message_bridge::BridgeStatistics::Peer* PeerFor(size_t node_index);
+    // Probes from each peer whose link here is up, as the bridge's do.
+    void Probe();
+    void PublishStatistics();
+
+    EventLoop* const loop_;
+    SimulatedNetwork* const network_;
+    const size_t node_index_;
+    std::unique_ptr<message_bridge::BridgeStatistics> statistics_;
+    // Null where the configuration lacks a remote timestamps channel.
+    std::unique_ptr<message_bridge::RemoteTimestampSenders> timestamps_;
+    // By slot (statistics_'s peer order).
+    std::vector<size_t> peer_node_indices_;
+    std::vector<message_bridge::PeerState> states_;
+    std::vector<message_bridge::UuidText> boot_texts_;
+    // By node index: the peer's slot, or -1.
+    std::vector<int> slot_by_node_;
+  };
+
   SimulatedNetwork(const Configuration* configuration,
                    EventScheduler* scheduler, NodeOffset node_offset,
                    RealtimeNow realtime_now, ChannelOn channel_on,
@@ -101,11 +178,18 @@ class SimulatedNetwork {
   UUID boot_uuid(const Node* node);
   void Reboot(const Node* node);
 
- private:
-  struct Link;
-  class ChannelLink;
+  // Whether a NodeBridge on `node` has something to publish on: some channel
+  // is forwarded to or from it, and its configuration has the bridge's
+  // ServerStatistics and ClientStatistics channels on its /aos (as the
+  // bridge's application "message_bridge" may send them). Without them the
+  // simulation publishes nothing there, as before.
+  bool PublishesStatistics(const Node* node) const;
 
+ private:
   Link& GetLink(const Node* from, const Node* to);
+  size_t NodeIndex(const Node* node) const;
+  // The running NodeBridge of the node at `node_index`, or null.
+  NodeBridge* BridgeOn(size_t node_index) const { return bridges_[node_index]; }
   void OnSend(const std::vector<ChannelLink*>& links,
               const SimulatedChannel::Slot& slot);
 
@@ -118,6 +202,8 @@ class SimulatedNetwork {
   std::map<std::pair<const Node*, const Node*>, std::unique_ptr<Link>> links_;
   std::vector<std::unique_ptr<ChannelLink>> channel_links_;
   std::map<const Node*, UUID> boots_;
+  // By node index: each node's running NodeBridge, or null.
+  std::vector<NodeBridge*> bridges_;
 };
 
 }  // namespace aos

@@ -6,6 +6,9 @@
 
 #include "aos/configuration.h"
 #include "aos/events/simulated_event_loop.h"
+#include "aos/network/client_statistics_generated.h"
+#include "aos/network/remote_message_generated.h"
+#include "aos/network/server_statistics_generated.h"
 #include "aos/testing/allocation_counter.h"
 #include "aos/testing/test_message_generated.h"
 #include "gmock/gmock.h"
@@ -267,6 +270,265 @@ TEST_F(SimulatedNetworkTest, ForwardingNeverAllocates) {
   factory_.RunFor(milliseconds(300));
   EXPECT_EQ(HeapAllocations() - before, 0u);
   EXPECT_GT(values_.size(), 200u);
+}
+
+FlatbufferDetachedBuffer<Configuration> ReadConfig(std::string_view json) {
+  auto config = configuration::ReadConfigFromJson(json);
+  CHECK(config.ok()) << config.status().message();
+  return std::move(config).value();
+}
+
+// The same config with the message bridge's channels: each node's
+// ServerStatistics and ClientStatistics on its /aos, and pi1's remote
+// timestamps from pi2 (/reliable's come back).
+class SimulatedBridgeStatisticsTest : public ::testing::Test {
+ protected:
+  SimulatedBridgeStatisticsTest()
+      : config_(ReadConfig(R"({
+          "nodes": [ { "name": "pi1", "hostname": "pi1" },
+                     { "name": "pi2", "hostname": "pi2" } ],
+          "channels": [
+            { "name": "/pi1/aos", "source_node": "pi1", "frequency": 10,
+              "type": "aos.message_bridge.ServerStatistics",
+              "max_size": 2048 },
+            { "name": "/pi2/aos", "source_node": "pi2", "frequency": 10,
+              "type": "aos.message_bridge.ServerStatistics",
+              "max_size": 2048 },
+            { "name": "/pi1/aos", "source_node": "pi1", "frequency": 10,
+              "type": "aos.message_bridge.ClientStatistics",
+              "max_size": 16384 },
+            { "name": "/pi2/aos", "source_node": "pi2", "frequency": 10,
+              "type": "aos.message_bridge.ClientStatistics",
+              "max_size": 16384 },
+            { "name": "/pi1/aos/remote_timestamps/pi2", "source_node": "pi1",
+              "type": "aos.message_bridge.RemoteMessage", "frequency": 2000,
+              "max_size": 200 },
+            { "name": "/reliable", "type": "aos.testing.TestMessage",
+              "source_node": "pi1", "frequency": 1000,
+              "destination_nodes": [ { "name": "pi2",
+                                       "timestamp_logger": "REMOTE_LOGGER",
+                                       "timestamp_logger_nodes": ["pi1"] } ] },
+            { "name": "/lossy", "type": "aos.testing.TestMessage",
+              "source_node": "pi1", "frequency": 1000,
+              "destination_nodes": [ { "name": "pi2",
+                                       "time_to_live": 50000000 } ] } ],
+          "maps": [
+            { "match": { "name": "/aos*", "source_node": "pi1" },
+              "rename": { "name": "/pi1/aos" } },
+            { "match": { "name": "/aos*", "source_node": "pi2" },
+              "rename": { "name": "/pi2/aos" } } ] })")),
+        pi1_(configuration::GetNode(config_.message(), "pi1")),
+        pi2_(configuration::GetNode(config_.message(), "pi2")),
+        factory_(&config_.message()) {
+    factory_.SetMonotonicOffset(pi2_, std::chrono::seconds(100));
+    MakePi1Loops();
+    observer2_ = factory_.MakeEventLoop("observer", pi2_);
+    client2_ =
+        observer2_->MakeFetcher<message_bridge::ClientStatistics>("/aos");
+    server2_ =
+        observer2_->MakeFetcher<message_bridge::ServerStatistics>("/aos");
+  }
+  ~SimulatedBridgeStatisticsTest() override {
+    DestroyPi1Loops();
+    client2_ = {};
+    server2_ = {};
+    observer2_.reset();
+  }
+
+  void MakePi1Loops() {
+    pi1_loop_ = factory_.MakeEventLoop("sender", pi1_);
+    reliable_ = pi1_loop_->MakeSender<TestMessage>("/reliable");
+    lossy_ = pi1_loop_->MakeSender<TestMessage>("/lossy");
+    server1_ = pi1_loop_->MakeFetcher<message_bridge::ServerStatistics>("/aos");
+    pi1_loop_->MakeWatcher(
+        "/aos/remote_timestamps/pi2",
+        [this](const message_bridge::RemoteMessage& message) {
+          timestamps_.push_back(
+              {message.channel_index(), message.queue_index(),
+               message.remote_queue_index(), message.monotonic_remote_time(),
+               message.monotonic_sent_time(),
+               keep_boots_ ? message.boot_uuid()->str() : std::string()});
+        });
+  }
+  void DestroyPi1Loops() {
+    reliable_ = {};
+    lossy_ = {};
+    server1_ = {};
+    pi1_loop_.reset();
+  }
+
+  // Sends `count` messages on `sender` from pi1, one a millisecond, and
+  // runs until they arrived.
+  void Send(Sender<TestMessage>* sender, int count) {
+    factory_.RunFor(milliseconds(1));  // The loops run.
+    int sent = 0;
+    TimerHandler* timer = nullptr;
+    timer = pi1_loop_->AddTimer([&]() {
+      auto builder = sender->MakeBuilder();
+      TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+      message.add_value(++sent);
+      builder.CheckOk(builder.Send(message.Finish()));
+      if (sent == count) timer->Disable();
+    });
+    timer->Schedule(pi1_loop_->monotonic_now(), milliseconds(1));
+    factory_.RunFor(milliseconds(count + 10));
+  }
+
+  struct Timestamp {
+    int32_t channel_index;
+    uint32_t queue_index;
+    uint32_t remote_queue_index;
+    int64_t monotonic_remote_time;
+    int64_t monotonic_sent_time;
+    std::string boot;
+  };
+
+  FlatbufferDetachedBuffer<Configuration> config_;
+  const Node* const pi1_;
+  const Node* const pi2_;
+  SimulatedEventLoopFactory factory_;
+  std::unique_ptr<EventLoop> pi1_loop_;
+  std::unique_ptr<EventLoop> observer2_;
+  Sender<TestMessage> reliable_;
+  Sender<TestMessage> lossy_;
+  Fetcher<message_bridge::ServerStatistics> server1_;
+  Fetcher<message_bridge::ClientStatistics> client2_;
+  Fetcher<message_bridge::ServerStatistics> server2_;
+  std::vector<Timestamp> timestamps_;
+  // Whether timestamps_ keeps each boot's text (which allocates).
+  bool keep_boots_ = true;
+};
+
+// Every count says what the simulated network did, in the bridge's words:
+// loss as gaps, disconnects after the bridge's second without probes,
+// reconnects, a reboot, the exact clock offset, remote timestamps of each
+// re-send; and publishing them allocates nothing.
+TEST_F(SimulatedBridgeStatisticsTest, CountsWhatTheNetworkDid) {
+  factory_.SetLinkLoss(pi1_, pi2_, 0.25);
+  Send(&lossy_, 101);  // Every fourth lost: 25 gaps, 76 re-sent.
+  factory_.SetLinkLoss(pi1_, pi2_, 0);
+  Send(&reliable_, 10);
+  const uint64_t before = HeapAllocations();
+  factory_.RunFor(milliseconds(1000));  // Probes and a publication.
+  EXPECT_EQ(HeapAllocations() - before, 0u);
+
+  ASSERT_TRUE(server1_.Fetch());
+  ASSERT_EQ(server1_->connections()->size(), 1u);
+  const message_bridge::ServerConnection* to_pi2 =
+      server1_->connections()->Get(0);
+  EXPECT_EQ(to_pi2->node()->string_view(), "pi2");
+  EXPECT_EQ(to_pi2->state(), message_bridge::State::CONNECTED);
+  EXPECT_EQ(to_pi2->sent_packets(), 111u);
+  EXPECT_EQ(to_pi2->dropped_packets(), 0u);
+  EXPECT_EQ(to_pi2->delivered_packets(), 10u);
+  EXPECT_EQ(to_pi2->connection_count(), 1u);
+  EXPECT_EQ(to_pi2->disconnects(), 0u);
+  EXPECT_EQ(to_pi2->boot_uuid()->string_view(),
+            factory_.boot_uuid(pi2_).ToString());
+  EXPECT_EQ(to_pi2->monotonic_offset(), 100'000'000'000);
+  EXPECT_EQ(to_pi2->monotonic_offset_uncertainty(), 0);
+
+  ASSERT_TRUE(client2_.Fetch());
+  ASSERT_EQ(client2_->connections()->size(), 1u);
+  const message_bridge::ClientConnection* from_pi1 =
+      client2_->connections()->Get(0);
+  EXPECT_EQ(from_pi1->node()->string_view(), "pi1");
+  EXPECT_EQ(from_pi1->state(), message_bridge::State::CONNECTED);
+  EXPECT_EQ(from_pi1->received_packets(), 86u);
+  EXPECT_EQ(from_pi1->lost_packets(), 25u);
+  EXPECT_EQ(from_pi1->duplicate_packets(), 0u);
+  EXPECT_EQ(from_pi1->reboots(), 0u);
+  EXPECT_EQ(from_pi1->monotonic_offset(), -100'000'000'000);
+  EXPECT_EQ(from_pi1->monotonic_offset_uncertainty(), 0);
+  // Every message took exactly the link's 100 us.
+  ASSERT_NE(from_pi1->one_way_latency(), nullptr);
+  EXPECT_FLOAT_EQ(from_pi1->one_way_latency()->min(), 100e-6f);
+  EXPECT_FLOAT_EQ(from_pi1->one_way_latency()->max(), 100e-6f);
+
+  // Remote timestamps: each reliable message, as re-sent on pi2.
+  ASSERT_EQ(timestamps_.size(), 10u);
+  for (size_t i = 0; i < timestamps_.size(); ++i) {
+    EXPECT_EQ(timestamps_[i].remote_queue_index, i);
+    EXPECT_EQ(timestamps_[i].queue_index, i);
+    EXPECT_EQ(timestamps_[i].monotonic_sent_time -
+                  timestamps_[i].monotonic_remote_time,
+              100'000'000'000 + 100'000);
+    EXPECT_EQ(timestamps_[i].boot, factory_.boot_uuid(pi2_).ToString());
+  }
+
+  // Both ways down: best-effort messages sent meanwhile are dropped, and a
+  // second later each side says the other is gone.
+  factory_.DisconnectLink(pi1_, pi2_);
+  factory_.DisconnectLink(pi2_, pi1_);
+  Send(&lossy_, 5);
+  factory_.RunFor(milliseconds(2000));
+  ASSERT_TRUE(server1_.Fetch());
+  EXPECT_EQ(server1_->connections()->Get(0)->state(),
+            message_bridge::State::DISCONNECTED);
+  EXPECT_EQ(server1_->connections()->Get(0)->dropped_packets(), 5u);
+  EXPECT_EQ(server1_->connections()->Get(0)->sent_packets(), 116u);
+  ASSERT_TRUE(client2_.Fetch());
+  EXPECT_EQ(client2_->connections()->Get(0)->state(),
+            message_bridge::State::DISCONNECTED);
+  EXPECT_EQ(client2_->connections()->Get(0)->disconnects(), 1u);
+
+  // Back: a new connection, and the five dropped are a gap.
+  factory_.ConnectLink(pi1_, pi2_);
+  factory_.ConnectLink(pi2_, pi1_);
+  Send(&lossy_, 1);
+  factory_.RunFor(milliseconds(1000));
+  ASSERT_TRUE(client2_.Fetch());
+  from_pi1 = client2_->connections()->Get(0);
+  EXPECT_EQ(from_pi1->state(), message_bridge::State::CONNECTED);
+  EXPECT_EQ(from_pi1->connection_count(), 2u);
+  EXPECT_EQ(from_pi1->lost_packets(), 30u);
+  EXPECT_EQ(from_pi1->received_packets(), 87u);
+
+  // pi1 reboots: pi2 counts a reboot, a new connection and the new boot;
+  // pi1's bridge starts over.
+  DestroyPi1Loops();
+  factory_.RebootNode(pi1_);
+  MakePi1Loops();
+  Send(&reliable_, 1);
+  factory_.RunFor(milliseconds(1000));
+  ASSERT_TRUE(client2_.Fetch());
+  from_pi1 = client2_->connections()->Get(0);
+  EXPECT_EQ(from_pi1->reboots(), 1u);
+  EXPECT_EQ(from_pi1->connection_count(), 3u);
+  EXPECT_EQ(from_pi1->boot_uuid()->string_view(),
+            factory_.boot_uuid(pi1_).ToString());
+  EXPECT_EQ(from_pi1->received_packets(), 88u);
+  EXPECT_EQ(from_pi1->lost_packets(), 30u);
+  ASSERT_TRUE(server1_.Fetch());
+  EXPECT_EQ(server1_->connections()->Get(0)->sent_packets(), 1u);
+  EXPECT_EQ(server1_->connections()->Get(0)->delivered_packets(), 1u);
+}
+
+// Counting what crosses, remote timestamps and the statistics' probes and
+// publications allocate nothing once the loops run, loss included.
+TEST_F(SimulatedBridgeStatisticsTest, ForwardingWithStatisticsNeverAllocates) {
+  // Every fourth message on the link: every second of /lossy.
+  factory_.SetLinkLoss(pi1_, pi2_, 0.25);
+  timestamps_.reserve(5000);
+  keep_boots_ = false;
+  int value = 0;
+  TimerHandler* timer = pi1_loop_->AddTimer([&]() {
+    for (Sender<TestMessage>* sender : {&reliable_, &lossy_}) {
+      auto builder = sender->MakeBuilder();
+      TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+      message.add_value(++value);
+      builder.CheckOk(builder.Send(message.Finish()));
+    }
+  });
+  pi1_loop_->OnRun(
+      [&]() { timer->Schedule(pi1_loop_->monotonic_now(), milliseconds(1)); });
+  factory_.RunFor(milliseconds(10));  // Everything set up and running.
+  const uint64_t before = HeapAllocations();
+  factory_.RunFor(milliseconds(2500));
+  EXPECT_EQ(HeapAllocations() - before, 0u);
+  EXPECT_GT(timestamps_.size(), 2000u);
+  ASSERT_TRUE(client2_.Fetch());
+  EXPECT_GT(client2_->connections()->Get(0)->lost_packets(), 900u);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "aos/flatbuffer_string_view.h"
-#include "aos/network/remote_message_generated.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::message_bridge {
@@ -26,49 +25,22 @@ const DdsParticipant::Qos kDeliveryQos{
 
 }  // namespace
 
-bool RemoteTimestamps::TimestampsGoBack(const Connection& connection) {
-  return connection.timestamp_logger() == LoggerConfig::REMOTE_LOGGER ||
-         connection.timestamp_logger() == LoggerConfig::LOCAL_AND_REMOTE_LOGGER;
-}
-
 RemoteTimestamps::RemoteTimestamps(EventLoop* loop, const PeerLink* link,
                                    BridgeStatistics* statistics)
     : loop_(loop),
       boot_uuid_(loop->boot_uuid()),
       link_(link),
       statistics_(statistics),
-      peers_(link->peers().size()) {}
+      delivery_writers_(link->peers().size(), 0) {}
 
 absl::StatusOr<std::unique_ptr<RemoteTimestamps>> RemoteTimestamps::Make(
     EventLoop* loop, const PeerLink* link, BridgeStatistics* statistics) {
   std::unique_ptr<RemoteTimestamps> timestamps(
       new RemoteTimestamps(loop, link, statistics));
-  const Configuration& config = *loop->configuration();
-  const std::string_view my_name = StringView(loop->node()->name());
-  for (const std::unique_ptr<PeerLink::Peer>& peer : link->peers()) {
-    if (!peer->is_destination()) continue;
-    // Needed only if some channel we forward to it sends timestamps back.
-    bool needed = false;
-    for (const Channel* channel : *config.channels()) {
-      if (StringView(channel->source_node()) != my_name ||
-          channel->destination_nodes() == nullptr) {
-        continue;
-      }
-      for (const Connection* connection : *channel->destination_nodes()) {
-        if (StringView(connection->name()) == peer->name() &&
-            TimestampsGoBack(*connection)) {
-          needed = true;
-        }
-      }
-    }
-    if (!needed) continue;
-    absl::StatusOr<std::unique_ptr<RawSender>> sender =
-        MakeBridgeSender(loop, StrCat("/aos/remote_timestamps/", peer->name()),
-                         RemoteMessage::GetFullyQualifiedName());
-    if (!sender.ok()) return sender.status();
-    timestamps->peers_[peer->slot()].remote_timestamps =
-        std::move(sender).value();
-  }
+  absl::StatusOr<std::unique_ptr<RemoteTimestampSenders>> senders =
+      RemoteTimestampSenders::Make(loop, link->StatisticsPeers());
+  if (!senders.ok()) return senders.status();
+  timestamps->senders_ = std::move(senders).value();
   return timestamps;
 }
 
@@ -85,15 +57,15 @@ absl::Status RemoteTimestamps::Open(DdsParticipant* dds, WritePack* pack) {
     absl::StatusOr<dds_entity_t> writer = dds->MakeWriter(
         &aos_bridge_Delivery_desc, DeliveryTopic(peer->index()), kDeliveryQos);
     if (!writer.ok()) return writer.status();
-    peers_[peer->slot()].delivery_writer = *writer;
+    delivery_writers_[peer->slot()] = *writer;
   }
   return absl::OkStatus();
 }
 
 size_t RemoteTimestamps::writer_count() const {
   size_t count = 0;
-  for (const PeerTimestamps& peer : peers_) {
-    if (peer.delivery_writer > 0) ++count;
+  for (const dds_entity_t writer : delivery_writers_) {
+    if (writer > 0) ++count;
   }
   return count;
 }
@@ -115,30 +87,23 @@ void RemoteTimestamps::TakeDeliveries() {
       continue;
     }
     ++statistics_->peer(peer->slot()).sent.delivered_packets;
-    RawSender* remote_timestamps = peers_[peer->slot()].remote_timestamps.get();
-    if (remote_timestamps == nullptr) continue;
-    Sender<RemoteMessage>::Builder builder(remote_timestamps);
-    flatbuffers::FlatBufferBuilder* fbb = builder.fbb();
-    const auto boot = fbb->CreateString(
-        UUID::FromBytes(delivery.destination_boot_uuid).ToString());
-    RemoteMessage::Builder message(*fbb);
-    message.add_channel_index(static_cast<int32_t>(delivery.channel_index));
-    message.add_monotonic_sent_time(delivery.monotonic_sent_ns);
-    message.add_realtime_sent_time(delivery.realtime_sent_ns);
-    message.add_queue_index(delivery.queue_index);
-    message.add_monotonic_remote_time(delivery.monotonic_remote_ns);
-    message.add_realtime_remote_time(delivery.realtime_remote_ns);
-    message.add_remote_queue_index(delivery.remote_queue_index);
-    message.add_boot_uuid(boot);
-    // Sent too fast is counted in the sender's timing report.
-    (void)builder.Send(message.Finish());
+    senders_->Publish(
+        peer->slot(),
+        {.channel_index = delivery.channel_index,
+         .monotonic_sent_ns = delivery.monotonic_sent_ns,
+         .realtime_sent_ns = delivery.realtime_sent_ns,
+         .queue_index = delivery.queue_index,
+         .monotonic_remote_ns = delivery.monotonic_remote_ns,
+         .realtime_remote_ns = delivery.realtime_remote_ns,
+         .remote_queue_index = delivery.remote_queue_index,
+         .boot_uuid = UUID::FromBytes(delivery.destination_boot_uuid)});
   }
 }
 
 void RemoteTimestamps::Confirm(const PeerLink::Peer& source,
                                const aos_bridge_Message& message,
                                const RawSender& sender) {
-  const dds_entity_t writer = peers_[source.slot()].delivery_writer;
+  const dds_entity_t writer = delivery_writers_[source.slot()];
   if (writer <= 0) return;
   aos_bridge_Delivery delivery = {};
   delivery.channel_index = message.channel_index;

@@ -20,9 +20,10 @@
 //   ... (*timestamps)->Serve();                 // the wakeup fd readable
 //   ... (*timestamps)->Confirm(peer, message, *sender);  // after a re-send
 //
-// Runs in the loop's thread. Deliveries are untrusted like every DDS
-// sample: one naming no peer or channel is counted (dropped_unknown_node),
-// never published.
+// The RemoteMessage senders and their publication are shared with the
+// simulated network (remote_timestamp_senders.h). Runs in the loop's thread.
+// Deliveries are untrusted like every DDS sample: one naming no peer or channel
+// is counted (dropped_unknown_node), never published.
 
 #include <cstddef>
 #include <memory>
@@ -37,6 +38,7 @@
 #include "aos/network/bridge_wire.h"
 #include "aos/network/bridge_write_pack.h"
 #include "aos/network/dds_participant.h"
+#include "aos/network/remote_timestamp_senders.h"
 
 namespace aos::message_bridge {
 
@@ -44,7 +46,9 @@ class RemoteTimestamps {
  public:
   // Whether the destination of `connection` tells the source when it
   // re-sent a message (REMOTE_LOGGER or LOCAL_AND_REMOTE_LOGGER).
-  static bool TimestampsGoBack(const Connection& connection);
+  static bool TimestampsGoBack(const Connection& connection) {
+    return RemoteTimestampSenders::TimestampsGoBack(connection);
+  }
 
   // Makes a RemoteMessage sender on /aos/remote_timestamps/<peer> for each
   // peer a channel of ours is forwarded to with timestamps going back;
@@ -74,13 +78,6 @@ class RemoteTimestamps {
                const RawSender& sender);
 
  private:
-  struct PeerTimestamps {
-    // To its delivery topic, if it is a source.
-    dds_entity_t delivery_writer = 0;
-    // /aos/remote_timestamps/<peer>, if the configuration needs it.
-    std::unique_ptr<RawSender> remote_timestamps;
-  };
-
   RemoteTimestamps(EventLoop* loop, const PeerLink* link,
                    BridgeStatistics* statistics);
   void TakeDeliveries();
@@ -89,8 +86,10 @@ class RemoteTimestamps {
   const UUID boot_uuid_;
   const PeerLink* const link_;
   BridgeStatistics* const statistics_;
-  // By peer slot.
-  std::vector<PeerTimestamps> peers_;
+  // /aos/remote_timestamps/<peer>, where the configuration needs them.
+  std::unique_ptr<RemoteTimestampSenders> senders_;
+  // To each peer's delivery topic, if it is a source; by peer slot.
+  std::vector<dds_entity_t> delivery_writers_;
   WritePack* pack_ = nullptr;
   dds_entity_t delivery_reader_ = 0;
   DdsParticipant::Signal delivery_arrived_;

@@ -15,6 +15,50 @@ int64_t Ns(monotonic_clock::time_point t) {
 
 }  // namespace
 
+UuidText::UuidText(const UUID& uuid) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const std::array<uint8_t, 16>& bytes = uuid.bytes();
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    // Dashes after bytes 4, 6, 8 and 10: 8-4-4-4-12 digits.
+    if (i == 4 || i == 6 || i == 8 || i == 10) chars_[size_++] = '-';
+    chars_[size_++] = kHex[bytes[i] >> 4];
+    chars_[size_++] = kHex[bytes[i] & 0xf];
+  }
+}
+
+std::vector<BridgeStatistics::PeerSpec> BridgeStatistics::PeersOf(
+    const Configuration& config, const Node& node) {
+  std::vector<PeerSpec> peers;
+  const std::string_view my_name = StringView(node.name());
+  auto peer_named = [&](std::string_view name) -> PeerSpec* {
+    if (name == my_name || configuration::GetNode(config, name) == nullptr) {
+      return nullptr;
+    }
+    for (PeerSpec& peer : peers) {
+      if (peer.name == name) return &peer;
+    }
+    const Node* other = configuration::GetNode(config, name);
+    peers.push_back({.name = StringView(other->name())});
+    return &peers.back();
+  };
+  if (config.channels() == nullptr) return peers;
+  for (const Channel* channel : *config.channels()) {
+    if (channel->destination_nodes() == nullptr) continue;
+    const std::string_view source = StringView(channel->source_node());
+    for (const Connection* connection : *channel->destination_nodes()) {
+      const std::string_view destination = StringView(connection->name());
+      if (source == my_name) {
+        if (PeerSpec* peer = peer_named(destination)) {
+          peer->is_destination = true;
+        }
+      } else if (destination == my_name) {
+        if (PeerSpec* peer = peer_named(source)) peer->is_source = true;
+      }
+    }
+  }
+  return peers;
+}
+
 absl::StatusOr<std::unique_ptr<RawSender>> MakeBridgeSender(
     EventLoop* loop, std::string_view name, std::string_view type) {
   const Node* node = loop->node();

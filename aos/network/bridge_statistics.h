@@ -37,6 +37,7 @@
 #include "aos/network/client_statistics_generated.h"
 #include "aos/network/server_statistics_generated.h"
 #include "aos/time/time.h"
+#include "aos/util/uuid.h"
 #include "flatbuffers/flatbuffers.h"
 
 namespace aos::message_bridge {
@@ -48,6 +49,20 @@ namespace aos::message_bridge {
 // configuration: ...").
 absl::StatusOr<std::unique_ptr<RawSender>> MakeBridgeSender(
     EventLoop* loop, std::string_view name, std::string_view type);
+
+// A UUID as text, as UUID::ToString() writes it ("" for a default one),
+// held in place: making and reading one never allocates, so a boot can be
+// published from the realtime path.
+class UuidText {
+ public:
+  UuidText() = default;
+  explicit UuidText(const UUID& uuid);
+  std::string_view view() const { return std::string_view(chars_, size_); }
+
+ private:
+  char chars_[36] = {};
+  size_t size_ = 0;
+};
 
 class BridgeStatistics {
  public:
@@ -126,6 +141,14 @@ class BridgeStatistics {
     SentCounts sent;
     ReceivedCounts received;
   };
+
+  // The peers of `node` in `config`, in the order the bridge's peer link
+  // finds them (bridge_peer_link.h): every other node a channel is
+  // forwarded to from `node` (a destination) or from which one is forwarded
+  // to it (a source), in the order the channels first name them. The names
+  // point into `config`.
+  static std::vector<PeerSpec> PeersOf(const Configuration& config,
+                                       const Node& node);
 
   // Statistics of the node `loop` runs on, with `peers` in this order
   // (peer(i) is peers[i]); makes the two senders on /aos

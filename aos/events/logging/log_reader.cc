@@ -15,6 +15,9 @@ LogReader::LogReader(LogFileReader* log, SimulatedEventLoopFactory* factory,
   CHECK(factory->configuration() == log->configuration())
       << "LogReader: make the SimulatedEventLoopFactory from the log's "
          "configuration()";
+  // The log has what the real bridge published: no second copy from the
+  // simulated network's.
+  factory->DisableStatistics();
   next_ = log_->Next();
   if (next_.has_value()) {
     const monotonic_clock::duration first =
