@@ -216,6 +216,15 @@ TEST_F(MisuseTest, ConfigPathsAreNamed) {
                 "--config: /nonexistent/config.json: no such file");
 }
 
+// A bridge forwards what the system's config says: without --config it
+// refuses, naming the flag, instead of forwarding an example's channels.
+TEST_F(MisuseTest, BridgeWithoutConfigIsRefused) {
+  ExpectOneLine(Run("aos/network/message_bridge", {"--node=pi1"}, false),
+                "message_bridge",
+                "--config is required: your system's multi-node "
+                "configuration");
+}
+
 // In a multi-node configuration, every program that runs as a node names the
 // nodes when --node is not one of them, or when it is not given and no node
 // has this machine's hostname.

@@ -36,7 +36,14 @@ namespace aos::message_bridge {
 namespace {
 
 int Main() {
-  auto config = ReadConfigFlag("examples/multinode_pingpong_config.json");
+  // A bridge forwards what a system's config says: no example stands in.
+  if (FLAGS_config.empty()) {
+    ExitForUserError(
+        "--config is required: your system's multi-node configuration (for "
+        "the example, --config=bazel-bin/examples/"
+        "multinode_pingpong_config.json)");
+  }
+  auto config = ReadConfigFlag("");
   if (!config.ok()) ExitForUserError(std::string(config.status().message()));
   const Configuration& configuration = config.value().message();
   if (!configuration::MultiNode(configuration)) {
@@ -95,13 +102,13 @@ int main(int argc, char** argv) {
                                        gflags::SET_FLAGS_DEFAULT);
   aos::InitGoogle(
       &argc, &argv,
-      "Usage: message_bridge --node=NAME [--config=FILE] [--dds_domain=N]\n"
+      "Usage: message_bridge --config=FILE [--node=NAME] [--dds_domain=N]\n"
       "    [--dds_interface=NAME] [--dds_security=DIR] [--shm_base=DIR]\n"
       "Forwards this node's channels that have destination_nodes to those\n"
       "nodes, and re-sends theirs here, over Cyclone DDS; publishes\n"
       "ServerStatistics and ClientStatistics on /aos every second. One per\n"
-      "node; stop with Ctrl-C or SIGTERM. --config defaults to\n"
-      "multinode_pingpong_config.json. With --dds_security, only peers the\n"
+      "node; stop with Ctrl-C or SIGTERM. --config is required. With\n"
+      "--dds_security, only peers the\n"
       "same CAs admitted are heard (DDS Security; its governance document\n"
       "says what is encrypted); without, anyone on the network can send as\n"
       "any node. docs/network.md.");
