@@ -26,6 +26,7 @@
 #include "aos/ipc_lib/queue_test_util.h"
 #include "aos/testing/allocation_counter.h"
 #include "aos/testing/path.h"
+#include "aos/util/scoped_fd.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -333,14 +334,13 @@ TEST_F(LocklessQueueTest, AbandonedFilesAreMadeAgain) {
 TEST_F(LocklessQueueTest, FilesStillBeingCreatedAreWaitedForThenRefused) {
   const std::string path = dir_ + "/being_created";
   WriteFile(path, std::string(SmallLayout().MemorySize(), '\0'));
-  const int creator = open(path.c_str(), O_RDWR | O_CLOEXEC);
-  ASSERT_GE(creator, 0);
-  ASSERT_EQ(flock(creator, LOCK_EX), 0);
+  const ScopedFd creator(open(path.c_str(), O_RDWR | O_CLOEXEC));
+  ASSERT_TRUE(creator.valid());
+  ASSERT_EQ(flock(creator.get(), LOCK_EX), 0);
   EXPECT_THAT(ErrorOpening(path, SmallLayout()),
               AllOf(HasSubstr("still being created by another process"),
                     HasSubstr(path), HasSubstr("delete " + path)));
   EXPECT_EQ(ReadFile(path), std::string(SmallLayout().MemorySize(), '\0'));
-  close(creator);
 }
 
 // CheckFile says whether the path still names the mapped file.
@@ -927,10 +927,9 @@ class WatcherThread {
       sigemptyset(&set);
       sigaddset(&set, WakeupSignal());
       pthread_sigmask(SIG_BLOCK, &set, nullptr);
-      const int fd = signalfd(-1, &set, SFD_CLOEXEC);
-      Watch(memory, priority, fd);  // An ASSERT there returns here.
+      const ScopedFd fd(signalfd(-1, &set, SFD_CLOEXEC));
+      Watch(memory, priority, fd.get());  // An ASSERT there returns here.
       state_ = kDone;
-      close(fd);
     });
     const testing::HangGuard guard;
     while (state_ == kStarting) {
