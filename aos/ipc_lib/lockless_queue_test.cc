@@ -388,10 +388,12 @@ TEST_F(LocklessQueueTest, PermissionDeniedNamesFileAndMode) {
     // Root ignores modes: try as nobody, in a child.
     int pipe_fds[2];
     ASSERT_EQ(pipe(pipe_fds), 0);
+    ScopedFd read_end(pipe_fds[0]);
+    ScopedFd write_end(pipe_fds[1]);
     const pid_t child = testing::ForkTestChild();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      close(pipe_fds[0]);
+      read_end.reset();
       if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
       auto memory = QueueMemory::Open(path, SmallLayout(), 0600, kChannel);
       const std::string text =
@@ -399,16 +401,16 @@ TEST_F(LocklessQueueTest, PermissionDeniedNamesFileAndMode) {
               ? "opened"
               : aos::StrCat(absl::StatusCodeToString(memory.status().code()),
                             ": ", std::string(memory.status().message()));
-      if (write(pipe_fds[1], text.data(), text.size()) < 0) _exit(3);
+      if (write(write_end.get(), text.data(), text.size()) < 0) _exit(3);
       _exit(0);
     }
-    close(pipe_fds[1]);
+    write_end.reset();  // So the read below ends when the child does.
     char buffer[4096];
     ssize_t n;
-    while ((n = read(pipe_fds[0], buffer, sizeof(buffer))) > 0) {
+    while ((n = read(read_end.get(), buffer, sizeof(buffer))) > 0) {
       error.append(buffer, n);
     }
-    close(pipe_fds[0]);
+    read_end.reset();
     int status;
     ASSERT_EQ(testing::WaitForChild(child, &status), "");
     ASSERT_TRUE(WIFEXITED(status)) << status;
@@ -626,23 +628,25 @@ TEST_F(LocklessQueueTest, SenderSlotsAreLimitedAndReleased) {
 void ChildTakesSenderSlot(QueueMemory* memory, bool kill_it) {
   int pipe_fds[2];
   ASSERT_EQ(pipe(pipe_fds), 0);
+  ScopedFd read_end(pipe_fds[0]);
+  ScopedFd write_end(pipe_fds[1]);
   const pid_t child = testing::ForkTestChild();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    close(pipe_fds[0]);
+    read_end.reset();
     auto sender = QueueSender::Make(memory);
     if (!sender.ok()) _exit(1);
     (void)sender->release();  // Never released.
     char byte = 1;
-    if (write(pipe_fds[1], &byte, 1) != 1) _exit(2);
+    if (write(write_end.get(), &byte, 1) != 1) _exit(2);
     if (kill_it) pause();  // Until killed, by us or with us.
     _exit(0);
   }
   // Only the child writes: if it fails first, the read sees the end.
-  close(pipe_fds[1]);
+  write_end.reset();
   char byte;
-  const ssize_t got = read(pipe_fds[0], &byte, 1);
-  close(pipe_fds[0]);
+  const ssize_t got = read(read_end.get(), &byte, 1);
+  read_end.reset();
   if (kill_it) kill(child, SIGKILL);
   int status;
   ASSERT_EQ(testing::WaitForChild(child, &status), "");
