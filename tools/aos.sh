@@ -32,6 +32,9 @@ readonly PACKAGES=(
   libgtest-dev
   libgmock-dev
   libbenchmark-dev
+  # ThreadSanitizer's runtime, for bazel test --config=tsan (g++ pulls it in
+  # already through libgcc-12-dev; named so that stays true).
+  libtsan2
   rt-tests
   # The streamer's --plot and --metrics_port.
   gnuplot-nox

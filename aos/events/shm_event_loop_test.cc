@@ -21,6 +21,7 @@
 #include "aos/testing/test_message_generated.h"
 #include "aos/testing/test_reply_generated.h"
 #include "aos/testing/wait_until.h"
+#include "aos/util/scoped_fd.h"
 #include "gmock/gmock.h"
 
 DECLARE_int32(timing_report_ms);
@@ -204,12 +205,14 @@ TEST_F(ShmEventLoopTest, MessagesCrossProcessesInOrder) {
   constexpr int kMessages = 200;
   int go[2];
   ASSERT_EQ(pipe(go), 0);
+  ScopedFd go_read(go[0]);
+  ScopedFd go_write(go[1]);
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
     // The child waits for the parent's watcher, then sends every 500 us.
     char byte;
-    if (read(go[0], &byte, 1) != 1) _exit(2);
+    if (read(go_read.get(), &byte, 1) != 1) _exit(2);
     ShmEventLoop loop(factory_.configuration(), "child");
     loop.SkipTimingReport();
     Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
@@ -244,13 +247,13 @@ TEST_F(ShmEventLoopTest, MessagesCrossProcessesInOrder) {
   });
   loop.OnRun([&]() {
     give_up->Schedule(loop.monotonic_now() + std::chrono::seconds(60));
-    ASSERT_EQ(write(go[1], "g", 1), 1);
+    ASSERT_EQ(write(go_write.get(), "g", 1), 1);
   });
   loop.Run();
   // If the parent failed before saying go, the child now reads end of file
   // and exits instead of waiting forever.
-  close(go[0]);
-  close(go[1]);
+  go_read.reset();
+  go_write.reset();
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::ipc_lib::testing {
@@ -19,16 +20,15 @@ namespace {
 // reaped. Errors (no such child) count as ended: waitpid then says what.
 bool EndsWithinLimit(pid_t child) {
   // A pidfd becomes readable when the process ends: no polling.
-  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
-  if (pidfd >= 0) {
-    pollfd poll_fd{pidfd, POLLIN, 0};
+  const ScopedFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, child, 0)));
+  if (pidfd.valid()) {
+    pollfd poll_fd{pidfd.get(), POLLIN, 0};
     const int timeout_ms = static_cast<int>(
         std::chrono::duration_cast<std::chrono::milliseconds>(kHangLimit)
             .count());
     int ready;
     while ((ready = poll(&poll_fd, 1, timeout_ms)) < 0 && errno == EINTR) {
     }
-    close(pidfd);
     return ready != 0;
   }
   // No pidfds (before Linux 5.3): look every millisecond.

@@ -24,6 +24,7 @@
 #include "aos/ipc_lib/robust_slots.h"
 #include "aos/ipc_lib/shared_memory_layout.h"
 #include "aos/testing/path.h"
+#include "aos/util/scoped_fd.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
 #include "gtest/gtest.h"
@@ -302,20 +303,25 @@ TEST_F(LocklessQueueDeathTest, SigkillCampaign) {
     const uint32_t child_writer = 2 + iteration;
     const uint64_t next_before = reader.NextIndex();
     const bool wait_for_send = iteration % 16 == 1;
-    int sent_pipe[2] = {-1, -1};
+    // Both empty unless this child says when it sent.
+    ScopedFd sent_read;
+    ScopedFd sent_write;
     if (wait_for_send) {
+      int sent_pipe[2];
       ASSERT_EQ(pipe(sent_pipe), 0);
+      sent_read.reset(sent_pipe[0]);
+      sent_write.reset(sent_pipe[1]);
     }
     const pid_t child = testing::ForkTestChild();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      if (wait_for_send) close(sent_pipe[0]);
-      SendForever(memory, child_writer, sent_pipe[1]);
+      sent_read.reset();
+      SendForever(memory, child_writer, sent_write.get());
     }
     if (wait_for_send) {
-      close(sent_pipe[1]);
-      const bool sent_one = ReadableWithinLimit(sent_pipe[0]);
-      close(sent_pipe[0]);
+      sent_write.reset();
+      const bool sent_one = ReadableWithinLimit(sent_read.get());
+      sent_read.reset();
       if (!sent_one) kill(child, SIGKILL);
       ASSERT_TRUE(sent_one) << "child " << iteration << " sent nothing in "
                             << testing::kHangLimit.count() << " s";

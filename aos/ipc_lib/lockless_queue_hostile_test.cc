@@ -24,6 +24,7 @@
 #include "aos/ipc_lib/shared_memory_layout.h"
 #include "aos/ipc_lib/watcher_proof.h"
 #include "aos/testing/path.h"
+#include "aos/util/scoped_fd.h"
 #include "glog/logging.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -342,6 +343,8 @@ TEST_F(HostileMemoryTest, ForgedRegistrationOfANonAosProcessIsRefused) {
 TEST_F(HostileMemoryTest, AuditRefusesAnAosProcessWithoutTheFile) {
   int pipe_fds[2];
   ASSERT_EQ(pipe(pipe_fds), 0);
+  const ScopedFd read_end(pipe_fds[0]);
+  const ScopedFd write_end(pipe_fds[1]);
   const pid_t child = testing::ForkTestChild();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -385,8 +388,6 @@ TEST_F(HostileMemoryTest, AuditRefusesAnAosProcessWithoutTheFile) {
   kill(child, SIGKILL);
   ASSERT_EQ(testing::WaitForChild(child, &status), "");
   view().watcher(1).owner.store(0);
-  close(pipe_fds[0]);
-  close(pipe_fds[1]);
 }
 
 // Real registrations pass the proof and the audit, and a registration's

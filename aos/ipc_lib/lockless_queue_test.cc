@@ -25,6 +25,7 @@
 #include "aos/ipc_lib/queue_test_util.h"
 #include "aos/testing/allocation_counter.h"
 #include "aos/testing/path.h"
+#include "aos/util/scoped_fd.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -297,14 +298,13 @@ TEST_F(LocklessQueueTest, AbandonedFilesAreMadeAgain) {
 TEST_F(LocklessQueueTest, FilesStillBeingCreatedAreWaitedForThenRefused) {
   const std::string path = dir_ + "/being_created";
   WriteFile(path, std::string(SmallLayout().MemorySize(), '\0'));
-  const int creator = open(path.c_str(), O_RDWR | O_CLOEXEC);
-  ASSERT_GE(creator, 0);
-  ASSERT_EQ(flock(creator, LOCK_EX), 0);
+  const ScopedFd creator(open(path.c_str(), O_RDWR | O_CLOEXEC));
+  ASSERT_TRUE(creator.valid());
+  ASSERT_EQ(flock(creator.get(), LOCK_EX), 0);
   EXPECT_THAT(ErrorOpening(path, SmallLayout()),
               AllOf(HasSubstr("still being created by another process"),
                     HasSubstr(path), HasSubstr("delete " + path)));
   EXPECT_EQ(ReadFile(path), std::string(SmallLayout().MemorySize(), '\0'));
-  close(creator);
 }
 
 // CheckFile says whether the path still names the mapped file.
@@ -352,10 +352,12 @@ TEST_F(LocklessQueueTest, PermissionDeniedNamesFileAndMode) {
     // Root ignores modes: try as nobody, in a child.
     int pipe_fds[2];
     ASSERT_EQ(pipe(pipe_fds), 0);
+    ScopedFd read_end(pipe_fds[0]);
+    ScopedFd write_end(pipe_fds[1]);
     const pid_t child = testing::ForkTestChild();
     ASSERT_GE(child, 0);
     if (child == 0) {
-      close(pipe_fds[0]);
+      read_end.reset();
       if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
       auto memory = QueueMemory::Open(path, SmallLayout(), 0600, kChannel);
       const std::string text =
@@ -363,16 +365,16 @@ TEST_F(LocklessQueueTest, PermissionDeniedNamesFileAndMode) {
               ? "opened"
               : aos::StrCat(absl::StatusCodeToString(memory.status().code()),
                             ": ", std::string(memory.status().message()));
-      if (write(pipe_fds[1], text.data(), text.size()) < 0) _exit(3);
+      if (write(write_end.get(), text.data(), text.size()) < 0) _exit(3);
       _exit(0);
     }
-    close(pipe_fds[1]);
+    write_end.reset();  // So the read below ends when the child does.
     char buffer[4096];
     ssize_t n;
-    while ((n = read(pipe_fds[0], buffer, sizeof(buffer))) > 0) {
+    while ((n = read(read_end.get(), buffer, sizeof(buffer))) > 0) {
       error.append(buffer, n);
     }
-    close(pipe_fds[0]);
+    read_end.reset();
     int status;
     ASSERT_EQ(testing::WaitForChild(child, &status), "");
     ASSERT_TRUE(WIFEXITED(status)) << status;
@@ -590,23 +592,25 @@ TEST_F(LocklessQueueTest, SenderSlotsAreLimitedAndReleased) {
 void ChildTakesSenderSlot(QueueMemory* memory, bool kill_it) {
   int pipe_fds[2];
   ASSERT_EQ(pipe(pipe_fds), 0);
+  ScopedFd read_end(pipe_fds[0]);
+  ScopedFd write_end(pipe_fds[1]);
   const pid_t child = testing::ForkTestChild();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    close(pipe_fds[0]);
+    read_end.reset();
     auto sender = QueueSender::Make(memory);
     if (!sender.ok()) _exit(1);
     (void)sender->release();  // Never released.
     char byte = 1;
-    if (write(pipe_fds[1], &byte, 1) != 1) _exit(2);
+    if (write(write_end.get(), &byte, 1) != 1) _exit(2);
     if (kill_it) pause();  // Until killed, by us or with us.
     _exit(0);
   }
   // Only the child writes: if it fails first, the read sees the end.
-  close(pipe_fds[1]);
+  write_end.reset();
   char byte;
-  const ssize_t got = read(pipe_fds[0], &byte, 1);
-  close(pipe_fds[0]);
+  const ssize_t got = read(read_end.get(), &byte, 1);
+  read_end.reset();
   if (kill_it) kill(child, SIGKILL);
   int status;
   ASSERT_EQ(testing::WaitForChild(child, &status), "");
@@ -891,10 +895,9 @@ class WatcherThread {
       sigemptyset(&set);
       sigaddset(&set, WakeupSignal());
       pthread_sigmask(SIG_BLOCK, &set, nullptr);
-      const int fd = signalfd(-1, &set, SFD_CLOEXEC);
-      Watch(memory, priority, fd);  // An ASSERT there returns here.
+      const ScopedFd fd(signalfd(-1, &set, SFD_CLOEXEC));
+      Watch(memory, priority, fd.get());  // An ASSERT there returns here.
       state_ = kDone;
-      close(fd);
     });
     const testing::HangGuard guard;
     while (state_ == kStarting) {
