@@ -64,25 +64,16 @@ status=$?
   fail "until SIGTERM: statuses $(cat "${tmp}/statuses")"
 
 # Bad input: one line naming the culprit, exit 1.
-one_line_error() {
-  local pattern="$1"
-  shift
-  "$@" >"${tmp}/out" 2>"${tmp}/err" </dev/null
-  local status=$?
-  [[ ${status} == 1 ]] || fail "$*: exited ${status}, want 1: $(cat "${tmp}/err")"
-  [[ $(wc -l <"${tmp}/err") == 1 ]] || fail "$*: not one line: $(cat "${tmp}/err")"
-  grep -qE -- "${pattern}" "${tmp}/err" || fail "$*: said $(cat "${tmp}/err"), want ${pattern}"
-}
-one_line_error "give at least one application" "${launch}" "${flags[@]}"
-one_line_error "application 'lonely': give NAME BINARY" \
+expect_one_line_error "give at least one application" "${launch}" "${flags[@]}"
+expect_one_line_error "application 'lonely': give NAME BINARY" \
   "${launch}" "${flags[@]}" -- lonely
-one_line_error "--no_reports: no application is called ghost" \
+expect_one_line_error "--no_reports: no application is called ghost" \
   "${launch}" "${flags[@]}" --no_reports=ghost -- a "${app}"
-one_line_error "missing: cannot run ${tmp}/nothing" \
+expect_one_line_error "missing: cannot run ${tmp}/nothing" \
   "${launch}" "${flags[@]}" -- missing "${tmp}/nothing"
-one_line_error "--ready_timeout_s=0 is too short: give a time > 0" \
+expect_one_line_error "--ready_timeout_s=0 is too short: give a time > 0" \
   "${launch}" "${flags[@]}" --ready_timeout_s=0 -- a "${app}"
-one_line_error "given twice" \
+expect_one_line_error "given twice" \
   "${launch}" "${flags[@]}" -- a "${app}" :: a "${app}"
 
 finish "aos_launch: every case as expected"

@@ -33,31 +33,21 @@ wait "${dump_pid}" || fail "aos_dump exited $?: $(cat "${tmp}/dump_err")"
 [[ "$(grep -c ' /test aos.examples.Ping: { "value": 2 }$' "${tmp}/dump")" == 2 ]] ||
   fail "aos_dump /test did not print both Pings of --count=2: $(cat "${tmp}/dump")"
 
-# Runs "$@", which must exit 1 with one line on stderr matching `pattern`.
-one_line_error() {
-  local pattern="$1"
-  shift
-  "$@" >"${tmp}/out" 2>"${tmp}/err" </dev/null
-  local status=$?
-  [[ ${status} == 1 ]] || fail "$*: exited ${status}, want 1: $(cat "${tmp}/err")"
-  [[ $(wc -l <"${tmp}/err") == 1 ]] || fail "$*: not one line: $(cat "${tmp}/err")"
-  grep -qE -- "${pattern}" "${tmp}/err" || fail "$*: said $(cat "${tmp}/err"), want ${pattern}"
-}
-one_line_error '^aos_send: /test aos\.examples\.Ping:1:10: unknown field: valu$' \
+expect_one_line_error '^aos_send: /test aos\.examples\.Ping:1:10: unknown field: valu$' \
   "${send}" "${args[@]}" /test aos.examples.Ping '{"valu": 1}'
-one_line_error '^aos_send: /test aos\.examples\.Ping:2:[0-9]+: ' \
+expect_one_line_error '^aos_send: /test aos\.examples\.Ping:2:[0-9]+: ' \
   "${send}" "${args[@]}" /test aos.examples.Ping $'{"value":\n }'
-one_line_error '^aos_send: several channels are named /test; add the type: ' \
+expect_one_line_error '^aos_send: several channels are named /test; add the type: ' \
   "${send}" "${args[@]}" /test '{"value": 1}'
-one_line_error '^aos_send: /test aos\.examples\.Ping is not sendable on node pi2: only its source node, pi1, sends it' \
+expect_one_line_error '^aos_send: /test aos\.examples\.Ping is not sendable on node pi2: only its source node, pi1, sends it' \
   "${send}" --config="${multinode}" --shm_base="${base}" --node=pi2 \
   /test aos.examples.Ping '{"value": 1}'
 # Without --config: the built-in aos/aos.json, which is said.
-one_line_error '^aos_send: no channel /test .*the config is the built-in aos/aos\.json \(only /aos\), as no --config was given: give your system.s, e\.g\. --config=' \
+expect_one_line_error '^aos_send: no channel /test .*the config is the built-in aos/aos\.json \(only /aos\), as no --config was given: give your system.s, e\.g\. --config=' \
   "${send}" --shm_base="${base}" /test Ping '{"value": 1}'
-one_line_error '^aos_dump: no channel /test .*the config is the built-in aos/aos\.json \(only /aos\), as no --config was given' \
+expect_one_line_error '^aos_dump: no channel /test .*the config is the built-in aos/aos\.json \(only /aos\), as no --config was given' \
   "${dump}" --shm_base="${base}" /test
-one_line_error '^aos_send: give CHANNEL \[TYPE\] JSON' "${send}" "${args[@]}" /test
+expect_one_line_error '^aos_send: give CHANNEL \[TYPE\] JSON' "${send}" "${args[@]}" /test
 
 # A --shm_base no process has used: aos_dump says so once, and waits on.
 "${dump}" --config="${config}" --shm_base="${tmp}/mistyped" \

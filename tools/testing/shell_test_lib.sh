@@ -58,6 +58,21 @@ wait_for() {
   grep -q -- "${pattern}" "${file}" 2>/dev/null
 }
 
+# expect_one_line_error PATTERN COMMAND...: runs COMMAND (stdin empty),
+# which must exit 1 with exactly one line on stderr, matching the extended
+# regular expression PATTERN: how every bad flag, path or argument ends a
+# program here. Each way it does not is a `fail` naming the command.
+expect_one_line_error() {
+  local pattern="$1"
+  shift
+  "$@" >"${tmp}/one_line_error.out" 2>"${tmp}/one_line_error.err" </dev/null
+  local status=$? said
+  said="$(cat "${tmp}/one_line_error.err")"
+  [[ ${status} == 1 ]] || fail "$*: exited ${status}, want 1: ${said}"
+  [[ $(wc -l <"${tmp}/one_line_error.err") == 1 ]] || fail "$*: not one line: ${said}"
+  grep -qE -- "${pattern}" "${tmp}/one_line_error.err" || fail "$*: said ${said}, want ${pattern}"
+}
+
 _shell_test_lib_pids=()
 _shell_test_lib_at_exit=()
 

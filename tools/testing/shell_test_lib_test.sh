@@ -33,6 +33,16 @@ grep -qx 'still running' "${work}/two_failures.out" || bad "fail ended the test"
 grep -qx 'FAIL: one' "${work}/two_failures.err" || bad "no 'FAIL: one': $(cat "${work}/two_failures.err")"
 grep -qx '2 failure(s)' "${work}/two_failures.err" || bad "no count: $(cat "${work}/two_failures.err")"
 
+run one_line 'expect_one_line_error "^x: bad$" sh -c "echo x: bad >&2; exit 1"; finish'
+[[ "$(status_of one_line)" == 0 ]] || bad "a right one-line error failed: $(cat "${work}/one_line.err")"
+run not_one_line 'expect_one_line_error "bad" sh -c "echo bad >&2; echo more >&2; exit 1"
+expect_one_line_error "bad" sh -c "echo bad >&2; exit 2"
+expect_one_line_error "good" sh -c "echo bad >&2; exit 1"; finish'
+[[ "$(status_of not_one_line)" == 1 ]] || bad "wrong one-line errors passed"
+grep -q 'not one line' "${work}/not_one_line.err" || bad "two lines not said: $(cat "${work}/not_one_line.err")"
+grep -q 'exited 2, want 1' "${work}/not_one_line.err" || bad "exit 2 not said: $(cat "${work}/not_one_line.err")"
+grep -q 'said bad, want good' "${work}/not_one_line.err" || bad "the pattern not said: $(cat "${work}/not_one_line.err")"
+
 run fatal 'fatal "gone"; echo after'
 [[ "$(status_of fatal)" == 1 ]] || bad "fatal exited $(status_of fatal)"
 grep -q after "${work}/fatal.out" && bad "fatal did not end the test"
