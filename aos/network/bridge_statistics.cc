@@ -13,6 +13,26 @@ int64_t Ns(monotonic_clock::time_point t) {
   return t.time_since_epoch().count();
 }
 
+// What a connection says of the link, on both sides: its node, state,
+// connections, boot and clock offset (ServerConnection and ClientConnection
+// name these fields alike).
+template <typename ConnectionBuilder>
+void AddLinkFields(const BridgeStatistics::LinkState& link,
+                   flatbuffers::Offset<flatbuffers::String> node,
+                   flatbuffers::Offset<flatbuffers::String> boot,
+                   ConnectionBuilder* connection) {
+  connection->add_node(node);
+  connection->add_state(link.connected ? State::CONNECTED
+                                       : State::DISCONNECTED);
+  connection->add_connection_count(link.connection_count);
+  connection->add_disconnects(link.disconnects);
+  connection->add_boot_uuid(boot);
+  connection->add_connected_since_time(Ns(link.connected_since));
+  connection->add_monotonic_offset(link.monotonic_offset_ns);
+  connection->add_monotonic_offset_uncertainty(
+      link.monotonic_offset_uncertainty_ns);
+}
+
 }  // namespace
 
 UuidText::UuidText(const UUID& uuid) {
@@ -118,19 +138,10 @@ void BridgeStatistics::PublishServerStatistics() {
     const auto node = fbb->CreateString(peer.name);
     const auto boot = fbb->CreateString(peer.link.boot_uuid);
     ServerConnection::Builder connection(*fbb);
-    connection.add_node(node);
-    connection.add_state(peer.link.connected ? State::CONNECTED
-                                             : State::DISCONNECTED);
+    AddLinkFields(peer.link, node, boot, &connection);
     connection.add_sent_packets(peer.sent.sent_packets);
     connection.add_dropped_packets(peer.sent.dropped_packets);
     connection.add_delivered_packets(peer.sent.delivered_packets);
-    connection.add_connection_count(peer.link.connection_count);
-    connection.add_disconnects(peer.link.disconnects);
-    connection.add_boot_uuid(boot);
-    connection.add_connected_since_time(Ns(peer.link.connected_since));
-    connection.add_monotonic_offset(peer.link.monotonic_offset_ns);
-    connection.add_monotonic_offset_uncertainty(
-        peer.link.monotonic_offset_uncertainty_ns);
     connection.add_sent_bytes(peer.sent.sent_bytes);
     server_connections_.push_back(connection.Finish());
   }
@@ -166,9 +177,7 @@ void BridgeStatistics::PublishClientStatistics() {
       histogram = peer.received.one_way_latency_histogram.Encode(fbb);
     }
     ClientConnection::Builder connection(*fbb);
-    connection.add_node(node);
-    connection.add_state(peer.link.connected ? State::CONNECTED
-                                             : State::DISCONNECTED);
+    AddLinkFields(peer.link, node, boot, &connection);
     connection.add_received_packets(peer.received.received_packets);
     connection.add_duplicate_packets(peer.received.duplicate_packets);
     connection.add_lost_packets(peer.received.lost_packets);
@@ -177,17 +186,10 @@ void BridgeStatistics::PublishClientStatistics() {
     connection.add_dropped_oversize(peer.received.dropped_oversize);
     connection.add_dropped_invalid(peer.received.dropped_invalid);
     connection.add_dropped_send_failed(peer.received.dropped_send_failed);
-    connection.add_connection_count(peer.link.connection_count);
-    connection.add_disconnects(peer.link.disconnects);
     connection.add_reboots(peer.link.reboots);
     connection.add_refused_reboots(peer.link.refused_reboots);
     connection.add_invalid_origins(peer.received.invalid_origins);
     connection.add_origins_without_offset(peer.received.origins_without_offset);
-    connection.add_boot_uuid(boot);
-    connection.add_connected_since_time(Ns(peer.link.connected_since));
-    connection.add_monotonic_offset(peer.link.monotonic_offset_ns);
-    connection.add_monotonic_offset_uncertainty(
-        peer.link.monotonic_offset_uncertainty_ns);
     connection.add_received_bytes(peer.received.received_bytes);
     connection.add_one_way_latency(latency);
     if (!histogram.IsNull()) {
