@@ -128,12 +128,9 @@ RawSender::Error RawSender::CountedSend(size_t length,
   } else if (origin != nullptr) {
     origins = origin->origins;
   } else if (origins_set_) {
-    if (origins_as_sent_) {
-      origins = &set_origins_;
-    } else {
-      send_origins_ = set_origins_.NextHop();
-      origins = &send_origins_;
-    }
+    // Used once: the hop goes on in place, without a copy.
+    if (!origins_as_sent_) set_origins_.AddHop();
+    origins = &set_origins_;
     origins_set_ = false;
   } else {
     origins = event_loop_->OriginsToSend(&send_origins_, &dropped_here);

@@ -64,9 +64,7 @@ void PathOrigins::Merge(const PathOrigins& other) {
 
 PathOrigins PathOrigins::NextHop() const {
   PathOrigins next = *this;
-  for (uint32_t i = 0; i < next.count_; ++i) {
-    if (next.origins_[i].hops < UINT16_MAX) ++next.origins_[i].hops;
-  }
+  next.AddHop();
   return next;
 }
 

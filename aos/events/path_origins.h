@@ -75,6 +75,12 @@ class PathOrigins {
   // The same origins, each with one more hop: what a callback that got
   // these passes on in the messages it sends.
   PathOrigins NextHop() const;
+  // NextHop() in place, for origins used once (no copy).
+  void AddHop() {
+    for (uint32_t i = 0; i < count_; ++i) {
+      if (origins_[i].hops < UINT16_MAX) ++origins_[i].hops;
+    }
+  }
   // The same origins in another node's clock: each time plus `offset_ns`,
   // each uncertainty its own plus `uncertainty_ns` (rounded up to us,
   // saturating at 65535 us): the errors of successive translations add.
