@@ -7,11 +7,8 @@
 # when the logger fails or ping got no pong, prints the streamer's summary
 # before ping's, and ends comparing ping's timer with cyclictest; test ends
 # with tools/test_summary.py's line.
-set -uo pipefail
-script="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/aos.sh"
-tmp="${TEST_TMPDIR}"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
+script="${root}/tools/aos.sh"
 
 bash "${script}" >"${tmp}/out" 2>"${tmp}/err"
 status=$?
@@ -27,18 +24,18 @@ grep -q "unknown command 'frobnicate'" "${tmp}/err" || fail "the command is not 
 # --- run, build and test, against a fake tree: aos.sh copied next to fake
 # programs that record their arguments, and fakes of bazel, dpkg-query, npm
 # and cyclictest first on PATH. No real build, no network.
-root="${tmp}/root"
+tree="${tmp}/root"
 calls="${tmp}/calls"
-mkdir -p "${root}/tools/dds_security" "${root}/bazel-bin/examples" \
-  "${root}/bazel-bin/aos/tools" "${root}/bazel-bin/aos/events/logging" \
-  "${root}/bazel-bin/aos/network" "${root}/bazel-bin/aos/starter" \
-  "${root}/aos/events/logging/mcap_check" \
+mkdir -p "${tree}/tools/dds_security" "${tree}/bazel-bin/examples" \
+  "${tree}/bazel-bin/aos/tools" "${tree}/bazel-bin/aos/events/logging" \
+  "${tree}/bazel-bin/aos/network" "${tree}/bazel-bin/aos/starter" \
+  "${tree}/aos/events/logging/mcap_check" \
   "${tmp}/bin" "${calls}" "${tmp}/run"
-cp "${script}" "${root}/tools/aos.sh"
-cp "$(dirname "${script}")/test_summary.py" "${root}/tools/test_summary.py"
-echo '{}' >"${root}/aos/events/logging/mcap_check/package-lock.json"
-touch "${root}/bazel-bin/examples/pingpong_config.json" \
-  "${root}/bazel-bin/examples/multinode_pingpong_config.json"
+cp "${script}" "${tree}/tools/aos.sh"
+cp "$(dirname "${script}")/test_summary.py" "${tree}/tools/test_summary.py"
+echo '{}' >"${tree}/aos/events/logging/mcap_check/package-lock.json"
+touch "${tree}/bazel-bin/examples/pingpong_config.json" \
+  "${tree}/bazel-bin/examples/multinode_pingpong_config.json"
 fake() {
   printf '#!/bin/bash\necho "$*" >>"%s/%s"\n%s\n' "${calls}" "$(basename "$1")" "$2" >"$1"
   chmod +x "$1"
@@ -53,15 +50,15 @@ fake "${tmp}/bin/bazel" 'exit 0'
 fake "${tmp}/bin/dpkg-query" 'echo "install ok installed"'
 fake "${tmp}/bin/npm" 'echo "npm ERR! network request to https://registry.npmjs.org failed" >&2; exit 1'
 fake "${tmp}/bin/cyclictest" 'for a; do [[ $a == --json=* ]] && echo "{\"thread\": {\"0\": {\"cycles\": 100, \"histogram\": {\"20\": 50, \"30\": 49, \"60\": 1}}}}" >"${a#--json=}"; done; exit 0'
-fake "${root}/bazel-bin/examples/pong" "${PROGRAM}"
-fake "${root}/bazel-bin/aos/network/message_bridge" "${PROGRAM}"
-fake "${root}/bazel-bin/aos/tools/aos_dump" 'echo "\"CONNECTED\""'
-fake "${root}/tools/netns_pair.sh" 'exit 1'
+fake "${tree}/bazel-bin/examples/pong" "${PROGRAM}"
+fake "${tree}/bazel-bin/aos/network/message_bridge" "${PROGRAM}"
+fake "${tree}/bazel-bin/aos/tools/aos_dump" 'echo "\"CONNECTED\""'
+fake "${tree}/tools/netns_pair.sh" 'exit 1'
 # aos_launch as it behaves: starts NAME BINARY ARGS... groups (split by ::)
 # in order, fails naming one that exited as it started, runs the command
 # after ::: (or waits for SIGTERM) and then stops them in reverse order,
 # writing --statuses.
-fake "${root}/bazel-bin/aos/starter/aos_launch" 'for a; do [[ $a == --statuses=* ]] && statuses="${a#*=}"; done
+fake "${tree}/bazel-bin/aos/starter/aos_launch" 'for a; do [[ $a == --statuses=* ]] && statuses="${a#*=}"; done
 while (($#)) && [[ $1 != -- ]]; do shift; done
 shift
 names=() pids=() app=() foreground=()
@@ -102,10 +99,10 @@ for ((i = ${#pids[@]} - 1; i >= 0; --i)); do
   ((s == 0)) || status=1
 done
 exit "${status}"'
-fake "${root}/tools/dds_security/make_test_ca.sh" 'mkdir -p "$1"'
+fake "${tree}/tools/dds_security/make_test_ca.sh" 'mkdir -p "$1"'
 # ping prints its summary when stopped: after the streamer's, if run orders
 # them; PONGS=0 makes it a ping nobody answered.
-fake "${root}/bazel-bin/examples/ping" 'for a; do [[ $a == --version ]] && exit 0; done
+fake "${tree}/bazel-bin/examples/ping" 'for a; do [[ $a == --version ]] && exit 0; done
 for a; do [[ $a == --summary_json=* ]] && summary="${a#*=}"; done
 finish() {
   echo "ping: 10 pings, 0 not sent, ${PONGS:-10} pongs"
@@ -114,11 +111,11 @@ finish() {
 }
 trap finish TERM
 while :; do sleep 0.05; done'
-fake "${root}/bazel-bin/aos/tools/aos_timing_report_streamer" "${PROGRAM%%trap*}"'
+fake "${tree}/bazel-bin/aos/tools/aos_timing_report_streamer" "${PROGRAM%%trap*}"'
 sleep 0.3
 echo "Summary: every report of each application added up"'
 # The logger fails at once as it does for a path it cannot write.
-fake "${root}/bazel-bin/aos/events/logging/aos_logger" 'for a; do [[ $a == --log_file=* ]] && file="${a#*=}"; done
+fake "${tree}/bazel-bin/aos/events/logging/aos_logger" 'for a; do [[ $a == --log_file=* ]] && file="${a#*=}"; done
 if [[ -n "${LOGGER_FAILS:-}" ]]; then echo "aos_logger: ${file}: cannot open" >&2; exit 1; fi
 touch "${file}"
 trap "exit 0" TERM
@@ -126,7 +123,7 @@ while :; do sleep 0.05; done'
 
 aos() {
   rm -f "${calls}"/*
-  PATH="${tmp}/bin:${PATH}" bash "${root}/tools/aos.sh" "$@" >"${tmp}/run/all" 2>&1
+  PATH="${tmp}/bin:${PATH}" bash "${tree}/tools/aos.sh" "$@" >"${tmp}/run/all" 2>&1
 }
 called() { cat "${calls}/$1" 2>/dev/null; }
 
@@ -210,8 +207,4 @@ status=$?
 [[ "$(tail -n 1 "${tmp}/run/all")" == "1 passed, 0 failed, 1 skipped" ]] ||
   fail "test did not end with the summary: $(cat "${tmp}/run/all")"
 
-if ((failures > 0)); then
-  echo "${failures} failure(s)" >&2
-  exit 1
-fi
-echo "PASS"
+finish

@@ -5,25 +5,22 @@
 # (`--noshow_loading_progress` made `./tools/aos.sh bazel shutdown` fail):
 # such options go on the commands that take them (`build`, which test, run,
 # info, clean, cquery and aquery inherit; `query`; `fetch`; `sync`).
-set -uo pipefail
-rc="${TEST_SRCDIR}/${TEST_WORKSPACE}/.bazelrc"
-[[ -f "${rc}" ]] || { echo "FAIL: no .bazelrc at ${rc}" >&2; exit 1; }
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
+rc="${root}/.bazelrc"
+[[ -f "${rc}" ]] || fatal "no .bazelrc at ${rc}"
 # Options every Bazel 4 command takes (client and UI options); empty until
 # one is needed.
 readonly every_command_takes='^$'
-status=0
 while read -r number option; do
   if ! grep -qE -- "${every_command_takes}" <<<"${option%%=*}"; then
-    echo "FAIL: .bazelrc:${number}: 'common ${option}': not every command" \
+    fail ".bazelrc:${number}: 'common ${option}': not every command" \
       "takes it (bazel version and shutdown reject it); give it to build" \
-      "(and query, fetch, sync) instead" >&2
-    status=1
+      "(and query, fetch, sync) instead"
   fi
 done < <(awk '$1 == "common" { for (i = 2; i <= NF; ++i) print NR, $i }' "${rc}")
 # The option stays on the commands that print loading progress.
 for command in build query fetch sync; do
   grep -qE "^${command} .*--noshow_loading_progress" "${rc}" ||
-    { echo "FAIL: ${command} lost --noshow_loading_progress" >&2; status=1; }
+    fail "${command} lost --noshow_loading_progress"
 done
-((status == 0)) && echo PASS
-exit "${status}"
+finish

@@ -26,6 +26,7 @@
 #include "aos/events/timing_histogram.h"
 #include "aos/network/client_statistics_generated.h"
 #include "aos/testing/path.h"
+#include "aos/testing/wait_until.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 #include "examples/ping_generated.h"
@@ -159,17 +160,6 @@ struct Seen {
   int origins_off = 0;
 };
 
-// Waits until `done()` or the deadline; false if the deadline came first.
-template <typename Done>
-bool WaitFor(Done done) {
-  const auto end = std::chrono::steady_clock::now() + kDeadline;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > end) return false;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return true;
-}
-
 TEST_F(MessageBridgeNetnsTest, DelayedLinkOrderLatencyAndRecovery) {
   auto bridge1 = StartBridge("pi1");
   auto bridge2 = StartBridge("pi2");
@@ -245,7 +235,8 @@ TEST_F(MessageBridgeNetnsTest, DelayedLinkOrderLatencyAndRecovery) {
     pi1_thread.join();
   };
   auto pongs_after = [&](int count) {
-    return WaitFor([&]() { return seen.pong_count >= count; });
+    return aos::testing::WaitUntil([&]() { return seen.pong_count >= count; },
+                                   kDeadline, StrCat(count, " pongs in all"));
   };
   auto logs = [&]() {
     return StrCat("\nbridge pi1:\n", bridge1->Stderr(), "\nbridge pi2:\n",
@@ -317,14 +308,17 @@ TEST_F(MessageBridgeNetnsTest, DelayedLinkOrderLatencyAndRecovery) {
   // reconnects and pongs come again.
   ASSERT_EQ(kill(bridge2->pid(), SIGKILL), 0);
   bridge2->Wait();
-  if (!WaitFor([&]() { return seen.disconnects >= 1 && !seen.connected; })) {
+  if (!aos::testing::WaitUntil(
+          [&]() { return seen.disconnects >= 1 && !seen.connected; }, kDeadline,
+          "pi1's bridge to count pi2's disconnect")) {
     stop();
     FAIL() << "pi1's bridge never saw pi2's go" << logs();
   }
   const int before_bridge_restart = seen.pong_count;
   bridge2 = StartBridge("pi2");
   if (!pongs_after(before_bridge_restart + 100) ||
-      !WaitFor([&]() { return seen.connected.load(); })) {
+      !aos::testing::WaitUntil([&]() { return seen.connected.load(); },
+                               kDeadline, "pi1's bridge to reconnect")) {
     stop();
     FAIL() << "no pongs after pi2's bridge restarted" << logs();
   }

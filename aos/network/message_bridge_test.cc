@@ -25,6 +25,7 @@
 #include "aos/network/server_statistics_generated.h"
 #include "aos/network/test_dds_domain.h"
 #include "aos/testing/path.h"
+#include "aos/testing/wait_until.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 #include "examples/ping_generated.h"
@@ -521,15 +522,17 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   const Channel* ping = hostile.channel;
   const uint32_t ping_index = hostile.channel_index;
   const dds_entity_t* writer = &hostile.writer;
-  const auto start = std::chrono::steady_clock::now();
-  dds_publication_matched_status_t matched = {};
-  while (matched.current_count == 0) {
-    ASSERT_LT(std::chrono::steady_clock::now() - start, kDeadline)
-        << "the bridge's reader never matched; it said:\n"
-        << bridge2->Stderr();
-    std::this_thread::sleep_for(milliseconds(10));
-    ASSERT_EQ(dds_get_publication_matched_status(*writer, &matched), 0);
-  }
+  dds_return_t matched_status = 0;
+  ASSERT_TRUE(aos::testing::WaitUntil(
+      [&]() {
+        dds_publication_matched_status_t matched = {};
+        matched_status = dds_get_publication_matched_status(*writer, &matched);
+        return matched_status != 0 || matched.current_count > 0;
+      },
+      kDeadline, "the bridge's reader to match the hostile writer"))
+      << "the bridge's reader never matched; it said:\n"
+      << bridge2->Stderr();
+  ASSERT_EQ(matched_status, 0);
 
   std::vector<uint8_t> valid = PingBytes(42);
   std::vector<uint8_t> garbage(valid.size(), 0xff);

@@ -6,21 +6,18 @@
 # (forwarded_log_test checks those against what was sent); a channel sent
 # on pi2 itself has none of that. Channel names go through pi2's maps and
 # types may be partial, as in AOS's aos_dump.
-set -uo pipefail
-root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 dump="${root}/aos/tools/aos_dump"
 writer="${root}/aos/events/logging/mcap_check_log_writer"
-tmp="${TEST_TMPDIR}"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 (cd "${root}" && "${writer}" --dir="${tmp}") >"${tmp}/writer.log" 2>&1 ||
-  fail "mcap_check_log_writer failed: $(tail -5 "${tmp}/writer.log")"
+  fatal "mcap_check_log_writer failed: $(tail -5 "${tmp}/writer.log")"
 log="${tmp}/multinode.mcap"
 
 "${dump}" --log="${log}" /test aos.testing.TestMessage >"${tmp}/forwarded" \
-  2>"${tmp}/forwarded.err" || fail "aos_dump failed: $(cat "${tmp}/forwarded.err")"
+  2>"${tmp}/forwarded.err" || fatal "aos_dump failed: $(cat "${tmp}/forwarded.err")"
 "${dump}" --log="${log}" /test aos.testing.TestReply >"${tmp}/local" \
-  2>"${tmp}/local.err" || fail "aos_dump failed: $(cat "${tmp}/local.err")"
+  2>"${tmp}/local.err" || fatal "aos_dump failed: $(cat "${tmp}/local.err")"
 
 # As AOS's aos_dump: /aos goes through pi2's maps to /pi2/aos, and a type
 # may be part of one; an ambiguous one is one line naming the candidates.
@@ -37,7 +34,9 @@ status=0
 [[ "$(cat "${tmp}/ambiguous.err")" == "aos_dump: several channels named /test have a type containing Test; give more of the type: /test aos.testing.TestMessage, /test aos.testing.TestReply" ]] ||
   fail "ambiguous type: $(cat "${tmp}/ambiguous.err")"
 
-python3 - "${tmp}/multinode_expected.json" "${tmp}/forwarded" "${tmp}/local" <<'PY' || exit 1
+# The Python prints its own FAIL line, and on success the summary finish ends
+# with.
+summary="$(python3 - "${tmp}/multinode_expected.json" "${tmp}/forwarded" "${tmp}/local" <<'PY'
 import json, re, sys, time
 
 expected = {c["type"]: c for c in json.load(open(sys.argv[1]))}
@@ -94,3 +93,5 @@ for text in local:
 print("PASS: %d forwarded lines name pi1 and their remote times; %d local lines do not"
       % (count, replies))
 PY
+)" || fail "the lines of /test do not match what was sent"
+finish "${summary:-PASS}"

@@ -7,20 +7,14 @@
 # gnuplot blocks, a plot of the ages, AOS's layout without them, and the
 # --max_path_age_us gate: exit 1 naming the path, 0 within it, 2 when it saw
 # no path, 1 and one line for a bad value.
-set -uo pipefail
-root="${TEST_SRCDIR}/${TEST_WORKSPACE}"
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 streamer="${root}/aos/tools/aos_timing_report_streamer"
 writer="${root}/aos/tools/path_report_log_writer"
 config="${root}/examples/pingpong_config.json"
-tmp="${TEST_TMPDIR}"
 log="${tmp}/paths.mcap"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
-"${writer}" --config="${config}" --log="${log}" 2>"${tmp}/writer_err" || {
-  echo "FAIL: path_report_log_writer: $(cat "${tmp}/writer_err")" >&2
-  exit 1
-}
+"${writer}" --config="${config}" --log="${log}" 2>"${tmp}/writer_err" ||
+  fatal "path_report_log_writer: $(cat "${tmp}/writer_err")"
 route='ping timer "ping" → /test aos.examples.Ping → pong → /test aos.examples.Pong → ping watcher'
 
 # The table: a paths section in each window and in the summary.
@@ -109,8 +103,4 @@ for bad in -1 nan abc; do
     fail "--max_path_age_us=${bad} exited ${status}: $(cat "${tmp}/err")"
 done
 
-if ((failures > 0)); then
-  echo "${failures} failures" >&2
-  exit 1
-fi
-echo PASS
+finish

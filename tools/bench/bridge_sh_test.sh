@@ -1,11 +1,8 @@
 #!/bin/bash
 # tools/bench/bridge.sh's own arguments: --help, --dry-run, and a clear
 # refusal of anything else, before it builds or measures anything.
-set -uo pipefail
-script="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/bench/bridge.sh"
-tmp="${TEST_TMPDIR}"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
+script="${root}/tools/bench/bridge.sh"
 
 bash "${script}" --help >"${tmp}/out" 2>"${tmp}/err"
 status=$?
@@ -45,8 +42,4 @@ check_refused 1 "--link=wifi" --link=wifi --dry-run
 check_refused 1 "--ping_interval_us=-5" --ping_interval_us=-5 --dry-run
 check_refused 1 "--security=maybe" --security=maybe --dry-run
 
-if ((failures > 0)); then
-  echo "${failures} failure(s)" >&2
-  exit 1
-fi
-echo "PASS"
+finish

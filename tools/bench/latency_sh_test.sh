@@ -1,11 +1,8 @@
 #!/bin/bash
 # tools/bench/latency.sh's own arguments: --help, and a clear refusal of
 # anything else, before it installs or builds anything.
-set -uo pipefail
-script="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/bench/latency.sh"
-tmp="${TEST_TMPDIR}"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
+script="${root}/tools/bench/latency.sh"
 
 bash "${script}" --help >"${tmp}/out" 2>"${tmp}/err"
 status=$?
@@ -21,8 +18,4 @@ grep -q "unknown argument '--lnog'" "${tmp}/err" ||
   fail "the message does not name the argument: $(cat "${tmp}/err")"
 [[ ! -s "${tmp}/out" ]] || fail "an unknown argument printed to stdout"
 
-if ((failures > 0)); then
-  echo "${failures} failure(s)" >&2
-  exit 1
-fi
-echo "PASS"
+finish

@@ -3,14 +3,8 @@
 # certificates the identity CA signed, documents the permissions CA signed,
 # permissions granted to each certificate's exact subject; and it refuses
 # bad arguments in one line, before it writes anything.
-set -uo pipefail
-script="${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/dds_security/make_test_ca.sh"
-tmp="${TEST_TMPDIR}"
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
+script="${root}/tools/dds_security/make_test_ca.sh"
 
 bash "${script}" --help >"${tmp}/out" 2>"${tmp}/err" || fail "--help failed"
 grep -q 'make_test_ca.sh \[--days=N\] DIR NODE' "${tmp}/out" ||
@@ -64,8 +58,4 @@ check_refused "--days=0" --days=0 "${tmp}/new3" pi1
 check_refused "unknown flag '--day=3'" --day=3 "${tmp}/new4" pi1
 [[ ! -e "${tmp}/new1" && ! -e "${tmp}/new3" ]] || fail "a refused run wrote files"
 
-if ((failures > 0)); then
-  echo "${failures} failure(s)" >&2
-  exit 1
-fi
-echo "PASS"
+finish

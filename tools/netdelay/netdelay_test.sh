@@ -6,22 +6,10 @@
 # datagrams SeededLoss picks, and SIGTERM accepts what netdelay still holds.
 # netdelay's flag errors are checked first, which needs no root. Without
 # root (or ip netns, iptables) it says why it skips the rest and passes.
-set -uo pipefail
-runfiles="${TEST_SRCDIR}/${TEST_WORKSPACE}"
-export NETDELAY="${runfiles}/tools/netdelay/netdelay"
-netns_pair="${runfiles}/tools/netns_pair.sh"
-probe="${runfiles}/tools/netdelay/udp_probe.py"
-tmp="${TEST_TMPDIR}"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-finish() {
-  if ((failures > 0)); then
-    echo "${failures} failure(s)" >&2
-    exit 1
-  fi
-  echo "PASS"
-  exit 0
-}
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
+export NETDELAY="${root}/tools/netdelay/netdelay"
+netns_pair="${root}/tools/netns_pair.sh"
+probe="${root}/tools/netdelay/udp_probe.py"
 
 # --- Flags: --help, and one line naming the flag for a bad value.
 "${NETDELAY}" --help >"${tmp}/out" 2>&1
@@ -51,12 +39,7 @@ command -v python3 >/dev/null || skip "no python3"
 export NETNS_PAIR_DELAY=netdelay NETDELAY_SEED=5
 name="ndt$$"
 name="${name:0:12}"
-receiver=""
-cleanup() {
-  [[ -n "${receiver}" ]] && kill "${receiver}" 2>/dev/null
-  "${netns_pair}" down "${name}" 2>/dev/null
-}
-trap cleanup EXIT
+at_exit '"${netns_pair}" down "${name}" 2>/dev/null'
 
 # How long the probes wait for a datagram before they give up: only a
 # broken link waits that long (every count below is exact).
@@ -65,14 +48,14 @@ readonly probe_timeout=--timeout_s=30
 # Starts the receiver in NAME2 (arguments: COUNT [--echo]) and waits, at
 # most 60 s, until it listens.
 start_receiver() {
+  # Not the last receiver's "listening": this one's file starts empty.
+  : >"${tmp}/receiver_err"
   ip netns exec "${name}2" python3 "${probe}" receive 5000 "$@" \
     "${probe_timeout}" >"${tmp}/received" 2>"${tmp}/receiver_err" &
   receiver=$!
-  for _ in $(seq 1200); do
-    grep -q listening "${tmp}/receiver_err" && return
-    sleep 0.05
-  done
-  fail "the receiver did not start in 60 s: $(cat "${tmp}/receiver_err")"
+  kill_at_exit "${receiver}"
+  wait_for listening "${tmp}/receiver_err" ||
+    fail "the receiver did not start in 60 s: $(cat "${tmp}/receiver_err")"
 }
 
 
@@ -86,7 +69,6 @@ ip netns exec "${name}1" python3 "${probe}" send 10.213.0.2 5000 200 0.2 \
   --echo "${probe_timeout}" >"${tmp}/echoed" 2>"${tmp}/sender_err" ||
   fail "the sender failed: $(cat "${tmp}/sender_err")"
 wait "${receiver}"
-receiver=""
 seq 0 199 >"${tmp}/all"
 cut -d' ' -f1 "${tmp}/received" | diff -q - "${tmp}/all" >/dev/null ||
   fail "NAME2 did not receive 0..199 in order: $(cut -d' ' -f1 "${tmp}/received" | tr '\n' ' ')"
@@ -119,7 +101,6 @@ start_receiver $((200 - lost))
 ip netns exec "${name}1" python3 "${probe}" send 10.213.0.2 5000 200 0.2 \
   2>"${tmp}/sender_err" || fail "the sender failed: $(cat "${tmp}/sender_err")"
 wait "${receiver}"
-receiver=""
 cut -d' ' -f1 "${tmp}/received" | diff -q - "${tmp}/expected" >/dev/null ||
   fail "NAME2 received $(cut -d' ' -f1 "${tmp}/received" | tr '\n' ' '), want $(tr '\n' ' ' <"${tmp}/expected")"
 early="$(awk '$2 < 1000000' "${tmp}/received")"
@@ -146,7 +127,6 @@ ip netns exec "${name}1" python3 "${probe}" send 10.213.0.2 5000 1 0 \
 # exits, and netdelay reads its socket before it acts on SIGTERM.
 kill -TERM "$(cat "/run/aos-netns/${name}/netdelay1.pid")"
 wait "${receiver}"
-receiver=""
 if [[ "$(cut -d' ' -f1 "${tmp}/received")" == 0 ]]; then
   echo "SIGTERM: the held datagram was accepted"
 else

@@ -58,6 +58,19 @@ wait_for() {
   grep -q -- "${pattern}" "${file}" 2>/dev/null
 }
 
+# wait_until COMMAND...: runs COMMAND (its output discarded) every 0.1 s
+# until it exits 0, for at most 60 s: for what a line in a file cannot show
+# (a file appearing, a count reached). 0 once it did, 1 if it never did; as
+# wait_for, the limit only ends a hang.
+wait_until() {
+  local i
+  for ((i = 0; i < 600; ++i)); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  "$@" >/dev/null 2>&1
+}
+
 # expect_one_line_error PATTERN COMMAND...: runs COMMAND (stdin empty),
 # which must exit 1 with exactly one line on stderr, matching the extended
 # regular expression PATTERN: how every bad flag, path or argument ends a

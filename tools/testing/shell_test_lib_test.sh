@@ -81,5 +81,11 @@ wait_for "never" "${tmp}/log" 1 && fail "saw what was never written"
 finish'
 [[ "$(status_of wait_for)" == 0 ]] || bad "wait_for: $(cat "${work}/wait_for.err")"
 
+# wait_until sees a command succeed once another process made it so.
+run wait_until '(sleep 0.3; touch "${tmp}/made") &
+wait_until test -e "${tmp}/made" || fail "did not see the file"
+finish'
+[[ "$(status_of wait_until)" == 0 ]] || bad "wait_until: $(cat "${work}/wait_until.err")"
+
 ((status == 0)) && echo PASS
 exit "${status}"

@@ -4,40 +4,27 @@
 # origins (aos_dump -v, live and from the log); a SIGKILLed logger
 # leaves a log whose finished chunks aos_dump --log reads; SIGTERM finishes
 # the file; bad paths and flags are one line naming them, exit 1.
-set -euo pipefail
-
-runfiles="${TEST_SRCDIR:-$0.runfiles}/${TEST_WORKSPACE:-aos}"
-logger="${runfiles}/aos/events/logging/aos_logger"
-dump="${runfiles}/aos/tools/aos_dump"
-config="${runfiles}/aos/aos_config.json"
-tmp="${TEST_TMPDIR:-$(mktemp -d)}/aos_logger_test"
-mkdir -p "${tmp}"
-base="$(mktemp -d /dev/shm/aos_logger_test.XXXXXX)"
-pid=""
-cleanup() {
-  [[ -n "${pid}" ]] && kill -KILL "${pid}" 2>/dev/null || true
-  rm -rf "${base}"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
+logger="${root}/aos/events/logging/aos_logger"
+dump="${root}/aos/tools/aos_dump"
+config="${root}/aos/aos_config.json"
+base="$(mktemp -d /dev/shm/aos_logger_test.XXXXXX)" || fatal "no directory in /dev/shm"
+at_exit 'rm -rf "${base}"'
 
 # shellcheck source=aos/testing/wait_for_reports.sh
-source "${runfiles}/aos/testing/wait_for_reports.sh"
+source "${root}/aos/testing/wait_for_reports.sh"
 
 # A logger killed with SIGKILL: the chunks it wrote out are all readable.
 killed="${tmp}/killed.mcap"
 "${logger}" --config="${config}" --shm_base="${base}" --log_file="${killed}" \
   --flush_period_ms=100 2>"${tmp}/killed.err" &
 pid=$!
-wait_for_reports "${dump}" "${killed}" 2 || fail "the killed logger did not record 2 reports"
+kill_at_exit "${pid}"
+wait_for_reports "${dump}" "${killed}" 2 || fatal "the killed logger did not record 2 reports"
 kill -KILL "${pid}"
-wait "${pid}" 2>/dev/null || true
-pid=""
-"${dump}" --log="${killed}" /aos >"${tmp}/killed.out" 2>"${tmp}/killed.dump.err"
+wait "${pid}" 2>/dev/null
+"${dump}" --log="${killed}" /aos >"${tmp}/killed.out" 2>"${tmp}/killed.dump.err" ||
+  fail "aos_dump --log of the killed log exited $?: $(cat "${tmp}/killed.dump.err")"
 (($(wc -l <"${tmp}/killed.out") >= 2)) || fail "killed log: $(cat "${tmp}/killed.out")"
 grep -q '"name": "aos_logger"' "${tmp}/killed.out" || fail "killed log holds no aos_logger report"
 grep -q "no Footer" "${tmp}/killed.dump.err" || fail "aos_dump did not say the log was unfinished: $(cat "${tmp}/killed.dump.err")"
@@ -47,14 +34,12 @@ mkdir -p "${tmp}/dir"
 "${logger}" --config="${config}" --shm_base="${base}" --log_dir="${tmp}/dir" \
   --compression=lz4 2>"${tmp}/term.err" &
 pid=$!
-for ((i = 0; i < 600; ++i)); do
-  log_file="$(ls "${tmp}/dir"/aos_log_*.mcap 2>/dev/null || true)"
-  [[ -n "${log_file}" ]] && break
-  sleep 0.1
-done
+kill_at_exit "${pid}"
+wait_until compgen -G "${tmp}/dir/aos_log_*.mcap"
+log_file="$(ls "${tmp}/dir"/aos_log_*.mcap 2>/dev/null)"
 [[ "${log_file}" =~ /aos_log_[0-9]{4}-[0-9]{2}-[0-9]{2}_[0-9]{2}-[0-9]{2}-[0-9]{2}\.mcap$ ]] ||
-  fail "--log_dir made '${log_file}'"
-wait_for_reports "${dump}" "${log_file}" 1 || fail "the logger did not record a report"
+  fatal "--log_dir made '${log_file}'"
+wait_for_reports "${dump}" "${log_file}" 1 || fatal "the logger did not record a report"
 # Live, aos_dump -v shows a report's origin, its loop's "timing_reports"
 # timer, by id only.
 timeout 10 "${dump}" --config="${config}" --shm_base="${base}" -v --count=1 \
@@ -64,15 +49,15 @@ origin_tail=': hops 1, time [0-9]+\.[0-9]{9}sec, age [0-9]+\.[0-9]{3} us ±0 us$
 live_origin="$(sed -n 2p "${tmp}/live")"
 [[ "${live_origin}" =~ ${origin_head}${origin_tail} ]] ||
   fail "aos_dump -v live: no origin line: $(cat "${tmp}/live")"
-live_id="${BASH_REMATCH[1]}"
+live_id="${BASH_REMATCH[1]:-}"
 kill -TERM "${pid}"
 status=0
 wait "${pid}" || status=$?
-pid=""
 ((status == 0)) || fail "SIGTERM: exit ${status}: $(cat "${tmp}/term.err")"
 grep -q "aos_logger: recorded [0-9]* messages into ${log_file}" "${tmp}/term.err" ||
   fail "no summary line: $(cat "${tmp}/term.err")"
-"${dump}" --log="${log_file}" /aos >/dev/null 2>"${tmp}/term.dump.err"
+"${dump}" --log="${log_file}" /aos >/dev/null 2>"${tmp}/term.dump.err" ||
+  fail "aos_dump --log of the finished log exited $?: $(cat "${tmp}/term.dump.err")"
 [[ ! -s "${tmp}/term.dump.err" ]] || fail "a finished log has problems: $(cat "${tmp}/term.dump.err")"
 # The log keeps every report's origin, which its reports name.
 "${dump}" --log="${log_file}" --origins /aos >"${tmp}/origins" 2>&1 ||
@@ -81,8 +66,8 @@ logged_origin="$(sed -n 2p "${tmp}/origins")"
 name=' \(timer timing_reports of aos_logger\)'
 [[ "${logged_origin}" =~ ${origin_head}${name}${origin_tail} ]] ||
   fail "aos_dump --origins --log: $(head -c 600 "${tmp}/origins")"
-[[ "${BASH_REMATCH[1]}" == "${live_id}" ]] ||
-  fail "the log's origin ${BASH_REMATCH[1]} is not the live one, ${live_id}"
+[[ "${BASH_REMATCH[1]:-}" == "${live_id}" ]] ||
+  fail "the log's origin ${BASH_REMATCH[1]:-} is not the live one, ${live_id}"
 
 # Bad paths and flags: one line naming them, exit 1.
 expect_error() {
@@ -113,6 +98,6 @@ expect_error "(100001 bytes): longer than 1024 characters" \
 # --chunk_size stops at 64 MiB.
 expect_error "--chunk_size=67108865: give 1024 to 67108864 bytes (readers refuse larger chunks)" \
   --log_file="${tmp}/x.mcap" --chunk_size=67108865
-"${logger}" --help >"${tmp}/help" 2>&1 || true
+"${logger}" --help >"${tmp}/help" 2>&1
 grep -q "docs/logging.md" "${tmp}/help" || fail "--help: $(cat "${tmp}/help")"
-echo PASS
+finish

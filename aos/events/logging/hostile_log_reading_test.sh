@@ -6,24 +6,13 @@
 # address-space limit that reading it whole would break, and everything else
 # in the log is still printed; chunks past --log_memory_mb are refused;
 # strings from the log reach stderr escaped and bounded.
-set -uo pipefail
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 
-runfiles="${TEST_SRCDIR:-$0.runfiles}/${TEST_WORKSPACE:-aos}"
-writer="${runfiles}/aos/events/logging/hostile_log_writer"
-dump="${runfiles}/aos/tools/aos_dump"
-streamer="${runfiles}/aos/tools/aos_timing_report_streamer"
-tmp="${TEST_TMPDIR:-$(mktemp -d)}/hostile_log_reading_test"
-mkdir -p "${tmp}"
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+writer="${root}/aos/events/logging/hostile_log_writer"
+dump="${root}/aos/tools/aos_dump"
+streamer="${root}/aos/tools/aos_timing_report_streamer"
 
-"${writer}" --dir="${tmp}" || {
-  echo "FAIL: hostile_log_writer failed" >&2
-  exit 1
-}
+"${writer}" --dir="${tmp}" || fatal "hostile_log_writer failed"
 ping=(/test aos.testing.TestMessage)
 
 # Runs "$@" with at most 1.5 GB of address space, output in ${tmp}/out and
@@ -110,8 +99,4 @@ status=$?
 [[ "$(cat "${tmp}/err")" == "aos_dump: --log: --log_memory_mb=0: give 1 to 1048576 (MiB)" ]] ||
   fail "--log_memory_mb=0 said: $(cat "${tmp}/err")"
 
-if ((failures > 0)); then
-  echo "${failures} check(s) failed" >&2
-  exit 1
-fi
-echo "all hostile log reading checks passed"
+finish "all hostile log reading checks passed"
