@@ -21,6 +21,7 @@
 #include "aos/init.h"
 #include "aos/node_flag.h"
 #include "aos/starter/launcher.h"
+#include "aos/util/exit_code.h"
 #include "aos/util/flag_checks.h"
 #include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
@@ -148,7 +149,7 @@ int RunForeground(const std::vector<std::string>& command) {
     if (errno != EINTR) break;
   }
   foreground_pid = 0;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  return ExitCodeOf(status);
 }
 
 // Until SIGINT, SIGTERM or SIGHUP (at once if one came already).

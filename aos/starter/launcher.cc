@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "aos/util/exit_code.h"
 #include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 
@@ -94,11 +95,6 @@ struct Launcher::Child {
   bool exited = false;
   int exit_status = 0;
 };
-
-std::string DescribeExit(int status) {
-  if (status >= 0) return StrCat("exited with status ", status);
-  return StrCat("killed by signal ", -status, " (", strsignal(-status), ")");
-}
 
 Launcher::Launcher(EventLoop* reports_loop, std::string output_dir)
     : reports_(reports_loop->MakeFetcher<timing::Report>("/aos")),
@@ -183,31 +179,23 @@ absl::Status Launcher::Start(LaunchSpec spec) {
   return absl::OkStatus();
 }
 
-Launcher::Child* Launcher::Find(std::string_view name) {
+Launcher::Child* Launcher::Find(std::string_view name) const {
   for (const std::unique_ptr<Child>& child : children_) {
     if (child->spec.name == name) return child.get();
   }
   return nullptr;
 }
 
-const Launcher::Child* Launcher::Find(std::string_view name) const {
-  for (const std::unique_ptr<Child>& child : children_) {
-    if (child->spec.name == name) return child.get();
-  }
-  return nullptr;
-}
-
-bool Launcher::Reap(Child* child) {
+bool Launcher::Reap(Child* child, bool block) {
   if (child->exited) return true;
   int status = 0;
   pid_t got;
   do {
-    got = waitpid(child->pid, &status, WNOHANG);
+    got = waitpid(child->pid, &status, block ? 0 : WNOHANG);
   } while (got < 0 && errno == EINTR);
   if (got != child->pid) return false;
   child->exited = true;
-  child->exit_status =
-      WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  child->exit_status = ExitCodeOf(status);
   return true;
 }
 
@@ -282,12 +270,7 @@ std::vector<Launcher::Stopped> Launcher::StopAll(
       if (!child->exited) {
         kill(-child->pid, SIGKILL);
         fate.killed = true;
-        int status = 0;
-        while (waitpid(child->pid, &status, 0) < 0 && errno == EINTR) {
-        }
-        child->exited = true;
-        child->exit_status =
-            WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+        Reap(child, /*block=*/true);
       }
     }
     fate.status = child->exit_status;

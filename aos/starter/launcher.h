@@ -56,7 +56,8 @@ class Launcher {
   // What became of an application StopAll stopped.
   struct Stopped {
     std::string name;
-    // The exit code, or -N if signal N ended it.
+    // The exit code, or -N if signal N ended it (aos/util/exit_code.h
+    // says it in words: DescribeExit).
     int status = 0;
     // Whether it ignored SIGTERM for the whole stop time and was killed.
     bool killed = false;
@@ -104,18 +105,16 @@ class Launcher {
  private:
   struct Child;
 
-  Child* Find(std::string_view name);
-  const Child* Find(std::string_view name) const;
-  // Reaps `child` if it exited; true if it did (now or before).
-  bool Reap(Child* child);
+  // The application started as `name`, or null.
+  Child* Find(std::string_view name) const;
+  // Reaps `child` if it exited (or, with `block`, once it does); true if it
+  // did (now or before).
+  bool Reap(Child* child, bool block = false);
 
   Fetcher<timing::Report> reports_;
   std::string output_dir_;
   std::vector<std::unique_ptr<Child>> children_;
 };
-
-// "exited with status 3", "killed by signal 9 (Killed)".
-std::string DescribeExit(int status);
 
 }  // namespace aos::starter
 

@@ -8,6 +8,7 @@
 #include "aos/configuration.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/testing/path.h"
+#include "aos/util/exit_code.h"
 #include "aos/util/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "aos/util/exit_code.h"
 #include "glog/logging.h"
 
 extern char** environ;
@@ -62,7 +63,7 @@ int Subprocess::Wait() {
   int status = 0;
   CHECK_EQ(waitpid(pid_, &status, 0), pid_);
   pid_ = -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  return ExitCodeOf(status);
 }
 
 int Subprocess::Terminate() {
