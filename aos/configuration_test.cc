@@ -678,6 +678,7 @@ TEST(AosConfigTest, PingPongConfigIsFlattenedWithSchemas) {
   ASSERT_TRUE(config.ok()) << config.status().message();
   const Configuration& c = config->message();
   EXPECT_EQ(ChannelNames(c),
+            "/aos:aos.starter.StarterRpc /aos:aos.starter.Status "
             "/aos:aos.timing.Report /test:aos.testing.TestMessage "
             "/test:aos.testing.TestReply ");
   for (const Channel* channel : *c.channels()) {

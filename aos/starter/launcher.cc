@@ -1,9 +1,7 @@
 #include "aos/starter/launcher.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "aos/starter/spawn.h"
 #include "aos/util/exit_code.h"
 #include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
@@ -31,58 +30,6 @@ std::string LastLines(const std::string& path, int count) {
     if (lines.size() > static_cast<size_t>(count)) lines.erase(lines.begin());
   }
   return StrJoin(lines, "\n");
-}
-
-// What the parent prepares so the forked child needs only async-signal-safe
-// calls before exec.
-struct Prepared {
-  std::vector<std::string> strings;
-  std::vector<char*> argv;
-  ScopedFd stdout_fd;
-  ScopedFd stderr_fd;
-  ScopedFd netns_fd;
-  // The child writes its errno into `error_write` if it cannot exec; both
-  // ends close on exec.
-  ScopedFd error_read;
-  ScopedFd error_write;
-};
-
-// In the forked child: never returns.
-[[noreturn]] void ExecChild(const Prepared& prepared, pid_t parent) {
-  // Its own process group, so signals for the group reach all of it and a
-  // terminal's Ctrl-C does not.
-  setpgid(0, 0);
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // The parent died before the prctl took effect.
-  if (getppid() != parent) _exit(127);
-  int error = 0;
-  if (prepared.netns_fd.valid() &&
-      setns(prepared.netns_fd.get(), CLONE_NEWNET) != 0) {
-    error = errno;
-  }
-  if (error == 0) {
-    // Its output to the files, or both to our stderr: our stdout is the
-    // caller's (a streamer's table, JSON lines).
-    const bool to_files = prepared.stdout_fd.valid();
-    if (dup2(to_files ? prepared.stdout_fd.get() : STDERR_FILENO,
-             STDOUT_FILENO) < 0 ||
-        (to_files && dup2(prepared.stderr_fd.get(), STDERR_FILENO) < 0)) {
-      error = errno;
-    }
-  }
-  if (error == 0) {
-    // Signals the parent blocked (a loop's stop signals) are not ours.
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    execv(prepared.argv[0], prepared.argv.data());
-    error = errno;
-  }
-  // Best effort: the parent reads it, or sees status 127.
-  const ssize_t written =
-      write(prepared.error_write.get(), &error, sizeof(error));
-  (void)written;
-  _exit(127);
 }
 
 }  // namespace
@@ -106,75 +53,52 @@ absl::Status Launcher::Start(LaunchSpec spec) {
   if (Find(spec.name) != nullptr) {
     return absl::AlreadyExistsError(StrCat(spec.name, ": already started"));
   }
-  Prepared prepared;
-  prepared.strings.push_back(spec.binary);
-  for (const std::string& arg : spec.args) prepared.strings.push_back(arg);
-  for (std::string& s : prepared.strings) prepared.argv.push_back(s.data());
-  prepared.argv.push_back(nullptr);
   auto child = std::make_unique<Child>();
   child->spec = std::move(spec);
   const LaunchSpec& started = child->spec;
-  if (access(started.binary.c_str(), X_OK) != 0) {
-    return absl::NotFoundError(StrCat(started.name, ": cannot run ",
-                                      started.binary, ": ", strerror(errno)));
-  }
-  if (!output_dir_.empty()) {
+  SpawnOptions options;
+  options.binary = started.binary;
+  options.args = started.args;
+  ScopedFd stdout_fd, stderr_fd, netns_fd;
+  if (output_dir_.empty()) {
+    // Both to our stderr: our stdout is the caller's (a streamer's table,
+    // JSON lines).
+    options.stdout_fd = STDERR_FILENO;
+  } else {
     const std::string stem = StrCat(output_dir_, "/", started.name);
     child->stderr_path = stem + ".err";
-    prepared.stdout_fd.reset(open((stem + ".out").c_str(),
-                                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                                  0644));
-    prepared.stderr_fd.reset(open(child->stderr_path.c_str(),
-                                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                                  0644));
-    if (!prepared.stdout_fd.valid() || !prepared.stderr_fd.valid()) {
+    stdout_fd.reset(open((stem + ".out").c_str(),
+                         O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    stderr_fd.reset(open(child->stderr_path.c_str(),
+                         O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!stdout_fd.valid() || !stderr_fd.valid()) {
       return absl::FailedPreconditionError(
           StrCat(started.name, ": cannot write its output in ", output_dir_,
                  ": ", strerror(errno)));
     }
+    options.stdout_fd = stdout_fd.get();
+    options.stderr_fd = stderr_fd.get();
   }
   if (!started.network_namespace.empty()) {
     const std::string path = StrCat("/run/netns/", started.network_namespace);
-    prepared.netns_fd.reset(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!prepared.netns_fd.valid()) {
+    netns_fd.reset(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!netns_fd.valid()) {
       return absl::NotFoundError(StrCat(started.name, ": network namespace ",
                                         started.network_namespace, " (", path,
                                         "): ", strerror(errno)));
     }
+    options.network_namespace_fd = netns_fd.get();
   }
-  int error_pipe[2];
-  if (pipe2(error_pipe, O_CLOEXEC) != 0) {
-    return absl::InternalError(
-        StrCat(started.name, ": pipe: ", strerror(errno)));
+  absl::StatusOr<pid_t> pid = Spawn(options);
+  if (!pid.ok()) {
+    return absl::Status(pid.status().code(),
+                        StrCat(started.name, ": ", pid.status().message(),
+                               started.network_namespace.empty()
+                                   ? ""
+                                   : StrCat(" (in network namespace ",
+                                            started.network_namespace, ")")));
   }
-  prepared.error_read.reset(error_pipe[0]);
-  prepared.error_write.reset(error_pipe[1]);
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    return absl::ResourceExhaustedError(
-        StrCat(started.name, ": fork: ", strerror(errno)));
-  }
-  if (pid == 0) ExecChild(prepared, parent);
-  // Also here, so that a signal to the group right after Start reaches it.
-  setpgid(pid, pid);
-  // Only the child's copy is left: the read below ends when it execs.
-  prepared.error_write.reset();
-  int error = 0;
-  ssize_t got;
-  do {
-    got = read(prepared.error_read.get(), &error, sizeof(error));
-  } while (got < 0 && errno == EINTR);
-  if (got == sizeof(error)) {
-    waitpid(pid, nullptr, 0);
-    return absl::FailedPreconditionError(StrCat(
-        started.name, ": cannot start ", started.binary,
-        started.network_namespace.empty()
-            ? ""
-            : StrCat(" in network namespace ", started.network_namespace),
-        ": ", strerror(error)));
-  }
-  child->pid = pid;
+  child->pid = *pid;
   children_.push_back(std::move(child));
   return absl::OkStatus();
 }

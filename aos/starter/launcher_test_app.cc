@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "aos/config_flag.h"
 #include "aos/events/shm_event_loop.h"
@@ -12,13 +14,23 @@
 #include "gflags/gflags.h"
 
 DEFINE_string(name, "app", "The event loop's name.");
+DEFINE_string(write_args, "",
+              "Write every argument it was given (argv[1] on, before flags "
+              "are parsed) to this file, one per line, and go on.");
+DEFINE_string(on_stop_append, "",
+              "Once stopped, append its --name as a line to this file.");
 DEFINE_string(behaviour, "run",
               "run: report until stopped; exit3: exit with status 3 at once, "
               "saying why; deaf: report, and ignore SIGTERM; silent: run, and "
               "send no timing report.");
 
 int main(int argc, char** argv) {
+  const std::vector<std::string> given(argv + 1, argv + argc);
   aos::InitGoogle(&argc, &argv, "Usage: launcher_test_app --config=FILE");
+  if (!FLAGS_write_args.empty()) {
+    std::ofstream out(FLAGS_write_args);
+    for (const std::string& arg : given) out << arg << "\n";
+  }
   if (FLAGS_behaviour == "exit3") {
     fprintf(stderr, "launcher_test_app: told to fail\n");
     return 3;
@@ -46,5 +58,8 @@ int main(int argc, char** argv) {
     });
   }
   loop.Run();
+  if (!FLAGS_on_stop_append.empty()) {
+    std::ofstream(FLAGS_on_stop_append, std::ios::app) << FLAGS_name << "\n";
+  }
   return 0;
 }
