@@ -1,0 +1,97 @@
+#!/bin/bash
+# starterd runs a node's applications from its config and aos_starter
+# talks to it: status, stop, start, restart; a starter killed with SIGKILL
+# leaves no application running; a SIGTERMed one stops them in reverse
+# order; bad input is one line naming the culprit.
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
+starterd="${root}/aos/starter/starterd"
+aos_starter="${root}/aos/starter/aos_starter"
+app="${root}/aos/starter/launcher_test_app"
+base="${tmp}/shm"
+config="${tmp}/node.json"
+flags=(--config="${config}" --shm_base="${base}")
+
+# alpha and beta: the test app, reporting every 50 ms; beta also records
+# the order of the stops.
+application() {
+  printf '{"name": "%s", "executable_name": "%s", "args": ["--config=%s", "--shm_base=%s", "--name=%s", "--timing_report_ms=50", "--on_stop_append=%s"]}' \
+    "$1" "${app}" "${config}" "${base}" "$1" "${tmp}/stopped"
+}
+cat >"${config}" <<JSON
+{
+  "imports": ["${root}/aos/testing/test_config.json"],
+  "applications": [$(application alpha), $(application beta)]
+}
+JSON
+
+# Both run and report, as aos_starter status shows.
+"${starterd}" "${flags[@]}" --statuses="${tmp}/statuses" 2>"${tmp}/starterd.err" &
+starter=$!
+kill_at_exit "${starter}"
+reporting() {
+  "${aos_starter}" "${flags[@]}" status >"${tmp}/status" 2>&1 &&
+    [[ $(grep -cE "^ *(alpha|beta) +RUNNING .* yes " "${tmp}/status") == 2 ]]
+}
+wait_until reporting || fatal "alpha and beta never both ran and reported: $(cat "${tmp}/status" "${tmp}/starterd.err")"
+head -1 "${tmp}/status" | grep -qE "^ *NAME +STATE +PID +RESTARTS +UPTIME +CPU +MEMORY +REPORTING +LAST EXIT +MESSAGE" ||
+  fail "status header: $(head -1 "${tmp}/status")"
+
+# Stop, start and restart by command; each says the result.
+"${aos_starter}" "${flags[@]}" stop beta >"${tmp}/out" 2>&1 ||
+  fail "stop beta: $(cat "${tmp}/out")"
+grep -q "^beta: STOPPED$" "${tmp}/out" || fail "stop beta said: $(cat "${tmp}/out")"
+"${aos_starter}" "${flags[@]}" start beta >"${tmp}/out" 2>&1 ||
+  fail "start beta: $(cat "${tmp}/out")"
+grep -qE "^beta: RUNNING \(pid [0-9]+\)$" "${tmp}/out" || fail "start beta said: $(cat "${tmp}/out")"
+old_pid="$(sed -E 's/.*pid ([0-9]+).*/\1/' "${tmp}/out")"
+"${aos_starter}" "${flags[@]}" restart beta >"${tmp}/out" 2>&1 ||
+  fail "restart beta: $(cat "${tmp}/out")"
+new_pid="$(sed -E 's/.*pid ([0-9]+).*/\1/' "${tmp}/out")"
+[[ -n "${new_pid}" && "${new_pid}" != "${old_pid}" ]] ||
+  fail "restart beta: pid ${old_pid} -> ${new_pid}: $(cat "${tmp}/out")"
+
+# Bad input to aos_starter: one line, exit 1.
+expect_one_line_error "no application 'gamma' on this node in --config=.* \(it has alpha, beta\)" \
+  "${aos_starter}" "${flags[@]}" restart gamma
+expect_one_line_error "unknown command 'explode'" "${aos_starter}" "${flags[@]}" explode
+expect_one_line_error "give a command" "${aos_starter}" "${flags[@]}"
+expect_one_line_error "--timeout_s=0 is too short" "${aos_starter}" "${flags[@]}" --timeout_s=0 status
+
+# SIGTERM: stopped in reverse start order (beta was started last), exit
+# 0, how each ended written.
+rm -f "${tmp}/stopped"
+kill -TERM "${starter}"
+wait "${starter}"
+status=$?
+[[ ${status} == 0 ]] || fail "SIGTERM: exit ${status}: $(cat "${tmp}/starterd.err")"
+[[ "$(cat "${tmp}/stopped")" == $'beta\nalpha' ]] ||
+  fail "stopped in this order: $(cat "${tmp}/stopped")"
+[[ "$(sort "${tmp}/statuses")" == $'alpha 0\nbeta 0' ]] ||
+  fail "statuses: $(cat "${tmp}/statuses")"
+
+# SIGKILL: no application is left running.
+"${starterd}" "${flags[@]}" 2>"${tmp}/starterd.err" &
+starter=$!
+kill_at_exit "${starter}"
+wait_until reporting || fatal "after a restart of starterd, never both running: $(cat "${tmp}/status")"
+pids=($(awk '$2 == "RUNNING" {print $3}' "${tmp}/status"))
+[[ ${#pids[@]} == 2 ]] || fail "two pids: ${pids[*]}"
+kill_at_exit "${pids[@]}"
+kill -KILL "${starter}"
+wait "${starter}" 2>/dev/null
+all_gone() {
+  local pid
+  for pid in "${pids[@]}"; do
+    kill -0 "${pid}" 2>/dev/null && return 1
+  done
+  return 0
+}
+wait_until all_gone || fail "applications outlived their starter: $(ps -o pid,comm -p "${pids[@]}")"
+
+# Bad input to starterd: one line, exit 1.
+expect_one_line_error "--restart_backoff_max_ms=5 is below --restart_backoff_initial_ms" \
+  "${starterd}" "${flags[@]}" --restart_backoff_initial_ms=10 --restart_backoff_max_ms=5
+expect_one_line_error "--config" "${starterd}" --config="${tmp}/none.json"
+expect_one_line_error "unexpected|argument" "${starterd}" "${flags[@]}" extra
+
+finish "starterd and aos_starter: every case as expected"
