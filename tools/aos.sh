@@ -345,66 +345,115 @@ PY
   log "$(tail -n 1 <<<"${lines}")"
 }
 
+# One application of a run's node config as JSON: name $1, binary $2,
+# autostart $3 (true or false), arguments the rest (passed exactly: no
+# shell quoting reaches them).
+application_json() {
+  python3 -c 'import json, sys
+name, binary, autostart = sys.argv[1:4]
+print(json.dumps({"name": name, "executable_name": binary,
+                  "autostart": autostart == "true", "args": sys.argv[4:]}))' "$@"
+}
+
+# run_config FILE IMPORT APPLICATION_JSON...: writes the node config of a
+# run: the flattened config IMPORT (an absolute path) and these
+# applications (application_json), for starterd to run.
+run_config() {
+  local file="$1" import="$2" applications
+  shift 2
+  applications="$(IFS=,; echo "$*")"
+  printf '{"imports": [%s], "applications": [%s]}\n' \
+    "$(python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "${import}")" \
+    "${applications}" >"${file}"
+}
+
 # The main job: pong, ping and aos_timing_report_streamer --application=ping
-# on a private --shm_base, started by aos_launch (docs/aos_launch.md): the
-# streamer starts once ping and pong have each sent a timing report;
-# reports stream for --duration seconds (default 10) or until Ctrl-C, then
-# the streamer's summary prints, then ping's (aos_launch stops ping after
-# the streamer ended, and runs it in a process group of its own, so Ctrl-C
-# reaches the streamer alone and the two never interleave), then a
-# comparison with cyclictest. Every process and shared memory file is
-# cleaned up. Arguments: split_run_args. Fails when a program could not
-# start, when ping got no pong, or when the recording failed.
+# on a private --shm_base. A node starter (starterd, docs/starter.md) runs
+# the applications from a node config written for the run: pong (and
+# aos_logger for --log) at once, then ping by command once pong reports
+# (aos_starter start --until_reporting), so no ping goes unanswered while
+# pong starts. The streamer shows ping's reports for --duration seconds
+# (default 10) or until Ctrl-C (the starter runs in a session of its own,
+# so Ctrl-C reaches the streamer alone); then the starter stops ping,
+# which prints its summary, then pong; then the comparison with
+# cyclictest. Every process and shared memory file is cleaned up.
+# Arguments: split_run_args. Fails when a program could not start, when
+# ping got no pong, or when the recording failed.
 run_main_job() {
   local log_file="" ping_args=() pong_args=() streamer_args=()
   split_run_args "$@" || return 1
   local targets=(//examples:ping //examples:pong
-    //aos/tools:aos_timing_report_streamer //aos/starter:aos_launch)
+    //aos/tools:aos_timing_report_streamer //aos/starter:starterd
+    //aos/starter:aos_starter)
   [[ -n "${log_file}" ]] && targets+=(//aos/events/logging:aos_logger)
   bazel_cmd build "${targets[@]}"
-  local base config work status=0
-  config="bazel-bin/examples/pingpong_config.json"
+  local base work status=0 bin starter=""
+  bin="$(pwd)/bazel-bin"
   # Quiet: glog's "Terminated, exiting" after every summary says nothing.
   local quiet=(--minloglevel=1)
-  check_flags bazel-bin/examples/ping "${ping_args[@]+"${ping_args[@]}"}" || return 1
-  check_flags bazel-bin/aos/tools/aos_timing_report_streamer \
+  check_flags "${bin}/examples/ping" "${ping_args[@]+"${ping_args[@]}"}" || return 1
+  check_flags "${bin}/aos/tools/aos_timing_report_streamer" \
     "${streamer_args[@]+"${streamer_args[@]}"}" || return 1
   base="$(mktemp -d /dev/shm/aos_pingpong.XXXXXX)"
   work="$(mktemp -d "${TMPDIR:-/tmp}/aos_run.XXXXXX")"
-  cleanup() { rm -rf "${base}" "${work}"; }
+  local config="${work}/node.json"
+  cleanup() {
+    if [[ -n "${starter}" ]]; then
+      kill -TERM "${starter}" 2>/dev/null || true
+      wait "${starter}" 2>/dev/null || true
+      starter=""
+    fi
+    rm -rf "${base}" "${work}"
+  }
   trap cleanup EXIT
-  # Ctrl-C reaches the streamer (and aos_launch, which then stops the
-  # rest); we go on after.
+  # Ctrl-C reaches the streamer; we go on after.
   trap ':' INT TERM
   trap 'exit 129' HUP
   local common=("${quiet[@]}" --config="${config}" --shm_base="${base}")
-  local applications=() launch_flags=(--statuses="${work}/statuses")
+  local applications=()
   if [[ -n "${log_file}" ]]; then
-    # Started first, so it records ping and pong from their first message;
-    # it sends no timing reports to wait for.
-    applications+=(aos_logger bazel-bin/aos/events/logging/aos_logger
-      "${common[@]}" --log_file="${log_file}" ::)
-    launch_flags+=(--no_reports=aos_logger)
+    # Started with pong, before ping: it records ping from its first
+    # message.
+    applications+=("$(application_json aos_logger \
+      "${bin}/aos/events/logging/aos_logger" true "${common[@]}" \
+      --log_file="${log_file}")")
   fi
-  applications+=(pong bazel-bin/examples/pong "${common[@]}"
-    "${pong_args[@]+"${pong_args[@]}"}" ::)
-  applications+=(ping bazel-bin/examples/ping "${common[@]}"
-    --summary_json="${work}/ping.json" "${ping_args[@]+"${ping_args[@]}"}")
-  log "starting pong and ping (shared memory in ${base}); once both report, streaming ping's timing reports; Ctrl-C to stop early"
-  bazel-bin/aos/starter/aos_launch "${common[@]}" "${launch_flags[@]}" -- \
-    "${applications[@]}" ::: \
-    bazel-bin/aos/tools/aos_timing_report_streamer "${common[@]}" \
-    --application=ping --duration=10 \
-    "${streamer_args[@]+"${streamer_args[@]}"}" || status=$?
+  applications+=("$(application_json pong "${bin}/examples/pong" true \
+    "${common[@]}" "${pong_args[@]+"${pong_args[@]}"}")")
+  applications+=("$(application_json ping "${bin}/examples/ping" false \
+    "${common[@]}" --summary_json="${work}/ping.json" \
+    "${ping_args[@]+"${ping_args[@]}"}")")
+  run_config "${config}" "${bin}/examples/pingpong_config.json" \
+    "${applications[@]}"
+  log "starting pong, then ping once pong reports, under starterd (shared memory in ${base}); streaming ping's timing reports; Ctrl-C to stop early"
+  setsid "${bin}/aos/starter/starterd" "${common[@]}" \
+    --statuses="${work}/statuses" &
+  starter=$!
+  local aos_starter=("${bin}/aos/starter/aos_starter" "${common[@]}"
+    --until_reporting --timeout_s=60)
+  if "${aos_starter[@]}" start pong >/dev/null &&
+    "${aos_starter[@]}" start ping >/dev/null; then
+    "${bin}/aos/tools/aos_timing_report_streamer" "${common[@]}" \
+      --application=ping --duration=10 \
+      "${streamer_args[@]+"${streamer_args[@]}"}" || status=$?
+    # Ctrl-C ended it, as asked.
+    ((status == 130)) && status=0
+  else
+    log "nothing was measured"
+    status=1
+  fi
+  kill -TERM "${starter}" 2>/dev/null
+  wait "${starter}" 2>/dev/null
+  starter=""
   finish_launched_run "${work}" "${status}" || status=$?
   cleanup
   trap - EXIT INT TERM HUP
   return "${status}"
 }
 
-# After aos_launch (exit status $2, having said what failed) ended, with
-# its --statuses and ping's --summary_json in directory $1: what the
-# statuses mean for this run (no pong, an incomplete recording), then the
+# After the applications were stopped (the run's status so far $2, what
+# failed said), with the starter's --statuses and ping's --summary_json in
+# directory $1: what the statuses mean for this run (no pong, an incomplete recording), then the
 # comparison with the machine. Returns the run's status. Uses the caller's
 # log_file and ping_args.
 finish_launched_run() {
@@ -415,7 +464,7 @@ finish_launched_run() {
     log "--log=${log_file}: aos_logger failed with status ${logger_status} (its message is above); the recording is incomplete or missing"
     ((status == 0)) && status=1
   fi
-  # ping never ran, or failed: aos_launch said so, and there is no summary.
+  # ping never ran, or failed: the starter said so, and there is no summary.
   [[ "${ping_status}" == 0 && -s "${work}/ping.json" ]] || return "${status}"
   if [[ "$(json_figure "${work}/ping.json" pongs)" == 0 ]]; then
     log "ping got no pong: pong did not answer (its messages are above)"
@@ -441,11 +490,12 @@ run_multinode_job() {
   local targets=(//examples:ping //examples:pong
     //aos/tools:aos_timing_report_streamer //aos/network:message_bridge
     //aos/tools:aos_dump //examples:multinode_pingpong_config
-    //aos/starter:aos_launch)
+    //aos/starter:starterd //aos/starter:aos_starter)
   [[ -n "${log_file}" ]] && targets+=(//aos/events/logging:aos_logger)
   bazel_cmd build "${targets[@]}"
-  local config="bazel-bin/examples/multinode_pingpong_config.json"
-  local bin="bazel-bin"
+  local bin
+  bin="$(pwd)/bazel-bin"
+  local channels="${bin}/examples/multinode_pingpong_config.json"
   local quiet=(--minloglevel=1)
   check_flags "${bin}/examples/ping" "${ping_args[@]+"${ping_args[@]}"}" || return 1
   check_flags "${bin}/aos/tools/aos_timing_report_streamer" \
@@ -459,30 +509,30 @@ run_multinode_job() {
   # at most 101, so DDS's ports (7400 + 250 x domain) stay below the
   # ephemeral ports.
   domain=$((1 + RANDOM % 100))
-  local at1="" at2="" interface1=lo interface2=lo
+  local in1=() in2=() interface1=lo interface2=lo
   if [[ "$(id -u)" == 0 ]] && tools/netns_pair.sh up aosrun 2>/dev/null; then
     netns=aosrun
-    at1=@aosrun1
-    at2=@aosrun2
+    in1=(ip netns exec aosrun1)
+    in2=(ip netns exec aosrun2)
     interface1=aosrun1v
     interface2=aosrun2v
     log "pi1 and pi2 are network namespaces aosrun1 and aosrun2 (veth)"
   else
     log "not root (or no ip netns): both nodes on loopback"
   fi
-  # Each node's applications are started by an aos_launch of their own
-  # (docs/aos_launch.md), in a session of its own so that Ctrl-C reaches
-  # only the streamer: pi2's (its bridge, pong) and pi1's (the recorder,
-  # its bridge) until stopped; then ping with the streamer in the
-  # foreground, once the bridges are connected.
-  local pi1_launch="" pi2_launch=""
+  # Each node's applications are run by a starter of its own
+  # (docs/starter.md), inside the node's namespace, in a session of its own
+  # so that Ctrl-C reaches only the streamer: pi2's (its bridge, pong) and
+  # pi1's (the recorder, its bridge, and ping by command once the bridges
+  # are connected).
+  local starter1="" starter2=""
   cleanup() {
     local pid
-    for pid in ${pi1_launch} ${pi2_launch}; do
+    for pid in ${starter1} ${starter2}; do
       kill -TERM "${pid}" 2>/dev/null || true
       wait "${pid}" 2>/dev/null || true
     done
-    pi1_launch="" pi2_launch=""
+    starter1="" starter2=""
     [[ -n "${netns}" ]] && tools/netns_pair.sh down "${netns}"
     rm -rf "${base1}" "${base2}" "${certs}" "${work}"
   }
@@ -491,59 +541,65 @@ run_multinode_job() {
   trap 'exit 129' HUP
   tools/dds_security/make_test_ca.sh "${certs}/ca" pi1 pi2 || return 1
   log "DDS Security on: the bridges authenticate with a test CA made for this run (${certs}/ca)"
-  local launch=("${bin}/aos/starter/aos_launch" "${quiet[@]}" --config="${config}")
-  local on1=("${quiet[@]}" --config="${config}" --node=pi1 --shm_base="${base1}")
-  local on2=("${quiet[@]}" --config="${config}" --node=pi2 --shm_base="${base2}")
-  local bridge=("${bin}/aos/network/message_bridge" --dds_domain="${domain}"
-    --dds_security="${certs}/ca")
-  setsid "${launch[@]}" --node=pi2 --shm_base="${base2}" \
-    --statuses="${work}/pi2_statuses" -- \
-    "message_bridge${at2}" "${bridge[@]}" "${on2[@]}" \
-    --dds_interface="${interface2}" :: \
-    "pong${at2}" "${bin}/examples/pong" "${on2[@]}" \
-    "${pong_args[@]+"${pong_args[@]}"}" &
-  pi2_launch=$!
-  local pi1_applications=() pi1_flags=(--statuses="${work}/pi1_statuses")
+  local config1="${work}/pi1.json" config2="${work}/pi2.json"
+  local on1=("${quiet[@]}" --config="${config1}" --node=pi1 --shm_base="${base1}")
+  local on2=("${quiet[@]}" --config="${config2}" --node=pi2 --shm_base="${base2}")
+  local bridge="${bin}/aos/network/message_bridge"
+  local bridge_args=(--dds_domain="${domain}" --dds_security="${certs}/ca")
+  run_config "${config2}" "${channels}" \
+    "$(application_json message_bridge "${bridge}" true "${on2[@]}" \
+      "${bridge_args[@]}" --dds_interface="${interface2}")" \
+    "$(application_json pong "${bin}/examples/pong" true "${on2[@]}" \
+      "${pong_args[@]+"${pong_args[@]}"}")"
+  local pi1_applications=()
   if [[ -n "${log_file}" ]]; then
-    pi1_applications+=(aos_logger "${bin}/aos/events/logging/aos_logger"
-      "${on1[@]}" --log_file="${log_file}" ::)
-    pi1_flags+=(--no_reports=aos_logger)
+    pi1_applications+=("$(application_json aos_logger \
+      "${bin}/aos/events/logging/aos_logger" true "${on1[@]}" \
+      --log_file="${log_file}")")
   fi
-  pi1_applications+=("message_bridge${at1}" "${bridge[@]}" "${on1[@]}"
-    --dds_interface="${interface1}")
-  setsid "${launch[@]}" --node=pi1 --shm_base="${base1}" "${pi1_flags[@]}" \
-    -- "${pi1_applications[@]}" &
-  pi1_launch=$!
+  pi1_applications+=(
+    "$(application_json message_bridge "${bridge}" true "${on1[@]}" \
+      "${bridge_args[@]}" --dds_interface="${interface1}")"
+    "$(application_json ping "${bin}/examples/ping" false "${on1[@]}" \
+      --summary_json="${work}/ping.json" "${ping_args[@]+"${ping_args[@]}"}")")
+  run_config "${config1}" "${channels}" "${pi1_applications[@]}"
+  setsid "${in2[@]+"${in2[@]}"}" "${bin}/aos/starter/starterd" "${on2[@]}" \
+    --statuses="${work}/pi2_statuses" &
+  starter2=$!
+  setsid "${in1[@]+"${in1[@]}"}" "${bin}/aos/starter/starterd" "${on1[@]}" \
+    --statuses="${work}/statuses" &
+  starter1=$!
   # Ping starts once the bridges have found each other (pi1's bridge says
   # pi2 is CONNECTED: DDS discovery and the security handshake done), so its
-  # first pings are not answered late; a launcher that ended meanwhile has
-  # said why.
+  # first pings are not answered late.
   if ! grep -q -m 1 '"CONNECTED"' < <(timeout 60 "${bin}/aos/tools/aos_dump" \
     "${on1[@]}" /pi1/aos aos.message_bridge.ServerStatistics 2>/dev/null); then
-    if ! running "${pi1_launch}" || ! running "${pi2_launch}"; then
-      log "nothing was measured"
+    if ! running "${starter1}" || ! running "${starter2}"; then
+      log "a starter ended; nothing was measured"
       cleanup
       trap - EXIT INT TERM HUP
       return 1
     fi
     log "the bridges did not connect within 60 s; starting ping anyway"
   fi
-  log "streaming every node's timing reports on pi1; Ctrl-C to stop early"
-  "${launch[@]}" --node=pi1 --shm_base="${base1}" \
-    --statuses="${work}/statuses" -- \
-    "ping${at1}" "${bin}/examples/ping" "${on1[@]}" \
-    --summary_json="${work}/ping.json" "${ping_args[@]+"${ping_args[@]}"}" \
-    ::: "${bin}/aos/tools/aos_timing_report_streamer" "${quiet[@]}" \
-    --config="${config}" --shm_base="${base1}" --duration=10 \
-    "${streamer_args[@]+"${streamer_args[@]}"}" || status=$?
-  # pi1's recorder and bridge, then pi2's applications.
+  if "${bin}/aos/starter/aos_starter" "${on1[@]}" --until_reporting \
+    --timeout_s=60 start ping >/dev/null; then
+    log "streaming every node's timing reports on pi1; Ctrl-C to stop early"
+    "${bin}/aos/tools/aos_timing_report_streamer" "${quiet[@]}" \
+      --config="${config1}" --shm_base="${base1}" --duration=10 \
+      "${streamer_args[@]+"${streamer_args[@]}"}" || status=$?
+    ((status == 130)) && status=0
+  else
+    log "nothing was measured"
+    status=1
+  fi
+  # pi1's starter (ping, its bridge, the recorder), then pi2's.
   local pid
-  for pid in "${pi1_launch}" "${pi2_launch}"; do
+  for pid in "${starter1}" "${starter2}"; do
     kill -TERM "${pid}" 2>/dev/null || true
     wait "${pid}" || status=1
   done
-  pi1_launch="" pi2_launch=""
-  cat "${work}/pi1_statuses" >>"${work}/statuses" 2>/dev/null
+  starter1="" starter2=""
   finish_launched_run "${work}" "${status}" || status=$?
   cleanup
   trap - EXIT INT TERM HUP

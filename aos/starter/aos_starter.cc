@@ -33,6 +33,9 @@ DEFINE_string(this_node, "",
               "The node aos_starter runs as (default: the node whose hostname "
               "is this machine's, else --node): another node's starter is "
               "reached through the message bridge.");
+DEFINE_bool(until_reporting, false,
+            "start, restart: also wait until the application sends timing "
+            "reports (how a script starts what depends on it).");
 DEFINE_double(timeout_s, 10,
               "How long to wait for the starter's status, or for a command's "
               "result (seconds, > 0).");
@@ -268,7 +271,8 @@ int Main(int argc, char** argv) {
           rpc_command == Command::STOP
               ? now->state() == State::STOPPED
               : (now->state() == State::RUNNING &&
-                 (rpc_command == Command::START || now->id() != old_id)) ||
+                 (rpc_command == Command::START || now->id() != old_id) &&
+                 (!FLAGS_until_reporting || now->has_active_timing_report())) ||
                     (now->state() == State::STOPPED &&
                      now->last_stop_reason() !=
                          LastStopReason::STOP_REQUESTED &&
@@ -284,11 +288,19 @@ int Main(int argc, char** argv) {
   }
   const std::string said = StrCat(
       name, ": ", EnumNameState(now->state()),
+      FLAGS_until_reporting && now->state() == State::RUNNING
+          ? (now->has_active_timing_report()
+                 ? ", reporting"
+                 : StrCat(", no timing report in ", FLAGS_timeout_s, " s"))
+          : "",
       now->pid() == 0 ? "" : StrCat(" (pid ", now->pid(), ")"),
       now->message() == nullptr ? ""
                                 : StrCat(": ", now->message()->string_view()));
-  const bool ok = rpc_command == Command::STOP ? now->state() == State::STOPPED
-                                               : now->state() == State::RUNNING;
+  const bool ok =
+      rpc_command == Command::STOP
+          ? now->state() == State::STOPPED
+          : now->state() == State::RUNNING &&
+                (!FLAGS_until_reporting || now->has_active_timing_report());
   if (!ok) ExitForUserError(said);
   printf("%s\n", said.c_str());
   return 0;
@@ -306,7 +318,8 @@ int main(int argc, char** argv) {
       "uptime, CPU and memory over the starter's last period, whether it\n"
       "sends timing reports, how it last ended and why it is not running).\n"
       "start, stop, restart: sends the command to the node's starterd and\n"
-      "waits (--timeout_s) until its status shows the result; exits 1,\n"
+      "waits (--timeout_s) until its status shows the result (with\n"
+      "--until_reporting, until it also sends timing reports); exits 1,\n"
       "saying why, if it does not, or if APP is not an application of the\n"
       "node. --node talks to another node's starter through the message\n"
       "bridge.\n"

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "aos/config_flag.h"
+#include "aos/configuration_lookup.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
 #include "aos/node_flag.h"
@@ -59,6 +60,20 @@ int Main() {
   if (!config.ok()) ExitForUserError(StrCat(config.status().message()));
   auto node = ReadNodeFlag(config->message());
   if (!node.ok()) ExitForUserError(StrCat(node.status().message()));
+  // The starter's channels: what it sends on and reads from, named.
+  for (const std::string_view type :
+       {Status::GetFullyQualifiedName(), StarterRpc::GetFullyQualifiedName()}) {
+    std::string why_not;
+    if (configuration::GetChannel(
+            config->message(), "/aos", type, "starter", *node, &why_not,
+            type == Status::GetFullyQualifiedName()
+                ? configuration::ChannelAccess::kSend
+                : configuration::ChannelAccess::kRead) == nullptr) {
+      ExitForUserError(StrCat("--config=", FLAGS_config, ": ", why_not,
+                              " (import aos/aos.json, or add the starter's "
+                              "channels as docs/starter.md shows)"));
+    }
+  }
   StarterOptions options;
   options.supervisor.backoff = {
       .initial = std::chrono::milliseconds(FLAGS_restart_backoff_initial_ms),

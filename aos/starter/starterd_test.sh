@@ -40,9 +40,9 @@ head -1 "${tmp}/status" | grep -qE "^ *NAME +STATE +PID +RESTARTS +UPTIME +CPU +
 "${aos_starter}" "${flags[@]}" stop beta >"${tmp}/out" 2>&1 ||
   fail "stop beta: $(cat "${tmp}/out")"
 grep -q "^beta: STOPPED$" "${tmp}/out" || fail "stop beta said: $(cat "${tmp}/out")"
-"${aos_starter}" "${flags[@]}" start beta >"${tmp}/out" 2>&1 ||
+"${aos_starter}" "${flags[@]}" --until_reporting start beta >"${tmp}/out" 2>&1 ||
   fail "start beta: $(cat "${tmp}/out")"
-grep -qE "^beta: RUNNING \(pid [0-9]+\)$" "${tmp}/out" || fail "start beta said: $(cat "${tmp}/out")"
+grep -qE "^beta: RUNNING, reporting \(pid [0-9]+\)$" "${tmp}/out" || fail "start beta said: $(cat "${tmp}/out")"
 old_pid="$(sed -E 's/.*pid ([0-9]+).*/\1/' "${tmp}/out")"
 "${aos_starter}" "${flags[@]}" restart beta >"${tmp}/out" 2>&1 ||
   fail "restart beta: $(cat "${tmp}/out")"
