@@ -79,6 +79,21 @@ DEFINE_validator(cpu_dma_latency_scope, &ValidateCpuDmaLatencyScope);
 }  // namespace
 
 namespace aos {
+
+std::string ShmBase() {
+  gflags::CommandLineFlagInfo info;
+  const bool found = gflags::GetCommandLineFlagInfo("shm_base", &info);
+  const char* inherited = getenv("AOS_SHM_BASE");
+  if (found && info.is_default && FLAGS_shm_base == info.default_value &&
+      inherited != nullptr && inherited[0] != '\0') {
+    return inherited;
+  }
+  return FLAGS_shm_base;
+}
+
+}  // namespace aos
+
+namespace aos {
 namespace {
 
 using ipc_lib::MessageInfo;
@@ -600,7 +615,7 @@ class ShmTimer : public TimerHandler {
 ShmEventLoop::ShmEventLoop(const Configuration* configuration,
                            std::string_view name, const Node* node)
     : EventLoop(name, configuration, node),
-      shm_base_(FLAGS_shm_base),
+      shm_base_(ShmBase()),
       permissions_(ParsePermissions()) {
   // Reads the wakeup signal once Run() blocks it in the loop's thread.
   const sigset_t signals = WakeupSignals();
@@ -652,7 +667,7 @@ void ShmEventLoop::StopWakeupEnd() {
 }
 
 std::string ShmEventLoop::ShmPath(const Channel* channel) {
-  return ShmPath(FLAGS_shm_base, channel);
+  return ShmPath(ShmBase(), channel);
 }
 
 std::string ShmEventLoop::ShmPath(std::string_view shm_base,

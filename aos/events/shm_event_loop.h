@@ -60,6 +60,17 @@ DECLARE_string(application_name);
 DECLARE_string(shm_base);
 DECLARE_string(permissions);
 DECLARE_bool(die_on_rt_failure);
+
+namespace aos {
+
+// The directory of the shared memory files: --shm_base when it was given
+// (on the command line, or set in the program), else $AOS_SHM_BASE when it
+// is set and not empty, else --shm_base's default (/dev/shm/aos). A starter
+// sets AOS_SHM_BASE for the applications it runs, so that they share its
+// --shm_base without each being told.
+std::string ShmBase();
+
+}  // namespace aos
 DECLARE_bool(die_on_malloc);
 DECLARE_int32(cpu_dma_latency_us);
 DECLARE_string(cpu_dma_latency_scope);
@@ -152,7 +163,7 @@ class ShmEventLoop : public EventLoop {
   void StopWakeupEnd();
 
   // The file a channel's queue lives in, under `shm_base` (by default
-  // --shm_base now).
+  // ShmBase() now).
   static std::string ShmPath(const Channel* channel);
   static std::string ShmPath(std::string_view shm_base, const Channel* channel);
   // The --shm_base this loop was made with: as in AOS, read once, when the

@@ -80,11 +80,13 @@ int Main() {
       .max = std::chrono::milliseconds(FLAGS_restart_backoff_max_ms),
       .healthy_after = std::chrono::milliseconds(FLAGS_healthy_after_ms)};
   options.supervisor.lock_dir = FLAGS_lock_dir.empty()
-                                    ? StrCat(FLAGS_shm_base, "/starter")
+                                    ? StrCat(ShmBase(), "/starter")
                                     : FLAGS_lock_dir;
   options.binary_dir = FLAGS_binary_dir;
   options.config_path = FLAGS_config;
   options.status_period = std::chrono::milliseconds(FLAGS_status_period_ms);
+  // The applications share our shared memory directory (ShmBase).
+  setenv("AOS_SHM_BASE", ShmBase().c_str(), /*overwrite=*/1);
   ShmEventLoop loop(&config->message(), "starter", *node);
   Starter starter(&loop, &config->message(), *node, std::move(options));
   loop.Run();

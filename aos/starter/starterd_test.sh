@@ -11,11 +11,11 @@ base="${tmp}/shm"
 config="${tmp}/node.json"
 flags=(--config="${config}" --shm_base="${base}")
 
-# alpha and beta: the test app, reporting every 50 ms; beta also records
-# the order of the stops.
+# alpha and beta: the test app, reporting every 50 ms, recording the order
+# of the stops. No --shm_base: they use the starter's (AOS_SHM_BASE).
 application() {
-  printf '{"name": "%s", "executable_name": "%s", "args": ["--config=%s", "--shm_base=%s", "--name=%s", "--timing_report_ms=50", "--on_stop_append=%s"]}' \
-    "$1" "${app}" "${config}" "${base}" "$1" "${tmp}/stopped"
+  printf '{"name": "%s", "executable_name": "%s", "args": ["--config=%s", "--name=%s", "--timing_report_ms=50", "--on_stop_append=%s"]}' \
+    "$1" "${app}" "${config}" "$1" "${tmp}/stopped"
 }
 cat >"${config}" <<JSON
 {

@@ -99,7 +99,7 @@ streamer::StreamerFlags Flags() {
       .max_path_age_us = FLAGS_max_path_age_us,
       .no_match_warning_s = FLAGS_no_match_warning_s,
       .config = FLAGS_config,
-      .shm_base = FLAGS_shm_base,
+      .shm_base = aos::ShmBase(),
   };
 }
 
