@@ -351,8 +351,34 @@ PY
 application_json() {
   python3 -c 'import json, sys
 name, binary, autostart = sys.argv[1:4]
-print(json.dumps({"name": name, "executable_name": binary,
-                  "autostart": autostart == "true", "args": sys.argv[4:]}))' "$@"
+application = {"name": name, "executable_name": binary,
+               "autostart": autostart == "true", "args": sys.argv[4:]}
+# A recorder that fails is not restarted: the recording is what failed.
+if name == "aos_logger":
+    application["autorestart"] = False
+print(json.dumps(application))' "$@"
+}
+
+# started_ok AOS_STARTER... -- NAME...: each application NAME runs, as the
+# starter's status says (aos_starter status); else says which did not, and
+# why, and returns 1.
+started_ok() {
+  local aos_starter=() name row ok=0
+  while [[ "$1" != -- ]]; do aos_starter+=("$1"); shift; done
+  shift
+  local status
+  status="$("${aos_starter[@]}" status 2>&1)" || {
+    log "${status}"
+    return 1
+  }
+  for name in "$@"; do
+    row="$(awk -v name="${name}" '$1 == name {$1 = $1; print}' <<<"${status}")"
+    if [[ "$(awk '{print $2}' <<<"${row}")" != RUNNING ]]; then
+      log "${name} is not running: ${row:-not in the status of the starter} (its message is above)"
+      ok=1
+    fi
+  done
+  return "${ok}"
 }
 
 # run_config FILE IMPORT APPLICATION_JSON...: writes the node config of a
@@ -406,8 +432,10 @@ run_main_job() {
     rm -rf "${base}" "${work}"
   }
   trap cleanup EXIT
-  # Ctrl-C reaches the streamer; we go on after.
-  trap ':' INT TERM
+  # Ctrl-C reaches the streamer (or aos_starter, while ping starts); we go
+  # on after.
+  local interrupted=""
+  trap 'interrupted=1' INT TERM
   trap 'exit 129' HUP
   local common=("${quiet[@]}" --config="${config}" --shm_base="${base}")
   local applications=()
@@ -430,14 +458,19 @@ run_main_job() {
     --statuses="${work}/statuses" &
   starter=$!
   local aos_starter=("${bin}/aos/starter/aos_starter" "${common[@]}"
-    --until_reporting --timeout_s=60)
-  if "${aos_starter[@]}" start pong >/dev/null &&
-    "${aos_starter[@]}" start ping >/dev/null; then
+    --timeout_s=60)
+  local recorder=()
+  [[ -n "${log_file}" ]] && recorder=(aos_logger)
+  if "${aos_starter[@]}" --until_reporting start pong >/dev/null &&
+    started_ok "${aos_starter[@]}" -- "${recorder[@]+"${recorder[@]}"}" &&
+    "${aos_starter[@]}" --until_reporting start ping >/dev/null; then
     "${bin}/aos/tools/aos_timing_report_streamer" "${common[@]}" \
       --application=ping --duration=10 \
       "${streamer_args[@]+"${streamer_args[@]}"}" || status=$?
     # Ctrl-C ended it, as asked.
     ((status == 130)) && status=0
+  elif [[ -n "${interrupted}" ]]; then
+    log "stopped before ping ran, as asked; nothing was measured"
   else
     log "nothing was measured"
     status=1
@@ -537,7 +570,8 @@ run_multinode_job() {
     rm -rf "${base1}" "${base2}" "${certs}" "${work}"
   }
   trap cleanup EXIT
-  trap ':' INT TERM
+  local interrupted=""
+  trap 'interrupted=1' INT TERM
   trap 'exit 129' HUP
   tools/dds_security/make_test_ca.sh "${certs}/ca" pi1 pi2 || return 1
   log "DDS Security on: the bridges authenticate with a test CA made for this run (${certs}/ca)"
@@ -582,13 +616,19 @@ run_multinode_job() {
     fi
     log "the bridges did not connect within 60 s; starting ping anyway"
   fi
-  if "${bin}/aos/starter/aos_starter" "${on1[@]}" --until_reporting \
+  local recorder=()
+  [[ -n "${log_file}" ]] && recorder=(aos_logger)
+  if started_ok "${bin}/aos/starter/aos_starter" "${on1[@]}" -- \
+    "${recorder[@]+"${recorder[@]}"}" &&
+    "${bin}/aos/starter/aos_starter" "${on1[@]}" --until_reporting \
     --timeout_s=60 start ping >/dev/null; then
     log "streaming every node's timing reports on pi1; Ctrl-C to stop early"
     "${bin}/aos/tools/aos_timing_report_streamer" "${quiet[@]}" \
       --config="${config1}" --shm_base="${base1}" --duration=10 \
       "${streamer_args[@]+"${streamer_args[@]}"}" || status=$?
     ((status == 130)) && status=0
+  elif [[ -n "${interrupted}" ]]; then
+    log "stopped before ping ran, as asked; nothing was measured"
   else
     log "nothing was measured"
     status=1

@@ -54,51 +54,88 @@ fake "${tree}/bazel-bin/examples/pong" "${PROGRAM}"
 fake "${tree}/bazel-bin/aos/network/message_bridge" "${PROGRAM}"
 fake "${tree}/bazel-bin/aos/tools/aos_dump" 'echo "\"CONNECTED\""'
 fake "${tree}/tools/netns_pair.sh" 'exit 1'
-# aos_launch as it behaves: starts NAME BINARY ARGS... groups (split by ::)
-# in order, fails naming one that exited as it started, runs the command
-# after ::: (or waits for SIGTERM) and then stops them in reverse order,
-# writing --statuses.
-fake "${tree}/bazel-bin/aos/starter/aos_launch" 'for a; do [[ $a == --statuses=* ]] && statuses="${a#*=}"; done
-while (($#)) && [[ $1 != -- ]]; do shift; done
-shift
-names=() pids=() app=() foreground=()
-start() { "${app[@]:1}" & pids+=($!); names+=("${app[0]}"); app=(); }
-while (($#)); do
-  case $1 in
-    ::) start ;;
-    :::) start; shift; foreground=("$@"); break ;;
-    *) app+=("$1") ;;
-  esac
-  shift
-done
-((${#app[@]})) && start
-sleep 0.3
-for i in "${!pids[@]}"; do
-  if ! kill -0 "${pids[i]}" 2>/dev/null; then
-    wait "${pids[i]}"
-    echo "aos_launch: ${names[i]} exited with status $? as it started" >&2
-    kill "${pids[@]}" 2>/dev/null
-    exit 1
-  fi
-done
-status=0
-if ((${#foreground[@]})); then
-  "${foreground[@]}" || status=1
-else
-  trap : TERM INT HUP
-  sleep 1000 &
-  wait $!
-  kill $! 2>/dev/null
-fi
-: >"${statuses}"
-for ((i = ${#pids[@]} - 1; i >= 0; --i)); do
-  kill -TERM "${pids[i]}"
-  wait "${pids[i]}"
-  s=$?
-  echo "${names[i]} ${s}" >>"${statuses}"
-  ((s == 0)) || status=1
-done
-exit "${status}"'
+# starterd as it behaves, for what run needs: runs --config's autostart
+# applications in order, starts one when aos_starter asks, keeps each one's
+# state where aos_starter reads it (--shm_base/fake_starter), and on SIGTERM
+# stops them in reverse start order, writing --statuses.
+cat >"${tree}/bazel-bin/aos/starter/starterd" <<PY
+#!/usr/bin/env python3
+import json, os, signal, subprocess, sys, time
+with open("${calls}/starterd", "a") as calls:
+    calls.write(" ".join(sys.argv[1:]) + "\\n")
+if "--version" in sys.argv:
+    sys.exit(0)
+flags = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+apps = json.load(open(flags["config"]))["applications"]
+state = os.path.join(flags["shm_base"], "fake_starter")
+os.makedirs(state, exist_ok=True)
+procs, order, stopping = {}, [], []
+signal.signal(signal.SIGTERM, lambda *_: stopping.append(1))
+def start(app):
+    procs[app["name"]] = subprocess.Popen([app["executable_name"]] + app["args"])
+    order.append(app["name"])
+for app in apps:
+    if app.get("autostart", True):
+        start(app)
+while not stopping:
+    for app in apps:
+        request = os.path.join(state, "start_" + app["name"])
+        if os.path.exists(request):
+            os.remove(request)
+            if app["name"] not in procs:
+                start(app)
+        process = procs.get(app["name"])
+        code = None if process is None else process.poll()
+        text = "STOPPED -" if process is None else (
+            f"RUNNING {process.pid}" if code is None else f"STOPPED {code}")
+        with open(os.path.join(state, app["name"]), "w") as file:
+            file.write(text)
+    time.sleep(0.05)
+lines = []
+for name in reversed(order):
+    procs[name].terminate()
+    lines.append(f"{name} {procs[name].wait()}\\n")
+if "statuses" in flags:
+    open(flags["statuses"], "w").write("".join(lines))
+PY
+# aos_starter as it behaves, against the fake starterd: status prints a
+# row per application; start NAME asks for it and waits until it runs.
+cat >"${tree}/bazel-bin/aos/starter/aos_starter" <<PY
+#!/usr/bin/env python3
+import os, sys, time
+with open("${calls}/aos_starter", "a") as calls:
+    calls.write(" ".join(sys.argv[1:]) + "\\n")
+flags = dict(a[2:].split("=", 1) for a in sys.argv[1:] if a.startswith("--") and "=" in a)
+words = [a for a in sys.argv[1:] if not a.startswith("--")]
+state = os.path.join(flags["shm_base"], "fake_starter")
+def read(name):
+    try:
+        return open(os.path.join(state, name)).read().split()
+    except OSError:
+        return None
+deadline = time.time() + 10
+if words[0] == "status":
+    while not os.path.isdir(state) and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    print("  NAME  STATE  PID")
+    for name in sorted(os.listdir(state)):
+        if not name.startswith("start_"):
+            print("  " + name + "  " + " ".join(read(name)))
+    sys.exit(0)
+name = words[1]
+os.makedirs(state, exist_ok=True)
+open(os.path.join(state, "start_" + name), "w").close()
+while time.time() < deadline:
+    now = read(name)
+    if now and now[0] == "RUNNING":
+        print(f"{name}: RUNNING (pid {now[1]})")
+        sys.exit(0)
+    time.sleep(0.05)
+print(f"aos_starter: {name}: {now}", file=sys.stderr)
+sys.exit(1)
+PY
+chmod +x "${tree}/bazel-bin/aos/starter/starterd" "${tree}/bazel-bin/aos/starter/aos_starter"
 fake "${tree}/tools/dds_security/make_test_ca.sh" 'mkdir -p "$1"'
 # ping prints its summary when stopped: after the streamer's, if run orders
 # them; PONGS=0 makes it a ping nobody answered.
@@ -174,7 +211,7 @@ grep -q -- '--log=/nonexistent/x.mcap: there is no directory /nonexistent; nothi
 LOGGER_FAILS=1 aos run --log="${tmp}/run/run.mcap"
 status=$?
 [[ ${status} == 1 ]] || fail "run with a failing logger exited ${status}, want 1"
-grep -q "aos_logger exited with status 1 as it started" "${tmp}/run/all" ||
+grep -q "aos_logger is not running: aos_logger STOPPED 1" "${tmp}/run/all" ||
   fail "the logger's failure is not said: $(cat "${tmp}/run/all")"
 [[ -z "$(called aos_timing_report_streamer | grep -v -- --version)" ]] ||
   fail "streamed anyway: $(called aos_timing_report_streamer)"

@@ -267,8 +267,11 @@ void Starter::SendStatus() {
   for (const std::unique_ptr<SupervisedApplication>& application :
        applications_) {
     auto report = last_report_.find(application->spec().name);
-    const bool reporting =
-        report != last_report_.end() && now - report->second < kActiveReport;
+    // A report of this run: a restarted one has not reported until it
+    // sends one of its own.
+    const bool reporting = report != last_report_.end() &&
+                           now - report->second < kActiveReport &&
+                           report->second >= application->last_start_time();
     statuses.push_back(application->PackStatus(fbb, reporting));
   }
   const auto vector = fbb->CreateVector(statuses);

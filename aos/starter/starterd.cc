@@ -79,9 +79,8 @@ int Main() {
       .initial = std::chrono::milliseconds(FLAGS_restart_backoff_initial_ms),
       .max = std::chrono::milliseconds(FLAGS_restart_backoff_max_ms),
       .healthy_after = std::chrono::milliseconds(FLAGS_healthy_after_ms)};
-  options.supervisor.lock_dir = FLAGS_lock_dir.empty()
-                                    ? StrCat(ShmBase(), "/starter")
-                                    : FLAGS_lock_dir;
+  options.supervisor.lock_dir =
+      FLAGS_lock_dir.empty() ? StrCat(ShmBase(), "/starter") : FLAGS_lock_dir;
   options.binary_dir = FLAGS_binary_dir;
   options.config_path = FLAGS_config;
   options.status_period = std::chrono::milliseconds(FLAGS_status_period_ms);

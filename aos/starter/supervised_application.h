@@ -94,6 +94,10 @@ class SupervisedApplication {
   // Orders starts across applications: the starter stops in reverse.
   uint64_t start_sequence() const { return start_sequence_; }
   uint32_t restarts() const { return restarts_; }
+  // When its current (or last) run started; min_time before the first.
+  monotonic_clock::time_point last_start_time() const {
+    return last_start_time_;
+  }
   const std::string& message() const { return message_; }
   // How its last run ended (ExitCodeOf: the exit code, or -N for signal
   // N), or nothing if it never ended.

@@ -8,6 +8,7 @@ they build and run as it says.
 - The listener, the talker and the streamer run on a scratch --shm_base:
   the streamer prints both applications' reports, and the listener, once
   stopped, says it received ticks.
+- Under starterd, as the page's starter section says, both run and report.
 - The page's lesson holds: with the channel's frequency left at its default,
   the 200 Hz talker stops with the kMessagesSentTooFast line the page quotes.
 """
@@ -113,6 +114,37 @@ def check_they_run(root, base):
         fail(f"the talker says it sent none: {outputs['talker']!r}")
 
 
+def check_the_starter(root, base):
+    """The page's starter section: starterd runs both applications from the
+    config (with its --shm_base, which they inherit), aos_starter sees them
+    running and reporting, and SIGTERM stops them and starterd cleanly."""
+    config = os.path.join(root, "examples/first_app/first_app_config.json")
+    flags = [f"--config={config}", f"--shm_base={base}/starter"]
+    starterd = subprocess.Popen(
+        [os.path.join(root, "aos/starter/starterd"), f"--binary_dir={root}"] + flags,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    aos_starter = [os.path.join(root, "aos/starter/aos_starter"), "--timeout_s=60"] + flags
+    try:
+        for name in ("talker", "listener"):
+            started = subprocess.run(aos_starter + ["--until_reporting", "start", name],
+                                     capture_output=True, text=True, timeout=120)
+            if started.returncode != 0 or not re.match(
+                    rf"^{name}: RUNNING, reporting \(pid \d+\)$", started.stdout):
+                fail(f"aos_starter start {name} exited {started.returncode}: "
+                     f"{started.stdout}{started.stderr}")
+        status = subprocess.run(aos_starter + ["status"], capture_output=True, text=True,
+                                timeout=120)
+        for name in ("talker", "listener"):
+            if not re.search(rf"^ *{name} +RUNNING +\d+ +0 .* yes ", status.stdout, re.M):
+                fail(f"aos_starter status does not show {name} running and reporting:\n"
+                     f"{status.stdout}{status.stderr}")
+    finally:
+        starterd.terminate()
+        _, stderr = starterd.communicate(timeout=60)
+    if starterd.returncode != 0:
+        fail(f"starterd exited {starterd.returncode} on SIGTERM: {stderr}")
+
+
 def check_the_lesson(root, base, page_text):
     with open(os.path.join(root, "examples/first_app/first_app_config.json")) as file:
         config = json.load(file)
@@ -147,6 +179,7 @@ def main():
     base = tempfile.mkdtemp(prefix="aos_first_app.", dir="/dev/shm")
     try:
         check_they_run(root, base)
+        check_the_starter(root, base)
         check_the_lesson(root, base, page_text)
     finally:
         shutil.rmtree(base, ignore_errors=True)
