@@ -86,8 +86,8 @@ class PathOrigins {
   // saturating at 65535 us): the errors of successive translations add.
   // What forwarding between nodes does.
   PathOrigins Translated(int64_t offset_ns, int64_t uncertainty_ns) const;
-  // Empty, with nothing dropped. Cheap: what lies past size() is never
-  // read.
+  // Empty, with nothing dropped. Cheap: what lies past size() is left as
+  // it was (slots()).
   void Clear() {
     count_ = 0;
     dropped_ = 0;
@@ -99,6 +99,13 @@ class PathOrigins {
   bool empty() const { return count_ == 0; }
   // Origins left out on the way to here because a message had no room.
   uint32_t dropped() const { return dropped_; }
+  // All kMaxPathOrigins places, the first size() of them the origins; those
+  // past it hold whatever they held last (always some initialized value,
+  // never meaningful). For code that works on whole places, with no branch
+  // per origin, and masks out what is past size().
+  const std::array<PathOrigin, kMaxPathOrigins>& slots() const {
+    return origins_;
+  }
 
   // The stored form, as shared memory, the network and logs carry it.
   struct Raw {
