@@ -172,15 +172,16 @@ class SentOrigins {
   size_t Add(uint32_t origin_id, uint32_t hops, uint64_t count) noexcept;
 
   // The counts, and one more past them (origins_[kCapacity]): the sink, which
-  // RecordAsLast() increments for what the last message did not carry and
-  // for what was dropped. Never read.
+  // RecordAsLast() increments for the places past the last message's size.
+  // Never read.
   std::array<SentOriginCount, kCapacity + 1> origins_{};
   size_t count_ = 0;
   uint64_t dropped_ = 0;
   // The last message recorded, as RecordAsLast() compares it: its size
-  // (kNoLast when none, or when it had an origin dropped), each origin's head,
-  // a mask of its id and hops bits (0 past its size), and the slot its count is
-  // kept in (the sink past its size, or for an origin dropped).
+  // (kNoLast when none, or when one of its origins was dropped: dropped()
+  // must grow each time such a message is sent), each origin's head, a mask
+  // of its id and hops bits (0 past its size), and the slot its count is
+  // kept in (the sink past its size).
   size_t last_size_ = kNoLast;
   std::array<uint64_t, kMaxPathOrigins> last_heads_{};
   std::array<uint64_t, kMaxPathOrigins> last_masks_{};
