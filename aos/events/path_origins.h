@@ -75,10 +75,13 @@ class PathOrigins {
   // The same origins, each with one more hop: what a callback that got
   // these passes on in the messages it sends.
   PathOrigins NextHop() const;
-  // NextHop() in place, for origins used once (no copy).
+  // NextHop() in place, for origins used once (no copy). On a send's path:
+  // every place (slots()) gets its hop, with no branch, so it costs the same
+  // few instructions whatever size() is.
   void AddHop() {
-    for (uint32_t i = 0; i < count_; ++i) {
-      if (origins_[i].hops < UINT16_MAX) ++origins_[i].hops;
+#pragma GCC unroll 4
+    for (PathOrigin& origin : origins_) {
+      origin.hops += origin.hops != UINT16_MAX;  // Saturating.
     }
   }
   // The same origins in another node's clock: each time plus `offset_ns`,
@@ -86,8 +89,8 @@ class PathOrigins {
   // saturating at 65535 us): the errors of successive translations add.
   // What forwarding between nodes does.
   PathOrigins Translated(int64_t offset_ns, int64_t uncertainty_ns) const;
-  // Empty, with nothing dropped. Cheap: what lies past size() is never
-  // read.
+  // Empty, with nothing dropped. Cheap: what lies past size() is left as
+  // it was (slots()).
   void Clear() {
     count_ = 0;
     dropped_ = 0;
@@ -99,6 +102,13 @@ class PathOrigins {
   bool empty() const { return count_ == 0; }
   // Origins left out on the way to here because a message had no room.
   uint32_t dropped() const { return dropped_; }
+  // All kMaxPathOrigins places, the first size() of them the origins; those
+  // past it hold whatever they held last (always some initialized value,
+  // never meaningful). For code that works on whole places, with no branch
+  // per origin, and masks out what is past size().
+  const std::array<PathOrigin, kMaxPathOrigins>& slots() const {
+    return origins_;
+  }
 
   // The stored form, as shared memory, the network and logs carry it.
   struct Raw {

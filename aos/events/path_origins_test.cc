@@ -76,6 +76,28 @@ TEST(PathOriginsTest, MergeAddsOriginsAndDropCountsNextHopAddsAHop) {
   EXPECT_EQ(next.dropped(), a.dropped());
 }
 
+// AddHop() works on every place at once (slots()): the origins get one hop
+// each, saturating, and nothing else of them changes, however many there
+// are and whatever lies past them.
+TEST(PathOriginsTest, AddHopSaturatesAndChangesOnlyHops) {
+  PathOrigins origins;
+  for (uint32_t id = 1; id <= kMaxPathOrigins; ++id) {
+    origins.Add(Origin(id, 100 * id, UINT16_MAX));
+  }
+  origins.Clear();
+  PathOrigin uncertain = Origin(7, 123, 3);
+  uncertain.uncertainty_us = UINT16_MAX;
+  origins.Add(uncertain);
+  origins.Add(Origin(8, 456, UINT16_MAX - 1));
+  origins.AddHop();
+  PathOrigin expected = uncertain;
+  expected.hops = 4;
+  EXPECT_THAT(All(origins), ElementsAre(expected, Origin(8, 456, UINT16_MAX)));
+  origins.AddHop();
+  EXPECT_EQ(All(origins)[1].hops, UINT16_MAX);
+  EXPECT_EQ(All(origins)[0].uncertainty_us, UINT16_MAX);
+}
+
 TEST(PathOriginsTest, TranslatedIntoAnotherNodesClock) {
   PathOrigins origins;
   origins.Add(Origin(5, 1000, 2));

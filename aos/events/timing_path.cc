@@ -71,40 +71,38 @@ bool PathTimings::AddDecoded(const PathTiming& path) {
   return true;
 }
 
-void SentOrigins::Add(uint32_t origin_id, uint32_t hops,
-                      uint64_t count) noexcept {
+size_t SentOrigins::Add(uint32_t origin_id, uint32_t hops,
+                        uint64_t count) noexcept {
   for (size_t i = 0; i < count_; ++i) {
     if (origins_[i].origin_id == origin_id && origins_[i].hops == hops) {
       origins_[i].count += count;
-      return;
+      return i;
     }
   }
-  if (count_ == origins_.size()) {
+  if (count_ == kCapacity) {
     dropped_ += count;
-    return;
+    return kCapacity;
   }
-  origins_[count_++] = SentOriginCount{origin_id, hops, count};
+  origins_[count_] = SentOriginCount{origin_id, hops, count};
+  return count_++;
 }
 
-void SentOrigins::Record(const PathOrigins& origins) noexcept {
-  size_t i = 0;
-  for (const PathOrigin& origin : origins) {
-    const size_t hint = last_slot_[i];
-    if (hint < count_ && origins_[hint].origin_id == origin.id &&
-        origins_[hint].hops == origin.hops) {
-      ++origins_[hint].count;
-    } else {
-      Add(origin.id, origin.hops, 1);
-      // Add() counted it in a slot (or as dropped); remember which.
-      for (size_t slot = 0; slot < count_; ++slot) {
-        if (origins_[slot].origin_id == origin.id &&
-            origins_[slot].hops == origin.hops) {
-          last_slot_[i] = static_cast<uint8_t>(slot);
-          break;
-        }
-      }
-    }
-    ++i;
+void SentOrigins::RecordNew(const PathOrigins& origins) noexcept {
+  last_size_ = origins.size();
+  for (size_t i = 0; i < kMaxPathOrigins; ++i) {
+    last_heads_[i] = 0;
+    last_masks_[i] = 0;
+    last_slots_[i] = kCapacity;
+  }
+  for (size_t i = 0; i < origins.size(); ++i) {
+    const PathOrigin& origin = origins.begin()[i];
+    const size_t slot = Add(origin.id, origin.hops, 1);
+    // A dropped origin is counted in dropped() each time it is sent, which
+    // RecordAsLast() does not do: such a message is never the last one.
+    if (slot == kCapacity) last_size_ = kNoLast;
+    last_heads_[i] = Head(origin);
+    last_masks_[i] = kIdHopsBits;
+    last_slots_[i] = static_cast<uint8_t>(slot);
   }
 }
 

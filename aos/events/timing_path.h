@@ -16,6 +16,7 @@
 // never allocate.
 
 #include <array>
+#include <bit>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -107,8 +108,15 @@ struct SentOriginCount {
 
 class SentOrigins {
  public:
-  // Counts each of `origins` (as sent). Never allocates.
-  void Record(const PathOrigins& origins) noexcept;
+  // Counts each of `origins` (as sent). Never allocates. A sender's
+  // messages mostly carry the same origins (ids and hops) in the same order
+  // as its last one: such a message costs one compare per origin and one
+  // increment per origin, with no search and no branch per origin (what
+  // keeps a send with kMaxPathOrigins origins cheap). Any other goes the
+  // longer way, searching each origin's count.
+  void Record(const PathOrigins& origins) noexcept {
+    if (!RecordAsLast(origins)) RecordNew(origins);
+  }
   void Merge(const SentOrigins& other) noexcept;
   void Reset() noexcept { *this = SentOrigins(); }
 
@@ -123,15 +131,61 @@ class SentOrigins {
   void AddDecoded(const SentOriginCount& origin);
 
  private:
-  void Add(uint32_t origin_id, uint32_t hops, uint64_t count) noexcept;
+  // How many (origin, hops) this list holds.
+  static constexpr size_t kCapacity = 2 * kMaxPathOrigins;
+  // last_size_ when no message is one RecordAsLast() may count.
+  static constexpr size_t kNoLast = kMaxPathOrigins + 1;
+  // The first 8 bytes of a PathOrigin (id, hops, uncertainty), and the bits
+  // of them that are its id and hops: what a count is kept for.
+  static uint64_t Head(const PathOrigin& origin) noexcept {
+    return std::bit_cast<std::array<uint64_t, 2>>(origin)[0];
+  }
+  static constexpr uint64_t kIdHopsBits =
+      std::bit_cast<std::array<uint64_t, 2>>(
+          PathOrigin{.id = UINT32_MAX, .hops = UINT16_MAX})[0];
 
-  std::array<SentOriginCount, 2 * kMaxPathOrigins> origins_{};
+  // Counts `origins` if they are the last message's ids and hops, in the
+  // same order; false (nothing counted) if not. The last message's
+  // kMaxPathOrigins heads, masks and slots are compared and incremented
+  // whole, past its size too (masks 0, slots kCapacity: the sink), so
+  // the work does not depend on the size: what lies past origins.size() is
+  // read (PathOrigins::slots()) but masked out.
+  bool RecordAsLast(const PathOrigins& origins) noexcept {
+    if (origins.size() != last_size_) return false;
+    const std::array<PathOrigin, kMaxPathOrigins>& sent = origins.slots();
+    uint64_t differ = 0;
+#pragma GCC unroll 4
+    for (size_t i = 0; i < kMaxPathOrigins; ++i) {
+      differ |= (Head(sent[i]) ^ last_heads_[i]) & last_masks_[i];
+    }
+    if (differ != 0) return false;
+#pragma GCC unroll 4
+    for (size_t i = 0; i < kMaxPathOrigins; ++i) {
+      ++origins_[last_slots_[i]].count;
+    }
+    return true;
+  }
+  // Counts `origins` one by one, and remembers them as the last message.
+  void RecordNew(const PathOrigins& origins) noexcept;
+  // Adds `count` to (origin_id, hops), made if there is room; returns its
+  // slot, or kCapacity (the sink) if it was dropped.
+  size_t Add(uint32_t origin_id, uint32_t hops, uint64_t count) noexcept;
+
+  // The counts, and one more past them (origins_[kCapacity]): the sink, which
+  // RecordAsLast() increments for the places past the last message's size.
+  // Never read.
+  std::array<SentOriginCount, kCapacity + 1> origins_{};
   size_t count_ = 0;
   uint64_t dropped_ = 0;
-  // Where the i-th origin of the last message recorded was counted: a
-  // sender's messages mostly carry the same origins in the same order, so
-  // Record() looks there first.
-  std::array<uint8_t, kMaxPathOrigins> last_slot_{};
+  // The last message recorded, as RecordAsLast() compares it: its size
+  // (kNoLast when none, or when one of its origins was dropped: dropped()
+  // must grow each time such a message is sent), each origin's head, a mask
+  // of its id and hops bits (0 past its size), and the slot its count is
+  // kept in (the sink past its size).
+  size_t last_size_ = kNoLast;
+  std::array<uint64_t, kMaxPathOrigins> last_heads_{};
+  std::array<uint64_t, kMaxPathOrigins> last_masks_{};
+  std::array<uint8_t, kMaxPathOrigins> last_slots_{};
 };
 
 }  // namespace aos::timing

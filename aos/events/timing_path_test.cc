@@ -1,5 +1,8 @@
 #include "aos/events/timing_path.h"
 
+#include <array>
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace aos::timing {
@@ -87,6 +90,56 @@ TEST(SentOriginsTest, CountsPerOriginAndHops) {
   sent.Merge(many);
   // Its own dropped one, and (8, 1): ours has (2, 2) as well.
   EXPECT_EQ(sent.dropped(), 1u + 1u);
+}
+
+// Record() counts a message like its last one without a search: whatever
+// the messages, the counts are those of counting each origin one by one.
+TEST(SentOriginsTest, RepeatedMessagesCountAsTheirOrigins) {
+  SentOrigins sent;
+  const PathOrigins four = Origins(
+      {Origin(1, 1, 0), Origin(2, 1, 0), Origin(3, 2, 0), Origin(4, 1, 0)});
+  for (int i = 0; i < 3; ++i) sent.Record(four);
+  // Another uncertainty or time is the same (origin, hops).
+  PathOrigin uncertain = Origin(1, 1, 9);
+  uncertain.uncertainty_us = 40;
+  sent.Record(
+      Origins({uncertain, Origin(2, 1, 9), Origin(3, 2, 9), Origin(4, 1, 9)}));
+  // Fewer, another order, another hop count, none: each counted as it is.
+  sent.Record(Origins({Origin(2, 1, 0)}));
+  sent.Record(Origins({Origin(2, 1, 0)}));
+  sent.Record(Origins({Origin(4, 1, 0), Origin(1, 1, 0)}));
+  sent.Record(Origins({Origin(4, 1, 0), Origin(1, 1, 0)}));
+  sent.Record(Origins({Origin(4, 2, 0), Origin(1, 1, 0)}));
+  sent.Record(PathOrigins());
+  sent.Record(PathOrigins());
+  sent.Record(four);
+  std::vector<std::array<uint64_t, 3>> counts;
+  for (const SentOriginCount& origin : sent) {
+    counts.push_back({origin.origin_id, origin.hops, origin.count});
+  }
+  EXPECT_EQ(counts,
+            (std::vector<std::array<uint64_t, 3>>{
+                {1, 1, 8}, {2, 1, 7}, {3, 2, 5}, {4, 1, 7}, {4, 2, 1}}));
+  EXPECT_EQ(sent.dropped(), 0u);
+  // Reset forgets the last message too.
+  sent.Reset();
+  sent.Record(four);
+  ASSERT_EQ(sent.size(), 4u);
+  EXPECT_EQ(sent.begin()[0].count, 1u);
+}
+
+// An origin the list has no room for is counted as dropped each time it is
+// sent, repeated or not.
+TEST(SentOriginsTest, RepeatedDroppedOriginsCountEachTime) {
+  SentOrigins sent;
+  for (uint32_t id = 1; id <= 2 * kMaxPathOrigins; ++id) {
+    sent.Record(Origins({Origin(id, 1, 0)}));
+  }
+  const PathOrigins beyond = Origins({Origin(1, 1, 0), Origin(99, 1, 0)});
+  for (int i = 0; i < 3; ++i) sent.Record(beyond);
+  EXPECT_EQ(sent.dropped(), 3u);
+  EXPECT_EQ(sent.begin()[0].count, 4u);
+  EXPECT_EQ(sent.size(), 2 * kMaxPathOrigins);
 }
 
 }  // namespace

@@ -201,8 +201,18 @@ typename Clock::time_point LoadTime(const std::atomic<int64_t>& field) {
       typename Clock::duration(field.load(std::memory_order_relaxed)));
 }
 
+// Writes `origin` into the two header words at `words`.
+void StorePathOrigin(const PathOrigin& origin, std::atomic<uint64_t>* words) {
+  uint64_t parts[2];
+  static_assert(sizeof(parts) == sizeof(PathOrigin));
+  memcpy(parts, &origin, sizeof(parts));
+  words[0].store(parts[0], std::memory_order_relaxed);
+  words[1].store(parts[1], std::memory_order_relaxed);
+}
+
 // Writes `origins` (null: none) into a message header: the counts word, then
-// only the origins there are.
+// only the origins there are. Unrolled (a send's path): one jump, then only
+// the loads and stores of the words.
 void StorePathOrigins(const PathOrigins* origins, MessageHeader* message) {
   if (origins == nullptr) {
     message->path_origins[0].store(0, std::memory_order_relaxed);
@@ -211,13 +221,24 @@ void StorePathOrigins(const PathOrigins* origins, MessageHeader* message) {
   message->path_origins[0].store(
       origins->size() | uint64_t{origins->dropped()} << 32,
       std::memory_order_relaxed);
-  size_t word = 1;
-  for (const PathOrigin& origin : *origins) {
-    uint64_t words[2];
-    static_assert(sizeof(words) == sizeof(PathOrigin));
-    memcpy(words, &origin, sizeof(words));
-    message->path_origins[word++].store(words[0], std::memory_order_relaxed);
-    message->path_origins[word++].store(words[1], std::memory_order_relaxed);
+  const PathOrigin* const sent = origins->begin();
+  std::atomic<uint64_t>* const words = &message->path_origins[1];
+  static_assert(kMaxPathOrigins == 4, "one case per possible size");
+  switch (origins->size()) {
+    case 4:
+      StorePathOrigin(sent[3], &words[6]);
+      [[fallthrough]];
+    case 3:
+      StorePathOrigin(sent[2], &words[4]);
+      [[fallthrough]];
+    case 2:
+      StorePathOrigin(sent[1], &words[2]);
+      [[fallthrough]];
+    case 1:
+      StorePathOrigin(sent[0], &words[0]);
+      [[fallthrough]];
+    default:
+      break;
   }
 }
 

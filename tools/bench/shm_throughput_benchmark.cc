@@ -7,7 +7,8 @@
 // BM_ManyChannels/C: the same, round-robin over C channels; the time per
 // message should stay flat as C grows (no per-channel scanning on send).
 // BM_SendWithOrigins/K and BM_SendFetchWithOrigins/K: the same with K path
-// origins per message (path latency's cost).
+// origins per message (path latency's cost); BM_SendWithChangingOrigins/K
+// with other origins in every message than in the last.
 // BM_SendWakingWatcher: 32 B sends to a channel that another thread's loop
 // watches, so each send also signals that watcher: the sender's whole path
 // (the registration is proven once, docs/ipc.md).
@@ -84,11 +85,12 @@ void BM_SendFetch(benchmark::State& state) {
 }
 BENCHMARK(BM_SendFetch)->Arg(32)->Arg(1024);
 
-// The origins `count` timers would give a message (path latency).
-PathOrigins SomeOrigins(int count) {
+// The origins `count` timers would give a message (path latency), with ids
+// from `first_id` on.
+PathOrigins SomeOrigins(int count, uint32_t first_id = 1) {
   PathOrigins origins;
   for (int i = 0; i < count; ++i) {
-    origins.Add(PathOrigin{.id = static_cast<uint32_t>(i + 1),
+    origins.Add(PathOrigin{.id = first_id + static_cast<uint32_t>(i),
                            .hops = 1,
                            .monotonic_time_ns = 1000 * (i + 1)});
   }
@@ -114,6 +116,31 @@ void BM_SendWithOrigins(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_SendWithOrigins)->Arg(0)->Arg(1)->Arg(4);
+
+// BM_SendWithChangingOrigins/K: BM_SendWithOrigins/K, but no send carries
+// the origin ids its sender's last send did (two sets of K in turn). A
+// sender's messages nearly always repeat its last set, which the sender
+// counts with one compare per origin (SentOrigins::Record); this is the
+// other case, where each origin's count is searched for.
+void BM_SendWithChangingOrigins(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  ShmBase base;
+  auto config = ChannelsConfig(1, 64);
+  ShmEventLoop loop(&config.message(), "benchmark");
+  auto sender = loop.MakeRawSender(loop.GetChannel<examples::Ping>("/c0"));
+  const PathOrigins sets[2] = {SomeOrigins(count, 1),
+                               SomeOrigins(count, 1 + kMaxPathOrigins)};
+  std::vector<uint8_t> message(32, 0x5a);
+  size_t next = 0;
+  for (auto _ : state) {
+    sender->SetOrigins(sets[next]);
+    next ^= 1;
+    CHECK(sender->Send(message.data(), message.size()) ==
+          RawSender::Error::kOk);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_SendWithChangingOrigins)->Arg(1)->Arg(4);
 
 // BM_SendFetchWithOrigins/K: BM_SendFetch/32 with K origins per message,
 // so the fetcher also measures K path ages per message.
