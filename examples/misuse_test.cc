@@ -157,7 +157,8 @@ TEST_F(MisuseTest, UnusableShmBase) {
 TEST_F(MisuseTest, AosDumpListsChannelsAndTheClosestOnes) {
   ExpectOneLine(Run("aos/tools/aos_dump", {}), "aos_dump",
                 "give the CHANNEL [TYPE] to print; channels of the config: "
-                "/aos aos.timing.Report, /test aos.examples.Ping, /test "
+                "/aos aos.starter.StarterRpc, /aos aos.starter.Status, /aos "
+                "aos.timing.Report, /test aos.examples.Ping, /test "
                 "aos.examples.Pong");
   ExpectOneLine(Run("aos/tools/aos_dump", {"/tset"}), "aos_dump",
                 "no channel /tset in the config; no channel has that name; "

@@ -16,8 +16,9 @@
 
 namespace aos::testing {
 
-// Every non-empty line of `output`, parsed; a line that does not parse is a
-// test failure (naming the line) and is left out.
+// Every non-empty line of `output` but the silent applications' lines,
+// parsed; a line that does not parse is a test failure (naming the line)
+// and is left out.
 std::vector<flatbuffers::DetachedBuffer> ParseStreamerJsonLines(
     const std::string& output);
 

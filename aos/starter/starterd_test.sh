@@ -6,6 +6,7 @@
 source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 starterd="${root}/aos/starter/starterd"
 aos_starter="${root}/aos/starter/aos_starter"
+streamer="${root}/aos/tools/aos_timing_report_streamer"
 app="${root}/aos/starter/launcher_test_app"
 base="${tmp}/shm"
 config="${tmp}/node.json"
@@ -40,6 +41,25 @@ head -1 "${tmp}/status" | grep -qE "^ *NAME +STATE +PID +RESTARTS +UPTIME +CPU +
 "${aos_starter}" "${flags[@]}" stop beta >"${tmp}/out" 2>&1 ||
   fail "stop beta: $(cat "${tmp}/out")"
 grep -q "^beta: STOPPED$" "${tmp}/out" || fail "stop beta said: $(cat "${tmp}/out")"
+# The streamer names the silent one, with what the starter says; in JSON
+# and /metrics too.
+"${streamer}" "${flags[@]}" --silent_after_s=0.5 --duration=2.5 \
+  >"${tmp}/streamed" 2>"${tmp}/streamer.err" ||
+  fail "streamer: $(cat "${tmp}/streamer.err")"
+grep -qE "^silent: beta: no report (for|in) [0-9]+ s; starter: STOPPED, 0 restarts$" "${tmp}/streamed" ||
+  fail "the streamer does not name beta as silent: $(grep -v '^ ' "${tmp}/streamed")"
+grep -q "^silent: alpha" "${tmp}/streamed" && fail "alpha is called silent: $(grep '^silent' "${tmp}/streamed")"
+"${streamer}" "${flags[@]}" --silent_after_s=0.5 --duration=2.5 --format=json \
+  >"${tmp}/streamed.json" 2>"${tmp}/streamer.err" ||
+  fail "streamer --format=json: $(cat "${tmp}/streamer.err")"
+python3 - "${tmp}/streamed.json" <<'PY' || fail "JSON liveness: $(grep applications "${tmp}/streamed.json" | head -2)"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"applications":')]
+assert lines, "no liveness line"
+entry = {a["application"]: a for a in lines[-1]["applications"]}
+assert entry["beta"]["up"] is False and entry["beta"]["starter"]["state"] == "STOPPED", entry
+assert entry["alpha"]["up"] is True, entry
+PY
 "${aos_starter}" "${flags[@]}" --until_reporting start beta >"${tmp}/out" 2>&1 ||
   fail "start beta: $(cat "${tmp}/out")"
 grep -qE "^beta: RUNNING, reporting \(pid [0-9]+\)$" "${tmp}/out" || fail "start beta said: $(cat "${tmp}/out")"

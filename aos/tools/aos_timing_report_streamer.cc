@@ -72,6 +72,10 @@ DEFINE_double(max_path_age_us, 0,
               "window, say which and exit 1 (0: no limit).");
 DEFINE_double(no_match_warning_s, 3,
               "Warn when no report matched the filters for this long.");
+DEFINE_double(silent_after_s, 3,
+              "A configured application with no timing report for this long "
+              "is listed as silent, with what its starter says (table, JSON, "
+              "--top, and aos_application_up in /metrics).");
 
 namespace aos {
 namespace {
@@ -98,6 +102,7 @@ streamer::StreamerFlags Flags() {
       .max_wakeup_latency_us = FLAGS_max_wakeup_latency_us,
       .max_path_age_us = FLAGS_max_path_age_us,
       .no_match_warning_s = FLAGS_no_match_warning_s,
+      .silent_after_s = FLAGS_silent_after_s,
       .config = FLAGS_config,
       .shm_base = aos::ShmBase(),
   };

@@ -21,10 +21,9 @@
 #include "aos/util/str_cat.h"
 
 namespace aos {
-namespace {
+namespace {}  // namespace
 
-// Prometheus label values escape backslash, quote and newline.
-std::string Escaped(std::string_view value) {
+std::string PrometheusLabelValue(std::string_view value) {
   std::string escaped;
   for (char c : value) {
     if (c == '\\' || c == '"') escaped += '\\';
@@ -35,6 +34,12 @@ std::string Escaped(std::string_view value) {
     escaped += c;
   }
   return escaped;
+}
+
+namespace {
+
+std::string Escaped(std::string_view value) {
+  return PrometheusLabelValue(value);
 }
 
 // A number as Prometheus reads it: shortest round-trip text, +Inf, NaN.

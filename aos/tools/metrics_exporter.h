@@ -52,6 +52,9 @@ std::string RenderMetrics(const std::vector<timing::ReportContents>& summaries,
                           const Configuration& config,
                           const PathDirectory* directory = nullptr);
 
+// A Prometheus label value: backslash, quote and newline escaped.
+std::string PrometheusLabelValue(std::string_view value);
+
 // Serves the last Publish()ed text on http://ADDRESS:PORT/metrics (GET and
 // HEAD) with civetweb, from threads of its own that block every signal (so
 // SIGTERM reaches the program's event loop, whenever the server was

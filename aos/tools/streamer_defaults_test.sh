@@ -21,7 +21,7 @@ kill_at_exit "${ping_pid}"
 grep -q '<channel [0-9]*?>' "${tmp}/out" || fail "no <channel N?> row: $(cat "${tmp}/out")"
 said="$(grep -c 'name channel' "${tmp}/err")"
 [[ "${said}" == 1 ]] || fail "said ${said} times, want once: $(cat "${tmp}/err")"
-grep -qE '^aos_timing_report_streamer: the reports of ping\[[0-9]+\] name channel 2, but the config read, the built-in aos/aos\.json \(only /aos\), as no --config was given, has 1 channel: such channels print as <channel N\?>; give the config the system runs with \(--config=' "${tmp}/err" ||
+grep -qE '^aos_timing_report_streamer: the reports of ping\[[0-9]+\] name channel [0-9]+, but the config read, the built-in aos/aos\.json \(only /aos\), as no --config was given, has 3 channels: such channels print as <channel N\?>; give the config the system runs with \(--config=' "${tmp}/err" ||
   fail "the config line: $(cat "${tmp}/err")"
 # With the right config, nothing is said.
 "${streamer}" --config="${config}" --shm_base="${base}" --count=1 \

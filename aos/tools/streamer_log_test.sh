@@ -33,7 +33,8 @@ wait_for_reports "${dump}" "${log}" 1 pong ||
 kill -TERM "${pong_pid}" "${logger_pid}"
 wait "${logger_pid}" || fail "aos_logger failed: $(cat "${tmp}/logger_err")"
 
-# JSON: strict, every line a report; ping's windows, then the summaries.
+# JSON: strict, every line a report (or a silent applications' line);
+# ping's windows, then the summaries.
 "${streamer}" --log="${log}" --format=json >"${tmp}/json" 2>"${tmp}/err" ||
   fail "--format=json exited $?: $(cat "${tmp}/err")"
 python3 - "${tmp}/json" <<'PY' || fail "JSON from the log: $(head -c 400 "${tmp}/json")"
@@ -41,6 +42,12 @@ import json, sys
 def refuse(name):
     raise ValueError("not strict JSON: " + name)
 lines = [json.loads(l, parse_constant=refuse) for l in open(sys.argv[1])]
+# Silent applications' lines (docs/streamer.md) are not reports.
+liveness = [l for l in lines if "applications" in l]
+for l in liveness:
+    assert all({"node", "application", "up", "seconds_since_report",
+                "starter"} <= set(a) for a in l["applications"]), l
+lines = [l for l in lines if "applications" not in l]
 windows = [l for l in lines if not l.get("accumulated")]
 summaries = [l for l in lines if l.get("accumulated")]
 names = {l["report"]["name"] for l in windows}

@@ -30,7 +30,8 @@ std::string LiveReportSource::ConfigMismatchAdvice() const {
 
 absl::Status LiveReportSource::Subscribe(
     const std::vector<NodeChannel>& reports,
-    const std::vector<NodeChannel>& bridges, ReportReceiver* receiver) {
+    const std::vector<NodeChannel>& bridges,
+    const std::vector<NodeChannel>& starters, ReportReceiver* receiver) {
   loop_.emplace(&configuration(), "aos_timing_report_streamer");
   loop_->SkipTimingReport();
   for (const NodeChannel& channel : reports) {
@@ -44,6 +45,13 @@ absl::Status LiveReportSource::Subscribe(
         channel.channel, [receiver, node = channel.node](const Context& context,
                                                          const void* data) {
           receiver->OnBridgeStatistics(node, context, data);
+        });
+  }
+  for (const NodeChannel& channel : starters) {
+    loop_->MakeRawWatcher(
+        channel.channel, [receiver, node = channel.node](const Context& context,
+                                                         const void* data) {
+          receiver->OnStarterStatus(node, context, data);
         });
   }
   const StreamerFlags& flags = options_->flags;

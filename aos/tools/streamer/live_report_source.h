@@ -31,6 +31,7 @@ class LiveReportSource : public ReportSource {
   // too, the loop runs as no node in particular and sends no report.
   absl::Status Subscribe(const std::vector<NodeChannel>& reports,
                          const std::vector<NodeChannel>& bridges,
+                         const std::vector<NodeChannel>& starters,
                          ReportReceiver* receiver) override;
   void Run() override;
   void Stop() override { loop_->Exit(); }

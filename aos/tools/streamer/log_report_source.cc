@@ -29,9 +29,10 @@ std::string LogReportSource::ConfigMismatchAdvice() const {
   return "the log's config does not match its reports";
 }
 
-absl::Status LogReportSource::Subscribe(const std::vector<NodeChannel>& reports,
-                                        const std::vector<NodeChannel>& bridges,
-                                        ReportReceiver* receiver) {
+absl::Status LogReportSource::Subscribe(
+    const std::vector<NodeChannel>& reports,
+    const std::vector<NodeChannel>& bridges,
+    const std::vector<NodeChannel>& starters, ReportReceiver* receiver) {
   for (const NodeChannel& c : reports) {
     if (c.channel->schema() != nullptr) {
       if (absl::Status status =
@@ -46,6 +47,7 @@ absl::Status LogReportSource::Subscribe(const std::vector<NodeChannel>& reports,
     report_nodes_[c.channel] = "";
   }
   for (const NodeChannel& c : bridges) bridge_nodes_[c.channel] = c.node;
+  for (const NodeChannel& c : starters) starter_nodes_[c.channel] = c.node;
   receiver_ = receiver;
   return absl::OkStatus();
 }
@@ -60,6 +62,10 @@ void LogReportSource::Run() {
                it != bridge_nodes_.end()) {
       receiver_->OnBridgeStatistics(it->second, message->context,
                                     message->context.data);
+    } else if (auto starter = starter_nodes_.find(message->channel);
+               starter != starter_nodes_.end()) {
+      receiver_->OnStarterStatus(starter->second, message->context,
+                                 message->context.data);
     }
   }
 }

@@ -31,6 +31,7 @@ class LogReportSource : public ReportSource {
   // decode (they would decode into wrong figures).
   absl::Status Subscribe(const std::vector<NodeChannel>& reports,
                          const std::vector<NodeChannel>& bridges,
+                         const std::vector<NodeChannel>& starters,
                          ReportReceiver* receiver) override;
   void Run() override;
   void Stop() override { stopped_ = true; }
@@ -46,6 +47,7 @@ class LogReportSource : public ReportSource {
   ReportReceiver* receiver_ = nullptr;
   std::map<const Channel*, std::string> report_nodes_;
   std::map<const Channel*, std::string> bridge_nodes_;
+  std::map<const Channel*, std::string> starter_nodes_;
   bool stopped_ = false;
 };
 

@@ -6,6 +6,22 @@
 
 namespace aos::streamer {
 
+std::string LivenessMetrics(
+    const std::vector<ApplicationLiveness>& applications) {
+  if (applications.empty()) return "";
+  std::string text =
+      "# HELP aos_application_up Whether a configured application sent a "
+      "timing report within --silent_after_s (1) or is silent (0).\n"
+      "# TYPE aos_application_up gauge\n";
+  for (const ApplicationLiveness& application : applications) {
+    StrAppend(&text, "aos_application_up{node=\"",
+              PrometheusLabelValue(application.node), "\",application=\"",
+              PrometheusLabelValue(application.name), "\"} ",
+              application.up ? "1\n" : "0\n");
+  }
+  return text;
+}
+
 absl::StatusOr<std::unique_ptr<MetricsSink>> MetricsSink::Start(
     const StreamerOptions& options, const Configuration* configuration,
     const PathDirectory* directory) {
@@ -24,8 +40,20 @@ absl::StatusOr<std::unique_ptr<MetricsSink>> MetricsSink::Start(
 
 void MetricsSink::OnReport(const timing::ReportContents& /*report*/,
                            const TimingReportAccumulator& accumulator) {
-  server_.Publish(
-      RenderMetrics(accumulator.Summaries(), *configuration_, directory_));
+  summaries_ = accumulator.Summaries();
+  Republish();
+}
+
+void MetricsSink::OnLiveness(
+    const std::vector<ApplicationLiveness>& applications) {
+  liveness_ = LivenessMetrics(applications);
+  Republish();
+}
+
+void MetricsSink::Republish() {
+  std::string text = RenderMetrics(summaries_, *configuration_, directory_);
+  text.append(liveness_);
+  server_.Publish(std::move(text));
 }
 
 }  // namespace aos::streamer

@@ -16,6 +16,12 @@
 
 namespace aos::streamer {
 
+// `applications` as Prometheus text: the gauge aos_application_up{node,
+// application}, 1 up, 0 silent, with its HELP and TYPE lines (nothing when
+// there are none).
+std::string LivenessMetrics(
+    const std::vector<ApplicationLiveness>& applications);
+
 class MetricsSink : public ReportSink {
  public:
   // Starts serving on --metrics_address:--metrics_port and says where on
@@ -26,8 +32,14 @@ class MetricsSink : public ReportSink {
 
   void OnReport(const timing::ReportContents& report,
                 const TimingReportAccumulator& accumulator) override;
+  // Adds aos_application_up (LivenessMetrics) to what is served.
+  void OnLiveness(
+      const std::vector<ApplicationLiveness>& applications) override;
 
  private:
+  // Serves the summaries and the liveness last seen.
+  void Republish();
+
   MetricsSink(const Configuration* configuration,
               const PathDirectory* directory)
       : configuration_(configuration), directory_(directory) {}
@@ -35,6 +47,8 @@ class MetricsSink : public ReportSink {
   const Configuration* configuration_;
   const PathDirectory* directory_;
   MetricsServer server_;
+  std::vector<timing::ReportContents> summaries_;
+  std::string liveness_;
 };
 
 }  // namespace aos::streamer

@@ -38,7 +38,8 @@ ReportDispatcher::ReportDispatcher(const StreamerOptions* options,
       sinks_(std::move(sinks)),
       config_channels_(source->configuration().channels() == nullptr
                            ? 0
-                           : source->configuration().channels()->size()) {}
+                           : source->configuration().channels()->size()),
+      liveness_(&source->configuration(), options) {}
 
 void ReportDispatcher::OnReport(const Context& context, const void* data) {
   // Live, Stop() already ends the loop's deliveries; reading a log, this
@@ -61,6 +62,8 @@ void ReportDispatcher::OnReport(const Context& context, const void* data) {
   }
   const timing::ReportContents& report = *decoded;
   tally_.seen_names.insert(report.header.name);
+  liveness_.OnReport(report.header.node, report.header.name,
+                     context.monotonic_event_time);
   CheckFitsConfig(report);
   // Before the filters: a route crosses applications that are not shown.
   directory_->Learn(report);
@@ -68,11 +71,34 @@ void ReportDispatcher::OnReport(const Context& context, const void* data) {
   ++tally_.matched;
   accumulator_.Add(report);
   for (ReportSink* sink : sinks_) sink->OnReport(report, accumulator_);
+  ShowLiveness(context.monotonic_event_time);
   const int count = options_->flags.count;
   if (count > 0 && tally_.matched >= count) {
     stopped_ = true;
     source_->Stop();
   }
+}
+
+void ReportDispatcher::OnStarterStatus(const std::string& node,
+                                       const Context& context,
+                                       const void* data) {
+  if (stopped_) return;
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  flatbuffers::Verifier verifier(bytes, context.size);
+  if (!verifier.VerifyBuffer<starter::Status>()) {
+    ++malformed_;
+    return;
+  }
+  liveness_.OnStarterStatus(node, *flatbuffers::GetRoot<starter::Status>(bytes),
+                            context.monotonic_event_time);
+  ShowLiveness(context.monotonic_event_time);
+}
+
+void ReportDispatcher::ShowLiveness(monotonic_clock::time_point now) {
+  if (!liveness_.Advance(now)) return;
+  const std::vector<ApplicationLiveness> applications =
+      liveness_.Applications();
+  for (ReportSink* sink : sinks_) sink->OnLiveness(applications);
 }
 
 void ReportDispatcher::OnBridgeStatistics(const std::string& node,

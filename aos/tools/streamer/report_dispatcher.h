@@ -6,7 +6,9 @@
 // ones are counted and warned about once per kind), learned into the path
 // directory, checked against the configuration, filtered by --application,
 // --pid and --node, added to the accumulator, and handed to every sink.
-// After --count matches it stops the source.
+// After --count matches it stops the source. Every report and starter status
+// also tells which configured applications are silent (LivenessWatch); the
+// sinks hear it once a second.
 
 #include <cstdint>
 #include <set>
@@ -15,6 +17,7 @@
 
 #include "aos/events/path_directory.h"
 #include "aos/events/timing_report_accumulator.h"
+#include "aos/tools/streamer/application_liveness.h"
 #include "aos/tools/streamer/report_sink.h"
 #include "aos/tools/streamer/report_source.h"
 #include "aos/tools/streamer/streamer_options.h"
@@ -31,6 +34,8 @@ class ReportDispatcher : public ReportReceiver {
   void OnReport(const Context& context, const void* data) override;
   void OnBridgeStatistics(const std::string& node, const Context& context,
                           const void* data) override;
+  void OnStarterStatus(const std::string& node, const Context& context,
+                       const void* data) override;
   const MatchTally& tally() const override { return tally_; }
 
   const TimingReportAccumulator& accumulator() const { return accumulator_; }
@@ -38,6 +43,8 @@ class ReportDispatcher : public ReportReceiver {
   int64_t malformed() const { return malformed_; }
 
  private:
+  // Hands the applications' liveness to the sinks when it is due.
+  void ShowLiveness(monotonic_clock::time_point now);
   // Says once that `report` names channels the configuration lacks.
   void CheckFitsConfig(const timing::ReportContents& report);
   bool Matches(const timing::ReportHeader& header) const;
@@ -48,6 +55,7 @@ class ReportDispatcher : public ReportReceiver {
   std::vector<ReportSink*> sinks_;
   int config_channels_;
   TimingReportAccumulator accumulator_;
+  LivenessWatch liveness_;
   MatchTally tally_;
   int64_t malformed_ = 0;
   std::set<std::string> warned_;

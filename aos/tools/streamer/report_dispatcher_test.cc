@@ -18,6 +18,7 @@ class FakeSource : public ReportSource {
   std::string ConfigMismatchAdvice() const override { return "fix it"; }
   absl::Status Subscribe(const std::vector<NodeChannel>&,
                          const std::vector<NodeChannel>&,
+                         const std::vector<NodeChannel>&,
                          ReportReceiver*) override {
     return absl::OkStatus();
   }

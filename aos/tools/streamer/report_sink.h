@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "aos/events/timing_report_accumulator.h"
 #include "aos/events/timing_report_codec.h"
+#include "aos/tools/streamer/application_liveness.h"
 
 namespace aos::streamer {
 
@@ -37,6 +38,12 @@ class ReportSink {
                                   std::span<const uint8_t> statistics) {
     (void)node;
     (void)statistics;
+  }
+  // Once a second: every configured application of the shown nodes, up or
+  // silent (application_liveness.h).
+  virtual void OnLiveness(
+      const std::vector<ApplicationLiveness>& applications) {
+    (void)applications;
   }
   // At the end, every application's reports summed up. An error (one line
   // for the user, e.g. a file that cannot be written) makes the streamer

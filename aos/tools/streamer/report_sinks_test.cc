@@ -6,6 +6,7 @@
 #include "aos/events/timing_report_test_data.h"
 #include "aos/tools/streamer/aos_sink.h"
 #include "aos/tools/streamer/csv_sink.h"
+#include "aos/tools/streamer/metrics_sink.h"
 #include "aos/tools/streamer/table_sink.h"
 #include "gtest/gtest.h"
 
@@ -23,6 +24,24 @@ class CapturedCout {
   std::ostringstream text_;
   std::streambuf* old_;
 };
+
+// The up/down gauge per configured application, label values escaped.
+TEST(ReportSinksTest, LivenessMetricsIsAGaugePerApplication) {
+  std::vector<ApplicationLiveness> applications(2);
+  applications[0].node = "pi1";
+  applications[0].name = "ping";
+  applications[0].up = true;
+  applications[1].node = "pi2";
+  applications[1].name = "po\"ng";
+  applications[1].up = false;
+  EXPECT_EQ(LivenessMetrics(applications),
+            "# HELP aos_application_up Whether a configured application sent "
+            "a timing report within --silent_after_s (1) or is silent (0).\n"
+            "# TYPE aos_application_up gauge\n"
+            "aos_application_up{node=\"pi1\",application=\"ping\"} 1\n"
+            "aos_application_up{node=\"pi2\",application=\"po\\\"ng\"} 0\n");
+  EXPECT_EQ(LivenessMetrics({}), "");
+}
 
 TEST(ReportSinksTest, AppendCsvColumnSkipsQuotedLineBreaks) {
   EXPECT_EQ(AppendCsvColumn("a,b\n\"x\ny\",c\n", "report"),

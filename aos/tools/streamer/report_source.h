@@ -45,6 +45,10 @@ class ReportReceiver {
   // validated).
   virtual void OnBridgeStatistics(const std::string& node,
                                   const Context& context, const void* data) = 0;
+  // A message of `node`'s starter status channel (aos.starter.Status; not
+  // yet validated).
+  virtual void OnStarterStatus(const std::string& node, const Context& context,
+                               const void* data) = 0;
   virtual const MatchTally& tally() const = 0;
 };
 
@@ -61,12 +65,14 @@ class ReportSource {
   // What to do when the reports name channels the configuration lacks.
   virtual std::string ConfigMismatchAdvice() const = 0;
 
-  // Arranges for every message of `reports` and `bridges` (channels of
-  // configuration()) to reach `receiver`, which must outlive Run(). Errors
+  // Arranges for every message of `reports`, `bridges` and `starters`
+  // (channels of configuration()) to reach `receiver`, which must outlive
+  // Run(). Errors
   // (one line, for the user): the channels cannot be read, e.g. a log whose
   // reports have a layout this build cannot decode. Call once, before Run.
   virtual absl::Status Subscribe(const std::vector<NodeChannel>& reports,
                                  const std::vector<NodeChannel>& bridges,
+                                 const std::vector<NodeChannel>& starters,
                                  ReportReceiver* receiver) = 0;
   // Delivers messages in the order they were sent until there are no more
   // (a log), a signal or the source's own time limit ends it (live), or the

@@ -106,9 +106,17 @@ int RunStreamer(const StreamerOptions& options) {
     bridges = *bridge_channels;
   }
 
+  // What each node's starter says of its applications, where there is one
+  // (the silent applications' lines say it).
+  auto starter_channels =
+      ChannelOnEachNode(configuration, "/aos", "aos.starter.Status",
+                        std::string(kProgram), options.flags.node);
+  std::vector<NodeChannel> starters;
+  if (starter_channels.ok()) starters = *starter_channels;
+
   ReportDispatcher dispatcher(&options, &source, &directory, sinks);
   if (absl::Status status =
-          source.Subscribe(*report_channels, bridges, &dispatcher);
+          source.Subscribe(*report_channels, bridges, starters, &dispatcher);
       !status.ok()) {
     return Misuse(StrCat(status.message()));
   }

@@ -50,7 +50,8 @@ absl::StatusOr<StreamerOptions> ParseStreamerOptions(
         std::pair{"--duration", flags.duration},
         std::pair{"--max_wakeup_latency_us", flags.max_wakeup_latency_us},
         std::pair{"--max_path_age_us", flags.max_path_age_us},
-        std::pair{"--no_match_warning_s", flags.no_match_warning_s}}) {
+        std::pair{"--no_match_warning_s", flags.no_match_warning_s},
+        std::pair{"--silent_after_s", flags.silent_after_s}}) {
     if (absl::Status status = CheckNotNegative(flag, value); !status.ok()) {
       return status;
     }

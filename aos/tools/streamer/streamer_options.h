@@ -40,6 +40,7 @@ struct StreamerFlags {
   double max_wakeup_latency_us = 0;
   double max_path_age_us = 0;
   double no_match_warning_s = 3;
+  double silent_after_s = 3;
   // Shared flags the streamer names in its messages: --config (empty: the
   // built-in default) and --shm_base.
   std::string config = "";

@@ -28,6 +28,14 @@ void TableSink::OnBridgeStatistics(const std::string& node,
   }
 }
 
+void TableSink::OnLiveness(
+    const std::vector<ApplicationLiveness>& applications) {
+  silent_lines_ = SilentLines(applications);
+  if (options().streams_text() && !silent_lines_.empty()) {
+    std::cout << silent_lines_ << "\n" << std::flush;
+  }
+}
+
 absl::Status TableSink::Finish(
     const std::vector<timing::ReportContents>& summaries) {
   absl::Status status = TextReportSink::Finish(summaries);
@@ -39,6 +47,7 @@ absl::Status TableSink::Finish(
                      node, options().unit)
               << "\n";
   }
+  if (!silent_lines_.empty()) std::cout << silent_lines_ << "\n";
   return status;
 }
 

@@ -20,7 +20,12 @@ class TableSink : public TextReportSink {
   // Keeps the latest of each node; prints it if reports stream.
   void OnBridgeStatistics(const std::string& node,
                           std::span<const uint8_t> statistics) override;
-  // The summaries, then each node's latest bridge statistics.
+  // Prints the silent applications (if reports stream), and keeps them for
+  // the summary.
+  void OnLiveness(
+      const std::vector<ApplicationLiveness>& applications) override;
+  // The summaries, then each node's latest bridge statistics, then the
+  // applications silent at the end.
   absl::Status Finish(
       const std::vector<timing::ReportContents>& summaries) override;
 
@@ -33,6 +38,7 @@ class TableSink : public TextReportSink {
 
  private:
   std::map<std::string, std::vector<uint8_t>> latest_bridge_statistics_;
+  std::string silent_lines_;
 };
 
 }  // namespace aos::streamer

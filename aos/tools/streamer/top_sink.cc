@@ -29,7 +29,11 @@ void TopSink::OnReport(const timing::ReportContents& report,
                           .path_gate_us = flags.max_path_age_us,
                           .width = terminal.columns,
                           .height = terminal.is_tty ? terminal.rows : 0})
-            << (terminal.is_tty ? "" : "\n") << std::flush;
+            << (terminal.is_tty ? "" : "\n") << silent_lines_ << std::flush;
+}
+
+void TopSink::OnLiveness(const std::vector<ApplicationLiveness>& applications) {
+  silent_lines_ = SilentLines(applications);
 }
 
 }  // namespace aos::streamer

@@ -28,6 +28,9 @@ class TopSink : public ReportSink {
   // Redraws the screen with `report` as its application's latest window.
   void OnReport(const timing::ReportContents& report,
                 const TimingReportAccumulator& accumulator) override;
+  // Keeps the silent applications, listed under the next screen.
+  void OnLiveness(
+      const std::vector<ApplicationLiveness>& applications) override;
 
  private:
   const StreamerOptions* options_;
@@ -36,6 +39,7 @@ class TopSink : public ReportSink {
   // The latest window of each (node, application, pid).
   std::map<std::tuple<std::string, std::string, int>, timing::ReportContents>
       latest_;
+  std::string silent_lines_;
 };
 
 }  // namespace aos::streamer
