@@ -10,6 +10,7 @@
 // the test instead of hanging it.
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <regex>
 #include <set>
@@ -270,6 +271,61 @@ TEST_F(MultinodePingPongTest, PingFindsEveryPongsOriginAcrossBothBridges) {
   EXPECT_EQ(std::stoi(match[2]), pongs) << out;
   EXPECT_EQ(std::stoi(match[3]), 0) << out;
   std::cout << out;
+}
+
+// The starter across nodes, as a robot's operator uses it from one
+// machine: pi2's starterd is commanded by aos_starter on pi1, through the
+// bridges (StarterRpc forwarded pi1 -> pi2, aos.starter.Status pi2 -> pi1).
+TEST_F(MultinodePingPongTest,
+       AosStarterOnPi1CommandsPi2sStarterThroughTheBridge) {
+  // pi2's applications for its starter: a second pong, started only on
+  // command (the test started pi2's pong and bridge itself).
+  const std::string config = StrCat(dir_, "/starter.json");
+  std::ofstream(config)
+      << "{\"imports\": [\""
+      << ArtifactPath("examples/multinode_pingpong_config.json")
+      << "\"], \"applications\": [{\"name\": "
+         "\"second_pong\", \"nodes\": [\"pi2\"], "
+         "\"autostart\": false, \"executable_name\": \""
+      << ArtifactPath("examples/pong")
+      << "\", \"args\": [\"--application_name=second_pong\", "
+         "\"--priority=0\", \"--node=pi2\", \"--config="
+      << ArtifactPath("examples/multinode_pingpong_config.json")
+      << "\"]}, {\"name\": \"pong\", \"autostart\": false}, "
+         "{\"name\": \"message_bridge\", \"autostart\": "
+         "false}]}\n";
+  const absl::Status started = Launcher("pi2").Start(App(
+      "starter", "aos/starter/starterd", "pi2", {StrCat("--config=", config)}));
+  ASSERT_TRUE(started.ok()) << started;
+  const absl::Status up =
+      Launcher("pi2").WaitUntilReporting(std::chrono::seconds(90));
+  ASSERT_TRUE(up.ok()) << up << "\n" << Launcher("pi2").Stderr("starter");
+  // aos_starter on pi1 (its shared memory), asking pi2's starter.
+  auto aos_starter = [&](std::vector<std::string> command) {
+    std::vector<std::string> args{StrCat("--config=", config), "--node=pi2",
+                                  "--this_node=pi1", "--timeout_s=60"};
+    args.insert(args.end(), command.begin(), command.end());
+    auto run = Start("aos/starter/aos_starter", "pi1", std::move(args));
+    const int status = run->Wait();
+    return std::pair(status, run->Stdout() + run->Stderr());
+  };
+  auto [status, said] = aos_starter({"status"});
+  ASSERT_EQ(status, 0) << said;
+  EXPECT_TRUE(std::regex_search(said, std::regex(R"(second_pong +STOPPED )")))
+      << said;
+  std::tie(status, said) =
+      aos_starter({"--until_reporting", "start", "second_pong"});
+  ASSERT_EQ(status, 0) << said << Launcher("pi2").Stderr("starter");
+  EXPECT_TRUE(std::regex_search(
+      said, std::regex(R"(^second_pong: RUNNING, reporting \(pid [0-9]+\))")))
+      << said;
+  std::tie(status, said) = aos_starter({"stop", "second_pong"});
+  ASSERT_EQ(status, 0) << said;
+  EXPECT_THAT(said, HasSubstr("second_pong: STOPPED"));
+  // An application pi2 does not have: one line, exit 1.
+  std::tie(status, said) = aos_starter({"start", "ping"});
+  EXPECT_EQ(status, 1);
+  EXPECT_THAT(said, HasSubstr("no application 'ping' on node pi2"));
 }
 
 }  // namespace

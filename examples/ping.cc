@@ -67,8 +67,11 @@ int Main() {
   // Opened before any ping, so that a path it cannot write fails first.
   FlagOutputFile summary_json("--summary_json", FLAGS_summary_json);
 
-  ShmEventLoop loop(&config.message(), "ping",
-                    ReadPingPongNode(config.message()));
+  // As AOS names a loop: --application_name, else the program's role.
+  ShmEventLoop loop(
+      &config.message(),
+      FLAGS_application_name.empty() ? "ping" : FLAGS_application_name,
+      ReadPingPongNode(config.message()));
   ApplyRealtimeFlags(&loop);
   CheckRate(*loop.FindChannel("/test", Ping::GetFullyQualifiedName(),
                               configuration::ChannelAccess::kSend),

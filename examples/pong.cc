@@ -13,8 +13,11 @@ namespace {
 
 int Main() {
   auto config = ReadPingPongConfig();
-  ShmEventLoop loop(&config.message(), "pong",
-                    ReadPingPongNode(config.message()));
+  // As AOS names a loop: --application_name, else the program's role.
+  ShmEventLoop loop(
+      &config.message(),
+      FLAGS_application_name.empty() ? "pong" : FLAGS_application_name,
+      ReadPingPongNode(config.message()));
   ApplyRealtimeFlags(&loop);
   PongApplication pong(&loop);
   loop.Run();
