@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,7 +24,8 @@ DEFINE_string(on_stop_append, "",
 DEFINE_string(behaviour, "run",
               "run: report until stopped; exit3: exit with status 3 at once, "
               "saying why; deaf: report, and ignore SIGTERM; silent: run, and "
-              "send no timing report.");
+              "send no timing report; hog: touch 1 GiB of memory, 16 MiB at a "
+              "time, then run.");
 
 int main(int argc, char** argv) {
   const std::vector<std::string> given(argv + 1, argv + argc);
@@ -40,6 +43,15 @@ int main(int argc, char** argv) {
   if (!config.ok()) {
     fprintf(stderr, "%s\n", std::string(config.status().message()).c_str());
     return 1;
+  }
+  if (FLAGS_behaviour == "hog") {
+    std::vector<std::unique_ptr<char[]>> held;
+    for (int i = 0; i < 64; ++i) {
+      held.push_back(std::make_unique<char[]>(16 << 20));
+      memset(held.back().get(), 1, 16 << 20);
+    }
+    fprintf(stderr, "launcher_test_app: holding 1 GiB\n");
+    while (true) pause();
   }
   if (FLAGS_behaviour == "silent") {
     while (true) pause();

@@ -22,6 +22,7 @@ namespace {
 // errno.
 enum class Step : int {
   kNetworkNamespace,
+  kCgroup,
   kOutput,
   kGroups,
   kUser,
@@ -32,6 +33,8 @@ std::string_view StepName(Step step) {
   switch (step) {
     case Step::kNetworkNamespace:
       return "cannot enter its network namespace";
+    case Step::kCgroup:
+      return "cannot join its memory cgroup";
     case Step::kOutput:
       return "cannot redirect its output";
     case Step::kGroups:
@@ -70,6 +73,10 @@ struct Failure {
   if (options.network_namespace_fd >= 0 &&
       setns(options.network_namespace_fd, CLONE_NEWNET) != 0) {
     fail(Step::kNetworkNamespace);
+  }
+  if (options.cgroup_procs_fd >= 0 &&
+      write(options.cgroup_procs_fd, "0", 1) != 1) {
+    fail(Step::kCgroup);
   }
   if ((options.stdout_fd >= 0 && dup2(options.stdout_fd, STDOUT_FILENO) < 0) ||
       (options.stderr_fd >= 0 && dup2(options.stderr_fd, STDERR_FILENO) < 0)) {

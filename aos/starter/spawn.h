@@ -56,6 +56,9 @@ struct SpawnOptions {
   // A descriptor the child keeps open across exec (a lock it holds for as
   // long as it lives), or -1.
   int inherited_fd = -1;
+  // An open cgroup.procs the child joins (writes "0" to) before exec
+  // (memory_limit.h), or -1.
+  int cgroup_procs_fd = -1;
 };
 
 // Forks and execs `options`; the child's pid once exec succeeded. An error

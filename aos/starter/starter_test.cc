@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <sstream>
@@ -13,6 +14,7 @@
 
 #include "aos/configuration.h"
 #include "aos/events/shm_event_loop.h"
+#include "aos/starter/memory_limit.h"
 #include "aos/testing/path.h"
 #include "aos/testing/wait_until.h"
 #include "aos/util/str_cat.h"
@@ -49,6 +51,10 @@ struct App {
     executable = std::move(binary);
     return *this;
   }
+  App& Limited(uint64_t bytes) {
+    memory_limit = bytes;
+    return *this;
+  }
   App& With(std::vector<std::string> args) {
     extra_args = std::move(args);
     return *this;
@@ -60,6 +66,7 @@ struct App {
   std::string user;
   std::string executable;
   std::vector<std::string> extra_args;
+  uint64_t memory_limit = 0;
 };
 
 class StarterTest : public ::testing::Test {
@@ -97,6 +104,9 @@ class StarterTest : public ::testing::Test {
               : app.executable,
           "\", \"autostart\": ", app.autostart ? "true" : "false",
           app.user.empty() ? "" : StrCat(", \"user\": \"", app.user, "\""),
+          app.memory_limit == 0
+              ? ""
+              : StrCat(", \"memory_limit\": ", app.memory_limit),
           ", \"stop_time\": 2000000000, \"args\": [", args, "]}");
     }
     return StrCat("{\"imports\": [\"",
@@ -445,6 +455,41 @@ TEST_F(StarterTest, StopAllStopsInReverseStartOrder) {
   std::stringstream order;
   order << in.rdbuf();
   EXPECT_EQ(order.str(), "c\nb\na\n");
+}
+
+// memory_limit, as AOS applies it: a memory cgroup per application. One
+// that stays under its limit runs in its cgroup; one that goes over is
+// killed by the kernel and restarted as any crash.
+TEST_F(StarterTest, AMemoryLimitIsACgroupTheKernelEnforces) {
+  if (geteuid() != 0) GTEST_SKIP() << "making memory cgroups needs root";
+  absl::StatusOr<MemoryLimit> probe = MemoryLimit::Apply("probe", 1 << 30);
+  if (!probe.ok()) {
+    GTEST_SKIP() << "no memory cgroup to make here: " << probe.status();
+  }
+  rmdir(probe->directory().c_str());
+  WriteConfig({App("capped").Limited(256 << 20),
+               App("hog").Behaving("hog").Limited(64 << 20)});
+  StartStarter();
+  const ApplicationStatusT capped = WaitFor("capped", Running, "running");
+  std::ifstream procs(
+      StrCat(std::filesystem::path(probe->directory()).parent_path().string(),
+             "/aos_capped/cgroup.procs"));
+  std::set<uint32_t> members;
+  for (uint32_t pid; procs >> pid;) members.insert(pid);
+  EXPECT_TRUE(members.contains(capped.pid)) << "capped's pid " << capped.pid;
+  const ApplicationStatusT hog = WaitFor(
+      "hog",
+      [](const ApplicationStatusT& s) {
+        return s.last_stop_reason == LastStopReason::CRASH;
+      },
+      "killed over its limit");
+  EXPECT_EQ(hog.last_exit_signal, SIGKILL);
+  StopStarter();
+  // Empty once their processes are gone: leave the machine as it was.
+  const std::string hierarchy =
+      std::filesystem::path(probe->directory()).parent_path().string();
+  rmdir(StrCat(hierarchy, "/aos_capped").c_str());
+  rmdir(StrCat(hierarchy, "/aos_hog").c_str());
 }
 
 }  // namespace

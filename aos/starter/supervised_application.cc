@@ -11,6 +11,7 @@
 #include <cstring>
 #include <thread>
 
+#include "aos/starter/memory_limit.h"
 #include "aos/util/exit_code.h"
 #include "aos/util/str_cat.h"
 
@@ -121,7 +122,24 @@ void SupervisedApplication::Launch(monotonic_clock::time_point now) {
                       ") still runs: starting it once that exits");
     return;
   }
+  // AOS's memory_limit: a cgroup of its own; where none can be made, it
+  // runs without, and its status says so.
+  std::optional<MemoryLimit> memory_limit;
+  std::string limit_problem;
+  if (spec_.memory_limit > 0) {
+    absl::StatusOr<MemoryLimit> applied =
+        MemoryLimit::Apply(spec_.name, spec_.memory_limit);
+    if (applied.ok()) {
+      memory_limit.emplace(std::move(applied).value());
+    } else {
+      limit_problem =
+          StrCat("memory_limit not enforced: ", applied.status().message());
+    }
+  }
   SpawnOptions options;
+  if (memory_limit.has_value()) {
+    options.cgroup_procs_fd = memory_limit->procs_fd();
+  }
   options.binary = spec_.binary;
   options.args = spec_.args;
   options.run_as = spec_.run_as;
@@ -146,7 +164,7 @@ void SupervisedApplication::Launch(monotonic_clock::time_point now) {
   last_start_time_ = now;
   if (waiting_is_restart_) ++restarts_;
   waiting_is_restart_ = false;
-  message_.clear();
+  message_ = limit_problem;
   usage_.reset();
   cpu_share_ = 0;
 }
