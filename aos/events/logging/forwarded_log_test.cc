@@ -20,16 +20,16 @@
 #include "aos/events/logging/remote_record.h"
 #include "aos/events/simulated_event_loop.h"
 #include "aos/testing/path.h"
-#include "aos/testing/test_message_generated.h"
-#include "aos/testing/test_reply_generated.h"
 #include "aos/util/subprocess.h"
+#include "examples/ping_generated.h"
+#include "examples/pong_generated.h"
 #include "gtest/gtest.h"
 
 namespace aos::logging {
 namespace {
 
+using testing::MultiNodePingPongConfig;
 using testing::MultiNodePingPongLog;
-using testing::MultiNodeTestConfig;
 using testing::ReceivedPing;
 using testing::RecordMultiNodePingPong;
 
@@ -48,7 +48,7 @@ void ExpectSameOrigin(const Context& actual, const Context& expected,
 
 bool IsPing(const Channel& channel) {
   return channel.name()->string_view() == "/test" &&
-         channel.type()->string_view() == "aos.testing.TestMessage";
+         channel.type()->string_view() == "aos.examples.Ping";
 }
 
 class ForwardedLogTest : public ::testing::Test {
@@ -61,6 +61,18 @@ TEST_F(ForwardedLogTest, TheLogKeepsTheRemoteFieldsOfForwardedMessages) {
   const MultiNodePingPongLog recorded =
       RecordMultiNodePingPong(path_, std::chrono::milliseconds(1500));
   ASSERT_GE(recorded.pings.size(), 149u);
+  // Pong on pi2 answered every ping that reached it; ping on pi1 received
+  // the answers (all but those still on the way back), none late, and each
+  // pong's origin was its timer call, translated to pi2 and back to pi1.
+  EXPECT_EQ(recorded.counts.not_sent, 0);
+  EXPECT_EQ(recorded.counts.answered,
+            static_cast<int64_t>(recorded.pings.size()));
+  EXPECT_EQ(recorded.counts.answered, recorded.pongs);
+  EXPECT_GE(recorded.counts.pongs, 148);
+  EXPECT_LE(recorded.counts.pongs, recorded.counts.answered);
+  EXPECT_EQ(recorded.counts.late, 0);
+  EXPECT_EQ(recorded.counts.origins_checked, recorded.counts.pongs);
+  EXPECT_EQ(recorded.counts.origins_wrong, 0);
 
   auto log = LogFileReader::Open(path_);
   ASSERT_TRUE(log.ok()) << log.status();
@@ -73,8 +85,7 @@ TEST_F(ForwardedLogTest, TheLogKeepsTheRemoteFieldsOfForwardedMessages) {
     if (IsPing(*message->channel)) {
       ASSERT_LT(pings, recorded.pings.size());
       const ReceivedPing& expected = recorded.pings[pings];
-      EXPECT_EQ(flatbuffers::GetRoot<aos::testing::TestMessage>(context.data)
-                    ->value(),
+      EXPECT_EQ(flatbuffers::GetRoot<examples::Ping>(context.data)->value(),
                 expected.value);
       EXPECT_EQ(context.queue_index, expected.context.queue_index);
       ExpectSameOrigin(context, expected.context, pings);
@@ -98,7 +109,7 @@ TEST_F(ForwardedLogTest, TheLogKeepsTheRemoteFieldsOfForwardedMessages) {
       EXPECT_EQ(context.realtime_remote_time, context.realtime_event_time);
       EXPECT_EQ(context.remote_queue_index, context.queue_index);
       EXPECT_EQ(context.source_boot_uuid, recorded.pi2_boot);
-      if (message->channel->type()->string_view() == "aos.testing.TestReply") {
+      if (message->channel->type()->string_view() == "aos.examples.Pong") {
         ++pongs;
       }
     }
@@ -175,20 +186,19 @@ TEST_F(ForwardedLogTest, ReplaySendsForwardedMessagesAsRecorded) {
   SimulatedEventLoopFactory factory((*log)->configuration());
   LogReader replay(
       log->get(), &factory, {.channel_filter = [](const Channel& channel) {
-        return channel.type()->string_view() != "aos.testing.TestReply";
+        return channel.type()->string_view() != "aos.examples.Pong";
       }});
   const Node* pi2 = (*log)->node();
   std::unique_ptr<EventLoop> pong = factory.MakeEventLoop("new_pong", pi2);
   // Its figures add up over the whole replay.
   pong->SkipTimingReport();
-  Sender<aos::testing::TestReply> sender =
-      pong->MakeSender<aos::testing::TestReply>("/test");
+  Sender<examples::Pong> sender = pong->MakeSender<examples::Pong>("/test");
   std::vector<ReceivedPing> seen;
-  pong->MakeWatcher("/test", [&](const aos::testing::TestMessage& message) {
+  pong->MakeWatcher("/test", [&](const examples::Ping& message) {
     seen.push_back(
         ReceivedPing{.value = message.value(), .context = pong->context()});
     auto builder = sender.MakeBuilder();
-    auto reply = builder.MakeBuilder<aos::testing::TestReply>();
+    auto reply = builder.MakeBuilder<examples::Pong>();
     reply.add_value(message.value());
     builder.CheckOk(builder.Send(reply.Finish()));
   });
@@ -234,7 +244,7 @@ class DamagedRemoteRecordTest : public ForwardedLogTest {
 
   void SetUp() override {
     const FlatbufferDetachedBuffer<Configuration>& config =
-        MultiNodeTestConfig();
+        MultiNodePingPongConfig();
     auto writer = McapWriter::Create(path_, {});
     ASSERT_TRUE(writer.ok()) << writer.status();
     McapWriter& mcap = **writer;
@@ -251,7 +261,7 @@ class DamagedRemoteRecordTest : public ForwardedLogTest {
             .ok());
     auto ping =
         mcap.AddChannel(0, "/test", kFlatbufferEncoding,
-                        {{std::string(kChannelType), "aos.testing.TestMessage"},
+                        {{std::string(kChannelType), "aos.examples.Ping"},
                          {std::string(kChannelSourceNode), "pi1"}});
     ASSERT_TRUE(ping.ok());
     auto schema = mcap.AddSchema(kRemoteMessageType, kFlatbufferEncoding,
@@ -313,7 +323,7 @@ class DamagedRemoteRecordTest : public ForwardedLogTest {
             mcap.WriteMessage(*remote, i, log_time, publish_time, record).ok());
       }
       flatbuffers::FlatBufferBuilder message_fbb;
-      aos::testing::TestMessage::Builder message(message_fbb);
+      examples::Ping::Builder message(message_fbb);
       message.add_value(i);
       message_fbb.Finish(message.Finish());
       ASSERT_TRUE(mcap.WriteMessage(
@@ -336,9 +346,7 @@ TEST_F(DamagedRemoteRecordTest, TheReaderLeavesTheRemoteFieldsUnknown) {
     std::optional<LogMessage> message = (*log)->Next();
     ASSERT_TRUE(message.has_value()) << i;
     const Context& context = message->context;
-    EXPECT_EQ(
-        flatbuffers::GetRoot<aos::testing::TestMessage>(context.data)->value(),
-        i);
+    EXPECT_EQ(flatbuffers::GetRoot<examples::Ping>(context.data)->value(), i);
     EXPECT_EQ(context.queue_index, static_cast<uint32_t>(i));
     if (HasGoodRecord(i)) {
       EXPECT_EQ(context.monotonic_remote_time,
@@ -359,7 +367,7 @@ TEST_F(DamagedRemoteRecordTest, TheReaderLeavesTheRemoteFieldsUnknown) {
   // records (from message 2 on).
   ASSERT_EQ((*log)->problems().size(), 2u);
   EXPECT_NE((*log)->problems()[0].find(
-                "/test aos.testing.TestMessage (forwarded from pi1) at log "
+                "/test aos.examples.Ping (forwarded from pi1) at log "
                 "time 11000000000 ns has no valid remote record"),
             std::string::npos)
       << (*log)->problems()[0];
@@ -374,7 +382,7 @@ TEST_F(DamagedRemoteRecordTest, TheReaderLeavesTheRemoteFieldsUnknown) {
 // sent, and says so where the log's record of that is missing or damaged.
 TEST_F(DamagedRemoteRecordTest, AosDumpSaysWhichRemoteTimesAreUnknown) {
   Subprocess dump(aos::testing::ArtifactPath("aos/tools/aos_dump"),
-                  {"--log=" + path_, "/test", "aos.testing.TestMessage"},
+                  {"--log=" + path_, "/test", "aos.examples.Ping"},
                   aos::testing::TestTempDir());
   ASSERT_EQ(dump.Wait(), 0) << dump.Stderr();
   std::vector<std::string> lines;
@@ -392,8 +400,8 @@ TEST_F(DamagedRemoteRecordTest, AosDumpSaysWhichRemoteTimesAreUnknown) {
     } else {
       origin << "(remote times unknown)";
     }
-    EXPECT_NE(lines[i].find("/test aos.testing.TestMessage from pi1 " +
-                            origin.str() + ": {"),
+    EXPECT_NE(lines[i].find("/test aos.examples.Ping from pi1 " + origin.str() +
+                            ": {"),
               std::string::npos)
         << lines[i];
   }
@@ -408,7 +416,7 @@ TEST_F(DamagedRemoteRecordTest, ReplaySendsEveryMessageAnyway) {
       factory.MakeEventLoop("watcher", (*log)->node());
   watcher->SkipTimingReport();
   std::vector<Context> seen;
-  watcher->MakeWatcher("/test", [&](const aos::testing::TestMessage&) {
+  watcher->MakeWatcher("/test", [&](const examples::Ping&) {
     seen.push_back(watcher->context());
   });
   factory.Run();

@@ -13,7 +13,7 @@ dump="${root}/aos/tools/aos_dump"
 streamer="${root}/aos/tools/aos_timing_report_streamer"
 
 "${writer}" --dir="${tmp}" || fatal "hostile_log_writer failed"
-ping=(/test aos.testing.TestMessage)
+ping=(/test aos.examples.Ping)
 
 # Runs "$@" with at most 1.5 GB of address space, output in ${tmp}/out and
 # ${tmp}/err; returns its exit status.

@@ -35,8 +35,8 @@ McapMessage MiddlePing(const std::string& path, std::string* data) {
   while (std::optional<McapMessage> message = (*reader)->Next()) {
     const McapChannel& channel = (*reader)->channels().at(message->channel_id);
     auto type = channel.metadata.find(std::string(kChannelType));
-    if (type == channel.metadata.end() ||
-        type->second != "aos.testing.TestMessage" || ++pings < 150) {
+    if (type == channel.metadata.end() || type->second != "aos.examples.Ping" ||
+        ++pings < 150) {
       continue;
     }
     *data = std::string(message->data);

@@ -19,16 +19,25 @@
 #include "aos/testing/allocation_counter.h"
 #include "aos/testing/path.h"
 #include "aos/testing/test_message_generated.h"
-#include "aos/testing/test_reply_generated.h"
+#include "examples/ping_application.h"
+#include "examples/ping_generated.h"
+#include "examples/pong_application.h"
+#include "examples/pong_generated.h"
 #include "gtest/gtest.h"
 
 namespace aos::logging {
 namespace {
 
+using testing::kPingChannel;
+using testing::kPongChannel;
+using testing::PingPongConfig;
 using testing::PingPongLog;
 using testing::RecordPingPong;
 using testing::SentMessage;
-using testing::TestConfig;
+
+// Ping sends at 0, 10, ..., 1000 ms of a 1 s run (the first at the start):
+// 101 pings, each answered at once.
+constexpr int64_t kPingsIn1s = 101;
 
 std::string Describe(const Channel* channel) {
   return std::string(channel->name()->string_view()) + " " +
@@ -37,12 +46,23 @@ std::string Describe(const Channel* channel) {
 
 int ValueOf(const LogMessage& message) {
   const std::string type = std::string(message.channel->type()->string_view());
-  if (type == "aos.testing.TestMessage") {
-    return flatbuffers::GetRoot<aos::testing::TestMessage>(message.context.data)
-        ->value();
+  if (type == "aos.examples.Ping") {
+    return flatbuffers::GetRoot<examples::Ping>(message.context.data)->value();
   }
-  return flatbuffers::GetRoot<aos::testing::TestReply>(message.context.data)
-      ->value();
+  return flatbuffers::GetRoot<examples::Pong>(message.context.data)->value();
+}
+
+// Ping's and pong's own figures of a run of `pings` pings: every one
+// answered once, on time, its pong's origin exactly ping's timer call.
+void ExpectEveryPingAnswered(const testing::PingPongCounts& counts,
+                             int64_t pings) {
+  EXPECT_EQ(counts.pings, pings);
+  EXPECT_EQ(counts.not_sent, 0);
+  EXPECT_EQ(counts.answered, pings);
+  EXPECT_EQ(counts.pongs, pings);
+  EXPECT_EQ(counts.late, 0);
+  EXPECT_EQ(counts.origins_checked, pings);
+  EXPECT_EQ(counts.origins_wrong, 0);
 }
 
 class LoggerTest : public ::testing::Test {
@@ -59,7 +79,9 @@ class LoggerModeTest
 TEST_P(LoggerModeTest, LogsEveryMessageAtItsSendTimes) {
   const PingPongLog sent = RecordPingPong(path_, Compression::kZstd,
                                           std::chrono::seconds(2), GetParam());
-  ASSERT_EQ(sent.sent.size(), 2u * 200u);
+  // Pings at 0, 10, ..., 2000 ms.
+  ExpectEveryPingAnswered(sent.counts, 201);
+  ASSERT_EQ(sent.sent.size(), 2u * 201u);
 
   auto log = LogFileReader::Open(path_);
   ASSERT_TRUE(log.ok()) << log.status();
@@ -67,15 +89,18 @@ TEST_P(LoggerModeTest, LogsEveryMessageAtItsSendTimes) {
   EXPECT_EQ((*log)->node(), nullptr);
   // The stored configuration is the one logged with, schemas included.
   ASSERT_EQ((*log)->configuration()->channels()->size(),
-            TestConfig().channels()->size());
+            PingPongConfig().channels()->size());
   std::vector<std::string> logged;
   for (const Channel* channel : (*log)->logged_channels()) {
     EXPECT_NE(channel->schema(), nullptr);
     logged.push_back(Describe(channel));
   }
-  EXPECT_EQ(logged, (std::vector<std::string>{"/aos aos.timing.Report",
-                                              "/test aos.testing.TestMessage",
-                                              "/test aos.testing.TestReply"}));
+  // Every channel of the config (aos/aos.json's /aos channels included),
+  // whether or not anything was sent on it.
+  EXPECT_EQ(logged, (std::vector<std::string>{
+                        "/aos aos.starter.StarterRpc",
+                        "/aos aos.starter.Status", "/aos aos.timing.Report",
+                        std::string(kPingChannel), std::string(kPongChannel)}));
 
   EXPECT_TRUE((*log)->records_origins());
   size_t next = 0;
@@ -109,7 +134,7 @@ TEST_P(LoggerModeTest, LogsEveryMessageAtItsSendTimes) {
     // Ping's timer: sent by it (1 hop), or answered by pong (2).
     ASSERT_EQ(expected.origins.size(), 1u);
     EXPECT_EQ(expected.origins.begin()->hops,
-              expected.channel == "/test aos.testing.TestMessage" ? 1 : 2);
+              expected.channel == kPingChannel ? 1 : 2);
     EXPECT_EQ(expected.origins.begin()->id,
               PathOriginId("", "ping", "timer", "ping"));
   }
@@ -118,6 +143,7 @@ TEST_P(LoggerModeTest, LogsEveryMessageAtItsSendTimes) {
   // The logger is an ordinary application: its own reports are logged.
   EXPECT_GT(report_applications["aos_logger"], 0);
   EXPECT_GT(report_applications["ping"], 0);
+  EXPECT_GT(report_applications["pong"], 0);
   EXPECT_TRUE((*log)->problems().empty());
   EXPECT_TRUE((*log)->lost_messages().empty());
 }
@@ -133,13 +159,15 @@ INSTANTIATE_TEST_SUITE_P(WatchersAndPolling, LoggerModeTest,
                          });
 
 TEST_F(LoggerTest, RecordsOnlyTheChannelsTheFilterSelects) {
-  SimulatedEventLoopFactory factory(&TestConfig());
+  SimulatedEventLoopFactory factory(&PingPongConfig());
   std::unique_ptr<EventLoop> loop = factory.MakeEventLoop("aos_logger");
   auto writer = McapWriter::Create(path_, {});
   ASSERT_TRUE(writer.ok());
   auto logger = Logger::Make(loop.get(), std::move(*writer),
                              {.channel_filter = [](const Channel& channel) {
-                               return channel.name()->string_view() == "/aos";
+                               return channel.name()->string_view() == "/aos" &&
+                                      channel.type()->string_view() ==
+                                          "aos.timing.Report";
                              }});
   ASSERT_TRUE(logger.ok()) << logger.status();
   EXPECT_EQ((*logger)->channel_count(), 1u);
@@ -154,7 +182,7 @@ TEST_F(LoggerTest, RecordsOnlyTheChannelsTheFilterSelects) {
 }
 
 TEST_F(LoggerTest, NothingToLogIsAnError) {
-  SimulatedEventLoopFactory factory(&TestConfig());
+  SimulatedEventLoopFactory factory(&PingPongConfig());
   std::unique_ptr<EventLoop> loop = factory.MakeEventLoop("aos_logger");
   auto writer = McapWriter::Create(path_, {});
   ASSERT_TRUE(writer.ok());
@@ -180,7 +208,8 @@ TEST_F(LoggerTest, AnMcapFileWithoutConfigurationIsNotAnAosLog) {
 TEST_F(LoggerTest, AnUnreadableBootUuidIsAProblem) {
   auto writer = McapWriter::Create(path_, {});
   ASSERT_TRUE(writer.ok());
-  const std::span<const uint8_t> config = testing::MultiNodeTestConfig().span();
+  const std::span<const uint8_t> config =
+      testing::MultiNodePingPongConfig().span();
   ASSERT_TRUE(
       (*writer)
           ->AddAttachment(
@@ -208,15 +237,16 @@ TEST_F(LoggerTest, AnUnreadableBootUuidIsAProblem) {
 TEST_F(LoggerTest, ReplaySendsEveryMessageAtItsRecordedTime) {
   const PingPongLog sent =
       RecordPingPong(path_, Compression::kLz4, std::chrono::seconds(1));
+  ExpectEveryPingAnswered(sent.counts, kPingsIn1s);
   auto log = LogFileReader::Open(path_);
   ASSERT_TRUE(log.ok()) << log.status();
   SimulatedEventLoopFactory factory((*log)->configuration());
   LogReader replay(log->get(), &factory);
   std::unique_ptr<EventLoop> test = factory.MakeEventLoop("test");
   std::vector<SentMessage> seen;
-  test->MakeWatcher("/test", [&](const aos::testing::TestReply& reply) {
+  test->MakeWatcher("/test", [&](const examples::Pong& reply) {
     seen.push_back(
-        SentMessage{.channel = "/test aos.testing.TestReply",
+        SentMessage{.channel = std::string(kPongChannel),
                     .monotonic_sent_time = test->context().monotonic_event_time,
                     .realtime_sent_time = realtime_clock::min_time,
                     .value = reply.value(),
@@ -225,12 +255,12 @@ TEST_F(LoggerTest, ReplaySendsEveryMessageAtItsRecordedTime) {
   factory.Run();
   std::vector<SentMessage> pongs;
   for (const SentMessage& message : sent.sent) {
-    if (message.channel == "/test aos.testing.TestReply") {
+    if (message.channel == kPongChannel) {
       pongs.push_back(message);
     }
   }
   ASSERT_EQ(seen.size(), pongs.size());
-  ASSERT_EQ(pongs.size(), 100u);
+  ASSERT_EQ(pongs.size(), static_cast<size_t>(kPingsIn1s));
   for (size_t i = 0; i < pongs.size(); ++i) {
     EXPECT_EQ(seen[i].value, pongs[i].value) << i;
     EXPECT_EQ(seen[i].monotonic_sent_time, pongs[i].monotonic_sent_time) << i;
@@ -248,7 +278,7 @@ TEST_F(LoggerTest, ReplayMeasuresTheRecordedPathAgesAgain) {
       RecordPingPong(path_, Compression::kZstd, std::chrono::seconds(1));
   ASSERT_EQ(sent.pong_paths.size(), 1u);
   const testing::ReplayedOrigins replay =
-      testing::ReplayWatchingOrigins(path_, "/test", "aos.testing.TestReply");
+      testing::ReplayWatchingOrigins(path_, "/test", "aos.examples.Pong");
   const timing::PathTimings& replayed = replay.paths;
   ASSERT_EQ(replayed.size(), sent.pong_paths.size());
   const timing::PathTiming& expected = *sent.pong_paths.begin();
@@ -257,7 +287,7 @@ TEST_F(LoggerTest, ReplayMeasuresTheRecordedPathAgesAgain) {
   EXPECT_EQ(measured.origin_id, expected.origin_id);
   EXPECT_EQ(measured.hops, 2u);
   EXPECT_EQ(measured.hops, expected.hops);
-  EXPECT_EQ(measured.count(), 100u);
+  EXPECT_EQ(measured.count(), static_cast<uint64_t>(kPingsIn1s));
   EXPECT_EQ(measured.count(), expected.count());
   EXPECT_EQ(measured.age.statistic().average(),
             expected.age.statistic().average());
@@ -270,7 +300,7 @@ TEST_F(LoggerTest, ReplayMeasuresTheRecordedPathAgesAgain) {
   // And each pong carried exactly its recorded origins.
   std::vector<PathOrigins> recorded;
   for (const SentMessage& message : sent.sent) {
-    if (message.channel == "/test aos.testing.TestReply") {
+    if (message.channel == kPongChannel) {
       recorded.push_back(message.origins);
     }
   }
@@ -280,7 +310,7 @@ TEST_F(LoggerTest, ReplayMeasuresTheRecordedPathAgesAgain) {
 // A replayed local message whose log has no origins for it carries none:
 // not the replayer's timer.
 TEST_F(LoggerTest, ReplayedMessagesWithoutOriginsCarryNone) {
-  SimulatedEventLoopFactory recording(&TestConfig());
+  SimulatedEventLoopFactory recording(&PingPongConfig());
   std::unique_ptr<EventLoop> logger_loop =
       recording.MakeEventLoop("aos_logger");
   logger_loop->SkipTimingReport();
@@ -290,29 +320,29 @@ TEST_F(LoggerTest, ReplayedMessagesWithoutOriginsCarryNone) {
   ASSERT_TRUE(logger.ok()) << logger.status();
   std::unique_ptr<EventLoop> sender_loop = recording.MakeEventLoop("sender");
   sender_loop->SkipTimingReport();
-  Sender<aos::testing::TestMessage> sender =
-      sender_loop->MakeSender<aos::testing::TestMessage>("/test");
+  Sender<examples::Ping> sender =
+      sender_loop->MakeSender<examples::Ping>("/test");
   // OnRun is no timer: what it sends carries no origins.
   sender_loop->OnRun([&]() {
     auto builder = sender.MakeBuilder();
-    builder.CheckOk(builder.Send(
-        builder.MakeBuilder<aos::testing::TestMessage>().Finish()));
+    builder.CheckOk(
+        builder.Send(builder.MakeBuilder<examples::Ping>().Finish()));
   });
   recording.RunFor(std::chrono::seconds(1));
   ASSERT_TRUE((*logger)->Finish().ok());
 
-  EXPECT_EQ(
-      testing::ReplayWatchingOrigins(path_, "/test", "aos.testing.TestMessage")
-          .origins,
-      std::vector<PathOrigins>{PathOrigins()});
+  EXPECT_EQ(testing::ReplayWatchingOrigins(path_, "/test", "aos.examples.Ping")
+                .origins,
+            std::vector<PathOrigins>{PathOrigins()});
 }
 
 // Recording a message's origins allocates nothing once the logger is warm
 // (its chunk buffers grown, its message indexes as large as any chunk
-// needs): between two flushes, every ping (each with its timer as origin)
-// and its origins record are written into the open chunk.
+// needs): between two flushes, every ping (its timer as origin), its pong
+// (the same origin, 2 hops) and their origins records are written into the
+// open chunk. Ping and pong allocate nothing either (their headers say so).
 TEST_F(LoggerTest, RecordingOriginsAllocatesNothingBetweenFlushes) {
-  SimulatedEventLoopFactory factory(&TestConfig());
+  SimulatedEventLoopFactory factory(&PingPongConfig());
   std::unique_ptr<EventLoop> logger_loop = factory.MakeEventLoop("aos_logger");
   auto writer = McapWriter::Create(path_, {});
   ASSERT_TRUE(writer.ok());
@@ -320,26 +350,21 @@ TEST_F(LoggerTest, RecordingOriginsAllocatesNothingBetweenFlushes) {
   options.flush_period = std::chrono::seconds(1);
   auto logger = Logger::Make(logger_loop.get(), std::move(*writer), options);
   ASSERT_TRUE(logger.ok()) << logger.status();
-  std::unique_ptr<EventLoop> ping = factory.MakeEventLoop("ping");
-  Sender<aos::testing::TestMessage> sender =
-      ping->MakeSender<aos::testing::TestMessage>("/test");
-  TimerHandler* timer = ping->AddTimer([&]() {
-    auto builder = sender.MakeBuilder();
-    auto message = builder.MakeBuilder<aos::testing::TestMessage>();
-    message.add_value(1);
-    builder.CheckOk(builder.Send(message.Finish()));
-  });
-  timer->set_name("ping");
-  ping->OnRun([&]() {
-    timer->Schedule(ping->monotonic_now(), std::chrono::milliseconds(10));
-  });
-  // Two flushed chunks of 100 pings each, then 40 pings into the third.
+  std::unique_ptr<EventLoop> ping_loop = factory.MakeEventLoop("ping");
+  std::unique_ptr<EventLoop> pong_loop = factory.MakeEventLoop("pong");
+  examples::PingOptions ping_options;
+  ping_options.period = std::chrono::milliseconds(10);
+  examples::PingApplication ping(ping_loop.get(), ping_options);
+  examples::PongApplication pong(pong_loop.get());
+  // Two flushed chunks of 100 pings and 100 pongs each, then 40 of each
+  // into the third.
   factory.RunFor(std::chrono::milliseconds(2500));
   const uint64_t recorded = (*logger)->recorded_messages();
   const uint64_t before = aos::testing::HeapAllocations();
   factory.RunFor(std::chrono::milliseconds(400));
   EXPECT_EQ(aos::testing::HeapAllocations() - before, 0u);
-  EXPECT_EQ((*logger)->recorded_messages() - recorded, 40u);
+  EXPECT_EQ((*logger)->recorded_messages() - recorded, 2u * 40u);
+  EXPECT_EQ(ping.origins_wrong(), 0);
   ASSERT_TRUE((*logger)->Finish().ok());
   auto log = LogFileReader::Open(path_);
   ASSERT_TRUE(log.ok()) << log.status();
@@ -347,32 +372,34 @@ TEST_F(LoggerTest, RecordingOriginsAllocatesNothingBetweenFlushes) {
   while (std::optional<LogMessage> message = (*log)->Next()) {
     with_origins += message->context.origins.size() == 1 ? 1 : 0;
   }
-  EXPECT_GE(with_origins, 290);
+  // Pings and pongs at 0, 10, ..., 2900 ms.
+  EXPECT_GE(with_origins, 2 * 290);
 }
 
 // New code against recorded data: a new pong answers the recorded pings.
 TEST_F(LoggerTest, ReplayFeedsNewCodeTheRecordedInputs) {
-  RecordPingPong(path_, Compression::kZstd, std::chrono::seconds(1));
+  ExpectEveryPingAnswered(
+      RecordPingPong(path_, Compression::kZstd, std::chrono::seconds(1)).counts,
+      kPingsIn1s);
   auto log = LogFileReader::Open(path_);
   ASSERT_TRUE(log.ok()) << log.status();
   SimulatedEventLoopFactory factory((*log)->configuration());
   LogReader replay(
       log->get(), &factory, {.channel_filter = [](const Channel& channel) {
-        return channel.type()->string_view() == "aos.testing.TestMessage";
+        return channel.type()->string_view() == "aos.examples.Ping";
       }});
   std::unique_ptr<EventLoop> pong = factory.MakeEventLoop("new_pong");
-  Sender<aos::testing::TestReply> sender =
-      pong->MakeSender<aos::testing::TestReply>("/test");
+  Sender<examples::Pong> sender = pong->MakeSender<examples::Pong>("/test");
   std::vector<monotonic_clock::time_point> ping_times;
-  pong->MakeWatcher("/test", [&](const aos::testing::TestMessage& message) {
+  pong->MakeWatcher("/test", [&](const examples::Ping& message) {
     ping_times.push_back(pong->context().monotonic_event_time);
     auto builder = sender.MakeBuilder();
-    auto reply = builder.MakeBuilder<aos::testing::TestReply>();
+    auto reply = builder.MakeBuilder<examples::Pong>();
     reply.add_value(-message.value());
     builder.CheckOk(builder.Send(reply.Finish()));
   });
   factory.Run();
-  ASSERT_EQ(ping_times.size(), 100u);
+  ASSERT_EQ(ping_times.size(), static_cast<size_t>(kPingsIn1s));
   // The recorded pings came every 10 ms; so do the replayed ones.
   for (size_t i = 1; i < ping_times.size(); ++i) {
     EXPECT_EQ(ping_times[i] - ping_times[i - 1], std::chrono::milliseconds(10));

@@ -1,13 +1,13 @@
 // For mcap_check_test: records a ping/pong run in simulation into
 // DIR/{none,lz4,zstd}.mcap, and pi2's side of a two-node run (with remote
 // records) into DIR/multinode.mcap, and writes DIR/expected.json and
-// DIR/multinode_expected.json: for each MCAP channel its topic, type, and
-// the log and publish times (ns, as decimal strings) and the JSON (aos's
-// printer, aos/json_to_flatbuffer.h; not for remote records) of every
-// message, in order, as LogFileReader reads them back (logger_test and
-// forwarded_log_test check those against what was sent). A forwarded
-// channel also has "remote": the remote fields of each message; the remote
-// records' channel (type aos.logging.RemoteMessage) has the times of the
+// DIR/multinode_expected.json: for each MCAP channel (every logged channel,
+// with messages or not) its topic, type, and the log and publish times (ns, as
+// decimal strings) and the JSON (aos's printer, aos/json_to_flatbuffer.h; not
+// for remote records) of every message, in order, as LogFileReader reads them
+// back (logger_test and forwarded_log_test check those against what was sent).
+// A forwarded channel also has "remote": the remote fields of each message; the
+// remote records' channel (type aos.logging.RemoteMessage) has the times of the
 // forwarded messages, which its records share. Every channel also has
 // "origins": each message's path origins as "ID/HOPS/UNCERTAINTY_US/TIME"
 // (decimal), comma-separated, then " dropped N" if N > 0; "" for none. The
@@ -93,6 +93,13 @@ void WriteExpected(const std::string& log_path, const std::string& json_path) {
   ChannelTimes origins_records;
   origins_records.topic = kOriginsTopic;
   origins_records.type = kOriginsType;
+  // Every logged channel has its MCAP channel, even with no message (the
+  // starter's, in a run without a starter).
+  for (const Channel* channel : (*log)->logged_channels()) {
+    ChannelTimes& times = expected[channel];
+    times.topic = channel->name()->str();
+    times.type = channel->type()->str();
+  }
   while (std::optional<LogMessage> message = (*log)->Next()) {
     const Channel* channel = message->channel;
     const Context& context = message->context;

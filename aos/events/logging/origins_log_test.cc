@@ -18,9 +18,9 @@
 #include "aos/events/logging/pingpong_log.h"
 #include "aos/events/timing_report_codec.h"
 #include "aos/testing/path.h"
-#include "aos/testing/test_message_generated.h"
-#include "aos/testing/test_reply_generated.h"
 #include "aos/util/subprocess.h"
+#include "examples/ping_generated.h"
+#include "examples/pong_generated.h"
 #include "gtest/gtest.h"
 
 namespace aos::logging {
@@ -28,7 +28,7 @@ namespace {
 
 constexpr int64_t kSecond = 1'000'000'000;
 constexpr int64_t kMillisecond = 1'000'000;
-// The log times (ns) of message i of TestMessage, and of the TestReply.
+// The log times (ns) of Ping i, and of the Pong.
 constexpr int64_t LogTime(int i) { return (10 + i) * kSecond; }
 constexpr int64_t kReplyTime = 18 * kSecond;
 // A malformed origins record after the last message.
@@ -50,11 +50,11 @@ std::string Hex(uint32_t id) {
   return text;
 }
 
-// A single-node log of /test (TestMessage, 8 messages, TestReply, 1) and
+// A single-node log of /test (Ping, 8 messages, Pong, 1) and
 // one timing report of ping on /aos, with origins records of every kind.
 class OriginsLogTest : public ::testing::Test {
  protected:
-  // What TestMessage i carried, as the reader must give it; nullopt:
+  // What Ping i carried, as the reader must give it; nullopt:
   // unknown.
   static std::optional<PathOrigins> Expected(int i) {
     PathOrigins origins;
@@ -85,7 +85,7 @@ class OriginsLogTest : public ::testing::Test {
     }
   }
 
-  // The record written before TestMessage i (empty: none).
+  // The record written before Ping i (empty: none).
   static std::string Record(int i, uint16_t channel) {
     flatbuffers::FlatBufferBuilder fbb;
     switch (i) {
@@ -141,12 +141,12 @@ class OriginsLogTest : public ::testing::Test {
     ASSERT_TRUE(
         mcap.AddMetadata(kLoggerMetadata, {{std::string(kLoggerNode), ""}})
             .ok());
-    auto ping = mcap.AddChannel(
-        0, "/test", kFlatbufferEncoding,
-        {{std::string(kChannelType), "aos.testing.TestMessage"}});
+    auto ping =
+        mcap.AddChannel(0, "/test", kFlatbufferEncoding,
+                        {{std::string(kChannelType), "aos.examples.Ping"}});
     auto pong =
         mcap.AddChannel(0, "/test", kFlatbufferEncoding,
-                        {{std::string(kChannelType), "aos.testing.TestReply"}});
+                        {{std::string(kChannelType), "aos.examples.Pong"}});
     auto reports =
         mcap.AddChannel(0, "/aos", kFlatbufferEncoding,
                         {{std::string(kChannelType), "aos.timing.Report"}});
@@ -190,7 +190,7 @@ class OriginsLogTest : public ::testing::Test {
     for (int i = 0; i < 8; ++i) {
       write_record(Record(i, *ping), LogTime(i));
       flatbuffers::FlatBufferBuilder fbb;
-      aos::testing::TestMessage::Builder message(fbb);
+      examples::Ping::Builder message(fbb);
       message.add_value(i);
       fbb.Finish(message.Finish());
       ASSERT_TRUE(mcap.WriteMessage(*ping, i, LogTime(i),
@@ -199,7 +199,7 @@ class OriginsLogTest : public ::testing::Test {
     }
     write_record("garbage", kReplyTime);
     flatbuffers::FlatBufferBuilder fbb;
-    aos::testing::TestReply::Builder reply(fbb);
+    examples::Pong::Builder reply(fbb);
     reply.add_value(1);
     fbb.Finish(reply.Finish());
     ASSERT_TRUE(mcap.WriteMessage(*pong, 0, kReplyTime,
@@ -211,7 +211,7 @@ class OriginsLogTest : public ::testing::Test {
 
   static absl::Status AddConfig(McapWriter* mcap) {
     const FlatbufferDetachedBuffer<Configuration>& config =
-        testing::TestConfigBuffer();
+        testing::PingPongConfigBuffer();
     return mcap->AddAttachment(
         kConfigAttachment, kConfigMediaType,
         std::string_view(reinterpret_cast<const char*>(config.span().data()),
@@ -248,8 +248,7 @@ TEST_F(OriginsLogTest, TheReaderKeepsWhatIsTrueAndSaysWhatIsDamaged) {
     std::optional<LogMessage> message = (*log)->Next();
     ASSERT_TRUE(message.has_value()) << i;
     EXPECT_EQ(
-        flatbuffers::GetRoot<aos::testing::TestMessage>(message->context.data)
-            ->value(),
+        flatbuffers::GetRoot<examples::Ping>(message->context.data)->value(),
         i);
     const std::optional<PathOrigins> expected = Expected(i);
     EXPECT_EQ(message->origins_known, expected.has_value()) << i;
@@ -257,7 +256,7 @@ TEST_F(OriginsLogTest, TheReaderKeepsWhatIsTrueAndSaysWhatIsDamaged) {
   }
   std::optional<LogMessage> reply = (*log)->Next();
   ASSERT_TRUE(reply.has_value());
-  EXPECT_EQ(reply->channel->type()->string_view(), "aos.testing.TestReply");
+  EXPECT_EQ(reply->channel->type()->string_view(), "aos.examples.Pong");
   EXPECT_FALSE(reply->origins_known);
   EXPECT_TRUE(reply->context.origins.empty());
   EXPECT_FALSE((*log)->Next().has_value());
@@ -265,13 +264,13 @@ TEST_F(OriginsLogTest, TheReaderKeepsWhatIsTrueAndSaysWhatIsDamaged) {
   EXPECT_EQ(
       (*log)->problems(),
       (std::vector<std::string>{
-          path_ + ": the message of /test aos.testing.TestMessage at log time "
+          path_ + ": the message of /test aos.examples.Ping at log time "
                   "12000000000 ns has a damaged origins record (1 of its 1 "
                   "origins cannot be true: more than 4, id 0, 0 hops, an id "
                   "twice, or later than the message); its origins are unknown, "
                   "as are those of any later such message of the channel",
           path_ +
-              ": the message of /test aos.testing.TestReply at log time "
+              ": the message of /test aos.examples.Pong at log time "
               "18000000000 ns has a damaged origins record (not a valid "
               "aos.logging.MessageOrigins); its origins are unknown, as are "
               "those of any later such message of the channel",
@@ -304,7 +303,7 @@ TEST_F(OriginsLogTest, ALogWithoutOriginsRecordsHasUnknownOrigins) {
 TEST_F(OriginsLogTest, ReplaySendsTheKnownOrigins) {
   WriteLog(true);
   const std::vector<PathOrigins> seen =
-      testing::ReplayWatchingOrigins(path_, "/test", "aos.testing.TestMessage")
+      testing::ReplayWatchingOrigins(path_, "/test", "aos.examples.Ping")
           .origins;
   ASSERT_EQ(seen.size(), 8u);
   for (int i = 0; i < 8; ++i) {
@@ -336,15 +335,14 @@ TEST_F(OriginsLogTest, AosDumpPrintsEachOriginUnderItsMessage) {
   };
   for (const std::string flag : {"-v", "--origins"}) {
     const std::vector<std::string> lines =
-        Dump({flag, "/test", "aos.testing.TestMessage"});
+        Dump({flag, "/test", "aos.examples.Ping"});
     std::vector<std::string> origin_lines;
     int messages = 0;
     for (const std::string& line : lines) {
       if (line.starts_with("  ")) {
         origin_lines.push_back(line);
       } else {
-        EXPECT_NE(line.find(" /test aos.testing.TestMessage: {"),
-                  std::string::npos)
+        EXPECT_NE(line.find(" /test aos.examples.Ping: {"), std::string::npos)
             << line;
         ++messages;
       }
@@ -353,13 +351,13 @@ TEST_F(OriginsLogTest, AosDumpPrintsEachOriginUnderItsMessage) {
     EXPECT_EQ(origin_lines, expected) << flag;
   }
   // Without the flag, the messages only.
-  EXPECT_EQ(Dump({"/test", "aos.testing.TestMessage"}).size(), 8u);
+  EXPECT_EQ(Dump({"/test", "aos.examples.Ping"}).size(), 8u);
 }
 
 TEST_F(OriginsLogTest, AosDumpSaysWhenALogDoesNotRecordOrigins) {
   WriteLog(false);
   const std::vector<std::string> lines =
-      Dump({"-v", "/test", "aos.testing.TestReply"});
+      Dump({"-v", "/test", "aos.examples.Pong"});
   EXPECT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines.back(),
             "  origins unknown (the log does not record origins: an "

@@ -6,14 +6,16 @@
 #include "aos/events/logging/logger.h"
 #include "aos/events/simulated_event_loop.h"
 #include "aos/testing/path.h"
-#include "aos/testing/test_message_generated.h"
-#include "aos/testing/test_reply_generated.h"
+#include "examples/ping_application.h"
+#include "examples/ping_generated.h"
+#include "examples/pong_application.h"
+#include "examples/pong_generated.h"
 #include "glog/logging.h"
 
 namespace aos::logging::testing {
 namespace {
 
-const FlatbufferDetachedBuffer<Configuration>& ReadTestConfig(
+const FlatbufferDetachedBuffer<Configuration>& ReadConfigOnce(
     std::string_view path) {
   auto read = configuration::ReadConfig(aos::testing::ArtifactPath(path));
   CHECK(read.ok()) << read.status();
@@ -33,59 +35,42 @@ std::unique_ptr<Logger> StartLogger(EventLoop* loop, const std::string& path,
   return std::move(*logger);
 }
 
-// Ping sends a TestMessage (value 1, 2, ...) every 10 ms; pong answers each
-// with a TestReply of the same value.
-class PingAndPong {
- public:
-  PingAndPong(EventLoop* ping, EventLoop* pong)
-      : ping_(ping),
-        ping_sender_(ping->MakeSender<aos::testing::TestMessage>("/test")),
-        pong_sender_(pong->MakeSender<aos::testing::TestReply>("/test")) {
-    TimerHandler* timer = ping->AddTimer([this]() { Ping(); });
-    timer->set_name("ping");
-    ping->OnRun([this, timer]() {
-      timer->Schedule(ping_->monotonic_now() + std::chrono::milliseconds(10),
-                      std::chrono::milliseconds(10));
-    });
-    pong->MakeWatcher("/test", [this](const aos::testing::TestMessage& m) {
-      auto builder = pong_sender_.MakeBuilder();
-      auto reply = builder.MakeBuilder<aos::testing::TestReply>();
-      reply.add_value(m.value());
-      reply.add_initial_send_time(m.send_time());
-      builder.CheckOk(builder.Send(reply.Finish()));
-    });
-  }
-  PingAndPong(const PingAndPong&) = delete;
-  PingAndPong& operator=(const PingAndPong&) = delete;
+PingPongCounts Counts(const examples::PingApplication& ping,
+                      const examples::PongApplication& pong) {
+  PingPongCounts counts;
+  counts.pings = ping.pings();
+  counts.not_sent = ping.not_sent();
+  counts.pongs = ping.pongs();
+  counts.late = ping.answers().late();
+  counts.origins_checked = ping.origins_checked();
+  counts.origins_wrong = ping.origins_wrong();
+  counts.answered = pong.answered();
+  return counts;
+}
 
- private:
-  void Ping() {
-    auto builder = ping_sender_.MakeBuilder();
-    auto message = builder.MakeBuilder<aos::testing::TestMessage>();
-    message.add_value(++count_);
-    message.add_send_time(ping_->monotonic_now().time_since_epoch().count());
-    builder.CheckOk(builder.Send(message.Finish()));
-  }
-
-  EventLoop* const ping_;
-  Sender<aos::testing::TestMessage> ping_sender_;
-  Sender<aos::testing::TestReply> pong_sender_;
-  int count_ = 0;
-};
+// Ping every 10 ms for as long as the simulation runs.
+examples::PingOptions PingEvery10Ms() {
+  examples::PingOptions options;
+  options.period = std::chrono::milliseconds(10);
+  options.where = "the simulation";
+  return options;
+}
 
 }  // namespace
 
-const FlatbufferDetachedBuffer<Configuration>& TestConfigBuffer() {
+const FlatbufferDetachedBuffer<Configuration>& PingPongConfigBuffer() {
   static const FlatbufferDetachedBuffer<Configuration>& config =
-      ReadTestConfig("aos/testing/test_config.json");
+      ReadConfigOnce("examples/pingpong_config.json");
   return config;
 }
 
-const Configuration& TestConfig() { return TestConfigBuffer().message(); }
+const Configuration& PingPongConfig() {
+  return PingPongConfigBuffer().message();
+}
 
-const FlatbufferDetachedBuffer<Configuration>& MultiNodeTestConfig() {
+const FlatbufferDetachedBuffer<Configuration>& MultiNodePingPongConfig() {
   static const FlatbufferDetachedBuffer<Configuration>& config =
-      ReadTestConfig("aos/testing/test_multinode_config.json");
+      ReadConfigOnce("examples/multinode_pingpong_config.json");
   return config;
 }
 
@@ -93,7 +78,7 @@ PingPongLog RecordPingPong(const std::string& path, Compression compression,
                            monotonic_clock::duration duration,
                            monotonic_clock::duration poll_period) {
   PingPongLog result;
-  SimulatedEventLoopFactory factory(&TestConfig());
+  SimulatedEventLoopFactory factory(&PingPongConfig());
   std::unique_ptr<EventLoop> logger_loop = factory.MakeEventLoop("aos_logger");
   std::unique_ptr<Logger> logger =
       StartLogger(logger_loop.get(), path, compression, poll_period);
@@ -104,7 +89,8 @@ PingPongLog RecordPingPong(const std::string& path, Compression compression,
   std::unique_ptr<EventLoop> path_observer =
       factory.MakeEventLoop("path_observer");
   path_observer->SkipTimingReport();
-  PingAndPong apps(ping.get(), pong.get());
+  examples::PingApplication ping_app(ping.get(), PingEvery10Ms());
+  examples::PongApplication pong_app(pong.get());
   auto remember = [&](std::string_view channel, int value) {
     const Context& context = observer->context();
     result.sent.push_back(
@@ -114,28 +100,29 @@ PingPongLog RecordPingPong(const std::string& path, Compression compression,
                     .value = value,
                     .origins = context.origins});
   };
-  observer->MakeWatcher("/test", [&](const aos::testing::TestMessage& m) {
-    remember("/test aos.testing.TestMessage", m.value());
+  observer->MakeWatcher("/test", [&](const examples::Ping& m) {
+    remember(kPingChannel, m.value());
   });
-  observer->MakeWatcher("/test", [&](const aos::testing::TestReply& m) {
-    remember("/test aos.testing.TestReply", m.value());
+  observer->MakeWatcher("/test", [&](const examples::Pong& m) {
+    remember(kPongChannel, m.value());
   });
   observer->MakeWatcher("/aos", [&](const aos::timing::Report&) {
     ++result.reports;
     result.report_origins.push_back(observer->context().origins);
   });
-  path_observer->MakeWatcher("/test", [](const aos::testing::TestReply&) {});
+  path_observer->MakeWatcher("/test", [](const examples::Pong&) {});
   factory.RunFor(duration);
   absl::Status finished = logger->Finish();
   CHECK(finished.ok()) << finished;
   result.pong_paths = path_observer->watchers().front()->timing().paths;
+  result.counts = Counts(ping_app, pong_app);
   return result;
 }
 
 MultiNodePingPongLog RecordMultiNodePingPong(
     const std::string& path, monotonic_clock::duration duration) {
   MultiNodePingPongLog result;
-  const Configuration& config = MultiNodeTestConfig().message();
+  const Configuration& config = MultiNodePingPongConfig().message();
   const Node* pi1 = configuration::GetNode(config, "pi1");
   const Node* pi2 = configuration::GetNode(config, "pi2");
   SimulatedEventLoopFactory factory(&config);
@@ -150,19 +137,21 @@ MultiNodePingPongLog RecordMultiNodePingPong(
   std::unique_ptr<EventLoop> ping = factory.MakeEventLoop("ping", pi1);
   std::unique_ptr<EventLoop> pong = factory.MakeEventLoop("pong", pi2);
   std::unique_ptr<EventLoop> observer = factory.MakeEventLoop("observer", pi2);
-  PingAndPong apps(ping.get(), pong.get());
-  observer->MakeWatcher("/test", [&](const aos::testing::TestMessage& m) {
+  examples::PingApplication ping_app(ping.get(), PingEvery10Ms());
+  examples::PongApplication pong_app(pong.get());
+  observer->MakeWatcher("/test", [&](const examples::Ping& m) {
     ReceivedPing received{.value = m.value(), .context = observer->context()};
     received.context.data = nullptr;
     result.pings.push_back(received);
   });
-  observer->MakeWatcher(
-      "/test", [&](const aos::testing::TestReply&) { ++result.pongs; });
+  observer->MakeWatcher("/test",
+                        [&](const examples::Pong&) { ++result.pongs; });
   factory.RunFor(duration);
   absl::Status finished = logger->Finish();
   CHECK(finished.ok()) << finished;
   result.pi1_boot = factory.boot_uuid(pi1);
   result.pi2_boot = factory.boot_uuid(pi2);
+  result.counts = Counts(ping_app, pong_app);
   return result;
 }
 
