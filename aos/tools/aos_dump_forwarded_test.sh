@@ -14,9 +14,9 @@ writer="${root}/aos/events/logging/mcap_check_log_writer"
   fatal "mcap_check_log_writer failed: $(tail -5 "${tmp}/writer.log")"
 log="${tmp}/multinode.mcap"
 
-"${dump}" --log="${log}" /test aos.testing.TestMessage >"${tmp}/forwarded" \
+"${dump}" --log="${log}" /test aos.examples.Ping >"${tmp}/forwarded" \
   2>"${tmp}/forwarded.err" || fatal "aos_dump failed: $(cat "${tmp}/forwarded.err")"
-"${dump}" --log="${log}" /test aos.testing.TestReply >"${tmp}/local" \
+"${dump}" --log="${log}" /test aos.examples.Pong >"${tmp}/local" \
   2>"${tmp}/local.err" || fatal "aos_dump failed: $(cat "${tmp}/local.err")"
 
 # As AOS's aos_dump: /aos goes through pi2's maps to /pi2/aos, and a type
@@ -25,13 +25,13 @@ log="${tmp}/multinode.mcap"
   2>"${tmp}/mapped.err" || fail "aos_dump /aos Report failed: $(cat "${tmp}/mapped.err")"
 grep -q '^[^ ]* ([^)]*) /pi2/aos aos\.timing\.Report: {' "${tmp}/mapped" ||
   fail "/aos Report did not print /pi2/aos reports: $(head -c 300 "${tmp}/mapped")"
-"${dump}" --log="${log}" /test TestMessage >"${tmp}/partial" 2>"${tmp}/partial.err" ||
-  fail "aos_dump /test TestMessage failed: $(cat "${tmp}/partial.err")"
-cmp -s "${tmp}/partial" "${tmp}/forwarded" || fail "/test TestMessage printed other lines than the full type"
+"${dump}" --log="${log}" /test Ping >"${tmp}/partial" 2>"${tmp}/partial.err" ||
+  fail "aos_dump /test Ping failed: $(cat "${tmp}/partial.err")"
+cmp -s "${tmp}/partial" "${tmp}/forwarded" || fail "/test Ping printed other lines than the full type"
 status=0
-"${dump}" --log="${log}" /test Test >"${tmp}/ambiguous" 2>"${tmp}/ambiguous.err" || status=$?
+"${dump}" --log="${log}" /test examples >"${tmp}/ambiguous" 2>"${tmp}/ambiguous.err" || status=$?
 [[ ${status} == 1 ]] || fail "an ambiguous type exited ${status}"
-[[ "$(cat "${tmp}/ambiguous.err")" == "aos_dump: several channels named /test have a type containing Test; give more of the type: /test aos.testing.TestMessage, /test aos.testing.TestReply" ]] ||
+[[ "$(cat "${tmp}/ambiguous.err")" == "aos_dump: several channels named /test have a type containing examples; give more of the type: /test aos.examples.Ping, /test aos.examples.Pong" ]] ||
   fail "ambiguous type: $(cat "${tmp}/ambiguous.err")"
 
 # The Python prints its own FAIL line, and on success the summary finish ends
@@ -57,11 +57,11 @@ def date(ns):
     return time.strftime("%Y-%m-%d_%H-%M-%S", time.gmtime(ns // 1000000000)) + \
         ".%09d" % (ns % 1000000000)
 
-remote = expected["aos.testing.TestMessage"]["remote"]
+remote = expected["aos.examples.Ping"]["remote"]
 count = len(remote["monotonic_remote_times"])
 if count < 2 or len(forwarded) != count:
     fail("%d lines for %d forwarded messages" % (len(forwarded), count))
-line = re.compile(r"^(\S+) \((\S+)\) /test aos\.testing\.TestMessage from pi1 "
+line = re.compile(r"^(\S+) \((\S+)\) /test aos\.examples\.Ping from pi1 "
                   r"\(sent there (\S+) \((\S+)\), queue index (\d+), boot (\S+)\): \{")
 for i, text in enumerate(forwarded):
     match = line.match(text)
@@ -76,15 +76,15 @@ for i, text in enumerate(forwarded):
     if match.group(6) != remote["source_boot_uuids"][i]:
         fail("line %d: boot %s, expected %s" %
              (i, match.group(6), remote["source_boot_uuids"][i]))
-    if match.group(1) != seconds(expected["aos.testing.TestMessage"]["log_times"][i]):
+    if match.group(1) != seconds(expected["aos.examples.Ping"]["log_times"][i]):
         fail("line %d: local time %s" % (i, match.group(1)))
     if match.group(4) != date(remote["realtime_remote_times"][i]):
         fail("line %d: realtime remote time %s, expected %s" %
              (i, match.group(4), date(remote["realtime_remote_times"][i])))
-    if match.group(2) != date(expected["aos.testing.TestMessage"]["publish_times"][i]):
+    if match.group(2) != date(expected["aos.examples.Ping"]["publish_times"][i]):
         fail("line %d: local realtime %s" % (i, match.group(2)))
 
-replies = len(expected["aos.testing.TestReply"]["log_times"])
+replies = len(expected["aos.examples.Pong"]["log_times"])
 if replies < 2 or len(local) != replies:
     fail("%d lines for %d local messages" % (len(local), replies))
 for text in local:
