@@ -74,8 +74,10 @@ int Subprocess::Terminate() {
 std::string Subprocess::Stdout() const { return ReadFile(stdout_path_); }
 std::string Subprocess::Stderr() const { return ReadFile(stderr_path_); }
 
-double Subprocess::CpuSeconds() const {
-  std::istringstream stat(ReadFile("/proc/" + std::to_string(pid_) + "/stat"));
+double Subprocess::CpuSeconds() const { return CpuSecondsOf(pid_); }
+
+double CpuSecondsOf(pid_t pid) {
+  std::istringstream stat(ReadFile("/proc/" + std::to_string(pid) + "/stat"));
   std::string field;
   // Fields 14 and 15 are utime and stime, in clock ticks; the command name
   // (field 2) has no spaces for our binaries.
