@@ -47,8 +47,8 @@ class Subprocess {
 };
 
 // User + system CPU time the running process `pid` has used so far,
-// seconds (0 if it is gone): for a process another launcher started
-// (aos/starter/launcher.h's Pid).
+// seconds, from /proc/PID/stat (0 if it is gone): for a process started
+// otherwise (aos/starter/launcher.h's Pid). In clock ticks (10 ms here).
 double CpuSecondsOf(pid_t pid);
 
 }  // namespace aos
