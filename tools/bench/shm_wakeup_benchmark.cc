@@ -37,7 +37,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -260,6 +262,18 @@ void PinAndRaise() {
   }
 }
 
+// Whether thread `tid` of process `pid` sleeps in the kernel (state S, as
+// in a blocking epoll_wait), from /proc/PID/task/TID/stat.
+bool Asleep(pid_t pid, pid_t tid) {
+  std::ifstream in(StrCat("/proc/", pid, "/task/", tid, "/stat"));
+  const std::string text((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  // The state follows the command name, which is in parentheses.
+  const size_t name_end = text.rfind(')');
+  return name_end != std::string::npos && name_end + 2 < text.size() &&
+         text[name_end + 2] == 'S';
+}
+
 // The mechanism alone: a timerfd wakes the sender through epoll every
 // interval; it reads the clock and tgkills the receiver, which waits in
 // epoll_wait on a signalfd, reads the clock when it returns, then drains
@@ -315,8 +329,13 @@ Figures MeasureFloor() {
   results.write.reset();
   while (shared->receiver_tid.load() == 0) usleep(1000);
   {
-    // Wait until the receiver blocks in epoll_wait.
-    usleep(10000);
+    // Until the receiver blocks in epoll_wait, where the first signal is to
+    // find it.
+    while (!Asleep(child, shared->receiver_tid.load())) {
+      CHECK_EQ(waitpid(child, nullptr, WNOHANG), 0)
+          << "the receiver exited before it waited for a signal";
+      usleep(100);
+    }
     PinAndRaise();
     const ScopedFd timer_fd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
     PCHECK(timer_fd.valid());
