@@ -29,8 +29,8 @@
 //   Signal's construction: a race that is not there.
 // - `race:libddsc.so` is matched against every stack of a report, the
 //   racing threads' creation stacks included, and Cyclone creates the
-//   threads our listener callbacks run on: it would hide every race in
-//   those callbacks.
+//   threads our listener callbacks run on: it hides every race in those
+//   callbacks (the race above passed unreported with it).
 // The cost: in these programs tsan also ignores the accesses of C library
 // calls made from the other libraries that are not instrumented (libstdc++,
 // glog, abseil); our own code's calls are checked.
