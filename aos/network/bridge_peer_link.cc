@@ -35,30 +35,19 @@ PeerLink::PeerLink(EventLoop* loop, uint32_t my_index, const Options& options)
   const Configuration& config = *loop->configuration();
   const uint32_t nodes = config.nodes()->size();
   peers_by_index_.assign(nodes, nullptr);
-  const std::string_view my_name = StringView(loop->node()->name());
-  auto peer_named = [&](std::string_view name) -> Peer* {
+  // The peers the statistics name, in their order: slot i here is peer(i)
+  // there, by construction.
+  for (const BridgeStatistics::PeerSpec& spec :
+       BridgeStatistics::PeersOf(config, *loop->node())) {
     for (uint32_t i = 0; i < nodes; ++i) {
       const Node* node = config.nodes()->Get(i);
-      if (StringView(node->name()) != name || i == my_index_) continue;
-      if (peers_by_index_[i] == nullptr) {
-        peers_.push_back(
-            std::make_unique<Peer>(node, i, peers_.size(), options));
-        peers_by_index_[i] = peers_.back().get();
-      }
-      return peers_by_index_[i];
-    }
-    return nullptr;
-  };
-  for (const Channel* channel : *config.channels()) {
-    if (channel->destination_nodes() == nullptr) continue;
-    const std::string_view source = StringView(channel->source_node());
-    for (const Connection* connection : *channel->destination_nodes()) {
-      const std::string_view destination = StringView(connection->name());
-      if (source == my_name) {
-        if (Peer* peer = peer_named(destination)) peer->is_destination_ = true;
-      } else if (destination == my_name) {
-        if (Peer* peer = peer_named(source)) peer->is_source_ = true;
-      }
+      if (StringView(node->name()) != spec.name) continue;
+      auto peer = std::make_unique<Peer>(node, i, peers_.size(), options);
+      peer->is_destination_ = spec.is_destination;
+      peer->is_source_ = spec.is_source;
+      peers_by_index_[i] = peer.get();
+      peers_.push_back(std::move(peer));
+      break;
     }
   }
 }

@@ -7,7 +7,9 @@
 //
 // - Discovery (the constructor): a peer is every other node that a channel
 //   is forwarded to from this node (a destination) or from which one is
-//   forwarded here (a source), in the order the channels first name them.
+//   forwarded here (a source), in the order the channels first name them;
+//   BridgeStatistics::PeersOf says which, for the statistics and the
+//   simulated network alike.
 // - Probes: SendProbes() (the loop's `probe` timer) writes each peer a
 //   probe on its topic, aos_bridge_probe_<its node index>: our boot and
 //   send time, and an echo of the last probe it sent us. The peer's probes

@@ -142,10 +142,12 @@ class BridgeStatistics {
     ReceivedCounts received;
   };
 
-  // The peers of `node` in `config`, in the order the bridge's peer link
-  // finds them (bridge_peer_link.h): every other node a channel is
+  // The peers of `node` in `config`: every other node a channel is
   // forwarded to from `node` (a destination) or from which one is forwarded
-  // to it (a source), in the order the channels first name them. The names
+  // to it (a source), each once, in the order the channels first name them.
+  // The one definition of a node's peers: the bridge's peer link
+  // (bridge_peer_link.h) and the simulated network find theirs with it, so
+  // their peers are the statistics' peers, in the same order. The names
   // point into `config`.
   static std::vector<PeerSpec> PeersOf(const Configuration& config,
                                        const Node& node);

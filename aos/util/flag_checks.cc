@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "aos/util/printable.h"
+#include "aos/util/scoped_fd.h"
 #include "aos/util/user_error.h"
 
 namespace aos {
@@ -26,14 +27,13 @@ absl::Status CheckOneOf(std::string_view flag, std::string_view value,
 
 absl::Status CheckWritableFile(std::string_view flag, const std::string& path) {
   if (path.empty()) return absl::OkStatus();
-  const int fd =
-      open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  const ScopedFd fd(
+      open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (!fd.valid()) {
     return absl::InvalidArgumentError(StrCat("cannot write ", flag, "=",
                                              InlinePrintable(path), ": ",
                                              strerror(errno)));
   }
-  close(fd);
   return absl::OkStatus();
 }
 

@@ -74,19 +74,23 @@ int Subprocess::Terminate() {
 std::string Subprocess::Stdout() const { return ReadFile(stdout_path_); }
 std::string Subprocess::Stderr() const { return ReadFile(stderr_path_); }
 
-double Subprocess::CpuSeconds() const {
-  std::istringstream stat(ReadFile("/proc/" + std::to_string(pid_) + "/stat"));
+double Subprocess::CpuSeconds() const { return CpuSecondsOf(pid_); }
+
+double CpuSecondsOf(pid_t pid) {
+  const std::string text = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  // The fields after the command name, which is in parentheses and may
+  // hold spaces and parentheses itself.
+  const size_t name_end = text.rfind(')');
+  if (name_end == std::string::npos) return 0;
+  std::istringstream fields(text.substr(name_end + 1));
   std::string field;
-  // Fields 14 and 15 are utime and stime, in clock ticks; the command name
-  // (field 2) has no spaces for our binaries.
-  unsigned long long utime = 0;
-  unsigned long long stime = 0;
-  for (int i = 1; i <= 15 && stat >> field; ++i) {
-    if (i == 14) utime = std::stoull(field);
-    if (i == 15) stime = std::stoull(field);
+  // Fields 14 and 15 are utime and stime, in clock ticks; the first after
+  // the name is field 3 (the state).
+  unsigned long long ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) ticks += std::stoull(field);
   }
-  return static_cast<double>(utime + stime) /
-         static_cast<double>(sysconf(_SC_CLK_TCK));
+  return static_cast<double>(ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 }  // namespace aos

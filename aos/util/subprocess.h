@@ -46,6 +46,11 @@ class Subprocess {
   std::string stderr_path_;
 };
 
+// User + system CPU time the running process `pid` has used so far,
+// seconds, from /proc/PID/stat (0 if it is gone): for a process started
+// otherwise (aos/starter/launcher.h's Pid). In clock ticks (10 ms here).
+double CpuSecondsOf(pid_t pid);
+
 }  // namespace aos
 
 #endif  // AOS_UTIL_SUBPROCESS_H_

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "aos/config_flag.h"
+#include "aos/configuration.h"
 #include "aos/configuration_lookup.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/events/timing_histogram.h"
@@ -42,6 +43,7 @@
 #include "aos/init.h"
 #include "aos/network/client_statistics_generated.h"
 #include "aos/network/server_statistics_generated.h"
+#include "aos/starter/launcher.h"
 #include "aos/util/cpu_latency_limit.h"
 #include "aos/util/flag_checks.h"
 #include "aos/util/flag_output_file.h"
@@ -105,6 +107,9 @@ struct Link {
   std::string name;
   // Prefix of every command on node 1 and 2: "ip netns exec NS" or nothing.
   std::vector<std::string> in[2];
+  // The network namespace of node 1 and 2 ("" for this one), for a
+  // launcher (aos/starter/launcher.h).
+  std::string netns[2];
   std::string interface[2];
 };
 
@@ -118,6 +123,7 @@ Link MakeLink(std::string_view name) {
   for (int i = 0; i < 2; ++i) {
     const std::string ns = StrCat(FLAGS_netns, i + 1);
     link.in[i] = {"netns", "exec", ns};
+    link.netns[i] = ns;
     link.interface[i] = StrCat(ns, "v");
   }
   return link;
@@ -135,6 +141,27 @@ std::unique_ptr<Subprocess> Start(const Link& link, int node,
   all.push_back(program);
   for (std::string& arg : args) all.push_back(std::move(arg));
   return std::make_unique<Subprocess>("/usr/sbin/ip", std::move(all), out_dir);
+}
+
+// Starts pong (`config`, `shm_base`, `extra` flags) on node `node` of
+// `link` through `launcher`, and waits for its first timing report: it
+// answers from then on. Ends the bench, with why, if it does not.
+void LaunchPong(starter::Launcher& launcher, const Link& link, int node,
+                const std::string& config, const std::string& shm_base,
+                std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {StrCat("--config=", config),
+                                   StrCat("--shm_base=", shm_base)};
+  args.insert(args.end(), extra.begin(), extra.end());
+  absl::Status status =
+      launcher.Start({.name = "pong",
+                      .binary = StrCat(FLAGS_bin_dir, "/examples/pong"),
+                      .args = std::move(args),
+                      .network_namespace = link.netns[node],
+                      .reports = true});
+  if (status.ok()) {
+    status = launcher.WaitUntilReporting(std::chrono::seconds(30));
+  }
+  if (!status.ok()) FailWithOutput(std::string(status.message()), nullptr);
 }
 
 // ddsperf on `link`'s interface, through env(1) so that CYCLONEDDS_URI
@@ -169,6 +196,10 @@ class NodeStatistics {
     sigaddset(&signals, SIGTERM);
     PCHECK(pthread_sigmask(SIG_UNBLOCK, &signals, nullptr) == 0);
   }
+
+  // The loop the statistics are fetched on: it never runs. A launcher on
+  // this node waits on it for first timing reports.
+  EventLoop* loop() { return loop_.get(); }
 
   // The latest ClientStatistics' connection from `peer`, or null.
   const message_bridge::ClientConnection* Client(std::string_view peer) {
@@ -374,10 +405,8 @@ BridgeResult MeasureBridges(const Link& link, const Configuration& config,
             << " -> pong (pi2) -> " << what << " -> ping, every "
             << FLAGS_ping_interval_us << " us, " << seconds << " s\n";
   {
-    auto pong = Start(link, 1, StrCat(FLAGS_bin_dir, "/examples/pong"),
-                      {StrCat("--config=", config_path), "--node=pi2",
-                       StrCat("--shm_base=", base[1])},
-                      out);
+    starter::Launcher launcher(statistics[1]->loop(), out);
+    LaunchPong(launcher, link, 1, config_path, base[1], {"--node=pi2"});
     const std::string summary = StrCat(out, "/ping.json");
     auto ping = Start(
         link, 0, StrCat(FLAGS_bin_dir, "/examples/ping"),
@@ -395,7 +424,7 @@ BridgeResult MeasureBridges(const Link& link, const Configuration& config,
           "above)",
           bridge[1].get());
     }
-    pong->Terminate();
+    launcher.StopAll(std::chrono::seconds(5));
     // The next statistics (once a second) count the last messages.
     Sleep(1.2);
     result.one_way_pi1_to_pi2 =
@@ -553,11 +582,16 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
             ? StrCat(FLAGS_bin_dir, "/examples/pingpong_config.json")
             : FLAGS_local_config;
     const std::string local_base = StrCat(work, "/local");
-    auto pong = Start(
-        link, 0, StrCat(FLAGS_bin_dir, "/examples/pong"),
-        {StrCat("--config=", local_config), StrCat("--shm_base=", local_base)},
-        out);
-    Sleep(0.5);
+    absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> local =
+        configuration::ReadConfig(local_config);
+    if (!local.ok()) {
+      FailWithOutput(std::string(local.status().message()), nullptr);
+    }
+    // A loop reads --shm_base once, when it is made.
+    FLAGS_shm_base = local_base;
+    ShmEventLoop reports(&local->message(), "bridge_bench");
+    starter::Launcher launcher(&reports, out);
+    LaunchPong(launcher, link, 0, local_config, local_base);
     const std::string summary = StrCat(out, "/local_ping.json");
     auto ping = Start(
         link, 0, StrCat(FLAGS_bin_dir, "/examples/ping"),
@@ -570,10 +604,11 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
     result.local_round_trip = PingRoundTrip(summary, &pings, &pongs);
     result.local_round_trip.name = "local ping/pong";
     if (pongs == 0) {
+      std::cerr << "--- pong's stderr\n" << launcher.Stderr("pong") << "\n";
       FailWithOutput("no pong answered on one node (pong's output above)",
-                     pong.get());
+                     nullptr);
     }
-    pong->Terminate();
+    launcher.StopAll(std::chrono::seconds(5));
   }
 
   std::cerr << "[" << link.name << "] ddsperf pub size 32 / sub, " << seconds

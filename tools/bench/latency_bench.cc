@@ -12,11 +12,11 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "aos/configuration.h"
+#include "aos/events/shm_event_loop.h"
 #include "aos/events/streamed_report_bfbs_generated.h"
 #include "aos/events/streamed_report_generated.h"
 #include "aos/events/timing_histogram.h"
@@ -24,6 +24,7 @@
 #include "aos/events/timing_statistic.h"
 #include "aos/init.h"
 #include "aos/json_to_flatbuffer.h"
+#include "aos/starter/launcher.h"
 #include "aos/tools/latency_plot.h"
 #include "aos/util/cpu_latency_limit.h"
 #include "aos/util/flag_checks.h"
@@ -32,6 +33,8 @@
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 #include "aos/util/user_error.h"
+#include "examples/ping_generated.h"
+#include "examples/pong_generated.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
 #include "tools/bench/bench_figures.h"
@@ -95,12 +98,11 @@ void MergeLatency(const timing::LatencyRecorder& latency,
 
 class Bench {
  public:
-  Bench() : work_dir_(MakeWorkDir()), programs_(FLAGS_bin_dir, work_dir_) {
-    auto config =
-        configuration::ReadConfig(Binary("examples/pingpong_config.json"));
-    CHECK(config.ok()) << config.status().message();
-    config_.emplace(std::move(config).value());
-  }
+  Bench()
+      : work_dir_(MakeWorkDir()),
+        programs_(FLAGS_bin_dir, work_dir_),
+        config_(ReadConfig(Binary("examples/pingpong_config.json"))),
+        scale_config_(ReadConfig(Binary("tools/bench/scale_config.json"))) {}
   ~Bench() { std::filesystem::remove_all(work_dir_); }
 
   std::string Binary(std::string_view path) const {
@@ -137,6 +139,117 @@ class Bench {
     return programs_.Start(binary, std::move(args));
   }
 
+  // The long-running programs of one run (ping, pong, scale_app), on the
+  // run's shared memory: each is started through the launcher
+  // (aos/starter/launcher.h) and known to run before what needs it starts,
+  // and all stop, in reverse order, when the run ends. Their output goes to
+  // NAME.out and NAME.err in the work directory.
+  class Run {
+   public:
+    // Watches `shm_base` through `config`, which must outlive it.
+    Run(Bench* bench, const Configuration* config, const std::string& shm_base)
+        : bench_(bench),
+          loop_(MakeLoop(config, shm_base)),
+          launcher_(loop_.get(), bench->work_dir()) {}
+
+    // Starts the program `binary` (its workspace path) as the application
+    // `name` (its event loop's name) with `args`; `reports` says whether it
+    // sends timing reports. Ends the bench, naming it, if it cannot start.
+    void Launch(std::string name, std::string_view binary,
+                std::vector<std::string> args, bool reports = true) {
+      const absl::Status started =
+          launcher_.Start({.name = std::move(name),
+                           .binary = bench_->Binary(binary),
+                           .args = std::move(args),
+                           .network_namespace = "",
+                           .reports = reports});
+      if (!started.ok()) {
+        FailWithOutput(std::string(started.message()), nullptr);
+      }
+    }
+
+    // Waits until everything launched with reports has sent its first
+    // timing report; ends the bench with the launcher's reason (which one
+    // died, and what it said, or stayed silent) if not within 30 s.
+    void WaitUntilReporting() {
+      const absl::Status up = launcher_.WaitUntilReporting(seconds(30));
+      if (!up.ok()) FailWithOutput(std::string(up.message()), nullptr);
+    }
+
+    // pong with its timing reports off sends none to wait for: it runs once
+    // it answers a Ping. Sends one (value 0; ping's count from 1) every
+    // 10 ms until a Pong with that value comes back, ending the bench if
+    // pong exits or stays silent for 30 s. The repeats are needed because
+    // a watcher sees only what is sent after it started; for the same
+    // reason ping, started later, never sees these answers.
+    void WaitUntilPongAnswers() {
+      Sender<examples::Ping> probe = loop_->MakeSender<examples::Ping>("/test");
+      Fetcher<examples::Pong> answers =
+          loop_->MakeFetcher<examples::Pong>("/test");
+      const std::chrono::steady_clock::time_point end =
+          std::chrono::steady_clock::now() + seconds(30);
+      while (true) {
+        auto builder = probe.MakeBuilder();
+        examples::Ping::Builder ping = builder.MakeBuilder<examples::Ping>();
+        ping.add_value(0);
+        ping.add_send_time(loop_->monotonic_now().time_since_epoch().count());
+        CHECK(builder.Send(ping.Finish()) == RawSender::Error::kOk)
+            << "cannot send a Ping on /test to see whether pong answers";
+        std::this_thread::sleep_for(milliseconds(10));
+        while (answers.FetchNext()) {
+          if (answers->value() == 0) return;
+        }
+        if (!launcher_.Running("pong")) {
+          FailWithOutput(StrCat("pong exited before it answered a ping; it "
+                                "said:\n",
+                                launcher_.Stderr("pong")),
+                         nullptr);
+        }
+        if (std::chrono::steady_clock::now() >= end) {
+          FailWithOutput("pong (timing reports off) answered no ping in 30 s",
+                         nullptr);
+        }
+      }
+    }
+
+    // The CPU time the application `name` has used so far, seconds.
+    double CpuSeconds(std::string_view name) const {
+      return CpuSecondsOf(launcher_.Pid(name));
+    }
+
+    // Stops everything launched (SIGTERM, then 5 s), last started first.
+    // With `must_end_well`, ends the bench with its output if one exited
+    // other than 0 or had to be killed.
+    void StopAll(bool must_end_well) {
+      for (const starter::Launcher::Stopped& stopped :
+           launcher_.StopAll(seconds(5))) {
+        if (!must_end_well || (stopped.status == 0 && !stopped.killed)) {
+          continue;
+        }
+        std::cerr << "--- " << stopped.name << "'s stderr\n"
+                  << launcher_.Stderr(stopped.name) << "\n";
+        FailWithOutput(
+            StrCat(stopped.name, " exited ", stopped.status,
+                   stopped.killed ? " (killed: SIGTERM ignored)" : ""),
+            nullptr);
+      }
+    }
+
+   private:
+    static std::unique_ptr<ShmEventLoop> MakeLoop(const Configuration* config,
+                                                  const std::string& shm_base) {
+      // A loop reads --shm_base once, when it is made, as AOS's do.
+      FLAGS_shm_base = shm_base;
+      return std::make_unique<ShmEventLoop>(config, "latency_bench");
+    }
+
+    Bench* bench_;
+    // Never runs: the launcher fetches first reports from it, and pong's
+    // readiness probe sends and fetches on it.
+    std::unique_ptr<ShmEventLoop> loop_;
+    starter::Launcher launcher_;
+  };
+
   // ping + pong (+ the streamer): ping's timer, pong's watcher, round trip.
   struct PingPongOptions {
     bool reports = true;
@@ -166,13 +279,20 @@ class Bench {
       args.insert(args.end(), extra.begin(), extra.end());
       return args;
     };
-    auto pong = Start("examples/pong", with(options.pong_args));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    Run programs(this, &config_.message(), base);
+    // pong answers before ping sends its first ping.
+    programs.Launch("pong", "examples/pong", with(options.pong_args),
+                    options.reports);
+    if (options.reports) {
+      programs.WaitUntilReporting();
+    } else {
+      programs.WaitUntilPongAnswers();
+    }
     std::vector<std::string> ping_args = options.ping_args;
     ping_args.push_back(StrCat("--sleep_us=", options.interval_us));
     const std::string summary = WorkFile("ping_summary");
     ping_args.push_back("--summary_json=" + summary);
-    auto ping = Start("examples/ping", with(ping_args));
+    programs.Launch("ping", "examples/ping", with(ping_args), options.reports);
     PingPongRun run;
     if (options.reports) {
       auto streamer = Start(
@@ -199,8 +319,7 @@ class Bench {
     } else {
       std::this_thread::sleep_for(duration_ + std::chrono::milliseconds(500));
     }
-    TerminateOrFail(*ping, "ping");
-    TerminateOrFail(*pong, "pong");
+    programs.StopAll(/*must_end_well=*/true);
     const RoundTrip round_trip = Read<RoundTrip>(
         summary, [](const JsonValue& root) { return ReadPingSummary(root); });
     run.round_trip_avg_us = round_trip.avg_us;
@@ -260,30 +379,37 @@ class Bench {
     // /aos has room for 100 timers' histograms here (tools/bench/scale.json).
     const std::string config =
         "--config=" + Binary("tools/bench/scale_config.json");
-    std::vector<std::unique_ptr<Subprocess>> apps;
-    std::unique_ptr<Subprocess> ping;
+    Run programs(this, &scale_config_.message(), base);
+    // The applications whose CPU time is measured.
+    std::vector<std::string> apps;
     if (timers > 0) {
-      apps.push_back(Start("tools/bench/scale_app",
-                           {config, "--shm_base=" + base, "--name=scale_timers",
-                            StrCat("--timers=", timers),
-                            StrCat("--interval_us=", FLAGS_interval_us),
-                            StrCat("--priority=", FLAGS_priority)}));
+      apps.push_back("scale_timers");
+      programs.Launch(apps.back(), "tools/bench/scale_app",
+                      {config, "--shm_base=" + base, "--name=" + apps.back(),
+                       StrCat("--timers=", timers),
+                       StrCat("--interval_us=", FLAGS_interval_us),
+                       StrCat("--priority=", FLAGS_priority)});
+      programs.WaitUntilReporting();
     } else {
       for (int i = 0; i < watchers; ++i) {
-        apps.push_back(
-            Start("tools/bench/scale_app",
-                  {config, "--shm_base=" + base, StrCat("--name=watcher_", i),
-                   "--watch", StrCat("--priority=", FLAGS_priority)}));
+        apps.push_back(StrCat("watcher_", i));
+        programs.Launch(apps.back(), "tools/bench/scale_app",
+                        {config, "--shm_base=" + base, "--name=" + apps.back(),
+                         "--watch", StrCat("--priority=", FLAGS_priority)});
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      ping = Start("examples/ping", {config, "--shm_base=" + base,
-                                     StrCat("--sleep_us=", FLAGS_interval_us),
-                                     StrCat("--priority=", FLAGS_priority)});
+      // Every watcher watches before the first ping.
+      programs.WaitUntilReporting();
+      programs.Launch("ping", "examples/ping",
+                      {config, "--shm_base=" + base,
+                       StrCat("--sleep_us=", FLAGS_interval_us),
+                       StrCat("--priority=", FLAGS_priority)});
     }
     const milliseconds scale_duration =
         std::max<milliseconds>(seconds(3), duration_);
     std::vector<double> cpu_before;
-    for (const auto& app : apps) cpu_before.push_back(app->CpuSeconds());
+    for (const std::string& app : apps) {
+      cpu_before.push_back(programs.CpuSeconds(app));
+    }
     auto streamer =
         Start("aos/tools/aos_timing_report_streamer",
               {config, "--shm_base=" + base, "--stream=false", "--format=json",
@@ -291,7 +417,7 @@ class Bench {
     ExitUnlessSucceeded(*streamer, "the streamer");
     double cpu = 0;
     for (size_t i = 0; i < apps.size(); ++i)
-      cpu += apps[i]->CpuSeconds() - cpu_before[i];
+      cpu += programs.CpuSeconds(apps[i]) - cpu_before[i];
     timing::LatencyHistogram histogram;
     timing::RunningStatistic statistic;
     for (const auto& [name, report] : AccumulatedReports(streamer->Stdout())) {
@@ -306,8 +432,7 @@ class Bench {
         }
       }
     }
-    if (ping) ping->Terminate();
-    for (auto& app : apps) app->Terminate();
+    programs.StopAll(/*must_end_well=*/false);
     ScaleRow row;
     row.what =
         timers > 0
@@ -352,17 +477,18 @@ class Bench {
     CHECK(mkdtemp(dir) != nullptr);
     return dir;
   }
-  // A program that must end well when asked to.
-  static void TerminateOrFail(Subprocess& process, std::string_view name) {
-    const int status = process.Terminate();
-    if (status != 0) {
-      FailWithOutput(StrCat(name, " exited ", status), &process);
-    }
+  static FlatbufferDetachedBuffer<Configuration> ReadConfig(
+      const std::string& path) {
+    auto config = configuration::ReadConfig(path);
+    CHECK(config.ok()) << config.status().message();
+    return std::move(config).value();
   }
 
-  std::optional<FlatbufferDetachedBuffer<Configuration>> config_;
   std::string work_dir_;
   BenchPrograms programs_;
+  FlatbufferDetachedBuffer<Configuration> config_;
+  // The scale rows' (tools/bench/scale.json).
+  FlatbufferDetachedBuffer<Configuration> scale_config_;
   std::vector<std::string> shm_bases_;
   int work_files_ = 0;
   milliseconds duration_{2500};

@@ -37,7 +37,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -51,6 +53,7 @@
 #include "aos/util/flag_checks.h"
 #include "aos/util/flag_output_file.h"
 #include "aos/util/json_writer.h"
+#include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
 #include "examples/ping_generated.h"
 #include "tools/bench/bench_figures.h"
@@ -142,6 +145,19 @@ constexpr std::string_view kConfig = R"({ "channels": [
   { "name": "/bench_reply", "type": "aos.examples.Ping", "frequency": 100000,
     "max_size": 64, "channel_storage_duration": 100000000 } ] })";
 
+// A pipe from a forked receiver to the parent. The parent closes its copy
+// of `write` once the child runs, so a child that dies early makes the
+// parent's read end (EOF) instead of wait for ever.
+struct Pipe {
+  ScopedFd read;
+  ScopedFd write;
+};
+Pipe MakePipe() {
+  int fds[2];
+  PCHECK(pipe(fds) == 0);
+  return {ScopedFd(fds[0]), ScopedFd(fds[1])};
+}
+
 // How the sender is driven.
 enum class Pattern {
   // A message every interval, from a timer.
@@ -186,16 +202,18 @@ enum class Pattern {
 }
 
 Figures MeasureAos(const Configuration* config, Pattern pattern) {
-  int ready[2];
-  int results[2];
-  PCHECK(pipe(ready) == 0);
-  PCHECK(pipe(results) == 0);
+  Pipe ready = MakePipe();
+  Pipe results = MakePipe();
   const pid_t child = fork();
   PCHECK(child >= 0);
-  if (child == 0) RunReceiver(config, pattern, ready[1], results[1]);
+  if (child == 0) {
+    RunReceiver(config, pattern, ready.write.get(), results.write.get());
+  }
+  ready.write.reset();
+  results.write.reset();
 
   char byte;
-  CHECK_EQ(read(ready[0], &byte, 1), 1) << "the receiver did not start";
+  CHECK_EQ(read(ready.read.get(), &byte, 1), 1) << "the receiver did not start";
   {
     ShmEventLoop loop(config, "sender");
     loop.SkipTimingReport();
@@ -226,7 +244,7 @@ Figures MeasureAos(const Configuration* config, Pattern pattern) {
   return Samples::Receive(pattern == Pattern::kTimer
                               ? "aos ShmEventLoop (send -> watcher, processes)"
                               : "aos ShmEventLoop, sigwaittest's ping-pong",
-                          results[0]);
+                          results.read.get());
 }
 
 void PinAndRaise() {
@@ -244,6 +262,18 @@ void PinAndRaise() {
   }
 }
 
+// Whether thread `tid` of process `pid` sleeps in the kernel (state S, as
+// in a blocking epoll_wait), from /proc/PID/task/TID/stat.
+bool Asleep(pid_t pid, pid_t tid) {
+  std::ifstream in(StrCat("/proc/", pid, "/task/", tid, "/stat"));
+  const std::string text((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  // The state follows the command name, which is in parentheses.
+  const size_t name_end = text.rfind(')');
+  return name_end != std::string::npos && name_end + 2 < text.size() &&
+         text[name_end + 2] == 'S';
+}
+
 // The mechanism alone: a timerfd wakes the sender through epoll every
 // interval; it reads the clock and tgkills the receiver, which waits in
 // epoll_wait on a signalfd, reads the clock when it returns, then drains
@@ -257,8 +287,7 @@ Figures MeasureFloor() {
                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   PCHECK(memory != MAP_FAILED);
   Shared* shared = new (memory) Shared;
-  int results[2];
-  PCHECK(pipe(results) == 0);
+  Pipe results = MakePipe();
   const int signal = ipc_lib::WakeupSignal();
   sigset_t signals;
   sigemptyset(&signals);
@@ -269,59 +298,66 @@ Figures MeasureFloor() {
   PCHECK(child >= 0);
   if (child == 0) {
     PinAndRaise();
-    const int signal_fd = signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC);
-    PCHECK(signal_fd >= 0);
-    const int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-    PCHECK(epoll_fd >= 0);
+    const ScopedFd signal_fd(
+        signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC));
+    PCHECK(signal_fd.valid());
+    const ScopedFd epoll_fd(epoll_create1(EPOLL_CLOEXEC));
+    PCHECK(epoll_fd.valid());
     struct epoll_event event = {};
     event.events = EPOLLIN;
-    event.data.fd = signal_fd;
-    PCHECK(epoll_ctl(epoll_fd, EPOLL_CTL_ADD, signal_fd, &event) == 0);
+    event.data.fd = signal_fd.get();
+    PCHECK(epoll_ctl(epoll_fd.get(), EPOLL_CTL_ADD, signal_fd.get(), &event) ==
+           0);
     shared->receiver_tid.store(static_cast<pid_t>(syscall(SYS_gettid)));
     Samples samples;
     // Signals, not wakeups: two sent before one wakeup are read together
     // (the first one's latency is then not recorded).
     int received = 0;
     while (received < FLAGS_loops) {
-      if (epoll_wait(epoll_fd, &event, 1, -1) != 1) continue;
+      if (epoll_wait(epoll_fd.get(), &event, 1, -1) != 1) continue;
       const monotonic_clock::time_point now = monotonic_clock::now();
       samples.Add(now - monotonic_clock::time_point(
                             monotonic_clock::duration(shared->sent_ns.load())));
       struct signalfd_siginfo info;
-      while (read(signal_fd, &info, sizeof(info)) == sizeof(info)) {
+      while (read(signal_fd.get(), &info, sizeof(info)) == sizeof(info)) {
         ++received;
       }
     }
-    samples.Report(results[1]);
+    samples.Report(results.write.get());
     _exit(0);
   }
+  results.write.reset();
   while (shared->receiver_tid.load() == 0) usleep(1000);
   {
-    // Wait until the receiver blocks in epoll_wait.
-    usleep(10000);
+    // Until the receiver blocks in epoll_wait, where the first signal is to
+    // find it.
+    while (!Asleep(child, shared->receiver_tid.load())) {
+      CHECK_EQ(waitpid(child, nullptr, WNOHANG), 0)
+          << "the receiver exited before it waited for a signal";
+      usleep(100);
+    }
     PinAndRaise();
-    const int timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-    PCHECK(timer_fd >= 0);
-    const int epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-    PCHECK(epoll_fd >= 0);
+    const ScopedFd timer_fd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC));
+    PCHECK(timer_fd.valid());
+    const ScopedFd epoll_fd(epoll_create1(EPOLL_CLOEXEC));
+    PCHECK(epoll_fd.valid());
     struct epoll_event event = {};
     event.events = EPOLLIN;
-    event.data.fd = timer_fd;
-    PCHECK(epoll_ctl(epoll_fd, EPOLL_CTL_ADD, timer_fd, &event) == 0);
+    event.data.fd = timer_fd.get();
+    PCHECK(epoll_ctl(epoll_fd.get(), EPOLL_CTL_ADD, timer_fd.get(), &event) ==
+           0);
     struct itimerspec spec = {};
     spec.it_value.tv_nsec = FLAGS_interval_us * 1000L;
     spec.it_interval = spec.it_value;
-    PCHECK(timerfd_settime(timer_fd, 0, &spec, nullptr) == 0);
+    PCHECK(timerfd_settime(timer_fd.get(), 0, &spec, nullptr) == 0);
     const pid_t tid = shared->receiver_tid.load();
     for (int i = 0; i < FLAGS_loops; ++i) {
-      PCHECK(epoll_wait(epoll_fd, &event, 1, -1) == 1);
+      PCHECK(epoll_wait(epoll_fd.get(), &event, 1, -1) == 1);
       uint64_t expirations;
-      PCHECK(read(timer_fd, &expirations, sizeof(expirations)) > 0);
+      PCHECK(read(timer_fd.get(), &expirations, sizeof(expirations)) > 0);
       shared->sent_ns.store(monotonic_clock::now().time_since_epoch().count());
       PCHECK(tgkill(child, tid, signal) == 0);
     }
-    close(epoll_fd);
-    close(timer_fd);
     if (FLAGS_priority > 0) {
       struct sched_param param = {};
       sched_setscheduler(0, SCHED_OTHER, &param);
@@ -332,7 +368,7 @@ Figures MeasureFloor() {
   PCHECK(pthread_sigmask(SIG_SETMASK, &old_mask, nullptr) == 0);
   munmap(memory, sizeof(Shared));
   return Samples::Receive("bare tgkill -> signalfd + epoll, timer-driven",
-                          results[0]);
+                          results.read.get());
 }
 
 // sigwaittest -f and ptsematest at the same priority, interval and loop

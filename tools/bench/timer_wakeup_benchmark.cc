@@ -30,6 +30,7 @@
 #include "aos/events/timing_entry.h"
 #include "aos/init.h"
 #include "aos/util/flag_checks.h"
+#include "aos/util/scoped_fd.h"
 #include "glog/logging.h"
 #include "tools/bench/bench_figures.h"
 
@@ -70,37 +71,36 @@ void ClockNanosleepRow(timing::LatencyRecorder* latency) {
 // A periodic timerfd in epoll; `read_first` reads it before the clock.
 void TimerfdRow(bool read_first, timing::LatencyRecorder* latency) {
   const nanoseconds interval = Interval();
-  const int timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
-  PCHECK(timer_fd >= 0) << "timerfd_create";
-  const int epoll_fd = epoll_create1(0);
-  PCHECK(epoll_fd >= 0) << "epoll_create1";
+  const ScopedFd timer_fd(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK));
+  PCHECK(timer_fd.valid()) << "timerfd_create";
+  const ScopedFd epoll_fd(epoll_create1(0));
+  PCHECK(epoll_fd.valid()) << "epoll_create1";
   struct epoll_event event = {};
   event.events = EPOLLIN;
-  PCHECK(epoll_ctl(epoll_fd, EPOLL_CTL_ADD, timer_fd, &event) == 0);
+  PCHECK(epoll_ctl(epoll_fd.get(), EPOLL_CTL_ADD, timer_fd.get(), &event) == 0);
   time_point due = FirstDue();
   const struct itimerspec spec = {
       .it_interval = ToTimespec(interval),
       .it_value = ToTimespec(due.time_since_epoch())};
-  PCHECK(timerfd_settime(timer_fd, TFD_TIMER_ABSTIME, &spec, nullptr) == 0);
+  PCHECK(timerfd_settime(timer_fd.get(), TFD_TIMER_ABSTIME, &spec, nullptr) ==
+         0);
   for (int i = 0; i < FLAGS_loops; ++i) {
     struct epoll_event ready;
-    if (epoll_wait(epoll_fd, &ready, 1, -1) != 1) continue;
+    if (epoll_wait(epoll_fd.get(), &ready, 1, -1) != 1) continue;
     uint64_t expirations = 0;
     time_point now;
     if (read_first) {
-      PCHECK(read(timer_fd, &expirations, sizeof(expirations)) > 0);
+      PCHECK(read(timer_fd.get(), &expirations, sizeof(expirations)) > 0);
       now = monotonic_clock::now();
     } else {
       now = monotonic_clock::now();
-      PCHECK(read(timer_fd, &expirations, sizeof(expirations)) > 0);
+      PCHECK(read(timer_fd.get(), &expirations, sizeof(expirations)) > 0);
     }
     latency->Record(now - due);
     // The read consumed every expiration so far: the next wakeup is due
     // `expirations` intervals later.
     due += static_cast<int64_t>(expirations) * interval;
   }
-  close(epoll_fd);
-  close(timer_fd);
 }
 
 // epoll_pwait2 with a timeout until the due time, no timerfd: the other
@@ -108,15 +108,15 @@ void TimerfdRow(bool read_first, timing::LatencyRecorder* latency) {
 // so it is computed from the clock just before the call.
 void EpollTimeoutRow(timing::LatencyRecorder* latency) {
   const nanoseconds interval = Interval();
-  const int epoll_fd = epoll_create1(0);
-  PCHECK(epoll_fd >= 0) << "epoll_create1";
+  const ScopedFd epoll_fd(epoll_create1(0));
+  PCHECK(epoll_fd.valid()) << "epoll_create1";
   time_point due = FirstDue();
   for (int i = 0; i < FLAGS_loops; ++i) {
     time_point now = monotonic_clock::now();
     while (now < due) {
       const struct timespec timeout = ToTimespec(due - now);
       struct epoll_event ready;
-      PCHECK(epoll_pwait2(epoll_fd, &ready, 1, &timeout, nullptr) >= 0 ||
+      PCHECK(epoll_pwait2(epoll_fd.get(), &ready, 1, &timeout, nullptr) >= 0 ||
              errno == EINTR);
       now = monotonic_clock::now();
     }
@@ -125,7 +125,6 @@ void EpollTimeoutRow(timing::LatencyRecorder* latency) {
       due += interval;
     } while (due <= now);
   }
-  close(epoll_fd);
 }
 
 void EventLoopRow(const Configuration* config,

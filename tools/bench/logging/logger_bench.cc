@@ -21,7 +21,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -30,6 +29,7 @@
 #include "aos/events/shm_event_loop.h"
 #include "aos/events/timing_report_codec.h"
 #include "aos/init.h"
+#include "aos/starter/launcher.h"
 #include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
@@ -54,25 +54,6 @@ DEFINE_int32(origins, 0,
 
 namespace aos::bench {
 namespace {
-
-// The CPU time (user + system) process `pid` used so far, from
-// /proc/PID/stat; 0 if it cannot be read.
-double CpuSeconds(pid_t pid) {
-  std::ifstream stat(StrCat("/proc/", pid, "/stat"));
-  std::string text((std::istreambuf_iterator<char>(stat)),
-                   std::istreambuf_iterator<char>());
-  // Fields after the command name (which may hold spaces), in parentheses.
-  const size_t end = text.rfind(')');
-  if (end == std::string::npos) return 0;
-  std::istringstream fields(text.substr(end + 2));
-  std::string field;
-  double ticks = 0;
-  // utime and stime are fields 14 and 15; the state is field 3.
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i >= 14) ticks += std::stod(field);
-  }
-  return ticks / sysconf(_SC_CLK_TCK);
-}
 
 // `args` and --poll_period_ms, if given.
 std::vector<std::string> LoggerArgs(std::vector<std::string> args) {
@@ -211,13 +192,19 @@ void ThroughputRun(const std::string& compression, double rate_mb_s,
   std::unique_ptr<RawSender> sender = sender_loop.MakeRawSender(
       configuration::GetChannel(read->message(), "/bench", "aos.bench.Blob",
                                 "bench_sender", nullptr));
-  Subprocess logger(
-      FLAGS_bin_dir + "/aos/events/logging/aos_logger",
-      LoggerArgs({"--config=" + config_path, "--shm_base=" + base,
-                  "--log_file=" + log_file, "--compression=" + compression}),
-      out_dir);
-  // Let the logger start watching before the first message.
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  // The logger records from its first timing report on: the first message
+  // is sent after it.
+  starter::Launcher launcher(&sender_loop, out_dir);
+  absl::Status up = launcher.Start(
+      {.name = "aos_logger",
+       .binary = FLAGS_bin_dir + "/aos/events/logging/aos_logger",
+       .args = LoggerArgs({"--config=" + config_path, "--shm_base=" + base,
+                           "--log_file=" + log_file,
+                           "--compression=" + compression}),
+       .network_namespace = "",
+       .reports = true});
+  if (up.ok()) up = launcher.WaitUntilReporting(std::chrono::seconds(30));
+  if (!up.ok()) ExitForUserError(std::string(up.message()));
   // Incompressible payload (xorshift), different in every message: the
   // worst case for the compressors.
   std::vector<uint64_t> payload(kSize / 8);
@@ -261,8 +248,9 @@ void ThroughputRun(const std::string& compression, double rate_mb_s,
           .count();
   // Let it catch up, then stop it cleanly.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  const double logger_cpu = CpuSeconds(logger.pid());
-  logger.Terminate();
+  const double logger_cpu = CpuSecondsOf(launcher.Pid("aos_logger"));
+  // Time to finish its file: a killed logger would leave it cut short.
+  launcher.StopAll(std::chrono::seconds(60));
 
   auto log = logging::LogFileReader::Open(log_file);
   if (!log.ok()) ExitForUserError(std::string(log.status().message()));
