@@ -803,10 +803,17 @@ void ShmEventLoop::HandleTimers() {
   // latency (reading a timerfd costs about 0.6 us on a VM, more than the
   // rest of the loop's path together).
   const monotonic_clock::time_point now = monotonic_now();
+  // A handler that schedules a timer at a time already passed (itself,
+  // say) makes it due at once, but for the next wakeup: a wakeup runs only
+  // what was scheduled when it began, so it ends.
+  const uint64_t scheduled_before = timer_schedule_.next_sequence();
   running_timers_ = true;
   while (!epoll_.quitting()) {
     TimerSchedule::Entry* earliest = timer_schedule_.Earliest();
-    if (earliest == nullptr || earliest->time() > now) break;
+    if (earliest == nullptr || earliest->time() > now ||
+        earliest->sequence() >= scheduled_before) {
+      break;
+    }
     // What waited longest goes first, as when each timer had its own fd and
     // epoll reported them in the order they became ready: a message sent
     // by this timer's time (same time: the message) before it. Its handler
@@ -822,6 +829,8 @@ void ShmEventLoop::HandleTimers() {
 
 void ShmEventLoop::DeliverMessagesAndEarlierTimers() {
   bool ran_timers = false;
+  // As in HandleTimers(): only timers scheduled before this began.
+  const uint64_t scheduled_before = timer_schedule_.next_sequence();
   while (!epoll_.quitting()) {
     ShmWatcher* watcher = EarliestPending(monotonic_clock::max_time);
     if (watcher == nullptr) break;
@@ -829,7 +838,8 @@ void ShmEventLoop::DeliverMessagesAndEarlierTimers() {
     // due: the message was sent in the past). The timerfd may not have
     // told epoll yet: HandleTimers() arms it only when its handlers return.
     TimerSchedule::Entry* timer = timer_schedule_.Earliest();
-    if (timer != nullptr && timer->time() < watcher->pending_sent_time()) {
+    if (timer != nullptr && timer->time() < watcher->pending_sent_time() &&
+        timer->sequence() < scheduled_before) {
       running_timers_ = true;
       ran_timers = true;
       static_cast<ShmTimer*>(timer)->RunDue();

@@ -30,16 +30,18 @@
 //
 // Timers: the timers and phased loops wait in a user-space schedule
 // (aos/events/timer_schedule.h), and the one timerfd is armed for the
-// earliest of them. A wakeup runs every timer due when it began, earliest
-// scheduled time first (the same time: in the order they were scheduled),
-// each measured against its own scheduled time; a message sent by a
-// timer's scheduled time waited longer and is delivered before it, and a
-// due timer scheduled before a message was sent runs before that message:
-// what waits together is served in the order it began waiting (a tie: the
-// message first), whichever fd epoll reports first. So 100
-// timers due at one instant cost one kernel timer, one epoll event and one
-// timerfd_settime, not 100 of each. The schedule's room is reserved as
-// each timer is made (before Run() only), so running allocates nothing.
+// earliest of them. A wakeup runs every timer that was due, and scheduled,
+// when it began, earliest scheduled time first (the same time: in the
+// order they were scheduled), each measured against its own scheduled
+// time; one a handler schedules in the past runs at once, in the next
+// wakeup. So 100 timers due at one instant cost one kernel timer, one
+// epoll event and one timerfd_settime, not 100 of each. What waits
+// together is served in the order it began waiting, whichever fd epoll
+// reports first: a message sent by a due timer's scheduled time is
+// delivered before it (a tie: the message first), and a due timer
+// scheduled before a waiting message was sent runs before that message.
+// The schedule's room is reserved as each timer is made (before Run()
+// only), so running allocates nothing.
 //
 // Delivery: messages are delivered in the order they were sent
 // (monotonic_sent_time), across channels too, as in simulation and AOS;

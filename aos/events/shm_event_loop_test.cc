@@ -434,6 +434,43 @@ TEST_F(ShmEventLoopTest, TimersDueTogetherRunInOneWakeupOfOneKernelTimer) {
   }
 }
 
+// A handler that schedules its own timer at a time already passed does not
+// keep its wakeup going: the call comes at once, but in the next wakeup,
+// after what else was due (as when each timer had its own timerfd).
+TEST_F(ShmEventLoopTest, ATimerAHandlerSchedulesInThePastRunsInTheNextWakeup) {
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  int wakeups = 0;
+  std::vector<std::string> calls;
+  calls.reserve(16);
+  TimerHandler* again = nullptr;
+  again = loop.AddTimer([&]() {
+    calls.push_back("again " + std::to_string(wakeups));
+    if (calls.size() == 6) {
+      loop.Exit();
+      return;
+    }
+    again->Schedule(loop.context().monotonic_event_time);
+  });
+  TimerHandler* other = loop.AddTimer(
+      [&]() { calls.push_back("other " + std::to_string(wakeups)); });
+  TimerHandler* give_up = loop.AddTimer([&]() {
+    ADD_FAILURE() << "not every call came within 60 s";
+    loop.Exit();
+  });
+  loop.OnWakeupEnd([&]() { ++wakeups; });
+  loop.OnRun([&]() {
+    const monotonic_clock::time_point due =
+        loop.monotonic_now() + milliseconds(5);
+    again->Schedule(due);
+    other->Schedule(due);
+    give_up->Schedule(loop.monotonic_now() + std::chrono::seconds(60));
+  });
+  loop.Run();
+  EXPECT_THAT(calls, ::testing::ElementsAre("again 1", "other 1", "again 2",
+                                            "again 3", "again 4", "again 5"));
+}
+
 // A timer and a message that wait together (a handler ran while both came)
 // are served in the order they came, as when epoll reported each timer's
 // own timerfd and the senders' wakeup signal: a timer from when it was

@@ -45,6 +45,9 @@ class TimerSchedule {
     // When it is scheduled for (meaningless unless scheduled()).
     monotonic_clock::time_point time() const { return time_; }
     bool scheduled() const { return heap_index_ >= 0; }
+    // Which Schedule() call placed it: later calls have larger numbers
+    // (compare with TimerSchedule::next_sequence()).
+    uint64_t sequence() const { return sequence_; }
 
    protected:
     Entry() = default;
@@ -83,6 +86,9 @@ class TimerSchedule {
   // How many entries are scheduled, and how many may be.
   size_t size() const { return heap_.size(); }
   size_t reserved() const { return reserved_; }
+  // The sequence() the next Schedule() call gives: entries whose sequence()
+  // is at least a value read earlier were scheduled since.
+  uint64_t next_sequence() const { return next_sequence_; }
 
  private:
   static bool Before(const Entry* a, const Entry* b);

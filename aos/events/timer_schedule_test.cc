@@ -84,6 +84,21 @@ TEST(TimerScheduleTest, SchedulingAgainAtTheSameTimeGoesBehind) {
   EXPECT_THAT(Drain(&schedule), ElementsAre("b", "a"));
 }
 
+TEST(TimerScheduleTest, SequenceTellsWhatWasScheduledSince) {
+  TimerSchedule schedule;
+  Named a("a"), b("b");
+  schedule.Reserve();
+  schedule.Reserve();
+  schedule.Schedule(&a, At(1));
+  const uint64_t since = schedule.next_sequence();
+  EXPECT_LT(a.sequence(), since);
+  schedule.Schedule(&b, At(1));
+  EXPECT_GE(b.sequence(), since);
+  schedule.Schedule(&a, At(0));
+  EXPECT_GE(a.sequence(), since);
+  EXPECT_GT(a.sequence(), b.sequence());
+}
+
 TEST(TimerScheduleTest, DescheduleAnywhereAndTwice) {
   TimerSchedule schedule;
   Named a("a"), b("b"), c("c");
