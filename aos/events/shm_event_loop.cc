@@ -533,83 +533,57 @@ class ShmWatcher : public WatcherState {
   Context delivered_;
 };
 
-// Invariant: while the timer is enabled, its timerfd is armed for exactly
-// scheduled_time(), and every change of the schedule re-arms (or disarms)
-// it at once, which also clears an expiration not yet read. So a readable
-// timerfd means scheduled_time() has come; HandleExpiration() relies on it.
-class ShmTimer : public TimerHandler {
+// A timer or phased loop: an entry of the loop's TimerSchedule. Invariant:
+// it is in the schedule, at scheduled_time(), exactly while
+// schedule_enabled(); every change of the schedule keeps the loop's timerfd
+// armed for the earliest entry (ShmEventLoop::ArmTimerFd).
+class ShmTimer : public TimerHandler, public TimerSchedule::Entry {
  public:
   ShmTimer(ShmEventLoop* event_loop, std::function<void()> fn)
       : TimerHandler(event_loop, std::move(fn)), loop_(event_loop) {
-    fd_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
-    PCHECK(fd_.valid()) << "timerfd_create";
-    loop_->epoll_.OnReadable(fd_.get(), [this]() { HandleExpiration(); });
+    // Timers are made before Run() only: the one allocation they cost.
+    loop_->timer_schedule_.Reserve();
   }
 
-  // fd_ closes after it leaves the epoll set.
-  ~ShmTimer() override { loop_->epoll_.Remove(fd_.get()); }
+  ~ShmTimer() override {
+    loop_->timer_schedule_.Deschedule(this);
+    loop_->timer_schedule_.Unreserve();
+    loop_->ArmTimerFd();
+  }
 
   void Schedule(monotonic_clock::time_point base,
                 monotonic_clock::duration period) override {
     SetSchedule(base, period);
-    Arm(base);
+    loop_->timer_schedule_.Schedule(this, base);
+    loop_->ArmTimerFd();
   }
 
   void Disable() override {
     ClearSchedule();
-    struct itimerspec off = {};
-    PCHECK(timerfd_settime(fd_.get(), TFD_TIMER_ABSTIME, &off, nullptr) == 0);
+    loop_->timer_schedule_.Deschedule(this);
+    loop_->ArmTimerFd();
   }
 
   bool IsDisabled() override { return !schedule_enabled(); }
 
  private:
-  // Wakes the loop at `when`, once. Replaces any earlier waking, including
-  // one that fired and was not handled yet.
-  void Arm(monotonic_clock::time_point when) {
-    // it_value 0 would disarm: the earliest time is 1 ns.
-    struct itimerspec spec = {};
-    spec.it_value = ToTimespec(
-        std::max(std::chrono::nanoseconds(1), when.time_since_epoch()));
-    PCHECK(timerfd_settime(fd_.get(), TFD_TIMER_ABSTIME, &spec, nullptr) == 0)
-        << "timerfd_settime for timer " << name();
-  }
+  friend class ShmEventLoop;
 
-  // Consumes a handled expiration, so epoll stops reporting it.
-  void Drain() {
-    uint64_t expirations;
-    if (read(fd_.get(), &expirations, sizeof(expirations)) < 0) {
-      PCHECK(errno == EAGAIN) << "read timerfd of timer " << name();
-    }
-  }
-
-  // Runs the handler first and only then touches the timerfd: a syscall
-  // between the wakeup and the handler would count in every call's wakeup
-  // latency (reading a timerfd costs about 0.6 us on a VM, more than the
-  // rest of the loop's path together).
-  void HandleExpiration() {
-    if (!schedule_enabled()) {
-      Drain();  // Disabled by another handler after it fired.
-      return;
-    }
-    // Rescheduled by another handler after it fired: Schedule() re-armed
-    // the timerfd for the new time, which has not come yet.
-    if (scheduled_time() > loop_->monotonic_now()) return;
+  // Calls the handler for the scheduled time, which has come, and moves
+  // the entry to the next call. Never allocates.
+  void RunDue() {
     const DueCall call = RunDueCall();
     if (call.next.has_value()) {
-      // Also consumes this expiration; the timerfd never fires early, and
-      // a next time already passed fires at once.
-      Arm(*call.next);
+      // Behind timers already scheduled for the same time.
+      loop_->timer_schedule_.Schedule(this, *call.next);
     } else if (!call.rescheduled) {
-      Drain();  // A one-shot call.
+      loop_->timer_schedule_.Deschedule(this);  // A one-shot call.
     }
-    // Rescheduled or disabled by the handler: it set the timerfd itself.
+    // Rescheduled or disabled by the handler: Schedule() or Disable() moved
+    // the entry already.
   }
 
   ShmEventLoop* const loop_;
-  ScopedFd fd_;
-
-  friend class ShmEventLoop;
 };
 
 ShmEventLoop::ShmEventLoop(const Configuration* configuration,
@@ -622,6 +596,9 @@ ShmEventLoop::ShmEventLoop(const Configuration* configuration,
   signal_fd_.reset(signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC));
   PCHECK(signal_fd_.valid()) << "signalfd";
   epoll_.OnReadable(signal_fd_.get(), [this]() { HandleSignals(); });
+  timer_fd_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
+  PCHECK(timer_fd_.valid()) << "timerfd_create";
+  epoll_.OnReadable(timer_fd_.get(), [this]() { HandleTimers(); });
 }
 
 ShmEventLoop::ShmEventLoop(const Configuration* configuration)
@@ -634,6 +611,8 @@ ShmEventLoop::~ShmEventLoop() {
   for (int fd : readable_fds_) epoll_.Remove(fd);
   epoll_.Remove(signal_fd_.get());
   signal_fd_.reset();
+  epoll_.Remove(timer_fd_.get());
+  timer_fd_.reset();
 }
 
 void ShmEventLoop::OnReadable(int fd, std::function<void()> fn) {
@@ -766,7 +745,7 @@ void ShmEventLoop::HandleSignals() {
   // The queues, not the signals, say what is new: deliver before reading the
   // signalfd, so the handlers do not wait for that syscall (about a third of
   // the receiving side's work between epoll_wait and the handler).
-  DeliverMessages();
+  DeliverMessagesAndEarlierTimers();
   // Drain in batches: a short read means nothing else was pending, which
   // saves the read that would return EAGAIN.
   constexpr size_t kBatch = 16;
@@ -783,7 +762,7 @@ void ShmEventLoop::HandleSignals() {
   }
   // A message sent after the first pass, whose signal was just read, would
   // otherwise wait for the next wakeup.
-  if (wakeup) DeliverMessages();
+  if (wakeup) DeliverMessagesAndEarlierTimers();
 }
 
 void ShmEventLoop::HandleStopSignal() {
@@ -816,6 +795,99 @@ ShmWatcher* ShmEventLoop::EarliestPending(monotonic_clock::time_point sent_by) {
     }
   }
   return earliest;
+}
+
+void ShmEventLoop::HandleTimers() {
+  // Runs the handlers first and only then touches the timerfd: a syscall
+  // between the wakeup and the handlers would count in every call's wakeup
+  // latency (reading a timerfd costs about 0.6 us on a VM, more than the
+  // rest of the loop's path together).
+  const monotonic_clock::time_point now = monotonic_now();
+  // A handler that schedules a timer at a time already passed (itself,
+  // say) makes it due at once, but for the next wakeup: a wakeup runs only
+  // what was scheduled when it began, so it ends.
+  const uint64_t scheduled_before = timer_schedule_.next_sequence();
+  running_timers_ = true;
+  while (!epoll_.quitting()) {
+    TimerSchedule::Entry* earliest = timer_schedule_.Earliest();
+    if (earliest == nullptr || earliest->time() > now ||
+        earliest->sequence() >= scheduled_before) {
+      break;
+    }
+    // What waited longest goes first, as when each timer had its own fd and
+    // epoll reported them in the order they became ready: a message sent
+    // by this timer's time (same time: the message) before it. Its handler
+    // may change the schedule, so look again after each.
+    if (ShmWatcher* watcher = EarliestPending(earliest->time())) {
+      watcher->DeliverPending();
+      continue;
+    }
+    static_cast<ShmTimer*>(earliest)->RunDue();
+  }
+  TimersDone();
+}
+
+void ShmEventLoop::DeliverMessagesAndEarlierTimers() {
+  bool ran_timers = false;
+  // As in HandleTimers(): only timers scheduled before this began.
+  const uint64_t scheduled_before = timer_schedule_.next_sequence();
+  while (!epoll_.quitting()) {
+    ShmWatcher* watcher = EarliestPending(monotonic_clock::max_time);
+    if (watcher == nullptr) break;
+    // A timer scheduled before the message was sent waited longer (and is
+    // due: the message was sent in the past). The timerfd may not have
+    // told epoll yet: HandleTimers() arms it only when its handlers return.
+    TimerSchedule::Entry* timer = timer_schedule_.Earliest();
+    if (timer != nullptr && timer->time() < watcher->pending_sent_time() &&
+        timer->sequence() < scheduled_before) {
+      running_timers_ = true;
+      ran_timers = true;
+      static_cast<ShmTimer*>(timer)->RunDue();
+      continue;
+    }
+    watcher->DeliverPending();
+  }
+  if (ran_timers) TimersDone();
+}
+
+std::optional<monotonic_clock::time_point> ShmEventLoop::EarliestTimerTime()
+    const {
+  const TimerSchedule::Entry* earliest = timer_schedule_.Earliest();
+  if (earliest == nullptr) return std::nullopt;
+  return earliest->time();
+}
+
+void ShmEventLoop::TimersDone() {
+  running_timers_ = false;
+  if (armed_for_.has_value() && *armed_for_ <= monotonic_now()) {
+    // The timerfd expired (or is about to): re-arming consumes that, with no
+    // read(2). A time already passed (timers left by Exit(), or come due
+    // while the handlers ran) fires again at once.
+    SetTimerFd(EarliestTimerTime());
+  } else {
+    // Woken by an expiration that a callback earlier in the same wakeup
+    // re-armed away: only keep the timerfd in step.
+    ArmTimerFd();
+  }
+}
+
+void ShmEventLoop::ArmTimerFd() {
+  if (running_timers_) return;
+  const std::optional<monotonic_clock::time_point> when = EarliestTimerTime();
+  if (when != armed_for_) SetTimerFd(when);
+}
+
+void ShmEventLoop::SetTimerFd(std::optional<monotonic_clock::time_point> when) {
+  struct itimerspec spec = {};
+  if (when.has_value()) {
+    // it_value 0 would disarm: the earliest time is 1 ns.
+    spec.it_value = ToTimespec(
+        std::max(std::chrono::nanoseconds(1), when->time_since_epoch()));
+  }
+  PCHECK(timerfd_settime(timer_fd_.get(), TFD_TIMER_ABSTIME, &spec, nullptr) ==
+         0)
+      << "event loop " << name() << ": timerfd_settime";
+  armed_for_ = when;
 }
 
 void ShmEventLoop::DeliverMessages() {

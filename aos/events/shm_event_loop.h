@@ -8,9 +8,10 @@
 //   ... set up senders, watchers, timers ...
 //   loop.Run();  // until Exit(), SIGINT or SIGTERM
 //
-// One thread: epoll over a timerfd per timer, a signalfd for SIGINT, SIGTERM
-// and the wakeup signal senders use (aos/ipc_lib/lockless_queue.h), and an
-// eventfd for Exit(). Each channel is a file under --shm_base
+// One thread: epoll over one timerfd for all the loop's timers and phased
+// loops, a signalfd for SIGINT, SIGTERM and the wakeup signal senders use
+// (aos/ipc_lib/lockless_queue.h), and an eventfd for Exit(). Each channel is a
+// file under --shm_base
 // ("<shm_base>/<channel name>/<type>.v<layout version>"), created by the
 // first process that needs it with --permissions.
 //
@@ -26,6 +27,21 @@
 // forbids heap allocation inside its timer, phased loop and watcher
 // callbacks: one that allocates aborts with a message naming the callback
 // (--die_on_malloc; false only counts them, realtime_allocations()).
+//
+// Timers: the timers and phased loops wait in a user-space schedule
+// (aos/events/timer_schedule.h), and the one timerfd is armed for the
+// earliest of them. A wakeup runs every timer that was due, and scheduled,
+// when it began, earliest scheduled time first (the same time: in the
+// order they were scheduled), each measured against its own scheduled
+// time; one a handler schedules in the past runs at once, in the next
+// wakeup. So 100 timers due at one instant cost one kernel timer, one
+// epoll event and one timerfd_settime, not 100 of each. What waits
+// together is served in the order it began waiting, whichever fd epoll
+// reports first: a message sent by a due timer's scheduled time is
+// delivered before it (a tie: the message first), and a due timer
+// scheduled before a waiting message was sent runs before that message.
+// The schedule's room is reserved as each timer is made (before Run()
+// only), so running allocates nothing.
 //
 // Delivery: messages are delivered in the order they were sent
 // (monotonic_sent_time), across channels too, as in simulation and AOS;
@@ -53,6 +69,7 @@
 #include "absl/status/status.h"
 #include "aos/events/epoll.h"
 #include "aos/events/event_loop.h"
+#include "aos/events/timer_schedule.h"
 #include "aos/util/scoped_fd.h"
 #include "gflags/gflags.h"
 
@@ -214,11 +231,46 @@ class ShmEventLoop : public EventLoop {
   // to `sent_by`; null if none.
   class ShmWatcher* EarliestPending(monotonic_clock::time_point sent_by);
 
+  // The timerfd fired: runs the timers due when it did, in schedule order,
+  // with the messages sent by each one's scheduled time before it, until
+  // they are done or a handler calls Exit(); then arms the timerfd for what
+  // is left (which also consumes the expiration: no read(2)). Timers that
+  // come due meanwhile wait for the next wakeup, so other file descriptors
+  // are served between.
+  void HandleTimers();
+  // DeliverMessages(), but a timer scheduled before the next message was
+  // sent runs before it: the order they began waiting in, as HandleTimers()
+  // keeps too, whichever of the two epoll reports first. Only due timers
+  // run (the message was sent in the past), and only those that precede a
+  // message; the rest wait for the timerfd.
+  void DeliverMessagesAndEarlierTimers();
+  // After timers ran (running_timers_): arms the timerfd for the earliest
+  // timer left, consuming an expiration it holds.
+  void TimersDone();
+  // When the earliest scheduled timer is due; nullopt if none is scheduled.
+  std::optional<monotonic_clock::time_point> EarliestTimerTime() const;
+  // Arms the timerfd for the earliest scheduled timer, or disarms it when
+  // none is; a syscall only if that changes it. Not while HandleTimers()
+  // runs handlers: it arms once, when they are done.
+  void ArmTimerFd();
+  // timerfd_settime for `when` (nullopt: disarmed), whatever it was armed
+  // for; clears an expiration not yet handled.
+  void SetTimerFd(std::optional<monotonic_clock::time_point> when);
+
   // --shm_base and --permissions when the loop was made.
   const std::string shm_base_;
   const mode_t permissions_;
   internal::EPoll epoll_;
   ScopedFd signal_fd_;
+  // Every ShmTimer (timers, phased loops, the loop's own), by when it is
+  // due; each reserves its room when made.
+  TimerSchedule timer_schedule_;
+  // The one kernel timer: armed for the time of timer_schedule_'s earliest
+  // entry (armed_for_; nullopt when disarmed). While HandleTimers() runs
+  // handlers it is left as it is, and set once they return.
+  ScopedFd timer_fd_;
+  std::optional<monotonic_clock::time_point> armed_for_;
+  bool running_timers_ = false;
   // While Run() runs: SIGINT, SIGHUP and SIGTERM end it.
   std::unique_ptr<internal::StopSignals> stop_signals_;
   // Which Exit came first: none, Exit() (OK: nothing to keep, so no lock),

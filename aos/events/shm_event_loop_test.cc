@@ -362,6 +362,177 @@ TEST_F(ShmEventLoopTest, MessageWhoseWakeupWasReadAfterItsTurnIsDelivered) {
   EXPECT_TRUE(got_pong);
 }
 
+// How many file descriptors this process has open.
+size_t OpenFds() {
+  size_t count = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/self/fd")) {
+    (void)entry;
+    ++count;
+  }
+  return count;
+}
+
+// One kernel timer per loop: making 100 timers opens no file descriptor,
+// and 100 timers due at one instant run in one wakeup, in the order they
+// were scheduled, each measured against its own scheduled time (its wakeup
+// latency is its own start minus that time, not the wakeup's).
+TEST_F(ShmEventLoopTest, TimersDueTogetherRunInOneWakeupOfOneKernelTimer) {
+  constexpr int kTimers = 100;
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  TimerHandler* give_up = loop.AddTimer([&]() {
+    ADD_FAILURE() << "not every timer ran within 60 s";
+    loop.Exit();
+  });
+  const size_t fds = OpenFds();
+  std::vector<TimerHandler*> timers;
+  std::vector<int> order;
+  order.reserve(kTimers);
+  std::vector<int> wakeup_of(kTimers, -1);
+  std::vector<monotonic_clock::time_point> event_time(kTimers);
+  std::vector<monotonic_clock::time_point> returning(kTimers);
+  int wakeups = 0;
+  for (int i = 0; i < kTimers; ++i) {
+    timers.push_back(loop.AddTimer([&, i]() {
+      order.push_back(i);
+      wakeup_of[i] = wakeups;
+      event_time[i] = loop.context().monotonic_event_time;
+      returning[i] = loop.monotonic_now();
+      if (order.size() == kTimers) loop.Exit();
+    }));
+  }
+  EXPECT_EQ(OpenFds(), fds);
+  loop.OnWakeupEnd([&]() { ++wakeups; });
+  monotonic_clock::time_point due;
+  loop.OnRun([&]() {
+    due = loop.monotonic_now() + milliseconds(20);
+    // Last made first: the order they were scheduled in counts.
+    for (int i = kTimers - 1; i >= 0; --i) timers[i]->Schedule(due);
+    give_up->Schedule(loop.monotonic_now() + std::chrono::seconds(60));
+  });
+  loop.Run();
+  ASSERT_EQ(order.size(), static_cast<size_t>(kTimers));
+  // The wakeup that ended OnRun, then the one of the timers.
+  EXPECT_EQ(wakeups, 2);
+  monotonic_clock::time_point previous = due;
+  for (int k = 0; k < kTimers; ++k) {
+    const int i = order[k];
+    SCOPED_TRACE(i);
+    EXPECT_EQ(i, kTimers - 1 - k);
+    EXPECT_EQ(wakeup_of[i], 1);
+    EXPECT_EQ(event_time[i], due);
+    const auto& latency = timers[i]->timing().wakeup_latency.histogram();
+    ASSERT_EQ(latency.count(), 1u);
+    // It started after the timer before it returned, and before it
+    // returned itself.
+    const monotonic_clock::time_point start =
+        due + std::chrono::nanoseconds(latency.min_ns());
+    EXPECT_GE(start, previous);
+    EXPECT_LE(start, returning[i]);
+    previous = returning[i];
+  }
+}
+
+// A handler that schedules its own timer at a time already passed does not
+// keep its wakeup going: the call comes at once, but in the next wakeup,
+// after what else was due (as when each timer had its own timerfd).
+TEST_F(ShmEventLoopTest, ATimerAHandlerSchedulesInThePastRunsInTheNextWakeup) {
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  int wakeups = 0;
+  std::vector<std::string> calls;
+  calls.reserve(16);
+  TimerHandler* again = nullptr;
+  again = loop.AddTimer([&]() {
+    calls.push_back("again " + std::to_string(wakeups));
+    if (calls.size() == 6) {
+      loop.Exit();
+      return;
+    }
+    again->Schedule(loop.context().monotonic_event_time);
+  });
+  TimerHandler* other = loop.AddTimer(
+      [&]() { calls.push_back("other " + std::to_string(wakeups)); });
+  TimerHandler* give_up = loop.AddTimer([&]() {
+    ADD_FAILURE() << "not every call came within 60 s";
+    loop.Exit();
+  });
+  loop.OnWakeupEnd([&]() { ++wakeups; });
+  loop.OnRun([&]() {
+    const monotonic_clock::time_point due =
+        loop.monotonic_now() + milliseconds(5);
+    again->Schedule(due);
+    other->Schedule(due);
+    give_up->Schedule(loop.monotonic_now() + std::chrono::seconds(60));
+  });
+  loop.Run();
+  EXPECT_THAT(calls, ::testing::ElementsAre("again 1", "other 1", "again 2",
+                                            "again 3", "again 4", "again 5"));
+}
+
+// A timer and a message that wait together (a handler ran while both came)
+// are served in the order they came, as when epoll reported each timer's
+// own timerfd and the senders' wakeup signal: a timer from when it was
+// scheduled for, the messages from when the first of them was sent. Here
+// the message comes before a timer, and between two timers due in the same
+// wakeup. (The margins only order the events; nothing is timed.)
+TEST_F(ShmEventLoopTest,
+       TimersAndMessagesWaitingTogetherRunInTheOrderTheyCame) {
+  for (const bool message_first : {true, false}) {
+    SCOPED_TRACE(message_first ? "message first" : "message between timers");
+    ShmEventLoop loop(factory_.configuration(), "loop");
+    loop.SkipTimingReport();
+    Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+    const size_t expected = message_first ? 3 : 4;
+    std::vector<std::string> calls;
+    calls.reserve(8);
+    auto record = [&](std::string call) {
+      calls.push_back(std::move(call));
+      if (calls.size() == expected) loop.Exit();
+    };
+    loop.MakeWatcher("/test", [&](const TestMessage&) { record("message"); });
+    TimerHandler* first = loop.AddTimer([&]() { record("first timer"); });
+    TimerHandler* second = loop.AddTimer([&]() { record("second timer"); });
+    auto send = [&]() {
+      auto builder = sender.MakeBuilder();
+      builder.CheckOk(
+          builder.Send(builder.MakeBuilder<TestMessage>().Finish()));
+    };
+    // Everything comes while it sleeps.
+    TimerHandler* busy = loop.AddTimer([&]() {
+      record("busy");
+      if (message_first) {
+        send();
+        first->Schedule(loop.monotonic_now() + milliseconds(1));
+        std::this_thread::sleep_for(milliseconds(10));
+        return;
+      }
+      first->Schedule(loop.monotonic_now() + milliseconds(1));
+      second->Schedule(loop.monotonic_now() + milliseconds(50));
+      std::this_thread::sleep_for(milliseconds(5));
+      send();
+      std::this_thread::sleep_for(milliseconds(60));
+    });
+    TimerHandler* give_up = loop.AddTimer([&]() {
+      ADD_FAILURE() << "not every call came within 60 s";
+      loop.Exit();
+    });
+    loop.OnRun([&]() {
+      busy->Schedule(loop.monotonic_now());
+      give_up->Schedule(loop.monotonic_now() + std::chrono::seconds(60));
+    });
+    loop.Run();
+    if (message_first) {
+      EXPECT_THAT(calls,
+                  ::testing::ElementsAre("busy", "message", "first timer"));
+    } else {
+      EXPECT_THAT(calls, ::testing::ElementsAre("busy", "first timer",
+                                                "message", "second timer"));
+    }
+  }
+}
+
 // Once running, the real loop allocates nothing either: timers, sends and
 // wakeups to its own watchers, fetches, path origins passed on hop by hop
 // (timer -> watcher -> watcher) and their ages recorded, and timing reports
@@ -408,9 +579,13 @@ TEST_F(ShmEventLoopTest, NothingAllocatesOnceRunning) {
     fetcher.FetchNext();
   });
   loop.AddPhasedLoop([](int) {}, std::chrono::milliseconds(7));
+  // Timers due together, run in one wakeup and moved in the schedule.
+  std::vector<TimerHandler*> together;
+  for (int i = 0; i < 20; ++i) together.push_back(loop.AddTimer([]() {}));
   TimerHandler* start = loop.AddTimer([&]() { before = HeapAllocations(); });
   TimerHandler* stop = loop.AddTimer([&]() {
     timer->Disable();
+    for (TimerHandler* each : together) each->Disable();
     stopping = true;
     end_once_all_watched();
   });
@@ -421,6 +596,10 @@ TEST_F(ShmEventLoopTest, NothingAllocatesOnceRunning) {
   });
   loop.OnRun([&]() {
     timer->Schedule(loop.monotonic_now(), std::chrono::milliseconds(1));
+    for (TimerHandler* each : together) {
+      each->Schedule(loop.monotonic_now() + std::chrono::milliseconds(3),
+                     std::chrono::milliseconds(3));
+    }
     start->Schedule(loop.monotonic_now() + std::chrono::milliseconds(200));
     stop->Schedule(loop.monotonic_now() + std::chrono::milliseconds(1200));
     give_up->Schedule(loop.monotonic_now() + std::chrono::seconds(60));

@@ -1,0 +1,90 @@
+#include "aos/events/timer_schedule.h"
+
+#include <algorithm>
+
+#include "glog/logging.h"
+
+namespace aos {
+
+void TimerSchedule::Reserve() {
+  ++reserved_;
+  // Geometric growth: making n entries one by one copies O(n) pointers.
+  if (reserved_ > heap_.capacity()) {
+    heap_.reserve(std::max<size_t>(reserved_, 2 * heap_.capacity()));
+  }
+}
+
+void TimerSchedule::Unreserve() {
+  CHECK_GT(reserved_, 0u) << "TimerSchedule: Unreserve() without Reserve()";
+  --reserved_;
+  CHECK_LE(heap_.size(), reserved_)
+      << "TimerSchedule: an entry went away while scheduled";
+}
+
+bool TimerSchedule::Before(const Entry* a, const Entry* b) {
+  if (a->time_ != b->time_) return a->time_ < b->time_;
+  return a->sequence_ < b->sequence_;
+}
+
+void TimerSchedule::Place(size_t index, Entry* entry) {
+  heap_[index] = entry;
+  entry->heap_index_ = static_cast<int>(index);
+}
+
+void TimerSchedule::SiftUp(size_t index) {
+  Entry* entry = heap_[index];
+  while (index > 0) {
+    const size_t parent = (index - 1) / 2;
+    if (!Before(entry, heap_[parent])) break;
+    Place(index, heap_[parent]);
+    index = parent;
+  }
+  Place(index, entry);
+}
+
+void TimerSchedule::SiftDown(size_t index) {
+  Entry* entry = heap_[index];
+  const size_t size = heap_.size();
+  while (true) {
+    size_t child = 2 * index + 1;
+    if (child >= size) break;
+    if (child + 1 < size && Before(heap_[child + 1], heap_[child])) ++child;
+    if (!Before(heap_[child], entry)) break;
+    Place(index, heap_[child]);
+    index = child;
+  }
+  Place(index, entry);
+}
+
+void TimerSchedule::Schedule(Entry* entry, monotonic_clock::time_point time) {
+  entry->time_ = time;
+  entry->sequence_ = next_sequence_++;
+  if (entry->heap_index_ >= 0) {
+    // Moved in place: earlier goes up, later (or the same time, now behind
+    // its equals) goes down.
+    const size_t index = static_cast<size_t>(entry->heap_index_);
+    SiftUp(index);
+    SiftDown(static_cast<size_t>(entry->heap_index_));
+    return;
+  }
+  CHECK_LT(heap_.size(), reserved_)
+      << "TimerSchedule: more entries scheduled than reserved; call "
+         "Reserve() when making an entry";
+  // Within the capacity Reserve() made: no allocation.
+  heap_.push_back(entry);
+  SiftUp(heap_.size() - 1);
+}
+
+void TimerSchedule::Deschedule(Entry* entry) {
+  if (entry->heap_index_ < 0) return;
+  const size_t index = static_cast<size_t>(entry->heap_index_);
+  entry->heap_index_ = -1;
+  Entry* last = heap_.back();
+  heap_.pop_back();
+  if (last == entry) return;
+  Place(index, last);
+  SiftUp(index);
+  SiftDown(static_cast<size_t>(last->heap_index_));
+}
+
+}  // namespace aos

@@ -1,0 +1,106 @@
+#ifndef AOS_EVENTS_TIMER_SCHEDULE_H_
+#define AOS_EVENTS_TIMER_SCHEDULE_H_
+
+// Which of many timers is due next: the user-space schedule behind the one
+// kernel timer of a ShmEventLoop (aos/events/shm_event_loop.h).
+//
+//   class MyTimer : public TimerSchedule::Entry { ... };
+//   TimerSchedule schedule;
+//   MyTimer a, b;
+//   schedule.Reserve();  // once per entry, when it is made
+//   schedule.Reserve();
+//   schedule.Schedule(&a, t + 2ms);
+//   schedule.Schedule(&b, t + 1ms);
+//   schedule.Earliest();  // &b: arm the kernel timer for its time()
+//
+// Order: by time; entries with the same time in the order they were
+// scheduled (the last Schedule() of each counts). That is the order a loop
+// runs timers that are due together in: the order they came due.
+//
+// Memory: a binary heap of pointers into the entries (intrusive: each entry
+// keeps its own place). Reserve() makes room for one more entry and may
+// allocate; Schedule(), Deschedule() and Earliest() never allocate, and
+// cost O(log n) (Earliest() O(1)). Scheduling more entries at once than
+// were reserved aborts. A ShmEventLoop reserves when it makes each timer,
+// and timers are made before Run() only (EventLoop::AddTimer), so nothing
+// the loop does with its schedule once running allocates.
+//
+// An entry belongs to at most one schedule and must be descheduled (or
+// never scheduled) before it is destroyed; Unreserve() gives its room back.
+// Not thread-safe.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "aos/time/time.h"
+
+namespace aos {
+
+class TimerSchedule {
+ public:
+  // Something scheduled: derive from it. Owned by whoever made it.
+  class Entry {
+   public:
+    // When it is scheduled for (meaningless unless scheduled()).
+    monotonic_clock::time_point time() const { return time_; }
+    bool scheduled() const { return heap_index_ >= 0; }
+    // Which Schedule() call placed it: later calls have larger numbers
+    // (compare with TimerSchedule::next_sequence()).
+    uint64_t sequence() const { return sequence_; }
+
+   protected:
+    Entry() = default;
+    ~Entry() = default;
+
+   private:
+    friend class TimerSchedule;
+    monotonic_clock::time_point time_ = monotonic_clock::min_time;
+    // Breaks ties between equal times: later Schedule() calls get larger.
+    uint64_t sequence_ = 0;
+    int heap_index_ = -1;
+  };
+
+  TimerSchedule() = default;
+  TimerSchedule(const TimerSchedule&) = delete;
+  TimerSchedule& operator=(const TimerSchedule&) = delete;
+
+  // Makes room for one more entry to be scheduled at once. Call when the
+  // entry is made. May allocate.
+  void Reserve();
+  // Gives back the room of an entry that is going away (descheduled first).
+  void Unreserve();
+
+  // Schedules `entry` at `time`, replacing its earlier time if it was
+  // scheduled (it then counts as scheduled now, behind entries already
+  // scheduled for the same time). Never allocates; aborts if more entries
+  // would be scheduled than were reserved.
+  void Schedule(Entry* entry, monotonic_clock::time_point time);
+  // Unschedules `entry`; nothing if it was not scheduled.
+  void Deschedule(Entry* entry);
+
+  // The entry due first (smallest time, then earliest scheduled); null if
+  // none is scheduled.
+  Entry* Earliest() const { return heap_.empty() ? nullptr : heap_.front(); }
+
+  // How many entries are scheduled, and how many may be.
+  size_t size() const { return heap_.size(); }
+  size_t reserved() const { return reserved_; }
+  // The sequence() the next Schedule() call gives: entries whose sequence()
+  // is at least a value read earlier were scheduled since.
+  uint64_t next_sequence() const { return next_sequence_; }
+
+ private:
+  static bool Before(const Entry* a, const Entry* b);
+  void Place(size_t index, Entry* entry);
+  void SiftUp(size_t index);
+  void SiftDown(size_t index);
+
+  std::vector<Entry*> heap_;
+  size_t reserved_ = 0;
+  uint64_t next_sequence_ = 0;
+};
+
+}  // namespace aos
+
+#endif  // AOS_EVENTS_TIMER_SCHEDULE_H_
