@@ -154,6 +154,20 @@ TEST_F(MisuseTest, UnusableShmBase) {
   ExpectOneLine(result, "pong", file);
 }
 
+// --boot_id_file names a file that holds no boot UUID.
+TEST_F(MisuseTest, UnreadableBootIdFile) {
+  const std::string file = Write("not_a_boot", "hello\n");
+  for (const std::string& boot : {file, dir_ + "/missing"}) {
+    Subprocess pong(
+        ArtifactPath("examples/pong"),
+        {"--config=" + ArtifactPath("examples/pingpong_config.json"),
+         "--shm_base=" + dir_ + "/shm", "--boot_id_file=" + boot},
+        dir_);
+    Result result{pong.Wait(), pong.Stdout(), pong.Stderr()};
+    ExpectOneLine(result, "pong", "--boot_id_file: " + boot + ": ");
+  }
+}
+
 TEST_F(MisuseTest, AosDumpListsChannelsAndTheClosestOnes) {
   ExpectOneLine(Run("aos/tools/aos_dump", {}), "aos_dump",
                 "give the CHANNEL [TYPE] to print; channels of the config: "

@@ -29,6 +29,10 @@ DECLARE_int32(timing_report_ms);
 DEFINE_string(application_name, "",
               "The name an event loop made without one (ShmEventLoop(config), "
               "as AOS makes them) runs under; empty: the program's name.");
+DEFINE_string(boot_id_file, "/proc/sys/kernel/random/boot_id",
+              "Where this machine's boot UUID is read: a node's boot, which "
+              "remote timestamps and the message bridge carry. Another file "
+              "plays another boot (a container, a test rebooting a node).");
 DEFINE_string(shm_base, "/dev/shm/aos",
               "Directory of the shared memory files, one per channel. Give "
               "each independent system its own.");
@@ -79,6 +83,19 @@ DEFINE_validator(cpu_dma_latency_scope, &ValidateCpuDmaLatencyScope);
 }  // namespace
 
 namespace aos {
+
+UUID ReadBootUuid() {
+  gflags::CommandLineFlagInfo info;
+  if (gflags::GetCommandLineFlagInfo("boot_id_file", &info) &&
+      FLAGS_boot_id_file == info.default_value) {
+    return UUID::BootUuid();
+  }
+  absl::StatusOr<UUID> boot = UUID::BootUuidFrom(FLAGS_boot_id_file);
+  if (!boot.ok()) {
+    ExitForUserError(StrCat("--boot_id_file: ", boot.status().message()));
+  }
+  return *boot;
+}
 
 std::string ShmBase() {
   gflags::CommandLineFlagInfo info;

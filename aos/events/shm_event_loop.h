@@ -77,6 +77,7 @@ DECLARE_string(application_name);
 DECLARE_string(shm_base);
 DECLARE_string(permissions);
 DECLARE_bool(die_on_rt_failure);
+DECLARE_string(boot_id_file);
 
 namespace aos {
 
@@ -86,6 +87,12 @@ namespace aos {
 // sets AOS_SHM_BASE for the applications it runs, so that they share its
 // --shm_base without each being told.
 std::string ShmBase();
+
+// This machine's boot as the loops see it: /proc/sys/kernel/random/boot_id,
+// or the file --boot_id_file names (a container's, or a test's that plays a
+// node rebooting). A --boot_id_file that cannot be read ends the program in
+// one line naming it.
+UUID ReadBootUuid();
 
 }  // namespace aos
 DECLARE_bool(die_on_malloc);
@@ -299,7 +306,7 @@ class ShmEventLoop : public EventLoop {
   bool in_run_ = false;
   // Run() returned.
   bool returned_ = false;
-  const UUID boot_uuid_ = UUID::BootUuid();
+  const UUID boot_uuid_ = ReadBootUuid();
 };
 
 }  // namespace aos

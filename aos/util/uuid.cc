@@ -32,6 +32,20 @@ UUID UUID::Random() {
   return uuid;
 }
 
+absl::StatusOr<UUID> UUID::BootUuidFrom(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line)) {
+    return absl::NotFoundError(StrCat(path, ": cannot read a boot UUID"));
+  }
+  absl::StatusOr<UUID> parsed = Parse(line);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        StrCat(path, ": ", parsed.status().message()));
+  }
+  return parsed;
+}
+
 UUID UUID::BootUuid() {
   std::ifstream in("/proc/sys/kernel/random/boot_id");
   std::string line;

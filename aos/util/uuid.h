@@ -27,6 +27,9 @@ class UUID {
   // This machine's boot: /proc/sys/kernel/random/boot_id (changes every
   // boot). Falls back to one random UUID per process if it cannot be read.
   static UUID BootUuid();
+  // The boot UUID in the file at `path` (as /proc/sys/kernel/random/boot_id
+  // holds it), or an error naming the file.
+  static absl::StatusOr<UUID> BootUuidFrom(const std::string& path);
   // Parses the 36-character form "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".
   static absl::StatusOr<UUID> Parse(std::string_view text);
   // The 16 bytes as they are, e.g. from a message.
