@@ -69,13 +69,6 @@ OVERRIDES = {
     ("docs/streamer.md",
      "aos_timing_report_streamer --metrics_port=9971 --metrics_address=10.9.71.2"):
         (SKIP, "a fragment: flags to add to a streamer command"),
-    ("docs/aos_dump.md",
-     "bazel-bin/aos/tools/aos_dump --config=bazel-bin/examples/pingpong_config.json "
-     "--shm_base=/dev/shm/aos /test aos.examples.Ping"):
-        (BROKEN, "no command on the page builds bazel-bin/aos/tools/aos_dump "
-         "(./tools/aos.sh run does not); it also runs until Ctrl-C"),
-    ("docs/aos_dump.md", "bazel-bin/aos/tools/aos_dump --log=run.mcap /test aos.examples.Pong"):
-        (BROKEN, "no command on the page builds aos_dump or records run.mcap"),
     ("docs/network.md", "./tools/aos.sh run --multinode"):
         (SKIP, "as root it makes network namespaces and a veth pair, the machine's "
          "network; //examples:multinode_pingpong_e2e_test runs the same on loopback"),
