@@ -157,6 +157,20 @@ void SupervisedApplication::Launch(monotonic_clock::time_point now) {
     // Only the message of a later starter loses the pid.
   }
   pidfd_.reset(static_cast<int>(syscall(SYS_pidfd_open, *pid, 0)));
+  if (!pidfd_.valid()) {
+    // Without a pidfd its exit would go unseen (Linux before 5.3): it
+    // does not run unsupervised.
+    const int error = errno;
+    kill(-*pid, SIGKILL);
+    int ignored;
+    while (waitpid(*pid, &ignored, 0) < 0 && errno == EINTR) {
+    }
+    state_ = State::STOPPED;
+    last_stop_reason_ = LastStopReason::EXECV_ERR;
+    message_ = StrCat("cannot watch it (pidfd_open: ", strerror(error),
+                      "; the starter needs Linux 5.3 or later)");
+    return;
+  }
   pid_ = *pid;
   state_ = State::RUNNING;
   ++id_;
