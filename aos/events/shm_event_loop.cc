@@ -553,7 +553,7 @@ class ShmWatcher : public WatcherState {
 // A timer or phased loop: an entry of the loop's TimerSchedule. Invariant:
 // it is in the schedule, at scheduled_time(), exactly while
 // schedule_enabled(); every change of the schedule keeps the loop's timerfd
-// armed for the earliest entry (ShmEventLoop::ArmTimerFd).
+// armed for the earliest entries (ShmEventLoop::ArmTimerFds).
 class ShmTimer : public TimerHandler, public TimerSchedule::Entry {
  public:
   ShmTimer(ShmEventLoop* event_loop, std::function<void()> fn)
@@ -565,20 +565,20 @@ class ShmTimer : public TimerHandler, public TimerSchedule::Entry {
   ~ShmTimer() override {
     loop_->timer_schedule_.Deschedule(this);
     loop_->timer_schedule_.Unreserve();
-    loop_->ArmTimerFd();
+    loop_->ArmTimerFds();
   }
 
   void Schedule(monotonic_clock::time_point base,
                 monotonic_clock::duration period) override {
     SetSchedule(base, period);
     loop_->timer_schedule_.Schedule(this, base);
-    loop_->ArmTimerFd();
+    loop_->ArmTimerFds();
   }
 
   void Disable() override {
     ClearSchedule();
     loop_->timer_schedule_.Deschedule(this);
-    loop_->ArmTimerFd();
+    loop_->ArmTimerFds();
   }
 
   bool IsDisabled() override { return !schedule_enabled(); }
@@ -613,9 +613,11 @@ ShmEventLoop::ShmEventLoop(const Configuration* configuration,
   signal_fd_.reset(signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC));
   PCHECK(signal_fd_.valid()) << "signalfd";
   epoll_.OnReadable(signal_fd_.get(), [this]() { HandleSignals(); });
-  timer_fd_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
-  PCHECK(timer_fd_.valid()) << "timerfd_create";
-  epoll_.OnReadable(timer_fd_.get(), [this]() { HandleTimers(); });
+  for (ScopedFd& timer_fd : timer_fds_) {
+    timer_fd.reset(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
+    PCHECK(timer_fd.valid()) << "timerfd_create";
+    epoll_.OnReadable(timer_fd.get(), [this]() { HandleTimers(); });
+  }
 }
 
 ShmEventLoop::ShmEventLoop(const Configuration* configuration)
@@ -628,8 +630,10 @@ ShmEventLoop::~ShmEventLoop() {
   for (int fd : readable_fds_) epoll_.Remove(fd);
   epoll_.Remove(signal_fd_.get());
   signal_fd_.reset();
-  epoll_.Remove(timer_fd_.get());
-  timer_fd_.reset();
+  for (ScopedFd& timer_fd : timer_fds_) {
+    epoll_.Remove(timer_fd.get());
+    timer_fd.reset();
+  }
 }
 
 void ShmEventLoop::OnReadable(int fd, std::function<void()> fn) {
@@ -876,35 +880,61 @@ std::optional<monotonic_clock::time_point> ShmEventLoop::EarliestTimerTime()
 
 void ShmEventLoop::TimersDone() {
   running_timers_ = false;
-  if (armed_for_.has_value() && *armed_for_ <= monotonic_now()) {
-    // The timerfd expired (or is about to): re-arming consumes that, with no
-    // read(2). A time already passed (timers left by Exit(), or come due
-    // while the handlers ran) fires again at once.
-    SetTimerFd(EarliestTimerTime());
-  } else {
-    // Woken by an expiration that a callback earlier in the same wakeup
-    // re-armed away: only keep the timerfd in step.
-    ArmTimerFd();
+  // A timerfd that expired (or is about to) is re-armed, which consumes the
+  // expiration with no read(2). A time already passed (timers left by
+  // Exit(), or come due while the handlers ran) fires again at once.
+  ArmTimerFds(/*consume_expired=*/true);
+}
+
+void ShmEventLoop::ArmTimerFds(bool consume_expired) {
+  if (running_timers_) return;
+  std::optional<monotonic_clock::time_point> wanted[2] = {EarliestTimerTime(),
+                                                          std::nullopt};
+  if (const std::optional<monotonic_clock::time_point> second =
+          timer_schedule_.SecondEarliestTime();
+      second.has_value() && second != wanted[0]) {
+    wanted[1] = second;
+  }
+  const monotonic_clock::time_point now =
+      consume_expired ? monotonic_now() : monotonic_clock::min_time;
+  bool expired[2], kept[2] = {false, false}, taken[2] = {false, false};
+  for (int i = 0; i < 2; ++i) {
+    expired[i] =
+        consume_expired && armed_for_[i].has_value() && *armed_for_[i] <= now;
+    if (expired[i] || !armed_for_[i].has_value()) continue;
+    for (int j = 0; j < 2; ++j) {
+      if (!taken[j] && wanted[j] == armed_for_[i]) {
+        kept[i] = taken[j] = true;
+        break;
+      }
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (kept[i]) continue;
+    std::optional<monotonic_clock::time_point> when;
+    for (int j = 0; j < 2; ++j) {
+      if (!taken[j] && wanted[j].has_value()) {
+        when = wanted[j];
+        taken[j] = true;
+        break;
+      }
+    }
+    if (when != armed_for_[i] || expired[i]) SetTimerFd(i, when);
   }
 }
 
-void ShmEventLoop::ArmTimerFd() {
-  if (running_timers_) return;
-  const std::optional<monotonic_clock::time_point> when = EarliestTimerTime();
-  if (when != armed_for_) SetTimerFd(when);
-}
-
-void ShmEventLoop::SetTimerFd(std::optional<monotonic_clock::time_point> when) {
+void ShmEventLoop::SetTimerFd(int i,
+                              std::optional<monotonic_clock::time_point> when) {
   struct itimerspec spec = {};
   if (when.has_value()) {
     // it_value 0 would disarm: the earliest time is 1 ns.
     spec.it_value = ToTimespec(
         std::max(std::chrono::nanoseconds(1), when->time_since_epoch()));
   }
-  PCHECK(timerfd_settime(timer_fd_.get(), TFD_TIMER_ABSTIME, &spec, nullptr) ==
-         0)
+  PCHECK(timerfd_settime(timer_fds_[i].get(), TFD_TIMER_ABSTIME, &spec,
+                         nullptr) == 0)
       << "event loop " << name() << ": timerfd_settime";
-  armed_for_ = when;
+  armed_for_[i] = when;
 }
 
 void ShmEventLoop::DeliverMessages() {

@@ -8,7 +8,7 @@
 //   ... set up senders, watchers, timers ...
 //   loop.Run();  // until Exit(), SIGINT or SIGTERM
 //
-// One thread: epoll over one timerfd for all the loop's timers and phased
+// One thread: epoll over two timerfds for all the loop's timers and phased
 // loops, a signalfd for SIGINT, SIGTERM and the wakeup signal senders use
 // (aos/ipc_lib/lockless_queue.h), and an eventfd for Exit(). Each channel is a
 // file under --shm_base
@@ -29,16 +29,16 @@
 // (--die_on_malloc; false only counts them, realtime_allocations()).
 //
 // Timers: the timers and phased loops wait in a user-space schedule
-// (aos/events/timer_schedule.h), and the one timerfd is armed for the
-// earliest of them. A wakeup runs every timer that was due, and scheduled,
-// when it began, earliest scheduled time first (the same time: in the
-// order they were scheduled), each measured against its own scheduled
-// time; one a handler schedules in the past runs at once, in the next
-// wakeup. So 100 timers due at one instant cost one kernel timer, one
-// epoll event and one timerfd_settime, not 100 of each. What waits
-// together is served in the order it began waiting, whichever fd epoll
-// reports first: a message sent by a due timer's scheduled time is
-// delivered before it (a tie: the message first), and a due timer
+// (aos/events/timer_schedule.h), and two timerfds are armed for the two
+// earliest due times (so re-arming one after it fired never makes it the
+// CPU's earliest kernel timer). A wakeup runs every timer that was due, and
+// scheduled, when it began, earliest scheduled time first (the same time: in
+// the order they were scheduled), each measured against its own scheduled time;
+// one a handler schedules in the past runs at once, in the next wakeup. So 100
+// timers due at one instant cost one epoll event and one timerfd_settime, not
+// 100 of each. What waits together is served in the order it began waiting,
+// whichever fd epoll reports first: a message sent by a due timer's scheduled
+// time is delivered before it (a tie: the message first), and a due timer
 // scheduled before a waiting message was sent runs before that message.
 // The schedule's room is reserved as each timer is made (before Run()
 // only), so running allocates nothing.
@@ -251,18 +251,20 @@ class ShmEventLoop : public EventLoop {
   // run (the message was sent in the past), and only those that precede a
   // message; the rest wait for the timerfd.
   void DeliverMessagesAndEarlierTimers();
-  // After timers ran (running_timers_): arms the timerfd for the earliest
-  // timer left, consuming an expiration it holds.
+  // After timers ran (running_timers_): re-arms the timerfds (ArmTimerFds),
+  // consuming the expirations they hold.
   void TimersDone();
   // When the earliest scheduled timer is due; nullopt if none is scheduled.
   std::optional<monotonic_clock::time_point> EarliestTimerTime() const;
-  // Arms the timerfd for the earliest scheduled timer, or disarms it when
-  // none is; a syscall only if that changes it. Not while HandleTimers()
-  // runs handlers: it arms once, when they are done.
-  void ArmTimerFd();
-  // timerfd_settime for `when` (nullopt: disarmed), whatever it was armed
-  // for; clears an expiration not yet handled.
-  void SetTimerFd(std::optional<monotonic_clock::time_point> when);
+  // Arms the two timerfds for the two earliest distinct due times of the
+  // schedule (one disarmed when there is only one), keeping whichever is
+  // armed for one of them already: a syscall only for a timerfd whose time
+  // changes, or, with `consume_expired`, one that has expired. Not while
+  // HandleTimers() runs handlers: it arms once, when they are done.
+  void ArmTimerFds(bool consume_expired = false);
+  // timerfd_settime of timerfd `i` for `when` (nullopt: disarmed); clears
+  // an expiration not yet handled.
+  void SetTimerFd(int i, std::optional<monotonic_clock::time_point> when);
 
   // --shm_base and --permissions when the loop was made.
   const std::string shm_base_;
@@ -272,11 +274,15 @@ class ShmEventLoop : public EventLoop {
   // Every ShmTimer (timers, phased loops, the loop's own), by when it is
   // due; each reserves its room when made.
   TimerSchedule timer_schedule_;
-  // The one kernel timer: armed for the time of timer_schedule_'s earliest
-  // entry (armed_for_; nullopt when disarmed). While HandleTimers() runs
-  // handlers it is left as it is, and set once they return.
-  ScopedFd timer_fd_;
-  std::optional<monotonic_clock::time_point> armed_for_;
+  // Two kernel timers, whatever the number of timers: armed for the two
+  // earliest distinct due times of timer_schedule_ (armed_for_; nullopt
+  // when disarmed). When one fires, the other already holds the next time,
+  // so re-arming the first for a later time never makes it the CPU's
+  // earliest kernel timer (which would reprogram the clock device, dear on
+  // a VM: docs/benchmarks.md, "Timers at scale"). While HandleTimers() runs
+  // handlers they are left as they are, and set once they return.
+  ScopedFd timer_fds_[2];
+  std::optional<monotonic_clock::time_point> armed_for_[2];
   bool running_timers_ = false;
   // While Run() runs: SIGINT, SIGHUP and SIGTERM end it.
   std::unique_ptr<internal::StopSignals> stop_signals_;

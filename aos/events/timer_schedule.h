@@ -29,8 +29,10 @@
 // never scheduled) before it is destroyed; Unreserve() gives its room back.
 // Not thread-safe.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "aos/time/time.h"
@@ -82,6 +84,13 @@ class TimerSchedule {
   // The entry due first (smallest time, then earliest scheduled); null if
   // none is scheduled.
   Entry* Earliest() const { return heap_.empty() ? nullptr : heap_.front(); }
+  // When the entry due second is due (the earlier of the root's children);
+  // nullopt if fewer than two are scheduled. O(1).
+  std::optional<monotonic_clock::time_point> SecondEarliestTime() const {
+    if (heap_.size() < 2) return std::nullopt;
+    if (heap_.size() == 2) return heap_[1]->time();
+    return std::min(heap_[1]->time(), heap_[2]->time());
+  }
 
   // How many entries are scheduled, and how many may be.
   size_t size() const { return heap_.size(); }

@@ -155,6 +155,13 @@ TEST(TimerScheduleTest, AgreesWithAModelAndNeverAllocates) {
       model.erase(model.begin());
     }
     ASSERT_EQ(schedule.size(), model.size());
+    // The time the loop's second timerfd is armed for.
+    if (model.size() < 2) {
+      ASSERT_EQ(schedule.SecondEarliestTime(), std::nullopt);
+    } else {
+      ASSERT_EQ(schedule.SecondEarliestTime(),
+                At(std::next(model.begin())->first.first));
+    }
   }
   EXPECT_EQ(order, expected);
 
