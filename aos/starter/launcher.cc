@@ -110,12 +110,12 @@ Launcher::Child* Launcher::Find(std::string_view name) const {
   return nullptr;
 }
 
-bool Launcher::Reap(Child* child, bool block) {
+bool Launcher::Reap(Child* child) {
   if (child->exited) return true;
   int status = 0;
   pid_t got;
   do {
-    got = waitpid(child->pid, &status, block ? 0 : WNOHANG);
+    got = waitpid(child->pid, &status, WNOHANG);
   } while (got < 0 && errno == EINTR);
   if (got != child->pid) return false;
   child->exited = true;
@@ -186,16 +186,10 @@ std::vector<Launcher::Stopped> Launcher::StopAll(
     if (child->pid < 0) continue;
     Stopped fate{.name = child->spec.name};
     if (!Reap(child)) {
-      kill(-child->pid, SIGTERM);
-      const steady_clock::time_point end = steady_clock::now() + stop_time;
-      while (!Reap(child) && steady_clock::now() < end) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-      if (!child->exited) {
-        kill(-child->pid, SIGKILL);
-        fate.killed = true;
-        Reap(child, /*block=*/true);
-      }
+      const StoppedProcess ended = StopProcessGroup(child->pid, stop_time);
+      fate.killed = ended.killed;
+      child->exited = true;
+      child->exit_status = ExitCodeOf(ended.wait_status);
     }
     fate.status = child->exit_status;
     child->pid = -1;

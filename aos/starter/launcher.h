@@ -107,9 +107,8 @@ class Launcher {
 
   // The application started as `name`, or null.
   Child* Find(std::string_view name) const;
-  // Reaps `child` if it exited (or, with `block`, once it does); true if it
-  // did (now or before).
-  bool Reap(Child* child, bool block = false);
+  // Reaps `child` if it exited; true if it did (now or before).
+  bool Reap(Child* child);
 
   Fetcher<timing::Report> reports_;
   std::string output_dir_;

@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include "aos/util/scoped_fd.h"
 #include "aos/util/str_cat.h"
@@ -66,29 +67,28 @@ struct Failure {
 [[noreturn]] void ExecChild(const SpawnOptions& options,
                             const std::vector<char*>& argv, int report_fd,
                             pid_t parent) {
-  auto fail = [report_fd](Step step) { FailStep(report_fd, step); };
   // Its own process group: a signal for the group reaches all of it, a
   // terminal's Ctrl-C does not.
   setpgid(0, 0);
   if (options.network_namespace_fd >= 0 &&
       setns(options.network_namespace_fd, CLONE_NEWNET) != 0) {
-    fail(Step::kNetworkNamespace);
+    FailStep(report_fd, Step::kNetworkNamespace);
   }
   if (options.cgroup_procs_fd >= 0 &&
       write(options.cgroup_procs_fd, "0", 1) != 1) {
-    fail(Step::kCgroup);
+    FailStep(report_fd, Step::kCgroup);
   }
   if ((options.stdout_fd >= 0 && dup2(options.stdout_fd, STDOUT_FILENO) < 0) ||
       (options.stderr_fd >= 0 && dup2(options.stderr_fd, STDERR_FILENO) < 0)) {
-    fail(Step::kOutput);
+    FailStep(report_fd, Step::kOutput);
   }
   if (options.run_as.has_value()) {
     const RunAs& user = *options.run_as;
     if (setgroups(user.groups.size(), user.groups.data()) != 0 ||
         setgid(user.gid) != 0) {
-      fail(Step::kGroups);
+      FailStep(report_fd, Step::kGroups);
     }
-    if (setuid(user.uid) != 0) fail(Step::kUser);
+    if (setuid(user.uid) != 0) FailStep(report_fd, Step::kUser);
   }
   // After the user switch, which clears it.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -106,6 +106,24 @@ struct Failure {
 }
 
 }  // namespace
+
+StoppedProcess StopProcessGroup(pid_t pid, std::chrono::nanoseconds stop_time) {
+  StoppedProcess stopped;
+  kill(-pid, SIGTERM);
+  const auto end = std::chrono::steady_clock::now() + stop_time;
+  pid_t got;
+  while ((got = waitpid(pid, &stopped.wait_status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (got == 0) {
+    kill(-pid, SIGKILL);
+    stopped.killed = true;
+    while (waitpid(pid, &stopped.wait_status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  return stopped;
+}
 
 absl::StatusOr<RunAs> ResolveUser(const std::string& name) {
   struct passwd entry;

@@ -17,6 +17,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +65,19 @@ struct SpawnOptions {
 // Forks and execs `options`; the child's pid once exec succeeded. An error
 // saying which step failed and why otherwise (nothing runs then).
 absl::StatusOr<pid_t> Spawn(const SpawnOptions& options);
+
+// How StopProcessGroup ended a child.
+struct StoppedProcess {
+  // waitpid's status (aos/util/exit_code.h reads it).
+  int wait_status = 0;
+  // Whether it ignored SIGTERM for the whole stop time and got SIGKILL.
+  bool killed = false;
+};
+
+// Stops the child `pid` that Spawn started (not yet reaped), blocking:
+// SIGTERM to its process group, up to `stop_time` for it to exit, then
+// SIGKILL; reaps it.
+StoppedProcess StopProcessGroup(pid_t pid, std::chrono::nanoseconds stop_time);
 
 }  // namespace aos::starter
 

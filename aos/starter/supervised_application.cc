@@ -9,7 +9,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <thread>
 
 #include "aos/starter/memory_limit.h"
 #include "aos/util/exit_code.h"
@@ -265,20 +264,8 @@ void SupervisedApplication::StopNow() {
   start_after_stop_ = false;
   pending_stop_reason_ = LastStopReason::STOP_REQUESTED;
   state_ = State::STOPPING;
-  kill(-pid_, SIGTERM);
-  const auto end = std::chrono::steady_clock::now() + spec_.stop_time;
-  int wait_status = 0;
-  pid_t got = 0;
-  while ((got = waitpid(pid_, &wait_status, WNOHANG)) == 0 &&
-         std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  if (got == 0) {
-    kill(-pid_, SIGKILL);
-    while ((got = waitpid(pid_, &wait_status, 0)) < 0 && errno == EINTR) {
-    }
-  }
-  OnExit(monotonic_clock::now(), wait_status);
+  OnExit(monotonic_clock::now(),
+         StopProcessGroup(pid_, spec_.stop_time).wait_status);
 }
 
 void SupervisedApplication::UpdateSpec(ApplicationSpec spec,
