@@ -117,17 +117,10 @@ const Channel* GetChannel(const Configuration& config, std::string_view name,
               : StrCat(" and it goes to ", StrJoin(destinations, ", "))));
     }
     const Application* application = GetApplication(config, application_name);
-    if (application != nullptr && application->nodes() != nullptr &&
-        application->nodes()->size() > 0) {
-      bool runs_here = false;
-      for (const flatbuffers::String* app_node : *application->nodes()) {
-        if (app_node->string_view() == node_name) runs_here = true;
-      }
-      if (!runs_here) {
-        return fail(StrCat(asked, ": application ", shown(application_name),
-                           " is not configured to run on node ",
-                           shown(node_name)));
-      }
+    if (application != nullptr && !ApplicationRunsOn(*application, node_name)) {
+      return fail(StrCat(asked, ": application ", shown(application_name),
+                         " is not configured to run on node ",
+                         shown(node_name)));
     }
   }
   return found;

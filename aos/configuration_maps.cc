@@ -60,6 +60,17 @@ const Application* GetApplication(const Configuration& config,
   return nullptr;
 }
 
+bool ApplicationRunsOn(const Application& application,
+                       std::string_view node_name) {
+  if (application.nodes() == nullptr || application.nodes()->size() == 0) {
+    return true;
+  }
+  for (const flatbuffers::String* node : *application.nodes()) {
+    if (node->string_view() == node_name) return true;
+  }
+  return false;
+}
+
 std::vector<MapStep> MapChain(const Configuration& config,
                               std::string_view name, std::string_view type,
                               std::string_view application_name,

@@ -31,6 +31,11 @@ std::vector<MapStep> MapChain(const Configuration& config,
 const Application* GetApplication(const Configuration& config,
                                   std::string_view name);
 
+// Whether `application` runs on the node called `node_name`: it lists that
+// node among its nodes, or lists none (then it runs on every node).
+bool ApplicationRunsOn(const Application& application,
+                       std::string_view node_name);
+
 }  // namespace aos::configuration
 
 #endif  // AOS_CONFIGURATION_MAPS_H_

@@ -697,5 +697,23 @@ TEST(AosConfigTest, PingPongConfigIsFlattenedWithSchemas) {
   EXPECT_EQ(ConfigurationToJson(binary->message()), ConfigurationToJson(c));
 }
 
+// An application runs on the nodes it lists, or on every node when it
+// lists none.
+TEST(ApplicationRunsOnTest, TheNodesItListsOrEveryNode) {
+  auto config = ReadConfigFromJson(R"({
+    "nodes": [{"name": "pi1"}, {"name": "pi2"}],
+    "applications": [{"name": "ping", "nodes": ["pi1"]}, {"name": "any"}]
+  })");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const Application* ping = GetApplication(config->message(), "ping");
+  const Application* any = GetApplication(config->message(), "any");
+  ASSERT_NE(ping, nullptr);
+  ASSERT_NE(any, nullptr);
+  EXPECT_TRUE(ApplicationRunsOn(*ping, "pi1"));
+  EXPECT_FALSE(ApplicationRunsOn(*ping, "pi2"));
+  EXPECT_TRUE(ApplicationRunsOn(*any, "pi1"));
+  EXPECT_TRUE(ApplicationRunsOn(*any, "pi2"));
+}
+
 }  // namespace
 }  // namespace aos::configuration

@@ -2,21 +2,11 @@
 
 #include <unistd.h>
 
+#include "aos/configuration_maps.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::starter {
 namespace {
-
-bool RunsOn(const Application& application, const Node* node) {
-  if (node == nullptr || application.nodes() == nullptr ||
-      application.nodes()->size() == 0) {
-    return true;
-  }
-  for (const flatbuffers::String* name : *application.nodes()) {
-    if (name->string_view() == node->name()->string_view()) return true;
-  }
-  return false;
-}
 
 std::string FindBinary(std::string binary, const std::string& binary_dir) {
   if (binary.empty() || binary[0] == '/' || binary_dir.empty()) return binary;
@@ -38,7 +28,9 @@ std::vector<ApplicationSpec> ApplicationsOf(const Configuration& config,
   std::vector<ApplicationSpec> specs;
   if (config.applications() == nullptr) return specs;
   for (const Application* application : *config.applications()) {
-    if (application->name() == nullptr || !RunsOn(*application, node)) {
+    if (application->name() == nullptr ||
+        (node != nullptr && !configuration::ApplicationRunsOn(
+                                *application, node->name()->string_view()))) {
       continue;
     }
     ApplicationSpec spec;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "aos/configuration_maps.h"
 #include "aos/util/json_writer.h"
 #include "aos/util/str_cat.h"
 
@@ -13,16 +14,6 @@ std::string WholeSeconds(std::chrono::nanoseconds duration) {
   return StrCat(static_cast<int64_t>(std::floor(
                     std::chrono::duration<double>(duration).count())),
                 " s");
-}
-
-bool Lists(const Application& application, std::string_view node) {
-  if (application.nodes() == nullptr || application.nodes()->size() == 0) {
-    return true;
-  }
-  for (const flatbuffers::String* name : *application.nodes()) {
-    if (name->string_view() == node) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -107,7 +98,10 @@ LivenessWatch::LivenessWatch(const Configuration* config,
       if (!options->flags.node.empty() && node != options->flags.node) {
         continue;
       }
-      if (!node.empty() && !Lists(*application, node)) continue;
+      if (!node.empty() &&
+          !configuration::ApplicationRunsOn(*application, node)) {
+        continue;
+      }
       index_.emplace(std::pair(node, name), watched_.size());
       watched_.push_back({.node = node,
                           .name = name,
