@@ -2,6 +2,7 @@
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -42,11 +43,46 @@ void EPoll::Remove(int fd) {
       << "epoll_ctl(DEL, " << fd << ")";
 }
 
+namespace {
+
+int64_t MonotonicNs() {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
+}
+
+}  // namespace
+
+int EPoll::PollFor(struct epoll_event* events, int max_events) {
+  const int64_t start = MonotonicNs();
+  int64_t now = start;
+  int count = 0;
+  while (!quit_.load(std::memory_order_acquire) &&
+         now - start < busy_poll_.count()) {
+    count = epoll_wait(epoll_fd_.get(), events, max_events, 0);
+    now = MonotonicNs();
+    if (count != 0) break;
+  }
+  busy_poll_counters_->polling_ns += now - start;
+  // Quit()'s own wakeup is not one the loop waited for.
+  if (count > 0 && !quit_.load(std::memory_order_acquire)) {
+    ++busy_poll_counters_->caught;
+  }
+  return count;
+}
+
 void EPoll::Run() {
   constexpr int kMaxEvents = 16;
   struct epoll_event events[kMaxEvents];
+  // Polls only after a wakeup: Run() itself starts by waiting.
+  bool woke = false;
   while (!quit_.load(std::memory_order_acquire)) {
-    const int count = epoll_wait(epoll_fd_.get(), events, kMaxEvents, -1);
+    int count =
+        woke && busy_poll_.count() > 0 ? PollFor(events, kMaxEvents) : 0;
+    woke = true;
+    if (count == 0) {
+      count = epoll_wait(epoll_fd_.get(), events, kMaxEvents, -1);
+    }
     if (count < 0) {
       PCHECK(errno == EINTR) << "epoll_wait";
       continue;

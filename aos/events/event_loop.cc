@@ -761,6 +761,13 @@ void EventLoop::set_cpu_latency_limit(int32_t limit_us, std::string_view cpus) {
   cpu_latency_limit_cpus_ = cpus;
 }
 
+void EventLoop::set_wakeup_polling(int32_t busy_poll_us,
+                                   std::string_view idle_cpus) {
+  CheckNotRunning("set_wakeup_polling");
+  busy_poll_us_ = busy_poll_us;
+  idle_poll_cpus_ = idle_cpus;
+}
+
 void EventLoop::StartRunning() {
   CHECK(!is_running_) << "event loop " << name_ << " started twice";
   // A realtime loop's callbacks may not allocate, in simulation too (AOS

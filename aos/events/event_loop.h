@@ -999,6 +999,12 @@ class EventLoop {
   const std::string& cpu_latency_limit_cpus() const {
     return cpu_latency_limit_cpus_;
   }
+  // How the loop keeps its wakeups from waiting on a halted CPU, shown in
+  // its timing reports: the busy-poll window after each wakeup, in us (0:
+  // none), and the CPUs an idle poller keeps from halting ("": none). Only
+  // ShmEventLoop does either (docs/event_loop.md).
+  int32_t busy_poll_us() const { return busy_poll_us_; }
+  const std::string& idle_poll_cpus() const { return idle_poll_cpus_; }
 
   // The context of the callback being run: the message for a watcher, the
   // scheduled time for a timer. Outside callbacks (before Run(), after each
@@ -1082,6 +1088,9 @@ class EventLoop {
   // Records the CPU latency limit the implementation holds, for reports.
   // Before StartRunning() (it may allocate).
   void set_cpu_latency_limit(int32_t limit_us, std::string_view cpus);
+  // Records the busy-poll window and idle-polled CPUs, for reports. Before
+  // StartRunning() (it may allocate).
+  void set_wakeup_polling(int32_t busy_poll_us, std::string_view idle_cpus);
 
   // From StartRunning() on, runs every timer, phased loop and watcher
   // callback under an allocation guard with `policy` (allocation_guard.h).
@@ -1169,6 +1178,8 @@ class EventLoop {
   cpu_set_t affinity_ = DefaultAffinity();
   int32_t cpu_latency_limit_us_ = -1;
   std::string cpu_latency_limit_cpus_;
+  int32_t busy_poll_us_ = 0;
+  std::string idle_poll_cpus_;
   std::optional<AllocationPolicy> allocation_policy_;
   uint64_t realtime_allocations_ = 0;
   // Callbacks already warned about (counted mode only).

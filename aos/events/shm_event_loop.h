@@ -102,6 +102,7 @@ DECLARE_string(cpu_dma_latency_scope);
 namespace aos {
 
 class CpuLatencyLimit;
+class IdlePoller;
 namespace internal {
 class StopSignals;
 }  // namespace internal
@@ -222,6 +223,9 @@ class ShmEventLoop : public EventLoop {
   void ApplyRealtimeSettings();
   // Holds --cpu_dma_latency_us, if this loop should (see above).
   void HoldCpuLatencyLimit();
+  // Sets the epoll loop's busy-poll window (--busy_poll_us) and starts the
+  // idle poller (--idle_poll), for Run(); records both for reports.
+  void StartWakeupPolling();
   // Reads the senders' wakeup signals and delivers.
   void HandleSignals();
   // SIGINT, SIGHUP or SIGTERM arrived: delivers what was sent, then exits.
@@ -306,6 +310,8 @@ class ShmEventLoop : public EventLoop {
   std::unique_ptr<TimerHandler> shared_memory_check_;
   // Held from the start of Run() until it returns.
   std::unique_ptr<CpuLatencyLimit> cpu_latency_limit_;
+  // --idle_poll's pollers, from the start of Run() until it returns.
+  std::unique_ptr<IdlePoller> idle_poller_;
   // Run() was called (at least once).
   bool ran_ = false;
   // True while Run() dispatches events (StopReadable must wait).

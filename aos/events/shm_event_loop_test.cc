@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -21,6 +22,7 @@
 #include "aos/testing/test_message_generated.h"
 #include "aos/testing/test_reply_generated.h"
 #include "aos/testing/wait_until.h"
+#include "aos/util/cpu_set.h"
 #include "aos/util/scoped_fd.h"
 #include "gmock/gmock.h"
 
@@ -916,6 +918,48 @@ HeldWhileRunning RunOnce(ShmEventLoop* loop) {
   loop->OnRun([&]() { look->Schedule(loop->monotonic_now()); });
   loop->Run();
   return held;
+}
+
+// The threads of this process named `name`.
+int ThreadsNamed(std::string_view name) {
+  int count = 0;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string line;
+    std::getline(comm, line);
+    if (line == name) ++count;
+  }
+  return count;
+}
+
+// --idle_poll runs a poller per CPU the loop may use only while it runs;
+// both it and --busy_poll_us are what the loop's reports say.
+TEST_F(ShmEventLoopTest, WakeupPollingOnlyWhileRunning) {
+  gflags::FlagSaver saver;
+  gflags::SetCommandLineOption("idle_poll", "true");
+  gflags::SetCommandLineOption("busy_poll_us", "100");
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(cpus), &cpus), 0);
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  int pollers = -1;
+  std::string polled, polled_before = loop.idle_poll_cpus();
+  int32_t busy_poll_us = -1;
+  TimerHandler* look = loop.AddTimer([&]() {
+    pollers = ThreadsNamed("aos_idle_poll");
+    polled = loop.idle_poll_cpus();
+    busy_poll_us = loop.busy_poll_us();
+    loop.Exit();
+  });
+  loop.OnRun([&]() { look->Schedule(loop.monotonic_now()); });
+  loop.Run();
+  EXPECT_EQ(polled_before, "");
+  EXPECT_EQ(pollers, CPU_COUNT(&cpus));
+  EXPECT_EQ(polled, FormatCpuList(cpus));
+  EXPECT_EQ(busy_poll_us, 100);
+  EXPECT_EQ(ThreadsNamed("aos_idle_poll"), 0);
 }
 
 TEST_F(ShmEventLoopTest, HoldsTheCpuLatencyLimitOnlyWhileRunning) {

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "aos/events/busy_poll_counters.h"
 #include "aos/events/event_loop_generated.h"
 #include "aos/events/latency_recorder.h"
 #include "aos/events/timing_path.h"
@@ -170,10 +171,13 @@ struct LoopTimingEntries {
   std::vector<TimerTiming*> phased_loops;
   // Queue files the loop found deleted or replaced, and re-opened.
   uint64_t reopened_queue_files = 0;
+  // What busy-polling cost and won (ShmEventLoop's --busy_poll_us).
+  BusyPollCounters busy_poll;
 
   // Every figure back to zero: the next window starts. Never allocates.
   void ResetWindow() noexcept {
     reopened_queue_files = 0;
+    busy_poll.Reset();
     for (WatcherTiming* entry : watchers) entry->Reset();
     for (SenderTiming* entry : senders) entry->Reset();
     for (FetcherTiming* entry : fetchers) entry->Reset();

@@ -18,6 +18,8 @@ timing::ReportHeader HeaderOf(const EventLoop& event_loop) {
   }
   header.cpu_latency_limit_us = event_loop.cpu_latency_limit_us();
   header.cpu_latency_limit_cpus = event_loop.cpu_latency_limit_cpus();
+  header.busy_poll_us = event_loop.busy_poll_us();
+  header.idle_poll_cpus = event_loop.idle_poll_cpus();
   return header;
 }
 
@@ -209,6 +211,8 @@ std::span<const uint8_t> TimingReporter::Build(
   header_.dropped_histograms = plan.dropped_histograms;
   header_.dropped_entries = plan.dropped_entries;
   header_.reopened_queue_files = all.reopened_queue_files;
+  header_.busy_poll_ns = all.busy_poll.polling_ns;
+  header_.busy_poll_wakeups = all.busy_poll.caught;
   fbb_.Finish(timing::EncodeReport(&fbb_, header_, encoded));
   CHECK_LE(fbb_.GetSize(), max_size_)
       << "timing report larger than its bound; this is a bug in "

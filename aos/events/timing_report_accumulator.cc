@@ -42,6 +42,8 @@ void TimingReportAccumulator::Add(const timing::ReportContents& report) {
       out.monotonic_end_ns = in.monotonic_end_ns;
       out.cpu_latency_limit_us = in.cpu_latency_limit_us;
       out.cpu_latency_limit_cpus = in.cpu_latency_limit_cpus;
+      out.busy_poll_us = in.busy_poll_us;
+      out.idle_poll_cpus = in.idle_poll_cpus;
       // A running total since the process started (AOS's meaning): the
       // newest report has it.
       out.send_failures = in.send_failures;
@@ -49,6 +51,8 @@ void TimingReportAccumulator::Add(const timing::ReportContents& report) {
     out.dropped_histograms += in.dropped_histograms;
     out.dropped_entries += in.dropped_entries;
     out.reopened_queue_files += in.reopened_queue_files;
+    out.busy_poll_ns += in.busy_poll_ns;
+    out.busy_poll_wakeups += in.busy_poll_wakeups;
   }
   auto by_channel = [](const auto& entry) { return entry.channel_index; };
   auto by_name = [](const timing::TimerTiming& entry) { return entry.name; };

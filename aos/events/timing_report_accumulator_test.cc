@@ -84,6 +84,24 @@ TEST(TimingReportAccumulatorTest, CpuLatencyLimitIsTheLatest) {
   EXPECT_EQ(header.monotonic_start_ns, kPingStart);
 }
 
+// Busy-poll time and catches add up over windows; the window and the idle
+// poller's CPUs are the latest report's.
+TEST(TimingReportAccumulatorTest, BusyPollAddsUp) {
+  TimingReportAccumulator accumulator;
+  accumulator.Add(DecodedFromJson(PingReport(
+      kPingEnd, kPingEnd + 1'000'000'000,
+      R"("busy_poll_us": 50, "busy_poll_time": 1000, "busy_poll_wakeups": 2,
+         "idle_poll_cpus": "1",)")));
+  accumulator.Add(DecodedFromJson(PingReport(
+      kPingStart, kPingEnd,
+      R"("busy_poll_us": 20, "busy_poll_time": 500, "busy_poll_wakeups": 3,)")));
+  const timing::ReportHeader& header = accumulator.Summaries()[0].header;
+  EXPECT_EQ(header.busy_poll_us, 50);
+  EXPECT_EQ(header.busy_poll_ns, 1500u);
+  EXPECT_EQ(header.busy_poll_wakeups, 5u);
+  EXPECT_EQ(header.idle_poll_cpus, "1");
+}
+
 TEST(TimingReportAccumulatorTest, AWindowWithoutSamplesDoesNotPoisonTheSum) {
   TimingReportAccumulator accumulator;
   accumulator.Add(DecodedFromJson(

@@ -182,6 +182,9 @@ Offset<Report> EncodeReport(flatbuffers::FlatBufferBuilder* fbb,
   const auto version = fbb->CreateString(header.version);
   const auto node = fbb->CreateString(header.node);
   const auto cpus = fbb->CreateString(header.cpu_latency_limit_cpus);
+  const auto idle_poll_cpus = header.idle_poll_cpus.empty()
+                                  ? flatbuffers::Offset<flatbuffers::String>()
+                                  : fbb->CreateString(header.idle_poll_cpus);
   Report::Builder report(*fbb);
   report.add_name(name);
   report.add_pid(header.pid);
@@ -201,6 +204,12 @@ Offset<Report> EncodeReport(flatbuffers::FlatBufferBuilder* fbb,
   report.add_cpu_latency_limit_us(header.cpu_latency_limit_us);
   report.add_cpu_latency_limit_cpus(cpus);
   report.add_reopened_queue_files(Clamp32(header.reopened_queue_files));
+  report.add_busy_poll_us(header.busy_poll_us);
+  report.add_busy_poll_time(header.busy_poll_ns);
+  report.add_busy_poll_wakeups(Clamp32(header.busy_poll_wakeups));
+  if (!header.idle_poll_cpus.empty()) {
+    report.add_idle_poll_cpus(idle_poll_cpus);
+  }
   return report.Finish();
 }
 
@@ -293,12 +302,13 @@ size_t SenderSizeBound() {
 }
 
 size_t ReportHeaderSizeBound(const ReportHeader& header) {
-  // The report table itself: 18 fields (one spare), the five entry vectors'
+  // The report table itself: 22 fields (one spare), the five entry vectors'
   // length words and padding, and the strings.
-  return kTableOverhead + 19 * kFieldBound + 5 * (4 + 8) + 8 +
+  return kTableOverhead + 23 * kFieldBound + 5 * (4 + 8) + 8 +
          StringBound(header.name.size()) + StringBound(header.version.size()) +
          StringBound(header.node.size()) +
-         StringBound(header.cpu_latency_limit_cpus.size());
+         StringBound(header.cpu_latency_limit_cpus.size()) +
+         StringBound(header.idle_poll_cpus.size());
 }
 
 namespace {
@@ -404,6 +414,10 @@ absl::StatusOr<ReportContents> DecodeTimingReport(const Report& report) {
   header.reopened_queue_files = report.reopened_queue_files();
   header.cpu_latency_limit_us = report.cpu_latency_limit_us();
   header.cpu_latency_limit_cpus = Str(report.cpu_latency_limit_cpus());
+  header.busy_poll_us = report.busy_poll_us();
+  header.busy_poll_ns = report.busy_poll_time();
+  header.busy_poll_wakeups = report.busy_poll_wakeups();
+  header.idle_poll_cpus = Str(report.idle_poll_cpus());
 
   std::string error;
   auto failed = [&]() {

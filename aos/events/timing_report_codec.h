@@ -51,6 +51,10 @@ struct ReportHeader {
   uint64_t reopened_queue_files = 0;
   int32_t cpu_latency_limit_us = -1;
   std::string cpu_latency_limit_cpus;
+  int32_t busy_poll_us = 0;
+  uint64_t busy_poll_ns = 0;
+  uint64_t busy_poll_wakeups = 0;
+  std::string idle_poll_cpus;
 };
 
 // A whole report as values: what a received report decodes to, and what the

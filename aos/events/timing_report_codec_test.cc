@@ -17,7 +17,9 @@ TEST(TimingReportCodecTest, DecodesEveryFigure) {
   const auto bytes = ReportFromJson(
       PingReport(kPingStart, kPingEnd,
                  R"("cpu_latency_limit_us": 0, "cpu_latency_limit_cpus": "all",
-         "send_failures": 3, "dropped_histograms": 4, "dropped_entries": 5,)"));
+         "send_failures": 3, "dropped_histograms": 4, "dropped_entries": 5,
+         "busy_poll_us": 50, "busy_poll_time": 123456, "busy_poll_wakeups": 7,
+         "idle_poll_cpus": "0-1",)"));
   auto report = DecodeTimingReport({bytes.data(), bytes.size()});
   ASSERT_TRUE(report.ok()) << report.status().message();
   const ReportHeader& header = report->header;
@@ -32,6 +34,10 @@ TEST(TimingReportCodecTest, DecodesEveryFigure) {
   EXPECT_EQ(header.dropped_entries, 5u);
   EXPECT_EQ(header.cpu_latency_limit_us, 0);
   EXPECT_EQ(header.cpu_latency_limit_cpus, "all");
+  EXPECT_EQ(header.busy_poll_us, 50);
+  EXPECT_EQ(header.busy_poll_ns, 123456u);
+  EXPECT_EQ(header.busy_poll_wakeups, 7u);
+  EXPECT_EQ(header.idle_poll_cpus, "0-1");
   ASSERT_EQ(report->watchers.size(), 1u);
   const WatcherTiming& watcher = report->watchers[0];
   EXPECT_EQ(watcher.channel_index, 2);

@@ -74,13 +74,31 @@ std::string Percentile(const LatencyHistogram& histogram, double percentile) {
 }
 
 // Which regime the figures come from: CPUs kept out of deep idle states by
-// a PM QoS limit the loop held, or free to sleep.
-std::string CpuLatencyLimitText(const timing::ReportHeader& header) {
-  if (header.cpu_latency_limit_us < 0) return "CPU wakeup limit: none";
-  return StrCat("CPU wakeup limit: ", header.cpu_latency_limit_us, " us, ",
-                header.cpu_latency_limit_cpus == "all"
-                    ? std::string("all CPUs")
-                    : StrCat("CPUs ", header.cpu_latency_limit_cpus));
+// a PM QoS limit the loop held, or free to sleep; then, only where the loop
+// used them, its busy-poll window (with the CPU it burned and the wakeups
+// it served in the window) and the CPUs its idle poller kept from halting.
+std::string WakeupRegimeText(const timing::ReportHeader& header) {
+  std::string text =
+      header.cpu_latency_limit_us < 0
+          ? std::string("CPU wakeup limit: none")
+          : StrCat("CPU wakeup limit: ", header.cpu_latency_limit_us, " us, ",
+                   header.cpu_latency_limit_cpus == "all"
+                       ? std::string("all CPUs")
+                       : StrCat("CPUs ", header.cpu_latency_limit_cpus));
+  if (header.busy_poll_us > 0) {
+    const double window = header.window_ns();
+    StrAppend(
+        &text, "; busy poll ", std::to_string(header.busy_poll_us), " us: ",
+        Number(window > 0
+                   ? 100.0 * static_cast<double>(header.busy_poll_ns) / window
+                   : 0.0),
+        " % of the time polling, ", std::to_string(header.busy_poll_wakeups),
+        " wakeups caught");
+  }
+  if (!header.idle_poll_cpus.empty()) {
+    StrAppend(&text, "; idle poller on CPUs ", header.idle_poll_cpus);
+  }
+  return text;
 }
 
 // "; shared memory damaged: N wakeups refused (forged or stale watcher
@@ -387,7 +405,7 @@ std::string FormatTimingTable(const ReportContents& report,
   out << ": window of "
       << FormatDuration(header.window_ns() / 1e3, TimeUnit::kMilliseconds)
       << " s ending " << WindowEndText(header) << "; "
-      << CpuLatencyLimitText(header) << "\n";
+      << WakeupRegimeText(header) << "\n";
   const std::string_view units = TimeUnitName(unit);
   if (!report.timers.empty() || !report.phased_loops.empty() ||
       !report.watchers.empty() || !report.fetchers.empty()) {
@@ -485,7 +503,7 @@ std::string FormatTimingReportAos(const ReportContents& report,
       << " sec, until "
       << monotonic_clock::time_point(
              std::chrono::nanoseconds(header.monotonic_end_ns))
-      << "; " << CpuLatencyLimitText(header) << "\n";
+      << "; " << WakeupRegimeText(header) << "\n";
   if (!report.watchers.empty()) {
     out << "  Watchers (" << report.watchers.size() << "):\n";
     Table table({"Channel Name", "Type", "Count", "Wakeup Latency", "p50",

@@ -217,6 +217,21 @@ TEST(TimingReportFormatTest, CpuLatencyLimitIsShown) {
       HasSubstr("; CPU wakeup limit: 20 us, CPUs 1-2\n"));
 }
 
+// How the loop kept its wakeups off halted CPUs, where it did.
+TEST(TimingReportFormatTest, WakeupPollingIsShown) {
+  const Configuration& config = PingPongChannels().message();
+  // kPingStart to kPingEnd is one second: 250 ms polling is 25 %.
+  EXPECT_THAT(
+      FormatTimingReportAos(
+          DecodedFromJson(
+              PingReport(kPingStart, kPingEnd,
+                         R"("busy_poll_us": 50, "busy_poll_time": 250000000,
+                 "busy_poll_wakeups": 12, "idle_poll_cpus": "0-1",)")),
+          config),
+      HasSubstr("; CPU wakeup limit: none; busy poll 50 us: 25 % of the "
+                "time polling, 12 wakeups caught; idle poller on CPUs 0-1\n"));
+}
+
 TEST(TimingReportFormatTest, JsonLinesCarryTheReportAndItsPercentiles) {
   const std::string line =
       TimingReportToJsonLine(DecodedFromJson(PingReport(kPingStart, kPingEnd)),
