@@ -176,9 +176,9 @@ running() {
 # declares log_file, ping_args, pong_args and streamer_args. --log=FILE is
 # ours (aos_logger's --log_file); ping's rate and mode (--sleep_ms,
 # --sleep_us, --phased_loop) go to ping; the realtime settings (--priority,
-# --affinity, --cpu_dma_latency_us, --cpu_dma_latency_scope) to ping and
-# pong; everything else to the streamer.
-readonly RUN_ROUTING="run passes --sleep_ms, --sleep_us and --phased_loop to ping; --priority, --affinity and --cpu_dma_latency_* to ping and pong; --log to aos_logger; everything else to aos_timing_report_streamer (docs/pingpong.md)"
+# --affinity, --cpu_dma_latency_us, --cpu_dma_latency_scope, --busy_poll_us,
+# --idle_poll) to ping and pong; everything else to the streamer.
+readonly RUN_ROUTING="run passes --sleep_ms, --sleep_us and --phased_loop to ping; --priority, --affinity, --cpu_dma_latency_*, --busy_poll_us and --idle_poll to ping and pong; --log to aos_logger; everything else to aos_timing_report_streamer (docs/pingpong.md)"
 split_run_args() {
   local arg
   for arg in "$@"; do
@@ -191,7 +191,8 @@ split_run_args() {
       --sleep_ms=* | --sleep_us=* | --phased_loop | --phased_loop=* | --nophased_loop)
         ping_args+=("${arg}")
         ;;
-      --priority=* | --affinity=* | --cpu_dma_latency_us=* | --cpu_dma_latency_scope=*)
+      --priority=* | --affinity=* | --cpu_dma_latency_us=* | --cpu_dma_latency_scope=* | \
+        --busy_poll_us=* | --idle_poll | --idle_poll=* | --noidle_poll)
         ping_args+=("${arg}")
         pong_args+=("${arg}")
         ;;
@@ -270,8 +271,10 @@ idle_regime() {
 # (from ping's summary JSON $1). Only says; never fails the run.
 compare_with_machine() {
   local summary="$1" priority=5 interval_us=10000 sleep_ms="" sleep_us="" arg
+  local affinity=""
   for arg in "${ping_args[@]+"${ping_args[@]}"}"; do
     case "${arg}" in
+      --affinity=*) affinity="${arg#--affinity=}" ;;
       --priority=*) priority="${arg#--priority=}" ;;
       --sleep_ms=*) sleep_ms="${arg#--sleep_ms=}" ;;
       --sleep_us=*) sleep_us="${arg#--sleep_us=}" ;;
@@ -296,6 +299,8 @@ compare_with_machine() {
   ((priority == 0)) && policy="normal priority"
   local ct=(cyclictest -q -D 5 -t 1 -i "${interval_us}" -h 100000
     --json="${json}")
+  # On ping's CPU, where ping was pinned to one.
+  [[ "${affinity}" =~ ^[0-9]+$ ]] && ct+=(-a "${affinity}")
   # Locking memory needs root (or CAP_IPC_LOCK), as realtime priority does.
   [[ "$(id -u)" == 0 ]] && ct+=(-m)
   log "cyclictest for 5 s at ping's rate and priority, to compare ..."
@@ -393,6 +398,23 @@ run_config() {
     "${applications}" >"${file}"
 }
 
+# Unless run was given --affinity: ping and pong both run on the last CPU
+# this shell may use. Two realtime loops that wake each other wake fastest
+# on one CPU wherever idle CPUs halt (a VM whose cpuidle driver is none): a
+# woken SCHED_FIFO thread goes to an idle CPU, and waking a halted one costs
+# the hypervisor's exit (docs/event_loop.md, "Where idle CPUs halt"). It
+# costs no CPU time; --affinity= (empty) lets them float.
+share_one_cpu() {
+  local arg cpu
+  for arg in "${ping_args[@]+"${ping_args[@]}"}"; do
+    [[ "${arg}" == --affinity=* ]] && return 0
+  done
+  cpu="$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')"
+  ping_args+=("--affinity=${cpu}")
+  pong_args+=("--affinity=${cpu}")
+  log "ping and pong share CPU ${cpu} (--affinity=${cpu}; give --affinity= to let them float)"
+}
+
 # The main job: pong, ping and aos_timing_report_streamer --application=ping
 # on a private --shm_base. A node starter (starterd, docs/starter.md) runs
 # the applications from a node config written for the run: pong (and
@@ -408,6 +430,7 @@ run_config() {
 run_main_job() {
   local log_file="" ping_args=() pong_args=() streamer_args=()
   split_run_args "$@" || return 1
+  share_one_cpu
   local targets=(//examples:ping //examples:pong
     //aos/tools:aos_timing_report_streamer //aos/starter:starterd
     //aos/starter:aos_starter)
