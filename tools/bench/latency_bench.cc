@@ -264,9 +264,14 @@ class Bench {
     timing::RunningStatistic timer_stat, watcher_stat;
     double round_trip_avg_us = NAN;
     double round_trip_p50_us = NAN;
-    // The CPU latency limit pong's reports say it held.
+    // The CPU latency limit pong's reports say it held, and its idle
+    // poller's CPUs ("" for none).
     int32_t pong_cpu_latency_limit_us = -1;
     std::string pong_cpu_latency_limit_cpus;
+    std::string pong_idle_poll_cpus;
+    // CPU time ping and pong used while the streamer listened, in % of
+    // one CPU (NAN without reports).
+    double cpu_percent = NAN;
   };
   PingPongRun RunPingPong(const PingPongOptions& options) {
     const std::string base = ShmBase();
@@ -295,12 +300,20 @@ class Bench {
     programs.Launch("ping", "examples/ping", with(ping_args), options.reports);
     PingPongRun run;
     if (options.reports) {
+      const double cpu_before =
+          programs.CpuSeconds("ping") + programs.CpuSeconds("pong");
+      const auto listen_start = std::chrono::steady_clock::now();
       auto streamer = Start(
           "aos/tools/aos_timing_report_streamer",
           {"--config=" + Binary("examples/pingpong_config.json"),
            "--shm_base=" + base, "--application=ping,pong", "--stream=false",
            "--format=json", StrCat("--duration=", Seconds(duration_) + 0.5)});
       ExitUnlessSucceeded(*streamer, "the streamer");
+      run.cpu_percent =
+          100.0 *
+          (programs.CpuSeconds("ping") + programs.CpuSeconds("pong") -
+           cpu_before) /
+          Seconds(std::chrono::steady_clock::now() - listen_start);
       const auto accumulated = AccumulatedReports(streamer->Stdout());
       CHECK(accumulated.contains("ping") && accumulated.contains("pong"))
           << "the streamer saw no reports of ping and pong:\n"
@@ -316,6 +329,7 @@ class Bench {
       run.pong_cpu_latency_limit_us = pong_report.header.cpu_latency_limit_us;
       run.pong_cpu_latency_limit_cpus =
           pong_report.header.cpu_latency_limit_cpus;
+      run.pong_idle_poll_cpus = pong_report.header.idle_poll_cpus;
     } else {
       std::this_thread::sleep_for(duration_ + std::chrono::milliseconds(500));
     }
@@ -533,37 +547,73 @@ void WritePlot(const Figures& ours, const Figures& cyclictest) {
 }
 
 // The main job as `tools/aos.sh run` starts it (ping and pong at 100 Hz,
-// SCHED_FIFO 5) with and without the CPU latency limit the loops hold, at
-// normal priority, and pinned with the limit on all CPUs or only their own,
-// beside cyclictest at the same rate and priority, in rounds. Run before the
-// bench takes its own hold, so "without" is without.
+// SCHED_FIFO 5, both on the last CPU), and the other ways to place and wake
+// them: floating with and without the CPU latency limit the loops hold, at
+// normal priority, with an idle poller, and pinned apart with the limit on
+// all CPUs or only their own; beside cyclictest at the same rate and
+// priority, floating and on run's CPU, in rounds. Run before the bench takes
+// its own hold, so "without" is without.
 struct MainJobRow {
   std::string name;
   Bench::PingPongOptions options;
   timing::LatencyHistogram timer, watcher;
   timing::RunningStatistic timer_stat, watcher_stat;
-  // What pong's reports said it held.
+  // What pong's reports said it held, and ping's and pong's CPU use (mean of
+  // the rounds, % of one CPU).
   std::string held = "?";
+  double cpu_percent_sum = 0;
+  int runs = 0;
 
   Figures Timer() const { return FromHistogram(name, timer, timer_stat); }
   Figures Watcher() const { return FromHistogram(name, watcher, watcher_stat); }
+  double CpuPercent() const { return runs == 0 ? NAN : cpu_percent_sum / runs; }
 };
 
 struct MainJob {
   std::vector<MainJobRow> rows;
-  Figures cyclictest;
+  Figures cyclictest, cyclictest_on_run_cpu;
+  // The CPU run puts ping and pong on.
+  int run_cpu = 0;
   int rounds = 0;
   std::chrono::milliseconds duration{0};
+
+  // The row named `name` (every name below exists, or this is a bug).
+  const MainJobRow& Row(std::string_view name) const {
+    for (const MainJobRow& r : rows) {
+      if (r.name == name) return r;
+    }
+    LOG(FATAL) << "no main job row " << name;
+  }
 };
+
+constexpr std::string_view kRunDefault = "FIFO 5, one CPU (run)";
+constexpr std::string_view kFloating = "FIFO 5, floating";
+constexpr std::string_view kNoLimit = "FIFO 5, no limit";
+constexpr std::string_view kNormal = "normal priority";
+constexpr std::string_view kIdlePoll = "FIFO 5, idle poller";
+
+// The last CPU this process may run on: where tools/aos.sh run puts ping
+// and pong.
+int LastAllowedCpu() {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  PCHECK(sched_getaffinity(0, sizeof(cpus), &cpus) == 0);
+  int last = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &cpus)) last = cpu;
+  }
+  return last;
+}
 
 MainJob RunMainJob(Bench* bench) {
   constexpr int kPriority = 5;
   constexpr int kIntervalUs = 10000;
-  auto row = [&](std::string name, int priority, std::vector<std::string> flags,
+  auto row = [&](std::string_view name, int priority,
+                 std::vector<std::string> flags,
                  std::vector<std::string> ping_only = {},
                  std::vector<std::string> pong_only = {}) {
     MainJobRow r;
-    r.name = std::move(name);
+    r.name = name;
     r.options.priority = priority;
     r.options.interval_us = kIntervalUs;
     r.options.ping_args = flags;
@@ -577,34 +627,37 @@ MainJob RunMainJob(Bench* bench) {
   MainJob job;
   job.rounds = FLAGS_long_run ? 4 : 3;
   job.duration = FLAGS_long_run ? seconds(20) : seconds(5);
-  job.rows.push_back(row("FIFO 5, limit held", kPriority, {}));
-  job.rows.push_back(
-      row("FIFO 5, no limit", kPriority, {"--cpu_dma_latency_us=-1"}));
-  job.rows.push_back(row("normal priority", 0, {}));
+  job.run_cpu = LastAllowedCpu();
+  const std::string run_affinity = StrCat("--affinity=", job.run_cpu);
+  job.rows.push_back(row(kRunDefault, kPriority, {run_affinity}));
+  job.rows.push_back(row(kFloating, kPriority, {}));
+  job.rows.push_back(row(kNoLimit, kPriority, {"--cpu_dma_latency_us=-1"}));
+  job.rows.push_back(row(kNormal, 0, {}));
+  job.rows.push_back(row(kIdlePoll, kPriority, {"--idle_poll"}));
   if (std::thread::hardware_concurrency() >= 2) {
-    job.rows.push_back(row("FIFO 5 pinned, all CPUs", kPriority,
+    job.rows.push_back(row("FIFO 5 pinned apart, all CPUs", kPriority,
                            {"--cpu_dma_latency_scope=all"}, {"--affinity=0"},
                            {"--affinity=1"}));
-    job.rows.push_back(row("FIFO 5 pinned, per CPU", kPriority,
+    job.rows.push_back(row("FIFO 5 pinned apart, per CPU", kPriority,
                            {"--cpu_dma_latency_scope=cpus"}, {"--affinity=0"},
-                           {"--affinity=1"}));
-    job.rows.push_back(row("FIFO 5 pinned, no limit", kPriority,
-                           {"--cpu_dma_latency_us=-1"}, {"--affinity=0"},
                            {"--affinity=1"}));
   }
   const std::chrono::milliseconds saved = bench->duration();
   bench->SetDuration(job.duration);
-  std::vector<Figures> cyclictest;
+  std::vector<Figures> cyclictest, cyclictest_on_run_cpu;
   for (int round = 0; round < job.rounds; ++round) {
     std::cerr << "main job round " << round + 1 << "/" << job.rounds
-              << ": ping/pong with and without the CPU latency limit, "
-                 "cyclictest -p5 -i10000\n";
+              << ": ping/pong placed and woken " << job.rows.size()
+              << " ways, cyclictest -p5 -i10000 floating and on CPU "
+              << job.run_cpu << "\n";
     for (MainJobRow& r : job.rows) {
       const Bench::PingPongRun run = bench->RunPingPong(r.options);
       r.timer.Merge(run.timer);
       r.timer_stat.Merge(run.timer_stat);
       r.watcher.Merge(run.watcher);
       r.watcher_stat.Merge(run.watcher_stat);
+      r.cpu_percent_sum += run.cpu_percent;
+      ++r.runs;
       r.held =
           run.pong_cpu_latency_limit_us < 0
               ? "none"
@@ -612,11 +665,21 @@ MainJob RunMainJob(Bench* bench) {
                        run.pong_cpu_latency_limit_cpus == "all"
                            ? "all CPUs"
                            : StrCat("CPU ", run.pong_cpu_latency_limit_cpus));
+      if (!run.pong_idle_poll_cpus.empty()) {
+        r.held += StrCat("; idle poller on CPUs ", run.pong_idle_poll_cpus);
+      }
     }
     cyclictest.push_back(bench->RunCyclictest(kPriority, kIntervalUs));
+    cyclictest_on_run_cpu.push_back(bench->RunRtTool(
+        "cyclictest", {"--mlockall", StrCat("-p", kPriority),
+                       StrCat("-i", kIntervalUs), StrCat("-a", job.run_cpu),
+                       StrCat("-l", job.duration.count() * 1000 / kIntervalUs),
+                       "--histogram=10000", "-q"}));
   }
   bench->SetDuration(saved);
   job.cyclictest = Merge("cyclictest -p5 -i10000", cyclictest);
+  job.cyclictest_on_run_cpu =
+      Merge(StrCat("cyclictest ... -a", job.run_cpu), cyclictest_on_run_cpu);
   return job;
 }
 
@@ -625,51 +688,76 @@ std::string TimesLower(double ours, double other) {
   return RatioText(other, ours);
 }
 
+// Met or MISSED.
+const char* Verdict(bool met) { return met ? "met" : "MISSED"; }
+
 void PrintMainJob(const MainJob& job, const std::string& cpuidle) {
   printf(
-      "Main job: ping + pong at 100 Hz, %d rounds of %lld s per row\n"
+      "Main job: ping + pong at 100 Hz, %d rounds of %lld s per row; run "
+      "puts both on CPU %d\n"
       "Wakeup latency (us)         pong watcher: %6s %6s %6s   ping timer: "
-      "%6s %6s %6s   pong held\n",
-      job.rounds, static_cast<long long>(job.duration.count() / 1000), "p50",
-      "p99", "max", "p50", "p99", "max");
+      "%6s %6s %6s   CPU %%   pong held\n",
+      job.rounds, static_cast<long long>(job.duration.count() / 1000),
+      job.run_cpu, "p50", "p99", "max", "p50", "p99", "max");
   for (const MainJobRow& r : job.rows) {
     const Figures watcher = r.Watcher();
     const Figures timer = r.Timer();
-    printf("  %-25s %20s %6s %6s   %11s %6s %6s   %s\n", r.name.c_str(),
+    printf("  %-29s %16s %6s %6s   %11s %6s %6s  %6s   %s\n", r.name.c_str(),
            ThreeDigits(watcher.p50_us).c_str(),
            ThreeDigits(watcher.p99_us).c_str(),
            ThreeDigits(watcher.max_us).c_str(),
            ThreeDigits(timer.p50_us).c_str(), ThreeDigits(timer.p99_us).c_str(),
-           ThreeDigits(timer.max_us).c_str(), r.held.c_str());
+           ThreeDigits(timer.max_us).c_str(),
+           ThreeDigits(r.CpuPercent()).c_str(), r.held.c_str());
   }
-  const Figures& c = job.cyclictest;
-  printf("  %-25s %20s %6s %6s   %11s %6s %6s   0 us, all CPUs\n",
-         c.name.c_str(), "", "", "", ThreeDigits(c.p50_us).c_str(),
-         ThreeDigits(c.p99_us).c_str(), ThreeDigits(c.max_us).c_str());
-  const Figures held = job.rows[0].Watcher();
-  const Figures free = job.rows[1].Watcher();
-  const Figures normal = job.rows[2].Watcher();
-  const Figures held_timer = job.rows[0].Timer();
-  const Figures free_timer = job.rows[1].Timer();
-  const Figures normal_timer = job.rows[2].Timer();
+  for (const Figures* c : {&job.cyclictest, &job.cyclictest_on_run_cpu}) {
+    printf("  %-29s %16s %6s %6s   %11s %6s %6s  %6s   0 us, all CPUs\n",
+           c->name.c_str(), "", "", "", ThreeDigits(c->p50_us).c_str(),
+           ThreeDigits(c->p99_us).c_str(), ThreeDigits(c->max_us).c_str(), "");
+  }
+  const Figures run = job.Row(kRunDefault).Watcher();
+  const Figures floating = job.Row(kFloating).Watcher();
+  const Figures free = job.Row(kNoLimit).Watcher();
+  const Figures normal = job.Row(kNormal).Watcher();
+  const Figures idle_poll = job.Row(kIdlePoll).Watcher();
+  const Figures run_timer = job.Row(kRunDefault).Timer();
+  const Figures floating_timer = job.Row(kFloating).Timer();
+  const Figures free_timer = job.Row(kNoLimit).Timer();
+  const Figures normal_timer = job.Row(kNormal).Timer();
   const bool haltpoll = cpuidle == "haltpoll";
   printf(
-      "Limit held vs none (FIFO 5): pong watcher p50 %s lower, ping timer "
-      "p50 %s lower; goal >= 3x for the watcher where the cpuidle driver is "
-      "haltpoll: %s\n",
-      TimesLower(held.p50_us, free.p50_us).c_str(),
-      TimesLower(held_timer.p50_us, free_timer.p50_us).c_str(),
+      "Limit held vs none (FIFO 5, floating): pong watcher p50 %s lower, ping "
+      "timer p50 %s lower; goal >= 3x for the watcher where the cpuidle "
+      "driver is haltpoll: %s\n",
+      TimesLower(floating.p50_us, free.p50_us).c_str(),
+      TimesLower(floating_timer.p50_us, free_timer.p50_us).c_str(),
       !haltpoll ? StrCat("no goal (driver ", cpuidle, ")").c_str()
-      : free.p50_us >= 3 * held.p50_us ? "met"
-                                       : "MISSED");
+                : Verdict(free.p50_us >= 3 * floating.p50_us));
+  const double best = std::min(normal.p50_us, run.p50_us);
   printf(
-      "FIFO 5 with the limit vs normal priority: p50 watcher %s, timer %s of "
-      "it; goal: never slower: %s\n",
-      RatioText(held.p50_us, normal.p50_us).c_str(),
-      RatioText(held_timer.p50_us, normal_timer.p50_us).c_str(),
-      held.p50_us <= normal.p50_us && held_timer.p50_us <= normal_timer.p50_us
-          ? "met"
-          : "MISSED");
+      "run's default (FIFO 5, one CPU) vs the best of normal priority and one "
+      "CPU: watcher p50 %s; goal <= 1.5x: %s\n",
+      RatioText(run.p50_us, best).c_str(), Verdict(run.p50_us <= 1.5 * best));
+  printf(
+      "run's default vs normal priority: p50 watcher %s, timer %s of it; "
+      "goal: never slower: %s\n",
+      RatioText(run.p50_us, normal.p50_us).c_str(),
+      RatioText(run_timer.p50_us, normal_timer.p50_us).c_str(),
+      Verdict(run.p50_us <= normal.p50_us &&
+              run_timer.p50_us <= normal_timer.p50_us));
+  printf(
+      "run's default ping timer vs cyclictest on the same CPU: p50 %s; goal "
+      "<= 1.1x: %s\n",
+      RatioText(run_timer.p50_us, job.cyclictest_on_run_cpu.p50_us).c_str(),
+      Verdict(run_timer.p50_us <= 1.1 * job.cyclictest_on_run_cpu.p50_us));
+  printf(
+      "Idle poller (opt-in): watcher p50 %s lower than floating, timer p50 %s "
+      "lower, for %s %% CPU (floating: %s %%)\n",
+      TimesLower(idle_poll.p50_us, floating.p50_us).c_str(),
+      TimesLower(job.Row(kIdlePoll).Timer().p50_us, floating_timer.p50_us)
+          .c_str(),
+      ThreeDigits(job.Row(kIdlePoll).CpuPercent()).c_str(),
+      ThreeDigits(job.Row(kFloating).CpuPercent()).c_str());
 }
 
 void WriteMainJob(const MainJob& job, JsonWriter* json) {
@@ -681,6 +769,7 @@ void WriteMainJob(const MainJob& job, JsonWriter* json) {
     json->BeginObject();
     json->Key("name").String(r.name);
     json->Key("held").String(r.held);
+    json->Key("cpu_percent").Number(r.CpuPercent());
     json->Key("pong_watcher");
     WriteFigures(r.Watcher(), json);
     json->Key("ping_timer");
@@ -690,6 +779,9 @@ void WriteMainJob(const MainJob& job, JsonWriter* json) {
   json->EndArray();
   json->Key("cyclictest");
   WriteFigures(job.cyclictest, json);
+  json->Key("run_cpu").Number(job.run_cpu);
+  json->Key("cyclictest_on_run_cpu");
+  WriteFigures(job.cyclictest_on_run_cpu, json);
   json->EndObject();
 }
 
