@@ -6,12 +6,24 @@
 # events name ping's timer and pong's Ping watcher, that their
 # callback_start/callback_end come in pairs, that each timer call has its
 # timer_wakeup, and that every Ping pong received is one ping sent (same
-# queue index). Where lttng, its session daemon or babeltrace2 cannot run it
-# says why and skips (passes).
+# queue index). First, without lttng, that ping and pong do not link
+# liblttng-ust. Where lttng, its session daemon or babeltrace2 cannot run
+# it says why and skips the rest (passes).
 #
 # As root it runs everything as `nobody`: a root session daemon would live
 # in /var/run/lttng, the system's, whatever LTTNG_HOME says.
 source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
+
+# Linking the framework must not bring liblttng-ust (its listener threads)
+# into a program: only the preloaded provider does. Checked before anything
+# that may skip.
+for program in ping pong; do
+  needed="$(readelf -d "${root}/examples/${program}")" || fatal "readelf -d ${program} failed"
+  grep -q 'liblttng-ust\.so' <<<"${needed}" &&
+    fail "${program} links liblttng-ust itself; only libaos_lttng_tp.so may"
+done
+grep -q 'liblttng-ust\.so' <<<"$(readelf -d "${root}/aos/tracing/lttng/libaos_lttng_tp.so")" ||
+  fail "libaos_lttng_tp.so does not link liblttng-ust"
 
 skip() {
   echo "SKIPPED: $*"
