@@ -34,8 +34,8 @@
 // "fetcher"; `name` the timer's name, or the channel's name and type.
 LTTNG_UST_TRACEPOINT_EVENT(
     aos, callback_register,
-    LTTNG_UST_TP_ARGS(uint64_t, callback, const char *, kind, const char *,
-                      name, const char *, application),
+    LTTNG_UST_TP_ARGS(uint64_t, callback, const char*, kind, const char*, name,
+                      const char*, application),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer_hex(uint64_t, callback, callback)
             lttng_ust_field_string(kind, kind)
@@ -55,10 +55,10 @@ LTTNG_UST_TRACEPOINT_EVENT(
                 lttng_ust_field_integer(int64_t, event_time, event_time)))
 
 // The handler returned: ros2_tracing's ros2:callback_end.
-LTTNG_UST_TRACEPOINT_EVENT(
-    aos, callback_end, LTTNG_UST_TP_ARGS(uint64_t, callback),
-    LTTNG_UST_TP_FIELDS(lttng_ust_field_integer_hex(uint64_t, callback,
-                                                    callback)))
+LTTNG_UST_TRACEPOINT_EVENT(aos, callback_end,
+                           LTTNG_UST_TP_ARGS(uint64_t, callback),
+                           LTTNG_UST_TP_FIELDS(lttng_ust_field_integer_hex(
+                               uint64_t, callback, callback)))
 
 // A timer (or phased loop) woke: scheduled for `scheduled_time`, handler
 // started at `actual_time`; the difference is its wakeup latency.
@@ -75,21 +75,20 @@ LTTNG_UST_TRACEPOINT_EVENT(
 // receivers' aos:message_receive carry for the same message).
 LTTNG_UST_TRACEPOINT_EVENT(
     aos, message_send,
-    LTTNG_UST_TP_ARGS(uint64_t, sender, const char *, channel, uint32_t,
+    LTTNG_UST_TP_ARGS(uint64_t, sender, const char*, channel, uint32_t,
                       queue_index, uint64_t, size, int64_t, sent_time),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer_hex(uint64_t, sender, sender)
             lttng_ust_field_string(channel, channel)
                 lttng_ust_field_integer(uint32_t, queue_index, queue_index)
                     lttng_ust_field_integer(uint64_t, size, size)
-                        lttng_ust_field_integer(int64_t, sent_time,
-                                                sent_time)))
+                        lttng_ust_field_integer(int64_t, sent_time, sent_time)))
 
 // A watcher got the message in slot `queue_index` of `channel`, sent at
 // `sent_time`; its aos:callback_start follows.
 LTTNG_UST_TRACEPOINT_EVENT(
     aos, message_receive,
-    LTTNG_UST_TP_ARGS(uint64_t, callback, const char *, channel, uint32_t,
+    LTTNG_UST_TP_ARGS(uint64_t, callback, const char*, channel, uint32_t,
                       queue_index, int64_t, sent_time),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer_hex(uint64_t, callback, callback)
@@ -101,12 +100,11 @@ LTTNG_UST_TRACEPOINT_EVENT(
 // before it read them, or damaged).
 LTTNG_UST_TRACEPOINT_EVENT(
     aos, messages_lost,
-    LTTNG_UST_TP_ARGS(uint64_t, callback, const char *, channel, uint32_t,
+    LTTNG_UST_TP_ARGS(uint64_t, callback, const char*, channel, uint32_t,
                       count),
-    LTTNG_UST_TP_FIELDS(
-        lttng_ust_field_integer_hex(uint64_t, callback, callback)
-            lttng_ust_field_string(channel, channel)
-                lttng_ust_field_integer(uint32_t, count, count)))
+    LTTNG_UST_TP_FIELDS(lttng_ust_field_integer_hex(
+        uint64_t, callback, callback) lttng_ust_field_string(channel, channel)
+                            lttng_ust_field_integer(uint32_t, count, count)))
 
 #endif  // AOS_TRACING_LTTNG_AOS_TRACEPOINTS_H_
 
