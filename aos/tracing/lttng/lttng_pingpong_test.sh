@@ -6,9 +6,9 @@
 # events name ping's timer and pong's Ping watcher, that their
 # callback_start/callback_end come in pairs, that each timer call has its
 # timer_wakeup, and that every Ping pong received is one ping sent (same
-# queue index). First, without lttng, that ping and pong do not link
-# liblttng-ust. Where lttng, its session daemon or babeltrace2 cannot run
-# it says why and skips the rest (passes).
+# queue index and sent time). First, without lttng, it checks that ping
+# and pong do not link liblttng-ust. Where lttng, its session daemon or
+# babeltrace2 cannot run it says why and skips the rest (passes).
 #
 # As root it runs everything as `nobody`: a root session daemon would live
 # in /var/run/lttng, the system's, whatever LTTNG_HOME says.
@@ -144,7 +144,7 @@ timer, watcher, ping_sender = timer[0], watcher[0], ping_sender[0]
 open_calls = {}
 pairs = defaultdict(int)
 wakeups = defaultdict(int)
-sent = set()
+sent = {}  # queue_index -> sent_time
 received = []
 for kind, f in events:
     key = (f.get('vpid'), f.get('callback'))
@@ -160,17 +160,17 @@ for kind, f in events:
         check(int(f['actual_time']) >= int(f['scheduled_time']),
               'a timer woke before its time: %s' % f)
     elif kind == 'aos:message_send' and (f['vpid'], f['sender']) == ping_sender:
-        sent.add(int(f['queue_index']))
+        sent[int(f['queue_index'])] = f['sent_time']
     elif kind == 'aos:message_receive' and key == watcher:
-        received.append(int(f['queue_index']))
+        received.append((int(f['queue_index']), f['sent_time']))
 check(not open_calls, 'callbacks started and never ended: %s' % open_calls)
 check(pairs[timer] >= 50, 'ping\'s timer: %d start/end pairs, want its 100 pings' % pairs[timer])
 check(pairs[watcher] >= 50, 'pong\'s watcher: %d start/end pairs, want most of 100 pings' % pairs[watcher])
 check(wakeups[timer] == pairs[timer], 'ping\'s timer: %d timer_wakeup for %d calls' % (wakeups[timer], pairs[timer]))
 check(len(received) == pairs[watcher], 'pong: %d message_receive for %d watcher calls' % (len(received), pairs[watcher]))
 check(len(sent) >= 100, 'ping sent %d Pings in the trace, want 100' % len(sent))
-unmatched = [q for q in received if q not in sent]
-check(not unmatched, 'pong received queue indices ping never sent: %s' % unmatched[:10])
+unmatched = [r for r in received if sent.get(r[0]) != r[1]]
+check(not unmatched, 'pong received (queue index, sent time) ping never sent: %s' % unmatched[:10])
 if problems:
     print('\n'.join(problems)); sys.exit(1)
 print('%d events; ping timer calls %d, pong watcher calls %d, %d Pings sent, all received ones matched'
