@@ -63,6 +63,11 @@ readonly PACKAGES=(
   # packets from user space through an iptables NFQUEUE instead.
   iptables
   libnetfilter-queue-dev
+  # LTTng-UST tracepoints (aos/tracing/lttng): their headers and provider
+  # library, the session daemon and lttng, and babeltrace2 to read traces.
+  liblttng-ust-dev
+  lttng-tools
+  babeltrace2
 )
 
 log() { echo "aos: $*" >&2; }

@@ -11,8 +11,10 @@
 #include <mutex>
 
 #include "aos/configuration.h"
+#include "aos/events/lttng_callback_register.h"
 #include "aos/events/timing_report.h"
 #include "aos/json_to_flatbuffer.h"
+#include "aos/tracing/lttng/trace_points.h"
 #include "aos/util/printable.h"
 #include "aos/util/stderr_line.h"
 #include "aos/util/str_cat.h"
@@ -142,6 +144,9 @@ RawSender::Error RawSender::CountedSend(size_t length,
   if (error == Error::kOk) {
     ++timing_.count;
     timing_.size.Add(static_cast<double>(length));
+    tracing::lttng::TraceSend(&timing_, channel_->name()->c_str(),
+                              sent_queue_index_, length,
+                              monotonic_sent_time_.time_since_epoch().count());
     if (origins != nullptr) timing_.sent_origins.Record(*origins);
     if (dropped_here > 0) timing_.sent_origins.AddDropped(dropped_here);
   } else {
@@ -314,6 +319,9 @@ RawFetcher::~RawFetcher() {
 
 bool RawFetcher::Record(FetchResult result) {
   timing_.lost_messages += result.lost;
+  if (result.lost > 0) {
+    tracing::lttng::TraceLost(&timing_, channel_->name()->c_str(), result.lost);
+  }
   if (!result.fetched) return false;
   ++timing_.count;
   const monotonic_clock::time_point now = event_loop_->monotonic_now();
@@ -351,6 +359,9 @@ monotonic_clock::time_point TimerHandler::Call(
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - event_time);
+  tracing::lttng::TraceTimerWakeup(&timing_,
+                                   event_time.time_since_epoch().count(),
+                                   start.time_since_epoch().count());
   // Named after it was made (set_name) or made while running: known now.
   if (timing_.origin_id == 0)
     timing_.origin_id = event_loop_->OriginIdOf(*this);
@@ -359,7 +370,10 @@ monotonic_clock::time_point TimerHandler::Call(
       PathOrigin{.id = timing_.origin_id,
                  .hops = 1,
                  .monotonic_time_ns = event_time.time_since_epoch().count()});
+  tracing::lttng::TraceCallbackStart(&timing_,
+                                     event_time.time_since_epoch().count());
   event_loop_->RunCallback(callback_kind_, timing_.name, {}, fn_);
+  tracing::lttng::TraceCallbackEnd(&timing_);
   const monotonic_clock::time_point end = event_loop_->monotonic_now();
   timing_.handler_time.Record(end - start);
   return end;
@@ -490,10 +504,21 @@ void WatcherState::Call(const Context& context, uint32_t invalid_origins) {
   timing_.paths.CountInvalid(invalid_origins);
   event_loop_->BeginCallbackPaths(start, PathOrigin());
   event_loop_->NoteOriginsRead(context.origins);
+  const int64_t sent_ns =
+      context.monotonic_event_time.time_since_epoch().count();
+  tracing::lttng::TraceReceive(&timing_, channel_->name()->c_str(),
+                               context.queue_index, sent_ns);
+  tracing::lttng::TraceCallbackStart(&timing_, sent_ns);
   event_loop_->RunCallback("watcher", channel_->name()->string_view(),
                            channel_->type()->string_view(),
                            [&]() { fn_(delivered, delivered.data); });
+  tracing::lttng::TraceCallbackEnd(&timing_);
   timing_.handler_time.Record(event_loop_->monotonic_now() - start);
+}
+
+void WatcherState::AddLost(uint32_t lost) {
+  timing_.lost_messages += lost;
+  tracing::lttng::TraceLost(&timing_, channel_->name()->c_str(), lost);
 }
 
 // EventLoop.
@@ -818,6 +843,7 @@ void EventLoop::StartRunning() {
   for (const std::unique_ptr<PhasedLoopHandler>& phased_loop : phased_loops_) {
     phased_loop->Start();
   }
+  TraceRegisterCallbacks(*this);
   is_running_.store(true, std::memory_order_release);
   SetTimerContext(monotonic_now());
   ++running_callbacks_;

@@ -547,7 +547,7 @@ class WatcherState {
   // that could not be true, dropped from context.origins.
   void Call(const Context& context, uint32_t invalid_origins = 0);
   // Counts messages the watcher never saw.
-  void AddLost(uint32_t lost) { timing_.lost_messages += lost; }
+  void AddLost(uint32_t lost);
 
  private:
   friend class EventLoop;
