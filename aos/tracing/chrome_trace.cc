@@ -33,6 +33,8 @@ std::string TrackLabel(const TrackName* name, uint16_t index) {
 TraceEvent Metadata(std::string_view what, int pid, int tid, std::string text) {
   TraceEvent event;
   event.phase = 'M';
+  // As Chrome writes them; some readers want a category on every event.
+  event.category = "__metadata";
   event.name = what;
   event.pid = pid;
   event.tid = tid;

@@ -5,13 +5,13 @@
 #include <map>
 
 #include "aos/configuration.h"
-#include "aos/events/event_loop_generated.h"
 #include "aos/events/simulated_event_loop.h"
 #include "aos/testing/path.h"
 #include "aos/testing/test_message_generated.h"
 #include "aos/testing/test_reply_generated.h"
 #include "aos/tracing/chrome_trace.h"
 #include "aos/tracing/ring_reader.h"
+#include "aos/tracing/traced_pingpong.h"
 #include "gtest/gtest.h"
 
 namespace aos::tracing {
@@ -24,16 +24,6 @@ using std::chrono::milliseconds;
 
 int64_t Ns(monotonic_clock::time_point time) {
   return time.time_since_epoch().count();
-}
-
-RingCopy CopyOf(const EventLoop& loop) {
-  const EventRing* ring = loop.trace_ring();
-  CHECK(ring != nullptr);
-  absl::StatusOr<RingCopy> copy =
-      CopyRing({static_cast<const std::byte*>(ring->memory()),
-                RingBytes(ring->capacity())});
-  CHECK(copy.ok()) << copy.status();
-  return *copy;
 }
 
 // (kind, index, queue_index, monotonic, aux): what a test compares.
@@ -125,8 +115,8 @@ TEST_F(LoopTraceTest, PingPongRecordsExactlyWhatHappened) {
   factory_.SetWakeupDelay(microseconds(37));
   factory_.RunFor(milliseconds(35));
 
-  const RingCopy ping_copy = CopyOf(*ping);
-  const RingCopy pong_copy = CopyOf(*pong);
+  const RingCopy ping_copy = CopyRingOf(*ping);
+  const RingCopy pong_copy = CopyRingOf(*pong);
   EXPECT_EQ(ping_copy.application, "ping");
   EXPECT_EQ(ping_copy.torn, 0u);
   ASSERT_EQ(ping_rows.size(), 4u * 5u);
@@ -183,7 +173,7 @@ TEST_F(LoopTraceTest, HandlerOverThresholdTriggers) {
       [&]() { timer->Schedule(loop->monotonic_now(), milliseconds(10)); });
   const monotonic_clock::time_point start = factory_.monotonic_now(nullptr);
   factory_.RunFor(milliseconds(75));
-  const RingCopy copy = CopyOf(*loop);
+  const RingCopy copy = CopyRingOf(*loop);
   std::vector<std::tuple<TriggerReason, int64_t, int64_t>> triggers;
   for (const Event& event : copy.events) {
     if (event.kind == EventKind::kTrigger) {
@@ -202,48 +192,12 @@ TEST_F(LoopTraceTest, HandlerOverThresholdTriggers) {
 // A snapshot of one timing report's window counts the handler runs that
 // report counts, for the timer and for the watcher.
 TEST_F(LoopTraceTest, SnapshotCountsMatchTheTimingReportOfTheWindow) {
-  auto ping = factory_.MakeEventLoop("ping");
-  auto pong = factory_.MakeEventLoop("pong");
-  auto reader = factory_.MakeEventLoop("reader");
-  pong->SkipTimingReport();
-  reader->SkipTimingReport();
-  Sender<TestMessage> ping_sender = ping->MakeSender<TestMessage>("/test");
-  Sender<TestReply> pong_sender = pong->MakeSender<TestReply>("/test");
-  TimerHandler* timer = ping->AddTimer([&]() {
-    auto builder = ping_sender.MakeBuilder();
-    builder.CheckOk(builder.Send(builder.MakeBuilder<TestMessage>().Finish()));
-  });
-  timer->set_name("ping");
-  ping->MakeWatcher("/test", [](const TestReply&) {});
-  pong->MakeWatcher("/test", [&](const TestMessage&) {
-    auto builder = pong_sender.MakeBuilder();
-    builder.CheckOk(builder.Send(builder.MakeBuilder<TestReply>().Finish()));
-  });
-  // Not on a report's edge: every 7 ms from 3 ms on.
-  ping->OnRun([&]() {
-    timer->Schedule(ping->monotonic_now() + milliseconds(3), milliseconds(7));
-  });
-  struct Window {
-    int64_t start;
-    int64_t end;
-    uint32_t timer_count;
-    uint32_t watcher_count;
-  };
-  std::vector<Window> windows;
-  reader->MakeWatcher("/aos", [&](const timing::Report& report) {
-    if (report.name()->string_view() != "ping") return;
-    uint32_t timer_count = 0;
-    for (const timing::Timer* entry : *report.timers()) {
-      if (entry->name()->string_view() == "ping") timer_count = entry->count();
-    }
-    windows.push_back({report.monotonic_start_time(),
-                       report.monotonic_end_time(), timer_count,
-                       report.watchers()->Get(0)->count()});
-  });
-  factory_.RunFor(milliseconds(2500));
-  ASSERT_EQ(windows.size(), 2u);
-  const RingCopy copy = CopyOf(*ping);
-  for (const Window& report : windows) {
+  TracedPingPong pingpong(&config_.message());
+  pingpong.factory()->RunFor(milliseconds(2500));
+  const std::vector<ReportCounts>& reports = pingpong.reports("ping");
+  ASSERT_EQ(reports.size(), 2u);
+  const RingCopy copy = CopyRingOf(*pingpong.ping());
+  for (const ReportCounts& report : reports) {
     TraceWindow window;
     window.begin_ns = report.start;
     window.end_ns = report.end - 1;
