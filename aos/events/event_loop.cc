@@ -854,6 +854,7 @@ void EventLoop::StartRunning() {
     phased_loop->Start();
   }
   // After the timing report's timer was made.
+  MakeAskedTraceRing();
   WriteTraceNames();
   is_running_.store(true, std::memory_order_release);
   SetTimerContext(monotonic_now());
@@ -997,6 +998,13 @@ void EventLoop::SetTraceRing(std::unique_ptr<tracing::EventRing> ring) {
 }
 
 void EventLoop::MakeTraceRingFromFlags(std::string_view shm_base) {
+  trace_shm_base_ = std::string(shm_base);
+}
+
+void EventLoop::MakeAskedTraceRing() {
+  if (!trace_shm_base_.has_value()) return;
+  const std::string shm_base = *std::move(trace_shm_base_);
+  trace_shm_base_.reset();
   const std::string boot_id = boot_uuid().ToString();
   tracing::RingIdentity identity;
   identity.pid = pid();

@@ -1037,8 +1037,9 @@ class EventLoop {
   virtual int pid() const;
 
   // The flight recorder's ring this loop records its events into
-  // (docs/tracing.md), or null if it has none (--trace_ring_events=0).
-  // Its names table is written when the loop starts running.
+  // (docs/tracing.md), or null if it has none (--trace_ring_events=0, or
+  // not running yet): it is made, and its names table written, when the
+  // loop starts running.
   const tracing::EventRing* trace_ring() const { return trace_ring_.get(); }
 
   // The boot of the node this loop runs on: every message it sends carries
@@ -1111,9 +1112,11 @@ class EventLoop {
   // Gives the loop the ring it records its events into (null: none).
   // Before it runs.
   void SetTraceRing(std::unique_ptr<tracing::EventRing> ring);
-  // Gives the loop the ring the --trace_* flags ask for: a ring file under
+  // Asks for the ring the --trace_* flags say: a ring file under
   // `shm_base`, or in memory if `shm_base` is empty (tracing/ring_flags.h).
-  // From the implementation's constructor body (it asks boot_uuid()).
+  // It is made when the loop starts running: a loop that never runs leaves
+  // no file, and a program whose shm base is unusable fails on its queues
+  // first, in one line, not on its ring.
   void MakeTraceRingFromFlags(std::string_view shm_base);
 
  private:
@@ -1178,6 +1181,8 @@ class EventLoop {
   // Writes what each callback and channel index of the flight recorder's
   // ring names. Before running (it is no realtime path).
   void WriteTraceNames();
+  // Makes the ring MakeTraceRingFromFlags asked for, once.
+  void MakeAskedTraceRing();
 
   const std::string name_;
   const Configuration* const configuration_;
@@ -1231,6 +1236,8 @@ class EventLoop {
   // The flight recorder (null: off), and the index the next timer or
   // watcher gets in it.
   std::unique_ptr<tracing::EventRing> trace_ring_;
+  // Where StartRunning() makes the ring (MakeTraceRingFromFlags), if asked.
+  std::optional<std::string> trace_shm_base_;
   uint16_t next_trace_index_ = 0;
 };
 

@@ -12,7 +12,11 @@
 #include "aos/tracing/chrome_trace.h"
 #include "aos/tracing/ring_reader.h"
 #include "aos/tracing/traced_pingpong.h"
+#include "gflags/gflags.h"
 #include "gtest/gtest.h"
+
+DECLARE_int64(trace_handler_threshold_us);
+DECLARE_bool(trace_on_missed_cycles);
 
 namespace aos::tracing {
 namespace {
@@ -156,13 +160,10 @@ TEST_F(LoopTraceTest, PingPongRecordsExactlyWhatHappened) {
 // Over a threshold, the loop marks a trigger: a record and the header's
 // count and time. The simulation's rings take the same flags.
 TEST_F(LoopTraceTest, HandlerOverThresholdTriggers) {
+  FLAGS_trace_handler_threshold_us = 100;
+  FLAGS_trace_on_missed_cycles = true;
   auto loop = factory_.MakeEventLoop("loop");
   loop->SkipTimingReport();
-  // The ring was made with the flags: set a threshold on it for the test.
-  TriggerThresholds thresholds;
-  thresholds.handler_time_ns = 100'000;
-  thresholds.on_missed_cycles = true;
-  const_cast<EventRing*>(loop->trace_ring())->set_thresholds(thresholds);
   int calls = 0;
   TimerHandler* timer = loop->AddTimer([&]() {
     // The third call takes 150 us; the fifth 25 ms (2 cycles missed).
@@ -173,6 +174,8 @@ TEST_F(LoopTraceTest, HandlerOverThresholdTriggers) {
       [&]() { timer->Schedule(loop->monotonic_now(), milliseconds(10)); });
   const monotonic_clock::time_point start = factory_.monotonic_now(nullptr);
   factory_.RunFor(milliseconds(75));
+  FLAGS_trace_handler_threshold_us = 0;
+  FLAGS_trace_on_missed_cycles = false;
   const RingCopy copy = CopyRingOf(*loop);
   std::vector<std::tuple<TriggerReason, int64_t, int64_t>> triggers;
   for (const Event& event : copy.events) {
