@@ -32,7 +32,8 @@ bool IsEventLoopFlag(const gflags::CommandLineFlagInfo& flag) {
   // Every program reading a system's shared memory needs to say which.
   if (flag.name == "shm_base") return false;
   return flag.filename == "aos/events/event_loop.cc" ||
-         flag.filename == "aos/events/shm_event_loop.cc";
+         flag.filename == "aos/events/shm_event_loop.cc" ||
+         flag.filename == "aos/tracing/ring_flags.cc";  // The flight recorder.
 }
 
 // Whether `flag` is defined in `program`'s own source file (aos_dump.cc,

@@ -119,30 +119,37 @@ install_packages() {
   fi
 }
 
-# The npm packages a test reads our MCAP logs with (the MCAP project's own
-# TypeScript reader), pinned by aos/events/logging/mcap_check/package-lock.json
-# and installed next to it (node_modules is ignored by git). Only for test,
-# install and `bazel test` (run and build need no registry), and only when
-# the lock file changed since the last install: a second run does no network
-# traffic. Without a registry it says so in one line and the tests run on
-# (mcap_check_test then fails naming what is missing).
-readonly NPM_DIR="${ROOT}/aos/events/logging/mcap_check"
+# The npm packages tests read our outputs with: the MCAP project's own
+# TypeScript reader for logs (aos/events/logging/mcap_check), TracerBench's
+# trace event model for flight recorder snapshots (aos/tracing/trace_check),
+# each pinned by the package-lock.json of its directory and installed next
+# to it (node_modules is ignored by git). Only for test, install and `bazel
+# test` (run and build need no registry), and only when a lock file changed
+# since the last install: a second run does no network traffic. Without a
+# registry it says so in one line and the tests run on (mcap_check_test and
+# trace_check_test then fail naming what is missing).
+readonly NPM_DIRS=("${ROOT}/aos/events/logging/mcap_check" "${ROOT}/aos/tracing/trace_check")
 install_npm_packages() {
-  local stamp="${NPM_DIR}/node_modules/.aos-installed-lock"
-  if [[ -f "${stamp}" ]] && cmp -s "${stamp}" "${NPM_DIR}/package-lock.json"; then
+  local dir
+  for dir in "${NPM_DIRS[@]}"; do install_npm_packages_in "${dir}"; done
+}
+install_npm_packages_in() {
+  local npm_dir="$1"
+  local stamp="${npm_dir}/node_modules/.aos-installed-lock"
+  if [[ -f "${stamp}" ]] && cmp -s "${stamp}" "${npm_dir}/package-lock.json"; then
     return 0
   fi
-  log "installing the npm packages of ${NPM_DIR#"${ROOT}"/} (npm ci)"
+  log "installing the npm packages of ${npm_dir#"${ROOT}"/} (npm ci)"
   local errors
   errors="$(mktemp)"
-  if ! (cd "${NPM_DIR}" && npm ci --no-audit --no-fund --ignore-scripts \
+  if ! (cd "${npm_dir}" && npm ci --no-audit --no-fund --ignore-scripts \
     --loglevel=error >/dev/null 2>"${errors}"); then
-    log "npm ci failed (no npm registry?); only mcap_check_test needs it: $(grep -m 1 -i 'err' "${errors}" || tail -n 1 "${errors}")"
+    log "npm ci failed (no npm registry?); only the test reading with ${npm_dir#"${ROOT}"/} needs it: $(grep -m 1 -i 'err' "${errors}" || tail -n 1 "${errors}")"
     rm -f "${errors}"
     return 0
   fi
   rm -f "${errors}"
-  cp "${NPM_DIR}/package-lock.json" "${stamp}"
+  cp "${npm_dir}/package-lock.json" "${stamp}"
 }
 
 bazel_cmd() {

@@ -29,11 +29,12 @@ calls="${tmp}/calls"
 mkdir -p "${tree}/tools/dds_security" "${tree}/bazel-bin/examples" \
   "${tree}/bazel-bin/aos/tools" "${tree}/bazel-bin/aos/events/logging" \
   "${tree}/bazel-bin/aos/network" "${tree}/bazel-bin/aos/starter" \
-  "${tree}/aos/events/logging/mcap_check" \
+  "${tree}/aos/events/logging/mcap_check" "${tree}/aos/tracing/trace_check" \
   "${tmp}/bin" "${calls}" "${tmp}/run"
 cp "${script}" "${tree}/tools/aos.sh"
 cp "$(dirname "${script}")/test_summary.py" "${tree}/tools/test_summary.py"
 echo '{}' >"${tree}/aos/events/logging/mcap_check/package-lock.json"
+echo '{}' >"${tree}/aos/tracing/trace_check/package-lock.json"
 touch "${tree}/bazel-bin/examples/pingpong_config.json" \
   "${tree}/bazel-bin/examples/multinode_pingpong_config.json"
 fake() {

@@ -15,6 +15,7 @@
 #include "aos/events/timing_report.h"
 #include "aos/json_to_flatbuffer.h"
 #include "aos/tracing/lttng/trace_points.h"
+#include "aos/tracing/ring_flags.h"
 #include "aos/util/printable.h"
 #include "aos/util/stderr_line.h"
 #include "aos/util/str_cat.h"
@@ -56,6 +57,16 @@ std::string Describe(const Channel* channel) {
   va_end(arguments);
   abort();
 }
+
+// Nanoseconds on the loop's clock, as the flight recorder's ring keeps times.
+int64_t Ns(monotonic_clock::time_point time) {
+  return time.time_since_epoch().count();
+}
+
+using tracing::EventKind::kTimerEnd;
+using tracing::EventKind::kTimerStart;
+using tracing::EventKind::kWatcherEnd;
+using tracing::EventKind::kWatcherStart;
 
 }  // namespace
 
@@ -143,6 +154,9 @@ RawSender::Error RawSender::CountedSend(size_t length,
   const Error error = DoSend(length, origin, origins);
   if (error == Error::kOk) {
     ++timing_.count;
+    if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
+      ring->Send(timing_.channel_index, sent_queue_index_,
+                 Ns(monotonic_sent_time_));
     timing_.size.Add(static_cast<double>(length));
     tracing::lttng::TraceSend(&timing_, channel_->name()->c_str(),
                               sent_queue_index_, length,
@@ -322,6 +336,10 @@ bool RawFetcher::Record(FetchResult result) {
   if (result.lost > 0) {
     tracing::lttng::TraceLost(&timing_, channel_->name()->c_str(), result.lost);
   }
+  if (tracing::EventRing* ring = event_loop_->trace_ring_.get();
+      ring != nullptr && result.lost > 0)
+    ring->Lost(timing_.channel_index, result.lost,
+               Ns(event_loop_->monotonic_now()));
   if (!result.fetched) return false;
   ++timing_.count;
   const monotonic_clock::time_point now = event_loop_->monotonic_now();
@@ -362,6 +380,8 @@ monotonic_clock::time_point TimerHandler::Call(
   tracing::lttng::TraceTimerWakeup(&timing_,
                                    event_time.time_since_epoch().count(),
                                    start.time_since_epoch().count());
+  if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
+    ring->CallStart(kTimerStart, trace_index_, Ns(start), Ns(event_time));
   // Named after it was made (set_name) or made while running: known now.
   if (timing_.origin_id == 0)
     timing_.origin_id = event_loop_->OriginIdOf(*this);
@@ -376,6 +396,8 @@ monotonic_clock::time_point TimerHandler::Call(
   tracing::lttng::TraceCallbackEnd(&timing_);
   const monotonic_clock::time_point end = event_loop_->monotonic_now();
   timing_.handler_time.Record(end - start);
+  if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
+    ring->CallEnd(kTimerEnd, trace_index_, Ns(end), Ns(start));
   return end;
 }
 
@@ -388,6 +410,8 @@ monotonic_clock::time_point TimerHandler::NextScheduledTime(
     const int64_t missed =
         (end - next + period - std::chrono::nanoseconds(1)) / period;
     timing_.missed_cycles += static_cast<uint32_t>(missed);
+    if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
+      ring->MissedCycles(trace_index_, static_cast<uint32_t>(missed), Ns(end));
     next += missed * period;
   }
   return next;
@@ -470,6 +494,9 @@ void PhasedLoopHandler::HandleTimer() {
   cycles_elapsed_ += schedule_.Iterate(event_loop_->monotonic_now());
   if (cycles_elapsed_ > 1) {
     timer_->timing_.missed_cycles += static_cast<uint32_t>(cycles_elapsed_ - 1);
+    if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
+      ring->MissedCycles(timer_->trace_index_, cycles_elapsed_ - 1,
+                         Ns(event_loop_->monotonic_now()));
   }
   const int cycles_elapsed = cycles_elapsed_;
   cycles_elapsed_ = 0;
@@ -500,6 +527,9 @@ void WatcherState::Call(const Context& context, uint32_t invalid_origins) {
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - context.monotonic_event_time);
+  if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
+    ring->CallStart(kWatcherStart, trace_index_, Ns(start),
+                    Ns(context.monotonic_event_time), context.queue_index);
   timing_.paths.Record(context.origins, start);
   timing_.paths.CountInvalid(invalid_origins);
   event_loop_->BeginCallbackPaths(start, PathOrigin());
@@ -513,11 +543,16 @@ void WatcherState::Call(const Context& context, uint32_t invalid_origins) {
                            channel_->type()->string_view(),
                            [&]() { fn_(delivered, delivered.data); });
   tracing::lttng::TraceCallbackEnd(&timing_);
-  timing_.handler_time.Record(event_loop_->monotonic_now() - start);
+  const monotonic_clock::time_point end = event_loop_->monotonic_now();
+  timing_.handler_time.Record(end - start);
+  if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
+    ring->CallEnd(kWatcherEnd, trace_index_, Ns(end), Ns(start));
 }
 
 void WatcherState::AddLost(uint32_t lost) {
   timing_.lost_messages += lost;
+  if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
+    ring->Lost(timing_.channel_index, lost, Ns(event_loop_->monotonic_now()));
   tracing::lttng::TraceLost(&timing_, channel_->name()->c_str(), lost);
 }
 
@@ -677,6 +712,7 @@ void EventLoop::MakeRawWatcher(
     }
   }
   watchers_.push_back(DoMakeWatcher(channel, std::move(watcher)));
+  watchers_.back()->trace_index_ = next_trace_index_++;
   ReserveReportEntries();
   ApplyPathDeadlines();
 }
@@ -692,6 +728,7 @@ void EventLoop::MakeRawNoArgWatcher(
 TimerHandler* EventLoop::AddTimer(std::function<void()> fn) {
   CheckNotRunning("AddTimer");
   timers_.push_back(DoMakeTimer(std::move(fn)));
+  timers_.back()->trace_index_ = next_trace_index_++;
   timing_entries_.timers.push_back(&timers_.back()->timing_);
   ReserveReportEntries();
   return timers_.back().get();
@@ -699,6 +736,7 @@ TimerHandler* EventLoop::AddTimer(std::function<void()> fn) {
 
 TimerHandler* EventLoop::AddInternalTimer(std::function<void()> fn) {
   internal_timers_.push_back(DoMakeTimer(std::move(fn)));
+  internal_timers_.back()->trace_index_ = next_trace_index_++;
   return internal_timers_.back().get();
 }
 
@@ -844,6 +882,9 @@ void EventLoop::StartRunning() {
     phased_loop->Start();
   }
   TraceRegisterCallbacks(*this);
+  // After the timing report's timer was made.
+  MakeAskedTraceRing();
+  WriteTraceNames();
   is_running_.store(true, std::memory_order_release);
   SetTimerContext(monotonic_now());
   ++running_callbacks_;
@@ -855,6 +896,7 @@ void EventLoop::StartRunning() {
 void EventLoop::ResumeRunning() {
   CHECK(started_) << "event loop " << name_
                   << " resumed without having started";
+  WriteTraceNames();
   is_running_.store(true, std::memory_order_release);
 }
 
@@ -973,6 +1015,68 @@ void EventLoop::ClearContext() const {
   context_ = Context();
   context_.source_boot_uuid = boot_uuid();
   context_ready_ = true;
+}
+
+}  // namespace aos
+
+namespace aos {
+
+void EventLoop::SetTraceRing(std::unique_ptr<tracing::EventRing> ring) {
+  CheckNotRunning("SetTraceRing");
+  trace_ring_ = std::move(ring);
+}
+
+void EventLoop::MakeTraceRingFromFlags(std::string_view shm_base) {
+  trace_shm_base_ = std::string(shm_base);
+}
+
+void EventLoop::MakeAskedTraceRing() {
+  if (!trace_shm_base_.has_value()) return;
+  const std::string shm_base = *std::move(trace_shm_base_);
+  trace_shm_base_.reset();
+  const std::string boot_id = boot_uuid().ToString();
+  tracing::RingIdentity identity;
+  identity.pid = pid();
+  identity.boot_id = boot_id;
+  identity.node = node_ != nullptr ? node_->name()->string_view() : "";
+  identity.application = name_;
+  SetTraceRing(tracing::RingFromFlags(shm_base, identity));
+}
+
+void EventLoop::WriteTraceNames() {
+  tracing::EventRing* const ring = trace_ring_.get();
+  if (ring == nullptr) return;
+  ring->ClearNames();
+  for (const std::unique_ptr<TimerHandler>& timer : timers_) {
+    ring->AddName(tracing::TrackKind::kTimer, timer->trace_index_, -1,
+                  timer->name());
+  }
+  for (const std::unique_ptr<PhasedLoopHandler>& phased_loop : phased_loops_) {
+    ring->AddName(tracing::TrackKind::kPhasedLoop,
+                  phased_loop->timer_->trace_index_, -1,
+                  phased_loop->timer_->name());
+  }
+  // Once per channel; without allocating: a simulation resumes here
+  // between runs, where the allocation tests count.
+  auto add_channel = [&](int channel) {
+    const uint16_t index = static_cast<uint16_t>(channel);
+    if (ring->HasName(tracing::TrackKind::kChannel, index)) return;
+    ring->AddName(
+        tracing::TrackKind::kChannel, index, -1,
+        configuration_->channels()->Get(channel)->name()->string_view());
+  };
+  for (const std::unique_ptr<WatcherState>& watcher : watchers_) {
+    ring->AddName(tracing::TrackKind::kWatcher, watcher->trace_index_,
+                  watcher->timing_.channel_index,
+                  watcher->channel()->name()->string_view());
+    add_channel(watcher->timing_.channel_index);
+  }
+  for (const RawSender* sender : senders_) {
+    add_channel(sender->timing().channel_index);
+  }
+  for (const RawFetcher* fetcher : fetchers_) {
+    add_channel(fetcher->timing().channel_index);
+  }
 }
 
 }  // namespace aos

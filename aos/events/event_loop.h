@@ -72,6 +72,7 @@
 #include "aos/events/timing_entry.h"
 #include "aos/flatbuffers.h"
 #include "aos/time/time.h"
+#include "aos/tracing/event_ring.h"
 #include "aos/util/uuid.h"
 #include "flatbuffers/flatbuffers.h"
 #include "glog/logging.h"
@@ -462,6 +463,8 @@ class TimerHandler {
   // timer behind one.
   std::string_view callback_kind_ = "timer";
   timing::TimerTiming timing_;
+  // Its index in the flight recorder's ring.
+  uint16_t trace_index_ = 0;
   monotonic_clock::time_point base_ = monotonic_clock::min_time;
   monotonic_clock::duration period_ = monotonic_clock::duration::zero();
   bool enabled_ = false;
@@ -546,7 +549,8 @@ class WatcherState {
   // (its path ages too). `invalid_origins`: origins the message claimed
   // that could not be true, dropped from context.origins.
   void Call(const Context& context, uint32_t invalid_origins = 0);
-  // Counts messages the watcher never saw.
+  // Counts messages the watcher never saw (and records them in the flight
+  // recorder's ring and as an LTTng event).
   void AddLost(uint32_t lost);
 
  private:
@@ -556,6 +560,8 @@ class WatcherState {
   const Channel* const channel_;
   std::function<void(const Context&, const void*)> fn_;
   timing::WatcherTiming timing_;
+  // Its index in the flight recorder's ring.
+  uint16_t trace_index_ = 0;
   // False for a no-arg watcher: its handler sees no data (AOS's).
   bool with_data_ = true;
 };
@@ -1036,6 +1042,12 @@ class EventLoop {
   // The process id shown in timing reports.
   virtual int pid() const;
 
+  // The flight recorder's ring this loop records its events into
+  // (docs/tracing.md), or null if it has none (--trace_ring_events=0, or
+  // not running yet): it is made, and its names table written, when the
+  // loop starts running.
+  const tracing::EventRing* trace_ring() const { return trace_ring_.get(); }
+
   // The boot of the node this loop runs on: every message it sends carries
   // it (Context::source_boot_uuid).
   virtual UUID boot_uuid() const = 0;
@@ -1106,6 +1118,16 @@ class EventLoop {
   // The channel's index in the configuration.
   int ChannelIndex(const Channel* channel) const;
 
+  // Gives the loop the ring it records its events into (null: none).
+  // Before it runs.
+  void SetTraceRing(std::unique_ptr<tracing::EventRing> ring);
+  // Asks for the ring the --trace_* flags say: a ring file under
+  // `shm_base`, or in memory if `shm_base` is empty (tracing/ring_flags.h).
+  // It is made when the loop starts running: a loop that never runs leaves
+  // no file, and a program whose shm base is unusable fails on its queues
+  // first, in one line, not on its ring.
+  void MakeTraceRingFromFlags(std::string_view shm_base);
+
  private:
   friend class RawSender;
   friend class RawFetcher;
@@ -1165,6 +1187,11 @@ class EventLoop {
   // After a counted callback allocated: counts it and warns once per
   // callback.
   void NoteAllocations(const GuardedCallback& callback);
+  // Writes what each callback and channel index of the flight recorder's
+  // ring names. Before running (it is no realtime path).
+  void WriteTraceNames();
+  // Makes the ring MakeTraceRingFromFlags asked for, once.
+  void MakeAskedTraceRing();
 
   const std::string name_;
   const Configuration* const configuration_;
@@ -1217,6 +1244,12 @@ class EventLoop {
   // figures, for the reporter.
   timing::LoopTimingEntries timing_entries_;
   std::unique_ptr<TimingReporter> timing_reporter_;
+  // The flight recorder (null: off), and the index the next timer or
+  // watcher gets in it.
+  std::unique_ptr<tracing::EventRing> trace_ring_;
+  // Where StartRunning() makes the ring (MakeTraceRingFromFlags), if asked.
+  std::optional<std::string> trace_shm_base_;
+  uint16_t next_trace_index_ = 0;
 };
 
 template <typename F>

@@ -642,6 +642,7 @@ ShmEventLoop::ShmEventLoop(const Configuration* configuration,
     PCHECK(timer_fd.valid()) << "timerfd_create";
     epoll_.OnReadable(timer_fd.get(), [this]() { HandleTimers(); });
   }
+  MakeTraceRingFromFlags(shm_base_);
 }
 
 ShmEventLoop::ShmEventLoop(const Configuration* configuration)

@@ -26,6 +26,8 @@ class SimulatedEventLoop : public EventLoop {
                      const Node* node)
       : EventLoop(name, factory->configuration(), node), factory_(factory) {
     factory_->loops_.push_back(this);
+    // In memory: the simulation's rings are for its own tests and tools.
+    MakeTraceRingFromFlags("");
   }
 
   ~SimulatedEventLoop() override {

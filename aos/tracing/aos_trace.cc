@@ -1,0 +1,218 @@
+// aos_trace: the flight recorder's command line (docs/tracing.md).
+//
+//   aos_trace snapshot [--before_ms=N] [--after_ms=N] [--out=DIR]
+//   aos_trace record --out=DIR [--min_interval_ms=N] [--snapshots=N]
+//   aos_trace list DIR
+//   aos_trace prune DIR --keep=N
+
+#include <signal.h>
+#include <time.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "aos/events/shm_event_loop.h"
+#include "aos/init.h"
+#include "aos/time/time.h"
+#include "aos/tracing/chrome_trace.h"
+#include "aos/tracing/ring_file.h"
+#include "aos/tracing/snapshot_files.h"
+#include "aos/tracing/snapshot_schedule.h"
+#include "aos/util/flag_checks.h"
+#include "aos/util/str_cat.h"
+#include "aos/util/user_error.h"
+#include "gflags/gflags.h"
+
+DEFINE_int32(before_ms, 200,
+             "Milliseconds of the rings before the snapshot's time (the "
+             "command's, or the trigger's) that a snapshot keeps.");
+DEFINE_int32(after_ms, 100,
+             "Milliseconds after the snapshot's time that it keeps: the "
+             "command, or the recorder after a trigger, waits that long "
+             "before reading the rings.");
+DEFINE_string(out, ".", "Directory snapshots are written to.");
+DEFINE_int32(min_interval_ms, 1000,
+             "record: at most one snapshot per this many milliseconds of "
+             "trigger time; triggers in between are counted as suppressed.");
+DEFINE_int32(poll_ms, 5, "record: how often the rings' headers are read.");
+DEFINE_int32(snapshots, 0,
+             "record: exit after writing this many snapshots (0: until "
+             "Ctrl-C).");
+DEFINE_int32(keep, 20, "prune: how many of the newest snapshots to keep.");
+
+namespace aos::tracing {
+namespace {
+
+volatile std::sig_atomic_t stop_requested = 0;
+
+void RequestStop(int) { stop_requested = 1; }
+
+int64_t NowNs() { return monotonic_clock::now().time_since_epoch().count(); }
+
+void SleepMs(int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+// Reads every ring of the node and writes the snapshot of
+// [at_ns - before, at_ns + after]; returns the file's path.
+std::string Snapshot(int64_t at_ns, std::string reason, uint64_t suppressed) {
+  NodeRings node = ReadNodeRings(ShmBase());
+  SnapshotInfo info;
+  info.trigger_ns = reason == "snapshot" ? 0 : at_ns;
+  info.suppressed = suppressed;
+  info.skipped_rings = node.skipped;
+  for (const RingCopy& ring : node.rings) {
+    for (const Event& event : ring.events) {
+      if (event.kind == EventKind::kTrigger && event.monotonic_ns == at_ns) {
+        reason = StrCat(
+            ring.application, ": ",
+            TriggerReasonName(static_cast<TriggerReason>(event.queue_index)));
+      }
+    }
+  }
+  info.reason = reason;
+  TraceWindow window;
+  window.begin_ns = at_ns - int64_t{FLAGS_before_ms} * 1'000'000;
+  window.end_ns = at_ns + int64_t{FLAGS_after_ms} * 1'000'000;
+  const Trace trace = BuildTrace(node.rings, window, info);
+  absl::StatusOr<std::string> path = WriteSnapshot(FLAGS_out, trace, at_ns);
+  if (!path.ok()) ExitForUserError(std::string(path.status().message()));
+  for (const std::string& skipped : node.skipped) {
+    fprintf(stderr, "aos_trace: skipped ring %s\n", skipped.c_str());
+  }
+  printf("%s: %zu rings (%zu skipped), %s, %llu suppressed before it\n",
+         path->c_str(), node.rings.size(), node.skipped.size(),
+         info.reason.c_str(), static_cast<unsigned long long>(suppressed));
+  fflush(stdout);
+  return *path;
+}
+
+int Record() {
+  SnapshotSchedule schedule(int64_t{FLAGS_after_ms} * 1'000'000,
+                            int64_t{FLAGS_min_interval_ms} * 1'000'000);
+  // Path -> the ring's mapping and the trigger count last seen.
+  struct Watched {
+    MappedRing ring;
+    uint64_t triggers;
+  };
+  std::map<std::string, Watched> watched;
+  int64_t last_listed = 0;
+  int written = 0;
+  signal(SIGINT, RequestStop);
+  signal(SIGTERM, RequestStop);
+  while (stop_requested == 0) {
+    const int64_t now = NowNs();
+    if (watched.empty() || now - last_listed > 500'000'000) {
+      last_listed = now;
+      std::map<std::string, Watched> next;
+      for (const std::string& path : ListRingFiles(ShmBase(), nullptr)) {
+        auto it = watched.find(path);
+        if (it != watched.end()) {
+          next.emplace(path, std::move(it->second));
+          continue;
+        }
+        absl::StatusOr<MappedRing> mapped = MapRing(path);
+        if (!mapped.ok()) continue;
+        absl::StatusOr<RingCounters> counters =
+            ReadRingCounters(mapped->bytes());
+        // Triggers from before it was seen are not this recorder's.
+        if (counters.ok()) {
+          next.emplace(path,
+                       Watched{std::move(*mapped), counters->trigger_count});
+        }
+      }
+      watched = std::move(next);
+    }
+    for (auto& [path, ring] : watched) {
+      absl::StatusOr<RingCounters> counters =
+          ReadRingCounters(ring.ring.bytes());
+      if (!counters.ok() || counters->trigger_count == ring.triggers) continue;
+      schedule.Trigger(counters->last_trigger_ns,
+                       counters->trigger_count - ring.triggers);
+      ring.triggers = counters->trigger_count;
+    }
+    if (std::optional<int64_t> due = schedule.Due(NowNs())) {
+      Snapshot(*due, "trigger", schedule.TakeSuppressed());
+      if (++written == FLAGS_snapshots) break;
+    }
+    SleepMs(FLAGS_poll_ms);
+  }
+  printf("aos_trace record: %d snapshots written, %llu triggers suppressed\n",
+         written, static_cast<unsigned long long>(schedule.total_suppressed()));
+  return 0;
+}
+
+int List(const std::string& directory) {
+  absl::StatusOr<std::vector<std::string>> paths = ListSnapshots(directory);
+  if (!paths.ok()) ExitForUserError(std::string(paths.status().message()));
+  for (const std::string& path : *paths) printf("%s\n", path.c_str());
+  return 0;
+}
+
+int Prune(const std::string& directory) {
+  absl::StatusOr<int> removed = PruneSnapshots(directory, FLAGS_keep);
+  if (!removed.ok()) ExitForUserError(std::string(removed.status().message()));
+  printf("removed %d snapshots of %s\n", *removed, directory.c_str());
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  ExitOnFlagError(CheckInRange("--before_ms", FLAGS_before_ms, 0, 3'600'000));
+  ExitOnFlagError(CheckInRange("--after_ms", FLAGS_after_ms, 0, 3'600'000));
+  ExitOnFlagError(CheckAtLeast("--min_interval_ms", FLAGS_min_interval_ms, 0));
+  ExitOnFlagError(CheckInRange("--poll_ms", FLAGS_poll_ms, 1, 1000));
+  ExitOnFlagError(CheckNotNegative("--snapshots", FLAGS_snapshots));
+  ExitOnFlagError(CheckNotNegative("--keep", FLAGS_keep));
+  if (argc < 2) {
+    ExitForUserError("give a command: snapshot, record, list DIR or prune DIR");
+  }
+  const std::string command = argv[1];
+  if (command == "list" || command == "prune") {
+    if (argc != 3) ExitForUserError(StrCat(command, ": give one DIR"));
+    return command == "list" ? List(argv[2]) : Prune(argv[2]);
+  }
+  if (argc != 2) ExitForUserError(StrCat("unexpected argument ", argv[2]));
+  if (command != "snapshot" && command != "record") {
+    ExitForUserError(StrCat("unknown command ", command,
+                            ": give snapshot, record, list or prune"));
+  }
+  // Before waiting: a bad --out is said at once.
+  if (ListSnapshots(FLAGS_out).status().ok() == false) {
+    ExitForUserError(StrCat("--out=", FLAGS_out, ": no such directory"));
+  }
+  if (command == "record") return Record();
+  const int64_t now = NowNs();
+  SleepMs(FLAGS_after_ms);
+  Snapshot(now, "snapshot", 0);
+  return 0;
+}
+
+}  // namespace
+}  // namespace aos::tracing
+
+int main(int argc, char** argv) {
+  aos::InitGoogle(
+      &argc, &argv,
+      "Usage: aos_trace [--shm_base=DIR] snapshot [--before_ms=N] "
+      "[--after_ms=N] [--out=DIR]\n"
+      "       aos_trace [--shm_base=DIR] record [--out=DIR] "
+      "[--min_interval_ms=N] [--snapshots=N]\n"
+      "       aos_trace list DIR\n"
+      "       aos_trace prune DIR [--keep=N]\n"
+      "The flight recorder: every event loop of the node keeps its recent\n"
+      "events in a ring under <shm_base>/aos_trace. snapshot waits\n"
+      "--after_ms, then writes every ring's events from --before_ms before\n"
+      "the command to --after_ms after it as one Chrome trace (JSON; open it\n"
+      "in ui.perfetto.dev). record waits for a loop to cross a --trace_*\n"
+      "threshold and writes a snapshot around each trigger, at most one per\n"
+      "--min_interval_ms, counting the ones it suppressed. list prints the\n"
+      "snapshots of DIR, oldest first; prune removes all but the newest\n"
+      "--keep.\n"
+      "See docs/tracing.md.");
+  return aos::tracing::Main(argc, argv);
+}

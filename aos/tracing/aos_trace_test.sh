@@ -1,0 +1,60 @@
+#!/bin/bash
+# aos_trace on a real ping and pong: a storm of triggers (every wakeup over
+# a 1 us threshold) gives rate-limited snapshots of both rings that count
+# the triggers they suppressed; a snapshot skips a ring that is no ring,
+# counting it; list and prune; bad input is one line and exit 1. Counts
+# only: nothing here asserts how fast anything is.
+source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
+trace="${root}/aos/tracing/aos_trace"
+config="${root}/examples/pingpong_config.json"
+shm="${tmp}/shm"
+out="${tmp}/out"
+mkdir -p "${out}"
+
+"${root}/examples/pong" --config="${config}" --shm_base="${shm}" \
+  --priority=0 >"${tmp}/pong.log" 2>&1 &
+kill_at_exit $!
+"${root}/examples/ping" --config="${config}" --shm_base="${shm}" \
+  --priority=0 --sleep_ms=2 --trace_wakeup_threshold_us=1 \
+  >"${tmp}/ping.log" 2>&1 &
+kill_at_exit $!
+wait_until bash -c "ls '${shm}/aos_trace' | grep -q ping" ||
+  fatal "no ping ring under ${shm}/aos_trace"
+wait_until bash -c "ls '${shm}/aos_trace' | grep -q pong" ||
+  fatal "no pong ring under ${shm}/aos_trace"
+
+"${trace}" --shm_base="${shm}" record --out="${out}" --snapshots=2 \
+  --min_interval_ms=300 --before_ms=50 --after_ms=20 >"${tmp}/record.log" ||
+  fail "record exited $?: $(cat "${tmp}/record.log")"
+[[ $(grep -c '2 rings (0 skipped)' "${tmp}/record.log") == 2 ]] ||
+  fail "record did not write 2 snapshots of both rings: $(cat "${tmp}/record.log")"
+grep -q 'ping: wakeup latency' "${tmp}/record.log" ||
+  fail "no snapshot names ping's trigger: $(cat "${tmp}/record.log")"
+# The second snapshot comes after a storm of triggers it suppressed.
+last="$("${trace}" list "${out}" | tail -n 1)"
+python3 - "${last}" <<'PY' || fail "the second snapshot does not count suppressed triggers"
+import json, sys
+data = json.load(open(sys.argv[1]))["otherData"]
+sys.exit(0 if data["suppressed_snapshots"] > 0 else 1)
+PY
+
+# A file that is no ring, named for a live process: skipped and counted.
+echo "not a ring" >"${shm}/aos_trace/-.junk.$$"
+"${trace}" --shm_base="${shm}" snapshot --out="${out}" --after_ms=0 \
+  >"${tmp}/snapshot.log" 2>"${tmp}/snapshot.err" ||
+  fail "snapshot exited $?: $(cat "${tmp}/snapshot.err")"
+grep -q '2 rings (1 skipped)' "${tmp}/snapshot.log" ||
+  fail "the junk ring was not skipped: $(cat "${tmp}/snapshot.log")"
+grep -q 'junk.*less than a ring header' "${tmp}/snapshot.err" ||
+  fail "the skipped ring is not named: $(cat "${tmp}/snapshot.err")"
+
+[[ $("${trace}" list "${out}" | wc -l) == 3 ]] || fail "list: $("${trace}" list "${out}")"
+"${trace}" prune "${out}" --keep=1 | grep -q 'removed 2 snapshots' || fail "prune"
+[[ $("${trace}" list "${out}" | wc -l) == 1 ]] || fail "prune kept too many"
+
+expect_one_line_error 'no such directory' "${trace}" --out="${tmp}/missing" snapshot
+expect_one_line_error 'cannot list it' "${trace}" list "${tmp}/missing"
+expect_one_line_error 'unknown command' "${trace}" frobnicate
+expect_one_line_error 'give a command' "${trace}"
+expect_one_line_error 'poll_ms=0 is not' "${trace}" --poll_ms=0 record
+finish

@@ -1,0 +1,77 @@
+#ifndef AOS_TRACING_CHROME_TRACE_H_
+#define AOS_TRACING_CHROME_TRACE_H_
+
+// A snapshot of rings as a Chrome trace (the trace event format that
+// Perfetto and chrome://tracing open): one process per ring (loop), one
+// thread (track) per callback, a complete event ("X") per handler run,
+// instant events ("i") for sends, lost messages, missed cycles and
+// triggers, and flow events ("s" -> "f") from a send to each watcher call
+// that got that message (same channel and queue index), across processes.
+//
+//   Trace trace = BuildTrace(rings, window, info);
+//   WriteFile(path, TraceJson(trace));
+//
+// Times ("ts", "dur") are microseconds of the loops' monotonic clock.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "aos/tracing/ring_reader.h"
+
+namespace aos::tracing {
+
+// The part of the rings' time a snapshot keeps: [begin_ns, end_ns].
+struct TraceWindow {
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+};
+
+// What a snapshot says about itself (the JSON's "otherData").
+struct SnapshotInfo {
+  // Why: "snapshot" (a command) or the trigger's reason.
+  std::string reason;
+  // The trigger's time (0: a command's snapshot).
+  int64_t trigger_ns = 0;
+  // Snapshots the rate limit suppressed since the last one written.
+  uint64_t suppressed = 0;
+  // Rings found but not read (another layout, damaged), and why.
+  std::vector<std::string> skipped_rings;
+};
+
+// One trace event. Fields a phase does not use stay empty or zero.
+struct TraceEvent {
+  char phase = 'X';
+  std::string name;
+  std::string category;
+  int pid = 0;
+  int tid = 0;
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;
+  // Flow events: the flow's id.
+  uint64_t id = 0;
+  // Numeric arguments, in order; for metadata events, `text_arg` instead.
+  std::vector<std::pair<std::string, int64_t>> args;
+  std::string text_arg;
+};
+
+struct Trace {
+  std::vector<TraceEvent> events;
+  SnapshotInfo info;
+  TraceWindow window;
+  // Events the rings lost to overwriting or tearing, summed.
+  uint64_t torn = 0;
+};
+
+// Builds the trace of `rings` in `window`. A handler run is kept if it
+// overlaps the window and its start is still in the ring.
+Trace BuildTrace(const std::vector<RingCopy>& rings, const TraceWindow& window,
+                 const SnapshotInfo& info);
+
+// The strict JSON text of `trace`: {"traceEvents": [...],
+// "displayTimeUnit": "ns", "otherData": {...}}.
+std::string TraceJson(const Trace& trace);
+
+}  // namespace aos::tracing
+
+#endif  // AOS_TRACING_CHROME_TRACE_H_
