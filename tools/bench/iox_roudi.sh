@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Starting and stopping iceoryx's broker, iox-roudi, for tools/bench/ipc.sh
 # and the IPC bench's test; sourced, not run.
 #
@@ -13,6 +14,10 @@
 
 roudi_pid=""
 
+_roudi_already_running() {
+  echo "iox-roudi is already running on this machine (iceoryx 2.0 allows one; someone else's is left alone): stop it or wait for it" >&2
+}
+
 # Starts iox-roudi with config file $1, its output in $2, and waits until it
 # serves clients. Returns 1 (saying why) if it cannot start, 2 if another
 # RouDi runs.
@@ -21,6 +26,12 @@ roudi_start() {
   if ! command -v iox-roudi >/dev/null; then
     echo "no iox-roudi: apt-get install iceoryx (tools/aos.sh setup installs it)" >&2
     return 1
+  fi
+  # A running RouDi holds a flock on /tmp/roudi.lock; asking first spares
+  # the second RouDi's abort (and the shell's line about it).
+  if [[ -e /tmp/roudi.lock ]] && ! flock -n /tmp/roudi.lock true; then
+    _roudi_already_running
+    return 2
   fi
   iox-roudi -c "${config}" -l info >"${log}" 2>&1 &
   roudi_pid=$!
@@ -31,7 +42,7 @@ roudi_start() {
       wait "${roudi_pid}" 2>/dev/null || true
       roudi_pid=""
       if grep -q "ROUDI_STILL_RUNNING\|Could not acquire lock" "${log}"; then
-        echo "iox-roudi is already running on this machine (iceoryx 2.0 allows one; someone else's is left alone): stop it or wait for it" >&2
+        _roudi_already_running
         return 2
       fi
       echo "iox-roudi did not start: $(tail -n 1 "${log}")" >&2
