@@ -65,25 +65,30 @@ fi
 
 command -v iox-roudi >/dev/null ||
   fail "iox-roudi is missing: apt-get install iceoryx"
-flock -o "${lock}" "${bazel_cmd[@]}" build -c opt "${targets[@]}"
 
 # shellcheck source=tools/bench/iox_roudi.sh
 source tools/bench/iox_roudi.sh
-work="$(mktemp -d /dev/shm/aos_ipc_bench.XXXXXX)"
+work=""
 pid=""
 cleanup() {
-  # The bench and the pairs it started are one process group (setsid).
+  # The build, then the bench and the pairs it started, each one process
+  # group (setsid): a signal to ipc.sh ends what it waits for, too.
   if [[ -n "${pid}" ]] && kill -0 "${pid}" 2>/dev/null; then
     kill -TERM -- "-${pid}" 2>/dev/null || true
     sleep 1
     kill -KILL -- "-${pid}" 2>/dev/null || true
   fi
   roudi_stop
-  rm -rf "${work}"
+  [[ -z "${work}" ]] || rm -rf "${work}"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+setsid flock -o "${lock}" "${bazel_cmd[@]}" build -c opt "${targets[@]}" &
+pid=$!
+wait "${pid}" || exit $?
+pid=""
+work="$(mktemp -d /dev/shm/aos_ipc_bench.XXXXXX)"
 roudi_start tools/bench/iox_roudi.toml "${work}/roudi.log" || exit 1
 status=0
 setsid flock -o "${lock}" bazel-bin/tools/bench/ipc_bench \
