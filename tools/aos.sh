@@ -52,6 +52,10 @@ readonly PACKAGES=(
   # tools/dds_security/make_test_ca.sh makes test certificates with openssl.
   libssl-dev
   openssl
+  # tools/bench/ipc.sh runs iceoryx (iox-roudi and its libraries) beside ours.
+  iceoryx
+  libiceoryx-posh-dev
+  libiceoryx-hoofs-dev
   # MCAP logs (aos/events/logging): chunk compression and CRC-32, and Node
   # for the test that reads our logs with the MCAP project's own reader.
   libzstd-dev

@@ -86,7 +86,7 @@ bench_args=(--links="${links}" --seconds="${seconds}"
 [[ -n "${json}" ]] && bench_args+=(--json="$(realpath -m "${json}")")
 
 if ((dry_run)); then
-  echo "build:   flock ${lock} ${bazel_cmd} build -c opt ${targets[*]}"
+  echo "build:   flock -o ${lock} ${bazel_cmd} build -c opt ${targets[*]}"
   [[ "${links}" == *veth* ]] && echo "netns:   tools/netns_pair.sh up ${netns}"
   echo "measure: flock -o ${lock} bazel-bin/tools/bench/bridge_bench" \
     "--work_dir=/dev/shm/aos_bridge_bench.XXXXXX ${bench_args[*]}"
@@ -95,8 +95,10 @@ fi
 
 command -v ddsperf >/dev/null ||
   fail "ddsperf is missing: apt-get install cyclonedds-tools"
-# The build, too, under the lock every build on this machine takes.
-flock "${lock}" "${bazel_cmd}" build -c opt "${targets[@]}"
+# The build, too, under the lock every build on this machine takes. -o: the
+# lock's descriptor is closed in bazel, so a bazel server this build starts
+# does not inherit it and hold the lock for its whole idle life (3 hours).
+flock -o "${lock}" "${bazel_cmd}" build -c opt "${targets[@]}"
 
 work="$(mktemp -d /dev/shm/aos_bridge_bench.XXXXXX)"
 pid="" made_netns=0

@@ -18,7 +18,7 @@ grep -q 'bridge_bench .*--links=lo --seconds=2' "${tmp}/out" ||
   fail "--dry-run does not show the bench's command: $(cat "${tmp}/out")"
 grep -q 'flock -o /tmp/aos-bazel.lock' "${tmp}/out" ||
   fail "--dry-run does not measure under the build lock: $(cat "${tmp}/out")"
-grep -q 'build:   flock /tmp/aos-bazel.lock' "${tmp}/out" ||
+grep -q 'build:   flock -o /tmp/aos-bazel.lock' "${tmp}/out" ||
   fail "--dry-run does not build under the build lock: $(cat "${tmp}/out")"
 grep -q -- '--security=both' "${tmp}/out" ||
   fail "--dry-run does not measure the secure bridges by default: $(cat "${tmp}/out")"
