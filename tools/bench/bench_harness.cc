@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -80,6 +81,14 @@ std::vector<std::string> MissingFiles(const std::vector<std::string>& files) {
     if (!std::filesystem::exists(file)) missing.push_back(file);
   }
   return missing;
+}
+
+double ProcessCpuSeconds(pid_t pid) {
+  clockid_t clock;
+  if (clock_getcpuclockid(pid, &clock) != 0) return NAN;
+  timespec now;
+  if (clock_gettime(clock, &now) != 0) return NAN;
+  return static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9;
 }
 
 bool AbbaSecondArm(int run) { return run % 4 == 1 || run % 4 == 2; }

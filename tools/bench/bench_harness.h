@@ -12,6 +12,8 @@
 //   ExitUnlessSucceeded(*ping, "ping");   // prints its output, exit 1
 //   for (int run = 0; run < 4; ++run) Measure(AbbaSecondArm(run));
 
+#include <sys/types.h>
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -78,6 +80,13 @@ void ExitUnlessSucceeded(Subprocess& process, std::string_view name);
 
 // Of `files` (paths), those that do not exist.
 std::vector<std::string> MissingFiles(const std::vector<std::string>& files);
+
+// The CPU time (user + system, every thread, those that ended too) the
+// running process `pid` has used so far, in seconds to the nanosecond
+// (clock_getcpuclockid), where /proc's ticks are 10 ms: a loop at 100 Hz
+// uses less than that in a second. NaN if the process is gone or its clock
+// cannot be read.
+double ProcessCpuSeconds(pid_t pid);
 
 // Whether run `run` (0, 1, 2, ...) of two alternating arms A and B is B,
 // in the order A B B A A B B A ...: a machine that drifts during the bench

@@ -1,5 +1,8 @@
 #include "tools/bench/bench_harness.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <fstream>
 
@@ -13,6 +16,25 @@ TEST(BenchHarnessTest, AbbaOrder) {
   std::string order;
   for (int run = 0; run < 8; ++run) order += AbbaSecondArm(run) ? 'B' : 'A';
   EXPECT_EQ(order, "ABBAABBA");
+}
+
+TEST(BenchHarnessTest, ProcessCpuSecondsIsAProcesssCpuClock) {
+  const double before = ProcessCpuSeconds(getpid());
+  ASSERT_FALSE(std::isnan(before));
+  // Reading it costs CPU time, which the next reading shows: a CPU clock
+  // (nanoseconds), not /proc's 10 ms ticks, which would stay put.
+  double after = before;
+  for (int i = 0; i < 1000000 && after == before; ++i) {
+    after = ProcessCpuSeconds(getpid());
+  }
+  EXPECT_GT(after, before);
+  EXPECT_LT(after - before, 0.005);
+  // A process that is gone (reaped).
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  EXPECT_TRUE(std::isnan(ProcessCpuSeconds(child)));
 }
 
 TEST(BenchHarnessTest, Text) {

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -42,6 +43,7 @@
 #include "tools/bench/bench_inputs.h"
 #include "tools/bench/json_document.h"
 #include "tools/bench/rt_tests.h"
+#include "tools/bench/scale_section.h"
 
 DEFINE_string(bin_dir, "bazel-bin", "Where the aos binaries were built.");
 DEFINE_bool(long_run, false,
@@ -53,6 +55,21 @@ DEFINE_int32(interval_us, 1000, "Timer / message interval.");
 DEFINE_bool(main_job_only, false,
             "Only the main job with and without the CPU wakeup limit (no "
             "JSON, no plot).");
+DEFINE_bool(scale, true,
+            "Run the scale section last: timers in one loop and watcher "
+            "processes on one channel, each row beside cyclictest -t N "
+            "(--noscale skips it).");
+DEFINE_bool(scale_only, false,
+            "Only the scale section (with the CPU wakeup limit held; the "
+            "JSON holds the machine and the scale rows; no plot).");
+DEFINE_string(scale_timers, "1,10,100,1000",
+              "Timer counts of the scale section's rows, each at 1 kHz and "
+              "100 Hz, due together and spread.");
+DEFINE_string(scale_watchers, "1,4,16,64",
+              "Watcher process counts of the scale section's rows (1 kHz).");
+DEFINE_double(scale_seconds, 0,
+              "Seconds each side of a scale row is measured (0: 3, or 15 "
+              "with --long_run).");
 
 namespace aos::bench {
 namespace {
@@ -102,7 +119,9 @@ class Bench {
       : work_dir_(MakeWorkDir()),
         programs_(FLAGS_bin_dir, work_dir_),
         config_(ReadConfig(Binary("examples/pingpong_config.json"))),
-        scale_config_(ReadConfig(Binary("tools/bench/scale_config.json"))) {}
+        scale_config_(ReadConfig(Binary("tools/bench/scale_config.json"))),
+        scale_watchers_config_(
+            ReadConfig(Binary("tools/bench/scale_watchers_config.json"))) {}
   ~Bench() { std::filesystem::remove_all(work_dir_); }
 
   std::string Binary(std::string_view path) const {
@@ -212,9 +231,10 @@ class Bench {
       }
     }
 
-    // The CPU time the application `name` has used so far, seconds.
+    // The CPU time the application `name` has used so far, seconds (to the
+    // nanosecond: bench_harness.h's ProcessCpuSeconds).
     double CpuSeconds(std::string_view name) const {
-      return CpuSecondsOf(launcher_.Pid(name));
+      return ProcessCpuSeconds(launcher_.Pid(name));
     }
 
     // Stops everything launched (SIGTERM, then 5 s), last started first.
@@ -382,79 +402,181 @@ class Bench {
     return f;
   }
 
-  // N timers in one loop, or N processes watching one channel.
-  struct ScaleRow {
-    std::string what;
-    Figures figures;
-    double cpu_percent = NAN;
+  // scale_section.h's `load` with our loop: scale_app with N timers, or N
+  // scale_app watchers and ping sending to them, at --priority, measured
+  // for `seconds` once each has reported: wakeup latency from their timing
+  // reports, calls a second from the reports' windows, and CPU (of the
+  // timers' loop, or of every watcher process; the sender's apart) over
+  // the wall time measured. The run's shared memory (the 1000-timer
+  // reports make /aos large) is removed at once.
+  struct ScaleOurs {
+    ScaleSide side;
+    double sender_cpu_percent = NAN;
   };
-  ScaleRow RunScale(int timers, int watchers) {
+  ScaleOurs RunScaleOurs(const ScaleLoad& load, double seconds) {
     const std::string base = ShmBase();
-    // /aos has room for 100 timers' histograms here (tools/bench/scale.json).
+    // Room for 1000 timers' histograms (scale.json) or for 64 watchers
+    // (scale_watchers.json).
+    const bool timers = load.timers > 0;
     const std::string config =
-        "--config=" + Binary("tools/bench/scale_config.json");
-    Run programs(this, &scale_config_.message(), base);
-    // The applications whose CPU time is measured.
+        "--config=" + Binary(timers ? "tools/bench/scale_config.json"
+                                    : "tools/bench/scale_watchers_config.json");
+    Run programs(
+        this,
+        timers ? &scale_config_.message() : &scale_watchers_config_.message(),
+        base);
+    const std::string priority = StrCat("--priority=", FLAGS_priority);
+    // The applications whose CPU time is the row's.
     std::vector<std::string> apps;
-    if (timers > 0) {
+    if (load.timers > 0) {
       apps.push_back("scale_timers");
       programs.Launch(apps.back(), "tools/bench/scale_app",
                       {config, "--shm_base=" + base, "--name=" + apps.back(),
-                       StrCat("--timers=", timers),
-                       StrCat("--interval_us=", FLAGS_interval_us),
-                       StrCat("--priority=", FLAGS_priority)});
+                       StrCat("--timers=", load.timers),
+                       StrCat("--interval_us=", load.interval_us),
+                       StrCat("--phases=", load.Phases()), priority});
       programs.WaitUntilReporting();
     } else {
-      for (int i = 0; i < watchers; ++i) {
+      for (int i = 0; i < load.watchers; ++i) {
         apps.push_back(StrCat("watcher_", i));
         programs.Launch(apps.back(), "tools/bench/scale_app",
                         {config, "--shm_base=" + base, "--name=" + apps.back(),
-                         "--watch", StrCat("--priority=", FLAGS_priority)});
+                         "--watch", priority});
       }
       // Every watcher watches before the first ping.
       programs.WaitUntilReporting();
       programs.Launch("ping", "examples/ping",
                       {config, "--shm_base=" + base,
-                       StrCat("--sleep_us=", FLAGS_interval_us),
-                       StrCat("--priority=", FLAGS_priority)});
+                       StrCat("--sleep_us=", load.interval_us), priority});
+      programs.WaitUntilReporting();
     }
-    const milliseconds scale_duration =
-        std::max<milliseconds>(seconds(3), duration_);
-    std::vector<double> cpu_before;
-    for (const std::string& app : apps) {
-      cpu_before.push_back(programs.CpuSeconds(app));
-    }
-    auto streamer =
-        Start("aos/tools/aos_timing_report_streamer",
-              {config, "--shm_base=" + base, "--stream=false", "--format=json",
-               StrCat("--duration=", Seconds(scale_duration) + 0.5)});
+    auto cpu_now = [&]() {
+      double cpu = 0;
+      for (const std::string& app : apps) cpu += programs.CpuSeconds(app);
+      return cpu;
+    };
+    const double cpu_before = cpu_now();
+    const double sender_before =
+        load.watchers > 0 ? programs.CpuSeconds("ping") : NAN;
+    const auto wall_before = std::chrono::steady_clock::now();
+    auto streamer = Start("aos/tools/aos_timing_report_streamer",
+                          {config, "--shm_base=" + base, "--stream=false",
+                           "--format=json", StrCat("--duration=", seconds)});
     ExitUnlessSucceeded(*streamer, "the streamer");
-    double cpu = 0;
-    for (size_t i = 0; i < apps.size(); ++i)
-      cpu += programs.CpuSeconds(apps[i]) - cpu_before[i];
+    const double wall = Seconds(std::chrono::steady_clock::now() - wall_before);
+    ScaleOurs ours;
+    ours.side.cpu_percent =
+        CpuUse{.cpu_seconds = cpu_now() - cpu_before, .wall_seconds = wall}
+            .Percent();
+    if (load.watchers > 0) {
+      ours.sender_cpu_percent =
+          CpuUse{.cpu_seconds = programs.CpuSeconds("ping") - sender_before,
+                 .wall_seconds = wall}
+              .Percent();
+    }
     timing::LatencyHistogram histogram;
     timing::RunningStatistic statistic;
+    double calls_per_s = 0;
+    int reporting = 0;
     for (const auto& [name, report] : AccumulatedReports(streamer->Stdout())) {
-      if (timers > 0 && name == "scale_timers") {
-        for (const timing::TimerTiming& t : report.timers) {
-          if (t.name == "timing_reports") continue;
-          MergeLatency(t.wakeup_latency, &statistic, &histogram);
-        }
-      } else if (timers == 0 && name.starts_with("watcher_")) {
-        for (const timing::WatcherTiming& w : report.watchers) {
-          MergeLatency(w.wakeup_latency, &statistic, &histogram);
-        }
+      const bool ours_app =
+          std::find(apps.begin(), apps.end(), name) != apps.end();
+      if (!ours_app) continue;
+      ++reporting;
+      if (report.header.dropped_histograms > 0) {
+        std::cerr << "latency_bench: " << name << " dropped "
+                  << report.header.dropped_histograms
+                  << " histograms to fit /aos's max_size: the percentiles "
+                     "of '"
+                  << load.Name() << "' miss them (raise max_size in "
+                  << "tools/bench/scale.json)\n";
+      }
+      if (report.header.send_failures > 0) {
+        std::cerr << "latency_bench: " << name << " could not send "
+                  << report.header.send_failures
+                  << " of its timing reports (/aos's frequency or "
+                     "num_senders in its config): '"
+                  << load.Name() << "' misses their figures\n";
+      }
+      uint64_t calls = 0;
+      for (const timing::TimerTiming& t : report.timers) {
+        if (t.name == "timing_reports") continue;
+        MergeLatency(t.wakeup_latency, &statistic, &histogram);
+        calls += t.count;
+        ours.side.missed_cycles += t.missed_cycles;
+      }
+      for (const timing::WatcherTiming& w : report.watchers) {
+        MergeLatency(w.wakeup_latency, &statistic, &histogram);
+        calls += w.count;
+      }
+      const double window_s = report.header.window_ns() * 1e-9;
+      if (window_s > 0) calls_per_s += static_cast<double>(calls) / window_s;
+    }
+    if (reporting != static_cast<int>(apps.size())) {
+      FailWithOutput(
+          StrCat("the streamer saw reports of ", reporting, " of ", apps.size(),
+                 " applications of '", load.Name(), "' in ", seconds, " s"),
+          streamer.get());
+    }
+    ours.side.calls_per_s = calls_per_s;
+    ours.side.latency = FromHistogram(load.Name(), histogram, statistic);
+    programs.StopAll(/*must_end_well=*/false);
+    std::filesystem::remove_all(base);
+    return ours;
+  }
+
+  // cyclictest -t N beside `load` (scale_section.h's CyclictestScaleArgs)
+  // for `seconds` after its threads have started, its CPU time (from its
+  // clock, every thread) over those seconds: latency of every thread
+  // pooled, CPU, and its thread wakeups a second.
+  ScaleSide RunScaleCyclictest(const ScaleLoad& load, double seconds) {
+    // Starting 1000 threads and locking their memory takes a while; that is
+    // not measured.
+    const double warmup_s = 0.5 + 0.0005 * load.Count();
+    std::vector<std::string> args = CyclictestScaleArgs(load, FLAGS_priority);
+    args.push_back(
+        StrCat("-l", static_cast<int64_t>(std::ceil((warmup_s + seconds + 0.3) *
+                                                    1e6 / load.interval_us))));
+    RtTestRun run("cyclictest", std::move(args), work_dir_);
+    std::this_thread::sleep_for(std::chrono::duration<double>(warmup_s));
+    const double cpu_before = ProcessCpuSeconds(run.pid());
+    const auto wall_before = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    const double cpu_after = ProcessCpuSeconds(run.pid());
+    const double wall = Seconds(std::chrono::steady_clock::now() - wall_before);
+    absl::StatusOr<Figures> figures = run.Finish();
+    if (!figures.ok()) {
+      FailWithOutput(StrCat("cyclictest beside '", load.Name(),
+                            "': ", figures.status().message()),
+                     nullptr);
+    }
+    ScaleSide side;
+    side.latency = *std::move(figures);
+    side.latency.name = StrCat("cyclictest -t ", load.Count());
+    side.cpu_percent =
+        CpuUse{.cpu_seconds = cpu_after - cpu_before, .wall_seconds = wall}
+            .Percent();
+    side.calls_per_s = load.CallsPerSecond();
+    return side;
+  }
+
+  // How many watchers /test aos.examples.Ping and senders /aos
+  // aos.timing.Report have in the watcher rows' config.
+  std::pair<int, int> ScaleConfigCapacity() const {
+    int watchers = 0;
+    int senders = 0;
+    for (const Channel* channel :
+         *scale_watchers_config_.message().channels()) {
+      const std::string_view name = channel->name()->string_view();
+      const std::string_view type = channel->type()->string_view();
+      if (name == "/test" && type == "aos.examples.Ping") {
+        watchers = channel->num_watchers();
+      }
+      if (name == "/aos" && type == "aos.timing.Report") {
+        senders = channel->num_senders();
       }
     }
-    programs.StopAll(/*must_end_well=*/false);
-    ScaleRow row;
-    row.what =
-        timers > 0
-            ? StrCat(timers, " timer", timers > 1 ? "s" : "", " in one loop")
-            : StrCat(watchers, " watcher process", watchers > 1 ? "es" : "");
-    row.figures = FromHistogram(row.what, histogram, statistic);
-    row.cpu_percent = 100.0 * cpu / Seconds(scale_duration);
-    return row;
+    return {watchers, senders};
   }
 
   // The wall-clock cost of each of `names`, microbenchmarks of `binary`, in
@@ -501,8 +623,10 @@ class Bench {
   std::string work_dir_;
   BenchPrograms programs_;
   FlatbufferDetachedBuffer<Configuration> config_;
-  // The scale rows' (tools/bench/scale.json).
+  // The scale section's timer rows' (tools/bench/scale.json) and watcher
+  // rows' (scale_watchers.json).
   FlatbufferDetachedBuffer<Configuration> scale_config_;
+  FlatbufferDetachedBuffer<Configuration> scale_watchers_config_;
   std::vector<std::string> shm_bases_;
   int work_files_ = 0;
   milliseconds duration_{2500};
@@ -787,13 +911,24 @@ void WriteMainJob(const MainJob& job, JsonWriter* json) {
 
 // Ends the bench, before anything runs, on a flag out of range or a
 // baseline tool that is missing (every one named, with its package).
-void CheckFlagsAndTools() {
+// Returns the scale section's options.
+ScaleOptions CheckFlagsAndTools() {
   ExitOnFlagError(CheckInRange("--priority", FLAGS_priority, 0, 99,
                                " is not a SCHED_FIFO priority: give 1-99 (0 "
                                "runs everything at normal priority)"));
   ExitOnFlagError(
       CheckInRange("--interval_us", FLAGS_interval_us, 100, 1000000,
                    " is out of range: give 100-1000000 microseconds"));
+  absl::StatusOr<ScaleOptions> scale = ScaleOptionsFromFlags(
+      {.scale = FLAGS_scale,
+       .scale_only = FLAGS_scale_only,
+       .main_job_only = FLAGS_main_job_only,
+       .timers = FLAGS_scale_timers,
+       .watchers = FLAGS_scale_watchers,
+       .seconds = FLAGS_scale_seconds,
+       .long_run = FLAGS_long_run,
+       .cpus = static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)))});
+  ExitOnFlagError(scale.status());
   std::vector<std::string> missing;
   for (std::string_view tool : {"cyclictest", "sigwaittest", "ptsematest"}) {
     if (access(RtTestsTool(tool).c_str(), X_OK) != 0) {
@@ -808,6 +943,7 @@ void CheckFlagsAndTools() {
     ExitForUserError(StrCat("missing ", StrJoin(missing, ", "),
                             "; tools/bench/latency.sh installs them"));
   }
+  return *std::move(scale);
 }
 
 // The machine as the table's header and the JSON name it.
@@ -894,6 +1030,64 @@ Rounds RunRounds(Bench* bench, int rounds) {
   return r;
 }
 
+// The scale section as it ran (scale_section.h).
+struct ScaleResults {
+  bool ran = false;
+  ScalePlan plan;
+  std::vector<ScaleRow> rows;
+  std::vector<ScaleGoal> goals;
+  double seconds = NAN;
+};
+
+// Each row of `options` with our loop and then cyclictest -t N, or the
+// other way round (A B B A over the rows), with the CPU wakeup limit held
+// by the caller.
+ScaleResults RunScaleSection(Bench* bench, const ScaleOptions& options) {
+  ScaleResults scale;
+  scale.ran = true;
+  scale.seconds = options.seconds;
+  scale.plan = PlanScaleRows(options);
+  const int total = static_cast<int>(scale.plan.rows.size());
+  for (int i = 0; i < total; ++i) {
+    const ScaleLoad& load = scale.plan.rows[i];
+    const bool cyclictest_first = AbbaSecondArm(i);
+    std::cerr << "scale " << i + 1 << "/" << total << ": " << load.Name()
+              << (cyclictest_first ? ": cyclictest -t N, then aos\n"
+                                   : ": aos, then cyclictest -t N\n");
+    ScaleRow row{.load = load};
+    if (cyclictest_first) {
+      row.cyclictest = bench->RunScaleCyclictest(load, options.seconds);
+    }
+    const Bench::ScaleOurs ours = bench->RunScaleOurs(load, options.seconds);
+    row.ours = ours.side;
+    row.sender_cpu_percent = ours.sender_cpu_percent;
+    if (!cyclictest_first) {
+      row.cyclictest = bench->RunScaleCyclictest(load, options.seconds);
+    }
+    scale.rows.push_back(std::move(row));
+  }
+  scale.goals = EvaluateScaleGoals(scale.rows);
+  return scale;
+}
+
+void PrintScale(const ScaleResults& scale) {
+  std::cout << ScaleTable(scale.plan, scale.rows, scale.goals, scale.seconds,
+                          FLAGS_priority)
+            << std::flush;
+}
+
+// The section's keys of the JSON file: "scale_seconds_per_run", "scale"
+// (the rows), "scale_skipped" and "scale_goals".
+void WriteScale(const ScaleResults& scale, JsonWriter* json) {
+  json->Key("scale_seconds_per_run").Number(scale.seconds);
+  json->Key("scale");
+  WriteScaleRows(scale.rows, FLAGS_priority, json);
+  json->Key("scale_skipped");
+  WriteScaleSkipped(scale.plan, json);
+  json->Key("scale_goals");
+  WriteScaleGoals(scale.goals, json);
+}
+
 // What the tables and the JSON show of the rounds, scale and
 // microbenchmarks.
 struct Results {
@@ -903,7 +1097,7 @@ struct Results {
   // origins.
   double on = NAN, off = NAN, p50_on = NAN, p50_off = NAN;
   double no_paths = NAN, p50_no_paths = NAN;
-  std::vector<Bench::ScaleRow> scale;
+  ScaleResults scale;
   double record_ns = NAN, clock_ns = NAN, report_ns = NAN;
 };
 
@@ -928,16 +1122,8 @@ Results Summarize(const Rounds& r) {
   return results;
 }
 
-// Scale (1, 10, 100 timers; 1, 4, 16 watcher processes) and the
-// instrumentation's microbenchmarks, into `results`.
-void RunScaleAndMicrobenchmarks(Bench* bench, Results* results) {
-  std::cerr << "scale\n";
-  for (int timers : {1, 10, 100}) {
-    results->scale.push_back(bench->RunScale(timers, 0));
-  }
-  for (int watchers : {1, 4, 16}) {
-    results->scale.push_back(bench->RunScale(0, watchers));
-  }
+// The instrumentation's microbenchmarks, into `results`.
+void RunMicrobenchmarks(Bench* bench, Results* results) {
   const std::vector<double> timing_ns = bench->Microbenchmarks(
       "tools/bench/timing_benchmark", {"BM_RecordBoth", "BM_SteadyClockNow"});
   results->record_ns = timing_ns[0];
@@ -999,14 +1185,6 @@ void PrintResults(const Results& r) {
       "51-entry report %s us\n",
       ThreeDigits(r.record_ns).c_str(), ThreeDigits(r.clock_ns).c_str(),
       ThreeDigits(r.report_ns / 1000).c_str());
-  printf("\nScale: wakeup latency (us) and CPU use\n");
-  for (const auto& s : r.scale) {
-    printf("  %-26s avg %6s  p99 %6s  max %6s  cpu %5s%%\n", s.what.c_str(),
-           ThreeDigits(s.figures.avg_us).c_str(),
-           ThreeDigits(s.figures.p99_us).c_str(),
-           ThreeDigits(s.figures.max_us).c_str(),
-           ThreeDigits(s.cpu_percent).c_str());
-  }
   printf(
       "\nGoals: timer avg <= 1.10x and p99 <= 1.20x cyclictest: %s, %s; "
       "watcher avg <= 1.10x "
@@ -1017,6 +1195,25 @@ void PrintResults(const Results& r) {
       r.watcher.avg_us <= 1.10 * r.sigwait.avg_us ? "met" : "MISSED",
       std::abs(r.on / r.off - 1) <= 0.02 ? "met" : "MISSED",
       std::abs(r.on / r.no_paths - 1) <= 0.02 ? "met" : "MISSED");
+  if (r.scale.ran) {
+    printf("\n");
+    fflush(stdout);
+    PrintScale(r.scale);
+  }
+}
+
+// The "machine" object of the JSON file.
+void WriteMachine(const Machine& m, bool limit_held, JsonWriter* json) {
+  json->Key("machine").BeginObject();
+  json->Key("cpu").String(m.cpu());
+  json->Key("cores").Number(m.info.hardware_threads);
+  json->Key("kernel").String(m.info.kernel);
+  json->Key("clocksource").String(m.clocksource());
+  json->Key("sched_fifo").Bool(m.fifo);
+  json->Key("cpuidle_driver").String(m.cpuidle());
+  json->Key("cpuidle_governor").String(m.governor());
+  json->Key("cpu_dma_latency_held_at_zero").Bool(limit_held);
+  json->EndObject();
 }
 
 // Every figure, as the JSON file holds it.
@@ -1025,16 +1222,7 @@ std::string ResultsJson(const Machine& m, bool limit_held, int rounds,
                         const Results& r) {
   JsonWriter json(2);
   json.BeginObject();
-  json.Key("machine").BeginObject();
-  json.Key("cpu").String(m.cpu());
-  json.Key("cores").Number(m.info.hardware_threads);
-  json.Key("kernel").String(m.info.kernel);
-  json.Key("clocksource").String(m.clocksource());
-  json.Key("sched_fifo").Bool(m.fifo);
-  json.Key("cpuidle_driver").String(m.cpuidle());
-  json.Key("cpuidle_governor").String(m.governor());
-  json.Key("cpu_dma_latency_held_at_zero").Bool(limit_held);
-  json.EndObject();
+  WriteMachine(m, limit_held, &json);
   json.Key("priority").Number(FLAGS_priority);
   json.Key("interval_us").Number(FLAGS_interval_us);
   json.Key("rounds").Number(rounds);
@@ -1074,28 +1262,59 @@ std::string ResultsJson(const Machine& m, bool limit_held, int rounds,
   json.Key("clock_read_ns").Number(r.clock_ns);
   json.Key("build_report_ns").Number(r.report_ns);
   json.EndObject();
-  json.Key("scale").BeginArray();
-  for (const Bench::ScaleRow& row : r.scale) {
-    json.BeginObject();
-    json.Key("what").String(row.what);
-    json.Key("cpu_percent").Number(row.cpu_percent);
-    figures("latency", row.figures);
-    json.EndObject();
-  }
-  json.EndArray();
+  if (r.scale.ran) WriteScale(r.scale, &json);
   json.EndObject();
   return json.Text();
 }
 
+// --scale_only: the scale section alone, and a JSON file of the machine
+// and the section.
+int RunScaleOnly(Bench* bench, const Machine& machine,
+                 const ScaleOptions& options, FlagOutputFile* json_file) {
+  // Held as for the rest of a whole run.
+  auto dma_latency = CpuLatencyLimit::HoldForAllCpus(0);
+  std::cout << "Scale section: /dev/cpu_dma_latency "
+            << (dma_latency.ok()
+                    ? "held at 0 us for every measurement"
+                    : StrCat("NOT held (", dma_latency.status().message(),
+                             "): cyclictest holds it during its own runs "
+                             "only, which favours it where CPUs have deep "
+                             "idle states"))
+            << "\n"
+            << std::flush;
+  const ScaleResults scale = RunScaleSection(bench, options);
+  bench->CleanShm();
+  std::cout << "\n";
+  PrintScale(scale);
+  JsonWriter json(2);
+  json.BeginObject();
+  WriteMachine(machine, dma_latency.ok(), &json);
+  json.Key("priority").Number(FLAGS_priority);
+  WriteScale(scale, &json);
+  json.EndObject();
+  json_file->WriteAndClose(json.Text());
+  std::cout << "\nWrote " << FLAGS_json << "\n";
+  return 0;
+}
+
 int Main() {
-  CheckFlagsAndTools();
+  const ScaleOptions scale_options = CheckFlagsAndTools();
   // Opened now, so that a path it cannot write fails before measuring.
   FlagOutputFile json_file("--json", FLAGS_main_job_only ? "" : FLAGS_json);
   Bench bench;
+  if (FLAGS_scale && !FLAGS_main_job_only) {
+    const auto [watchers, senders] = bench.ScaleConfigCapacity();
+    ExitOnFlagError(CheckScaleCapacity(
+        scale_options, watchers, senders,
+        bench.Binary("tools/bench/scale_watchers_config.json")));
+  }
   const int rounds = FLAGS_long_run ? 6 : 4;
   bench.SetDuration(FLAGS_long_run ? seconds(20) : milliseconds(2500));
   const Machine machine{.info = ReadMachineInfo(), .fifo = SchedFifoGranted()};
   PrintMachine(machine);
+  if (FLAGS_scale_only) {
+    return RunScaleOnly(&bench, machine, scale_options, &json_file);
+  }
 
   const MainJob main_job = RunMainJob(&bench);
   PrintMainJob(main_job, machine.cpuidle());
@@ -1119,7 +1338,8 @@ int Main() {
             << FLAGS_priority
             << ", each round running every measurement in turn\n\n";
   Results results = Summarize(RunRounds(&bench, rounds));
-  RunScaleAndMicrobenchmarks(&bench, &results);
+  RunMicrobenchmarks(&bench, &results);
+  if (FLAGS_scale) results.scale = RunScaleSection(&bench, scale_options);
   bench.CleanShm();
 
   PrintResults(results);
@@ -1136,7 +1356,8 @@ int Main() {
 int main(int argc, char** argv) {
   aos::InitGoogle(
       &argc, &argv,
-      "Usage: latency_bench [--long_run] [--json=FILE] [--plot=FILE.png]\n"
+      "Usage: latency_bench [--long_run] [--main_job_only | --scale_only | "
+      "--noscale] [--json=FILE] [--plot=FILE.png]\n"
       "Run through tools/bench/latency.sh. docs/benchmarks.md.");
   return aos::bench::Main();
 }

@@ -31,7 +31,10 @@ TEST(LatencyBenchTest, BadFlagsAreNamedBeforeAnythingRuns) {
            {"--interval_us=0", "--interval_us=0"},
            {"--interval_us=5000000", "--interval_us=5000000"},
            {"--priority=120", "--priority=120"},
-           {"--priority=-1", "--priority=-1"}}) {
+           {"--priority=-1", "--priority=-1"},
+           {"--scale_timers=1,0", "--scale_timers=1,0: '0' is not"},
+           {"--scale_watchers=", "--scale_watchers= is empty"},
+           {"--scale_seconds=-2", "--scale_seconds=-2"}}) {
     Subprocess bench(testing::ArtifactPath("tools/bench/latency_bench"),
                      {flag, "--rt_tests_dir=" + dir}, dir);
     EXPECT_EQ(bench.Wait(), 1) << flag;
@@ -39,6 +42,22 @@ TEST(LatencyBenchTest, BadFlagsAreNamedBeforeAnythingRuns) {
     EXPECT_THAT(bench.Stderr(), ::testing::Not(HasSubstr("missing")))
         << flag << ": the flag is checked first";
     EXPECT_EQ(bench.Stdout(), "") << flag;
+  }
+}
+
+TEST(LatencyBenchTest, SectionsThatContradictEachOtherAreRefused) {
+  const std::string dir = testing::TestTempDir();
+  for (const auto& flags : std::vector<std::vector<std::string>>{
+           {"--scale_only", "--main_job_only"},
+           {"--scale_only", "--noscale"}}) {
+    std::vector<std::string> args = flags;
+    args.push_back("--rt_tests_dir=" + dir);
+    Subprocess bench(testing::ArtifactPath("tools/bench/latency_bench"), args,
+                     dir);
+    EXPECT_EQ(bench.Wait(), 1) << flags[1];
+    EXPECT_THAT(bench.Stderr(), HasSubstr("--scale_only=true cannot go with"))
+        << flags[1];
+    EXPECT_EQ(bench.Stdout(), "");
   }
 }
 

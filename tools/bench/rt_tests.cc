@@ -61,7 +61,22 @@ absl::StatusOr<Figures> FiguresFromRtTestsJson(std::string name,
   if (!thread.exists()) return thread.status();
   if (thread["receiver"].exists())
     return FromSenderReceiver(std::move(f), thread);
-  if (thread["histogram"].exists()) return FromCyclictest(std::move(f), thread);
+  if (thread["histogram"].exists()) {
+    // Every thread (cyclictest -t N), pooled.
+    absl::StatusOr<std::vector<std::pair<std::string, JsonValue>>> threads =
+        root["thread"].Members();
+    if (!threads.ok()) return threads.status();
+    std::vector<Figures> each;
+    for (const auto& [key, value] : *threads) {
+      absl::StatusOr<Figures> one = FromCyclictest(f, value);
+      if (!one.ok()) return one.status();
+      each.push_back(*std::move(one));
+    }
+    if (each.size() == 1) return each[0];
+    // Weighted by each thread's samples; each average was raised by 0.5 us,
+    // so the pooled one is too.
+    return Merge(f.name, each);
+  }
   return absl::InvalidArgumentError(StrCat(
       thread.source(), ": ", thread.path(),
       " holds neither a receiver (sigwaittest, ptsematest) nor a histogram "
@@ -71,26 +86,38 @@ absl::StatusOr<Figures> FiguresFromRtTestsJson(std::string name,
 absl::StatusOr<Figures> RunRtTest(std::string_view tool,
                                   std::vector<std::string> args,
                                   const std::string& work_dir) {
+  return RtTestRun(tool, std::move(args), work_dir).Finish();
+}
+
+RtTestRun::RtTestRun(std::string_view tool, std::vector<std::string> args,
+                     const std::string& work_dir)
+    : tool_(tool) {
   static std::atomic<int> runs{0};
-  const std::string json_path =
-      StrCat(work_dir, "/", tool, ".", ++runs, ".json");
-  args.push_back("--json=" + json_path);
-  Subprocess process(RtTestsTool(tool), std::move(args), work_dir);
-  const int status = process.Wait();
+  json_path_ = StrCat(work_dir, "/", tool, ".", ++runs, ".json");
+  args.push_back("--json=" + json_path_);
+  process_ = std::make_unique<Subprocess>(RtTestsTool(tool), std::move(args),
+                                          work_dir);
+}
+
+RtTestRun::~RtTestRun() = default;
+
+pid_t RtTestRun::pid() const { return process_->pid(); }
+
+absl::StatusOr<Figures> RtTestRun::Finish() {
+  const int status = process_->Wait();
   if (status != 0) {
-    return absl::InternalError(
-        StrCat(RtTestsTool(tool), " exited ", status, ": ", process.Stderr()));
+    return absl::InternalError(StrCat(RtTestsTool(tool_), " exited ", status,
+                                      ": ", process_->Stderr()));
   }
-  absl::StatusOr<JsonDocument> json = JsonDocument::ReadFile(json_path);
+  absl::StatusOr<JsonDocument> json = JsonDocument::ReadFile(json_path_);
   if (!json.ok()) {
     // cyclictest, for one, exits 0 after a usage message.
     return absl::InternalError(
-        StrCat(RtTestsTool(tool), " wrote no --json file (",
-               json.status().message(), "); it said: ", process.Stderr()));
+        StrCat(RtTestsTool(tool_), " wrote no --json file (",
+               json.status().message(), "); it said: ", process_->Stderr()));
   }
-  absl::StatusOr<Figures> figures =
-      FiguresFromRtTestsJson(std::string(tool), json->root());
-  std::remove(json_path.c_str());
+  absl::StatusOr<Figures> figures = FiguresFromRtTestsJson(tool_, json->root());
+  std::remove(json_path_.c_str());
   return figures;
 }
 

@@ -58,6 +58,23 @@ TEST(FiguresFromRtTestsJsonTest, CyclictestsOverflowsAreCyclesMinusItsClasses) {
   EXPECT_EQ(f->p999_us, 87) << "in the overflow only the max is known";
 }
 
+TEST(FiguresFromRtTestsJsonTest, CyclictestsThreadsArePooled) {
+  // cyclictest --mlockall -p80 -i1000 -l20 --threads=3 --aligned=0
+  // --histogram=2000 -q: three threads of 20 cycles.
+  auto f = FromTestdata("cyclictest_threads.json");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->count, 60);
+  EXPECT_EQ(f->overflows, 0u);
+  EXPECT_EQ(f->min_us, 6) << "thread 2's";
+  EXPECT_EQ(f->max_us, 41) << "thread 0's";
+  // The threads' averages (23.25, 23.5, 14.75) weighted by their cycles,
+  // each raised by 0.5 us.
+  EXPECT_DOUBLE_EQ(f->avg_us, (23.25 + 23.5 + 14.75) / 3 + 0.5);
+  uint64_t pooled = 0;
+  for (const auto& [bin, count] : f->bins) pooled += count;
+  EXPECT_EQ(pooled, 60u) << "every thread's classes";
+}
+
 TEST(FiguresFromRtTestsJsonTest, AnEmptyHistogramIsAllOverflow) {
   // cyclictest -p80 -i1000 -l20 --histogram=3 -q: "histogram": {}.
   auto f = FromTestdata("cyclictest_all_overflow.json");
@@ -132,6 +149,16 @@ TEST_F(RunRtTestTest, RunsAnyToolAndReadsItsJsonFile) {
       RunRtTest("sigwaittest", {"-f", "-i1000", "-l20", "-q"}, work_dir_);
   ASSERT_TRUE(sigwait.ok()) << sigwait.status().message();
   EXPECT_EQ(sigwait->count, 20);
+}
+
+TEST_F(RunRtTestTest, ARunIsReadWhenFinished) {
+  RtTestRun run("cyclictest",
+                {"-i1000", "-l20", "--threads=2", "--histogram=100000", "-q"},
+                work_dir_);
+  EXPECT_GT(run.pid(), 0);
+  auto f = run.Finish();
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->count, 40) << "both threads";
 }
 
 TEST_F(RunRtTestTest, AToolThatFailsIsAnErrorWithItsOutput) {
