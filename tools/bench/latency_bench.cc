@@ -1267,21 +1267,29 @@ std::string ResultsJson(const Machine& m, bool limit_held, int rounds,
   return json.Text();
 }
 
-// --scale_only: the scale section alone, and a JSON file of the machine
-// and the section.
-int RunScaleOnly(Bench* bench, const Machine& machine,
-                 const ScaleOptions& options, FlagOutputFile* json_file) {
-  // Held as for the rest of a whole run.
+// Holds /dev/cpu_dma_latency at 0 us for what follows and prints, after
+// `heading`, whether it was granted (without it, cyclictest's own hold
+// during its runs favours it where CPUs have deep idle states).
+absl::StatusOr<std::unique_ptr<CpuLatencyLimit>> HoldCpuLatencyLimitSaying(
+    std::string_view heading) {
   auto dma_latency = CpuLatencyLimit::HoldForAllCpus(0);
-  std::cout << "Scale section: /dev/cpu_dma_latency "
+  std::cout << heading << ": /dev/cpu_dma_latency "
             << (dma_latency.ok()
                     ? "held at 0 us for every measurement"
                     : StrCat("NOT held (", dma_latency.status().message(),
                              "): cyclictest holds it during its own runs "
                              "only, which favours it where CPUs have deep "
-                             "idle states"))
-            << "\n"
-            << std::flush;
+                             "idle states"));
+  return dma_latency;
+}
+
+// --scale_only: the scale section alone, and a JSON file of the machine
+// and the section.
+int RunScaleOnly(Bench* bench, const Machine& machine,
+                 const ScaleOptions& options, FlagOutputFile* json_file) {
+  // Held as for the rest of a whole run.
+  auto dma_latency = HoldCpuLatencyLimitSaying("Scale section");
+  std::cout << "\n" << std::flush;
   const ScaleResults scale = RunScaleSection(bench, options);
   bench->CleanShm();
   std::cout << "\n";
@@ -1325,15 +1333,9 @@ int Main() {
 
   // From here on, every measurement runs with the limit held, ours and the
   // baselines alike (cyclictest holds it itself, the others do not).
-  auto dma_latency = CpuLatencyLimit::HoldForAllCpus(0);
-  std::cout << "\nThe rest: /dev/cpu_dma_latency "
-            << (dma_latency.ok()
-                    ? "held at 0 us for every measurement"
-                    : StrCat("NOT held (", dma_latency.status().message(),
-                             "): cyclictest holds it during its own runs "
-                             "only, which favours it where CPUs have deep "
-                             "idle states"))
-            << "\nRuns: " << rounds << " rounds of " << bench.Loops()
+  std::cout << "\n";
+  auto dma_latency = HoldCpuLatencyLimitSaying("The rest");
+  std::cout << "\nRuns: " << rounds << " rounds of " << bench.Loops()
             << " cycles of " << FLAGS_interval_us << " us at priority "
             << FLAGS_priority
             << ", each round running every measurement in turn\n\n";
