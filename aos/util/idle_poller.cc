@@ -1,6 +1,7 @@
 #include "aos/util/idle_poller.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -63,6 +64,11 @@ absl::StatusOr<std::unique_ptr<IdlePoller>> IdlePoller::Start(
     std::atomic<bool>* stop = &poller->stop_;
     poller->threads_.emplace_back([cpu, tid, stop, &result, &step]() {
       pthread_setname_np(pthread_self(), "aos_idle_poll");
+      // Signals are for the process's other threads: a stop signal handled
+      // here, at SCHED_IDLE, could wait behind every other thread.
+      sigset_t all;
+      sigfillset(&all);
+      pthread_sigmask(SIG_BLOCK, &all, nullptr);
       tid->store(static_cast<pid_t>(syscall(SYS_gettid)));
       const int error = BecomeIdlePoller(cpu, &step);
       result.store(error, std::memory_order_release);

@@ -36,7 +36,8 @@ namespace aos {
 
 class IdlePoller {
  public:
-  // Starts a SCHED_IDLE spinning thread on each CPU of `cpus`. Fails, with
+  // Starts a SCHED_IDLE spinning thread on each CPU of `cpus`, with every
+  // signal blocked (they go to the process's other threads). Fails, with
   // no thread left running, when `cpus` is empty or a thread cannot be
   // pinned or given SCHED_IDLE (a CPU that does not exist or is not
   // allowed), naming the CPU.

@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <csignal>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -33,6 +34,19 @@ int PolicyOf(pid_t tid) {
   return std::stoi(field);
 }
 
+// The blocked signals of thread `tid` (/proc's SigBlk: bit N-1 for signal
+// N).
+uint64_t BlockedSignalsOf(pid_t tid) {
+  std::ifstream status("/proc/self/task/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("SigBlk:")) {
+      return std::stoull(line.substr(line.find_last_of('\t') + 1), nullptr, 16);
+    }
+  }
+  return 0;
+}
+
 TEST(IdlePollerTest, OneIdleThreadPinnedToEachCpu) {
   const cpu_set_t cpus = AllowedCpus();
   absl::StatusOr<std::unique_ptr<IdlePoller>> poller = IdlePoller::Start(cpus);
@@ -46,6 +60,11 @@ TEST(IdlePollerTest, OneIdleThreadPinnedToEachCpu) {
       ++cpu;
     } while (!CPU_ISSET(cpu, &cpus));
     EXPECT_EQ(PolicyOf(tid), SCHED_IDLE) << "thread " << tid;
+    const uint64_t blocked = BlockedSignalsOf(tid);
+    for (int signal : {SIGINT, SIGHUP, SIGTERM, SIGRTMIN, SIGRTMAX}) {
+      EXPECT_NE(blocked & (uint64_t{1} << (signal - 1)), 0u)
+          << "thread " << tid << " does not block signal " << signal;
+    }
     cpu_set_t affinity;
     CPU_ZERO(&affinity);
     ASSERT_EQ(sched_getaffinity(tid, sizeof(affinity), &affinity), 0);
