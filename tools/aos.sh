@@ -3,6 +3,9 @@
 #
 #   tools/aos.sh run      the main job: ping + pong + the streamer (README.md)
 #                         --log=FILE.mcap also records the run (docs/logging.md)
+#                         --trace_wakeup_threshold_us=N snapshots what every
+#                         loop did around each late wakeup, into --trace_dir
+#                         (default ./aos_traces; docs/tracing.md)
 #   tools/aos.sh run --multinode   the same across two nodes and two bridges
 #   tools/aos.sh test     every test; ends with "N passed, N failed"
 #   tools/aos.sh build    bazel build //...
@@ -193,13 +196,16 @@ running() {
 # ours (aos_logger's --log_file); ping's rate and mode (--sleep_ms,
 # --sleep_us, --phased_loop) go to ping; the realtime settings (--priority,
 # --affinity, --cpu_dma_latency_us, --cpu_dma_latency_scope, --busy_poll_us,
-# --idle_poll) to ping and pong; everything else to the streamer.
-readonly RUN_ROUTING="run passes --sleep_ms, --sleep_us and --phased_loop to ping; --priority, --affinity, --cpu_dma_latency_*, --busy_poll_us and --idle_poll to ping and pong; --log to aos_logger; everything else to aos_timing_report_streamer (docs/pingpong.md)"
+# --idle_poll) and the flight recorder's (--trace_*) to ping and pong;
+# --trace_dir=DIR is ours (aos_trace record --out, single node); everything
+# else to the streamer. The caller declares trace_dir too.
+readonly RUN_ROUTING="run passes --sleep_ms, --sleep_us and --phased_loop to ping; --priority, --affinity, --cpu_dma_latency_*, --busy_poll_us, --idle_poll and --trace_* to ping and pong; --log to aos_logger; --trace_dir to aos_trace record; everything else to aos_timing_report_streamer (docs/pingpong.md)"
 split_run_args() {
   local arg
   for arg in "$@"; do
     case "${arg}" in
       --log=?*) log_file="${arg#--log=}" ;;
+      --trace_dir=?*) trace_dir="${arg#--trace_dir=}" ;;
       --log | --log=)
         log "--log needs a file: --log=FILE.mcap"
         return 1
@@ -208,13 +214,29 @@ split_run_args() {
         ping_args+=("${arg}")
         ;;
       --priority=* | --affinity=* | --cpu_dma_latency_us=* | --cpu_dma_latency_scope=* | \
-        --busy_poll_us=* | --idle_poll | --idle_poll=* | --noidle_poll)
+        --busy_poll_us=* | --idle_poll | --idle_poll=* | --noidle_poll | \
+        --trace_ring_events=* | --trace_wakeup_threshold_us=* | \
+        --trace_handler_threshold_us=* | --trace_on_missed_cycles* | \
+        --trace_on_lost_messages* | --notrace_on_*)
         ping_args+=("${arg}")
         pong_args+=("${arg}")
         ;;
       *) streamer_args+=("${arg}") ;;
     esac
   done
+  # A trigger asks for snapshots: they go to ./aos_traces unless told.
+  if [[ -z "${trace_dir}" ]] &&
+    [[ " ${ping_args[*]+"${ping_args[*]}"}" =~ \ --trace_(wakeup|handler|on_) ]]; then
+    trace_dir="aos_traces"
+  fi
+  if [[ -n "${trace_dir}" ]]; then
+    [[ "${trace_dir}" != /* ]] && trace_dir="${CALLER_DIR}/${trace_dir}"
+    # Checked before anything is built, as --log is.
+    if ! mkdir -p "${trace_dir}" 2>/dev/null || [[ ! -w "${trace_dir}" ]]; then
+      log "--trace_dir=${trace_dir}: cannot write there; nothing was run"
+      return 1
+    fi
+  fi
   if [[ -n "${log_file}" ]]; then
     [[ "${log_file}" != /* ]] && log_file="${CALLER_DIR}/${log_file}"
     # Checked before anything is built, so that a run that cannot be
@@ -444,13 +466,14 @@ share_one_cpu() {
 # Arguments: split_run_args. Fails when a program could not start, when
 # ping got no pong, or when the recording failed.
 run_main_job() {
-  local log_file="" ping_args=() pong_args=() streamer_args=()
+  local log_file="" trace_dir="" ping_args=() pong_args=() streamer_args=()
   split_run_args "$@" || return 1
   share_one_cpu
   local targets=(//examples:ping //examples:pong
     //aos/tools:aos_timing_report_streamer //aos/starter:starterd
     //aos/starter:aos_starter)
   [[ -n "${log_file}" ]] && targets+=(//aos/events/logging:aos_logger)
+  [[ -n "${trace_dir}" ]] && targets+=(//aos/tracing:aos_trace)
   bazel_cmd build "${targets[@]}"
   local base work status=0 bin starter=""
   bin="$(pwd)/bazel-bin"
@@ -485,6 +508,13 @@ run_main_job() {
       "${bin}/aos/events/logging/aos_logger" true "${common[@]}" \
       --log_file="${log_file}")")
   fi
+  if [[ -n "${trace_dir}" ]]; then
+    # The node's flight recorder: a snapshot of every loop's ring around
+    # each trigger of ping's or pong's --trace_* thresholds.
+    applications+=("$(application_json aos_trace \
+      "${bin}/aos/tracing/aos_trace" true "${quiet[@]}" --shm_base="${base}" \
+      record --out="${trace_dir}")")
+  fi
   applications+=("$(application_json pong "${bin}/examples/pong" true \
     "${common[@]}" "${pong_args[@]+"${pong_args[@]}"}")")
   applications+=("$(application_json ping "${bin}/examples/ping" false \
@@ -499,7 +529,8 @@ run_main_job() {
   local aos_starter=("${bin}/aos/starter/aos_starter" "${common[@]}"
     --timeout_s=60)
   local recorder=()
-  [[ -n "${log_file}" ]] && recorder=(aos_logger)
+  [[ -n "${log_file}" ]] && recorder+=(aos_logger)
+  [[ -n "${trace_dir}" ]] && recorder+=(aos_trace)
   if "${aos_starter[@]}" --until_reporting start pong >/dev/null &&
     started_ok "${aos_starter[@]}" -- "${recorder[@]+"${recorder[@]}"}" &&
     "${aos_starter[@]}" --until_reporting start ping >/dev/null; then
@@ -543,6 +574,11 @@ finish_launched_run() {
     ((status == 0)) && status=1
   fi
   compare_with_machine "${work}/ping.json"
+  if [[ -n "${trace_dir:-}" ]]; then
+    local snapshots
+    snapshots="$(find "${trace_dir}" -maxdepth 1 -name 'aos_trace.*.json' -newer "${work}/node.json" | wc -l)"
+    log "flight recorder: ${snapshots} snapshot(s) of this run in ${trace_dir} (bazel-bin/aos/tracing/aos_trace list ${trace_dir}; open one in Perfetto's trace viewer)"
+  fi
   return "${status}"
 }
 
@@ -557,8 +593,12 @@ finish_launched_run() {
 # records pi1 (what ping's node can read: its own channels and those
 # forwarded from pi2). Arguments, ordering and failures as run_main_job.
 run_multinode_job() {
-  local log_file="" ping_args=() pong_args=() streamer_args=()
+  local log_file="" trace_dir="" ping_args=() pong_args=() streamer_args=()
   split_run_args "$@" || return 1
+  if [[ -n "${trace_dir}" ]]; then
+    log "--trace_dir: run --multinode has no flight recorder yet (each node's rings stay in its shared memory); nothing was run"
+    return 1
+  fi
   local targets=(//examples:ping //examples:pong
     //aos/tools:aos_timing_report_streamer //aos/network:message_bridge
     //aos/tools:aos_dump //examples:multinode_pingpong_config

@@ -29,6 +29,7 @@ calls="${tmp}/calls"
 mkdir -p "${tree}/tools/dds_security" "${tree}/bazel-bin/examples" \
   "${tree}/bazel-bin/aos/tools" "${tree}/bazel-bin/aos/events/logging" \
   "${tree}/bazel-bin/aos/network" "${tree}/bazel-bin/aos/starter" \
+  "${tree}/bazel-bin/aos/tracing" \
   "${tree}/aos/events/logging/mcap_check" "${tree}/aos/tracing/trace_check" \
   "${tmp}/bin" "${calls}" "${tmp}/run"
 cp "${script}" "${tree}/tools/aos.sh"
@@ -53,6 +54,7 @@ fake "${tmp}/bin/npm" 'echo "npm ERR! network request to https://registry.npmjs.
 fake "${tmp}/bin/cyclictest" 'for a; do [[ $a == --json=* ]] && echo "{\"thread\": {\"0\": {\"cycles\": 100, \"histogram\": {\"20\": 50, \"30\": 49, \"60\": 1}}}}" >"${a#--json=}"; done; exit 0'
 fake "${tree}/bazel-bin/examples/pong" "${PROGRAM}"
 fake "${tree}/bazel-bin/aos/network/message_bridge" "${PROGRAM}"
+fake "${tree}/bazel-bin/aos/tracing/aos_trace" "${PROGRAM}"
 fake "${tree}/bazel-bin/aos/tools/aos_dump" 'echo "\"CONNECTED\""'
 fake "${tree}/tools/netns_pair.sh" 'exit 1'
 # starterd as it behaves, for what run needs: runs --config's autostart
@@ -194,6 +196,29 @@ tail -n 1 "${tmp}/run/all" | grep -q '^aos: this machine at 1000 Hz, SCHED_FIFO 
   fail "no comparison with cyclictest last: $(tail -n 3 "${tmp}/run/all")"
 grep -q '^aos: idle .*; waking one costs about 20 us here (cyclictest.s p50)' "${tmp}/run/all" ||
   fail "no idle regime: $(cat "${tmp}/run/all")"
+
+# A trigger threshold goes to ping and pong, and the node's flight recorder
+# runs beside them, writing where --trace_dir says.
+aos run --trace_wakeup_threshold_us=500 --trace_dir="${tmp}/run/traces"
+status=$?
+[[ ${status} == 0 ]] || fail "run --trace_* exited ${status}: $(cat "${tmp}/run/all")"
+grep -q -- '--trace_wakeup_threshold_us=500' "${calls}/ping" ||
+  fail "ping did not get the threshold: $(called ping)"
+grep -q -- '--trace_wakeup_threshold_us=500' "${calls}/pong" ||
+  fail "pong did not get the threshold: $(called pong)"
+grep -q -- "record --out=${tmp}/run/traces" "${calls}/aos_trace" ||
+  fail "aos_trace did not record: $(called aos_trace)"
+grep -q -- '--trace' "${calls}/aos_timing_report_streamer" &&
+  fail "the streamer got the recorder's flags: $(called aos_timing_report_streamer)"
+grep -q "^aos: flight recorder: 0 snapshot(s) of this run in ${tmp}/run/traces" "${tmp}/run/all" ||
+  fail "the snapshots are not counted: $(cat "${tmp}/run/all")"
+
+aos run --trace_dir=/proc/no_such_dir
+status=$?
+[[ ${status} == 1 ]] || fail "run --trace_dir=/proc/no_such_dir exited ${status}, want 1"
+grep -q -- '--trace_dir=/proc/no_such_dir: cannot write there; nothing was run' "${tmp}/run/all" ||
+  fail "the bad --trace_dir is not named: $(cat "${tmp}/run/all")"
+[[ -z "$(called bazel)" ]] || fail "built before refusing --trace_dir: $(called bazel)"
 
 aos run --bogus
 status=$?
