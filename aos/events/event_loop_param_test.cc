@@ -3729,8 +3729,15 @@ TEST_P(AbstractEventLoopTest, AFetchPassesItsOriginsOn) {
   Sender<TestReply> commands = control->MakeSender<TestReply>("/test");
   monotonic_clock::time_point read_at = monotonic_clock::min_time;
   monotonic_clock::time_point control_at = monotonic_clock::min_time;
-  TimerHandler* read = sensor->AddTimer(
-      [&]() { ASSERT_EQ(SendPing(&readings, 1), RawSender::Error::kOk); });
+  // One reading, taken once the actor watches (it has seen a command), so
+  // that a loop started late cannot miss the command that carries it.
+  std::atomic<bool> actor_watches = false;
+  TimerHandler* read = sensor->AddTimer([&]() {
+    if (!actor_watches.load()) return;
+    read_at = sensor->context().monotonic_event_time;
+    read->Disable();
+    ASSERT_EQ(SendPing(&readings, 1), RawSender::Error::kOk);
+  });
   read->set_name("read");
   // Every step sends a command: after a step that fetched the new reading,
   // with the reading's origin; after the others (nothing new to read),
@@ -3751,6 +3758,7 @@ TEST_P(AbstractEventLoopTest, AFetchPassesItsOriginsOn) {
   bool saw_step = false;
   bool saw_read = false;
   actor->MakeWatcher("/test", [&](const TestReply&) {
+    actor_watches.store(true);
     at_actor.push_back(OriginsOf(actor->context()));
     for (const PathOrigin& origin : actor->context().origins) {
       saw_step |= origin.id == id_of("control", "step");
@@ -3759,8 +3767,7 @@ TEST_P(AbstractEventLoopTest, AFetchPassesItsOriginsOn) {
     if (saw_step && saw_read) actor->Exit();
   });
   sensor->OnRun([&]() {
-    read_at = sensor->monotonic_now() + milliseconds(5);
-    read->Schedule(read_at);
+    read->Schedule(sensor->monotonic_now() + milliseconds(5), milliseconds(5));
   });
   control->OnRun([&]() {
     control_at = control->monotonic_now();

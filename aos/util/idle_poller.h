@@ -23,11 +23,12 @@
 // Start and the destructor allocate and make syscalls: call them before and
 // after a realtime loop runs, not in it.
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <atomic>
 #include <memory>
-#include <thread>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -61,7 +62,7 @@ class IdlePoller {
   void StopAll();
 
   std::atomic<bool> stop_{false};
-  std::vector<std::thread> threads_;
+  std::vector<pthread_t> threads_;
   // Written by each thread before it spins; read once all have started.
   std::vector<std::atomic<pid_t>> tids_;
   std::string cpus_text_;
