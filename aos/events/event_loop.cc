@@ -160,7 +160,7 @@ RawSender::Error RawSender::CountedSend(size_t length,
     timing_.size.Add(static_cast<double>(length));
     tracing::lttng::TraceSend(&timing_, channel_->name()->c_str(),
                               sent_queue_index_, length,
-                              monotonic_sent_time_.time_since_epoch().count());
+                              Ns(monotonic_sent_time_));
     if (origins != nullptr) timing_.sent_origins.Record(*origins);
     if (dropped_here > 0) timing_.sent_origins.AddDropped(dropped_here);
   } else {
@@ -334,12 +334,12 @@ RawFetcher::~RawFetcher() {
 bool RawFetcher::Record(FetchResult result) {
   timing_.lost_messages += result.lost;
   if (result.lost > 0) {
+    if (tracing::EventRing* ring = event_loop_->trace_ring_.get()) {
+      ring->Lost(timing_.channel_index, result.lost,
+                 Ns(event_loop_->monotonic_now()));
+    }
     tracing::lttng::TraceLost(&timing_, channel_->name()->c_str(), result.lost);
   }
-  if (tracing::EventRing* ring = event_loop_->trace_ring_.get();
-      ring != nullptr && result.lost > 0)
-    ring->Lost(timing_.channel_index, result.lost,
-               Ns(event_loop_->monotonic_now()));
   if (!result.fetched) return false;
   ++timing_.count;
   const monotonic_clock::time_point now = event_loop_->monotonic_now();
@@ -377,9 +377,7 @@ monotonic_clock::time_point TimerHandler::Call(
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - event_time);
-  tracing::lttng::TraceTimerWakeup(&timing_,
-                                   event_time.time_since_epoch().count(),
-                                   start.time_since_epoch().count());
+  tracing::lttng::TraceTimerWakeup(&timing_, Ns(event_time), Ns(start));
   if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
     ring->CallStart(kTimerStart, trace_index_, Ns(start), Ns(event_time));
   // Named after it was made (set_name) or made while running: known now.
@@ -390,8 +388,7 @@ monotonic_clock::time_point TimerHandler::Call(
       PathOrigin{.id = timing_.origin_id,
                  .hops = 1,
                  .monotonic_time_ns = event_time.time_since_epoch().count()});
-  tracing::lttng::TraceCallbackStart(&timing_,
-                                     event_time.time_since_epoch().count());
+  tracing::lttng::TraceCallbackStart(&timing_, Ns(event_time));
   event_loop_->RunCallback(callback_kind_, timing_.name, {}, fn_);
   tracing::lttng::TraceCallbackEnd(&timing_);
   const monotonic_clock::time_point end = event_loop_->monotonic_now();
@@ -534,8 +531,7 @@ void WatcherState::Call(const Context& context, uint32_t invalid_origins) {
   timing_.paths.CountInvalid(invalid_origins);
   event_loop_->BeginCallbackPaths(start, PathOrigin());
   event_loop_->NoteOriginsRead(context.origins);
-  const int64_t sent_ns =
-      context.monotonic_event_time.time_since_epoch().count();
+  const int64_t sent_ns = Ns(context.monotonic_event_time);
   tracing::lttng::TraceReceive(&timing_, channel_->name()->c_str(),
                                context.queue_index, sent_ns);
   tracing::lttng::TraceCallbackStart(&timing_, sent_ns);
@@ -1017,16 +1013,12 @@ void EventLoop::ClearContext() const {
   context_ready_ = true;
 }
 
-}  // namespace aos
-
-namespace aos {
-
 void EventLoop::SetTraceRing(std::unique_ptr<tracing::EventRing> ring) {
   CheckNotRunning("SetTraceRing");
   trace_ring_ = std::move(ring);
 }
 
-void EventLoop::MakeTraceRingFromFlags(std::string_view shm_base) {
+void EventLoop::AskForTraceRing(std::string_view shm_base) {
   trace_shm_base_ = std::string(shm_base);
 }
 

@@ -1126,7 +1126,7 @@ class EventLoop {
   // It is made when the loop starts running: a loop that never runs leaves
   // no file, and a program whose shm base is unusable fails on its queues
   // first, in one line, not on its ring.
-  void MakeTraceRingFromFlags(std::string_view shm_base);
+  void AskForTraceRing(std::string_view shm_base);
 
  private:
   friend class RawSender;
@@ -1190,7 +1190,7 @@ class EventLoop {
   // Writes what each callback and channel index of the flight recorder's
   // ring names. Before running (it is no realtime path).
   void WriteTraceNames();
-  // Makes the ring MakeTraceRingFromFlags asked for, once.
+  // Makes the ring AskForTraceRing asked for, once (from StartRunning()).
   void MakeAskedTraceRing();
 
   const std::string name_;
@@ -1247,7 +1247,7 @@ class EventLoop {
   // The flight recorder (null: off), and the index the next timer or
   // watcher gets in it.
   std::unique_ptr<tracing::EventRing> trace_ring_;
-  // Where StartRunning() makes the ring (MakeTraceRingFromFlags), if asked.
+  // Where StartRunning() makes the ring (AskForTraceRing), if asked.
   std::optional<std::string> trace_shm_base_;
   uint16_t next_trace_index_ = 0;
 };

@@ -173,6 +173,14 @@ sigset_t WakeupSignals() {
   return signals;
 }
 
+// The CPUs the calling thread may run on (its affinity, once applied).
+cpu_set_t ThisThreadsCpus() {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  PCHECK(sched_getaffinity(0, sizeof(cpus), &cpus) == 0);
+  return cpus;
+}
+
 // The oldest queue index still kept when `next` is the next one to be sent.
 uint64_t OldestKept(uint64_t next, uint64_t queue_size) {
   return next > queue_size ? next - queue_size : 0;
@@ -642,7 +650,7 @@ ShmEventLoop::ShmEventLoop(const Configuration* configuration,
     PCHECK(timer_fd.valid()) << "timerfd_create";
     epoll_.OnReadable(timer_fd.get(), [this]() { HandleTimers(); });
   }
-  MakeTraceRingFromFlags(shm_base_);
+  AskForTraceRing(shm_base_);
 }
 
 ShmEventLoop::ShmEventLoop(const Configuration* configuration)
@@ -1016,12 +1024,8 @@ void ShmEventLoop::StartWakeupPolling() {
   epoll_.SetBusyPoll(std::chrono::microseconds(FLAGS_busy_poll_us),
                      &timing_entries()->busy_poll);
   if (FLAGS_idle_poll) {
-    // The CPUs the loop may run on, now that its affinity is applied.
-    cpu_set_t loop_cpus;
-    CPU_ZERO(&loop_cpus);
-    PCHECK(sched_getaffinity(0, sizeof(loop_cpus), &loop_cpus) == 0);
     absl::StatusOr<std::unique_ptr<IdlePoller>> poller =
-        IdlePoller::Start(loop_cpus);
+        IdlePoller::Start(ThisThreadsCpus());
     if (poller.ok()) {
       idle_poller_ = std::move(poller).value();
     } else {
@@ -1046,9 +1050,7 @@ void ShmEventLoop::HoldCpuLatencyLimit() {
     return;
   }
   // The CPUs the loop may run on, now that its affinity is applied.
-  cpu_set_t loop_cpus;
-  CPU_ZERO(&loop_cpus);
-  PCHECK(sched_getaffinity(0, sizeof(loop_cpus), &loop_cpus) == 0);
+  const cpu_set_t loop_cpus = ThisThreadsCpus();
   bool per_cpu = FLAGS_cpu_dma_latency_scope == "cpus";
   if (FLAGS_cpu_dma_latency_scope == "auto") {
     per_cpu = pinned() &&

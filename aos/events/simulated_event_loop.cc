@@ -27,7 +27,7 @@ class SimulatedEventLoop : public EventLoop {
       : EventLoop(name, factory->configuration(), node), factory_(factory) {
     factory_->loops_.push_back(this);
     // In memory: the simulation's rings are for its own tests and tools.
-    MakeTraceRingFromFlags("");
+    AskForTraceRing("");
   }
 
   ~SimulatedEventLoop() override {
