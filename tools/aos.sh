@@ -5,7 +5,9 @@
 #                         --log=FILE.mcap also records the run (docs/logging.md)
 #                         --trace_wakeup_threshold_us=N snapshots what every
 #                         loop did around each late wakeup, into --trace_dir
-#                         (default ./aos_traces; docs/tracing.md)
+#                         (default ./aos_traces; docs/tracing.md); as root,
+#                         --trace_sched_switch adds what the kernel ran on
+#                         the loops' CPUs
 #   tools/aos.sh run --multinode   the same across two nodes and two bridges
 #   tools/aos.sh test     every test; ends with "N passed, N failed"
 #   tools/aos.sh build    bazel build //...
@@ -197,15 +199,17 @@ running() {
 # --sleep_us, --phased_loop) go to ping; the realtime settings (--priority,
 # --affinity, --cpu_dma_latency_us, --cpu_dma_latency_scope, --busy_poll_us,
 # --idle_poll) and the flight recorder's (--trace_*) to ping and pong;
-# --trace_dir=DIR is ours (aos_trace record --out, single node); everything
-# else to the streamer. The caller declares trace_dir too.
-readonly RUN_ROUTING="run passes --sleep_ms, --sleep_us and --phased_loop to ping; --priority, --affinity, --cpu_dma_latency_*, --busy_poll_us, --idle_poll and --trace_* to ping and pong; --log to aos_logger; --trace_dir to aos_trace record; everything else to aos_timing_report_streamer (docs/pingpong.md)"
+# --trace_dir=DIR and --trace_sched_switch are ours (aos_trace record's --out
+# and --sched_switch, single node); everything else to the streamer. The
+# caller declares trace_dir and trace_sched too.
+readonly RUN_ROUTING="run passes --sleep_ms, --sleep_us and --phased_loop to ping; --priority, --affinity, --cpu_dma_latency_*, --busy_poll_us, --idle_poll and --trace_* to ping and pong; --log to aos_logger; --trace_dir and --trace_sched_switch to aos_trace record; everything else to aos_timing_report_streamer (docs/pingpong.md)"
 split_run_args() {
   local arg
   for arg in "$@"; do
     case "${arg}" in
       --log=?*) log_file="${arg#--log=}" ;;
       --trace_dir=?*) trace_dir="${arg#--trace_dir=}" ;;
+      --trace_sched_switch) trace_sched="--sched_switch" ;;
       --log | --log=)
         log "--log needs a file: --log=FILE.mcap"
         return 1
@@ -228,6 +232,16 @@ split_run_args() {
   if [[ -z "${trace_dir}" ]] &&
     [[ " ${ping_args[*]+"${ping_args[*]}"}" =~ \ --trace_(wakeup|handler|on_) ]]; then
     trace_dir="aos_traces"
+  fi
+  if [[ -n "${trace_sched}" ]]; then
+    if [[ -z "${trace_dir}" ]]; then
+      log "--trace_sched_switch adds the kernel's switches to snapshots: give a trigger too (--trace_wakeup_threshold_us=N); nothing was run"
+      return 1
+    fi
+    if [[ "$(id -u)" != 0 ]]; then
+      log "--trace_sched_switch needs root (it makes a tracefs instance); nothing was run"
+      return 1
+    fi
   fi
   if [[ -n "${trace_dir}" ]]; then
     [[ "${trace_dir}" != /* ]] && trace_dir="${CALLER_DIR}/${trace_dir}"
@@ -466,7 +480,8 @@ share_one_cpu() {
 # Arguments: split_run_args. Fails when a program could not start, when
 # ping got no pong, or when the recording failed.
 run_main_job() {
-  local log_file="" trace_dir="" ping_args=() pong_args=() streamer_args=()
+  local log_file="" trace_dir="" trace_sched="" ping_args=() pong_args=()
+  local streamer_args=()
   split_run_args "$@" || return 1
   share_one_cpu
   local targets=(//examples:ping //examples:pong
@@ -513,7 +528,7 @@ run_main_job() {
     # each trigger of ping's or pong's --trace_* thresholds.
     applications+=("$(application_json aos_trace \
       "${bin}/aos/tracing/aos_trace" true "${quiet[@]}" --shm_base="${base}" \
-      record --out="${trace_dir}")")
+      ${trace_sched:+"${trace_sched}"} record --out="${trace_dir}")")
   fi
   applications+=("$(application_json pong "${bin}/examples/pong" true \
     "${common[@]}" "${pong_args[@]+"${pong_args[@]}"}")")
@@ -593,7 +608,8 @@ finish_launched_run() {
 # records pi1 (what ping's node can read: its own channels and those
 # forwarded from pi2). Arguments, ordering and failures as run_main_job.
 run_multinode_job() {
-  local log_file="" trace_dir="" ping_args=() pong_args=() streamer_args=()
+  local log_file="" trace_dir="" trace_sched="" ping_args=() pong_args=()
+  local streamer_args=()
   split_run_args "$@" || return 1
   if [[ -n "${trace_dir}" ]]; then
     log "--trace_dir: run --multinode has no flight recorder yet (each node's rings stay in its shared memory); nothing was run"

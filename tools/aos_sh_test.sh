@@ -213,6 +213,26 @@ grep -q -- '--trace' "${calls}/aos_timing_report_streamer" &&
 grep -q "^aos: flight recorder: 0 snapshot(s) of this run in ${tmp}/run/traces" "${tmp}/run/all" ||
   fail "the snapshots are not counted: $(cat "${tmp}/run/all")"
 
+# The kernel's switches go to the recorder (as root; otherwise refused).
+aos run --trace_wakeup_threshold_us=500 --trace_sched_switch --trace_dir="${tmp}/run/traces"
+status=$?
+if [[ "$(id -u)" == 0 ]]; then
+  [[ ${status} == 0 ]] || fail "run --trace_sched_switch exited ${status}: $(cat "${tmp}/run/all")"
+  grep -q -- "--sched_switch record --out=${tmp}/run/traces" "${calls}/aos_trace" ||
+    fail "aos_trace did not get --sched_switch: $(called aos_trace)"
+  grep -q -- 'sched' "${calls}/ping" && fail "ping got --trace_sched_switch: $(called ping)"
+else
+  [[ ${status} == 1 ]] || fail "run --trace_sched_switch as $(id -un) exited ${status}, want 1"
+  grep -q -- '--trace_sched_switch needs root' "${tmp}/run/all" ||
+    fail "not root is not said: $(cat "${tmp}/run/all")"
+fi
+aos run --trace_sched_switch
+status=$?
+[[ ${status} == 1 ]] || fail "run --trace_sched_switch with no trigger exited ${status}, want 1"
+grep -q -- '--trace_sched_switch adds the kernel.s switches to snapshots: give a trigger too' "${tmp}/run/all" ||
+  fail "a sched trace with no trigger is not refused: $(cat "${tmp}/run/all")"
+[[ -z "$(called bazel)" ]] || fail "built before refusing --trace_sched_switch: $(called bazel)"
+
 aos run --trace_dir=/proc/no_such_dir
 status=$?
 [[ ${status} == 1 ]] || fail "run --trace_dir=/proc/no_such_dir exited ${status}, want 1"

@@ -21,6 +21,9 @@
 #include "aos/time/time.h"
 #include "aos/tracing/chrome_trace.h"
 #include "aos/tracing/ring_file.h"
+#include "aos/tracing/sched_recorder.h"
+#include "aos/tracing/sched_text.h"
+#include "aos/tracing/sched_tracks.h"
 #include "aos/tracing/snapshot_files.h"
 #include "aos/tracing/snapshot_schedule.h"
 #include "aos/util/flag_checks.h"
@@ -44,6 +47,14 @@ DEFINE_int32(snapshots, 0,
              "record: exit after writing this many snapshots (0: until "
              "Ctrl-C).");
 DEFINE_int32(keep, 20, "prune: how many of the newest snapshots to keep.");
+DEFINE_bool(sched_switch, false,
+            "snapshot and record: add the kernel scheduler's switches and "
+            "wakeups on the loops' CPUs (a track per CPU: what ran there), "
+            "recorded in a tracefs instance of our own from the start of "
+            "the command. Needs root and tracefs.");
+DEFINE_int32(sched_buffer_kb, 4096,
+             "With --sched_switch: the kernel's buffer per CPU in KiB; it "
+             "keeps the newest events (a switch is about 64 bytes).");
 
 namespace aos::tracing {
 namespace {
@@ -51,6 +62,9 @@ namespace {
 volatile std::sig_atomic_t stop_requested = 0;
 
 void RequestStop(int) { stop_requested = 1; }
+
+// The kernel's scheduler events, with --sched_switch.
+std::unique_ptr<SchedRecorder> sched_recorder;
 
 int64_t NowNs() { return monotonic_clock::now().time_since_epoch().count(); }
 
@@ -79,14 +93,27 @@ std::string Snapshot(int64_t at_ns, std::string reason, uint64_t suppressed) {
   TraceWindow window;
   window.begin_ns = at_ns - int64_t{FLAGS_before_ms} * 1'000'000;
   window.end_ns = at_ns + int64_t{FLAGS_after_ms} * 1'000'000;
-  const Trace trace = BuildTrace(node.rings, window, info);
+  Trace trace = BuildTrace(node.rings, window, info);
+  if (sched_recorder != nullptr) {
+    absl::StatusOr<std::string> text = sched_recorder->ReadText();
+    if (!text.ok()) ExitForUserError(std::string(text.status().message()));
+    std::vector<int> loop_pids;
+    for (const RingCopy& ring : node.rings) loop_pids.push_back(ring.pid);
+    AddSchedTracks(ParseSchedText(*text), sched_recorder->started_ns(),
+                   loop_pids, &trace);
+  }
   absl::StatusOr<std::string> path = WriteSnapshot(FLAGS_out, trace, at_ns);
   if (!path.ok()) ExitForUserError(std::string(path.status().message()));
   for (const std::string& skipped : node.skipped) {
     fprintf(stderr, "aos_trace: skipped ring %s\n", skipped.c_str());
   }
-  printf("%s: %zu rings (%zu skipped), %s, %llu suppressed before it\n",
-         path->c_str(), node.rings.size(), node.skipped.size(),
+  const std::string kernel =
+      trace.info.kernel_sched
+          ? StrCat(", ", trace.info.kernel_events, " kernel events (",
+                   trace.info.kernel_overwritten, " overwritten)")
+          : "";
+  printf("%s: %zu rings (%zu skipped)%s, %s, %llu suppressed before it\n",
+         path->c_str(), node.rings.size(), node.skipped.size(), kernel.c_str(),
          info.reason.c_str(), static_cast<unsigned long long>(suppressed));
   fflush(stdout);
   return *path;
@@ -142,6 +169,7 @@ int Record() {
     }
     SleepMs(FLAGS_poll_ms);
   }
+  sched_recorder.reset();
   printf("aos_trace record: %d snapshots written, %llu triggers suppressed\n",
          written, static_cast<unsigned long long>(schedule.total_suppressed()));
   return 0;
@@ -168,6 +196,8 @@ int Main(int argc, char** argv) {
   ExitOnFlagError(CheckInRange("--poll_ms", FLAGS_poll_ms, 1, 1000));
   ExitOnFlagError(CheckNotNegative("--snapshots", FLAGS_snapshots));
   ExitOnFlagError(CheckNotNegative("--keep", FLAGS_keep));
+  ExitOnFlagError(
+      CheckInRange("--sched_buffer_kb", FLAGS_sched_buffer_kb, 64, 1 << 20));
   if (argc < 2) {
     ExitForUserError("give a command: snapshot, record, list DIR or prune DIR");
   }
@@ -185,10 +215,19 @@ int Main(int argc, char** argv) {
   if (ListSnapshots(FLAGS_out).status().ok() == false) {
     ExitForUserError(StrCat("--out=", FLAGS_out, ": no such directory"));
   }
+  if (FLAGS_sched_switch) {
+    absl::StatusOr<std::unique_ptr<SchedRecorder>> recorder =
+        SchedRecorder::Start(FindTracefs(), FLAGS_sched_buffer_kb);
+    if (!recorder.ok()) {
+      ExitForUserError(StrCat("--sched_switch: ", recorder.status().message()));
+    }
+    sched_recorder = std::move(*recorder);
+  }
   if (command == "record") return Record();
   const int64_t now = NowNs();
   SleepMs(FLAGS_after_ms);
   Snapshot(now, "snapshot", 0);
+  sched_recorder.reset();
   return 0;
 }
 
@@ -202,6 +241,8 @@ int main(int argc, char** argv) {
       "[--after_ms=N] [--out=DIR]\n"
       "       aos_trace [--shm_base=DIR] record [--out=DIR] "
       "[--min_interval_ms=N] [--snapshots=N]\n"
+      "       (snapshot and record also take --sched_switch: as root, the\n"
+      "       kernel's scheduler switches on the loops' CPUs go in too)\n"
       "       aos_trace list DIR\n"
       "       aos_trace prune DIR [--keep=N]\n"
       "The flight recorder: every event loop of the node keeps its recent\n"

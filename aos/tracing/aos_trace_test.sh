@@ -2,7 +2,9 @@
 # aos_trace on a real ping and pong: a storm of triggers (every wakeup over
 # a 1 us threshold) gives rate-limited snapshots of both rings that count
 # the triggers they suppressed; a snapshot skips a ring that is no ring,
-# counting it; list and prune; bad input is one line and exit 1. Counts
+# counting it; with --sched_switch (as root) a CPU track shows ping running
+# and no tracefs instance is left; list and prune; bad input is one line
+# and exit 1. Counts
 # only: nothing here asserts how fast anything is.
 source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 trace="${root}/aos/tracing/aos_trace"
@@ -51,6 +53,47 @@ grep -q 'junk.*less than a ring header' "${tmp}/snapshot.err" ||
 [[ $("${trace}" list "${out}" | wc -l) == 3 ]] || fail "list: $("${trace}" list "${out}")"
 "${trace}" prune "${out}" --keep=1 | grep -q 'removed 2 snapshots' || fail "prune"
 [[ $("${trace}" list "${out}" | wc -l) == 1 ]] || fail "prune kept too many"
+
+# --sched_switch: the kernel's switches on the loops' CPU, in a tracefs
+# instance of aos_trace's own, removed when it ends (by SIGTERM too).
+tracefs=/sys/kernel/tracing
+if [[ "$(id -u)" != 0 ]]; then
+  echo "SKIP --sched_switch: not root, no tracefs instance can be made"
+elif [[ ! -d "${tracefs}/instances" ]]; then
+  echo "SKIP --sched_switch: no tracefs at ${tracefs}"
+else
+  ping_pid="$(ls "${shm}/aos_trace" | sed -n 's/^-\.ping\.//p' | head -n 1)"
+  "${trace}" --shm_base="${shm}" --sched_switch snapshot --out="${out}" \
+    --before_ms=0 --after_ms=200 >"${tmp}/sched.log" 2>&1 ||
+    fail "snapshot --sched_switch exited $?: $(cat "${tmp}/sched.log")"
+  grep -q ' kernel events (' "${tmp}/sched.log" ||
+    fail "no kernel events counted: $(cat "${tmp}/sched.log")"
+  snapshot="$(sed -n 's/: 2 rings.*//p' "${tmp}/sched.log")"
+  python3 - "${snapshot}" "${ping_pid}" <<'PY' || fail "the snapshot has no CPU track with ping on it: $(cat "${tmp}/sched.log")"
+import json, sys
+trace = json.load(open(sys.argv[1]))
+events = trace["traceEvents"]
+kernel = [e["pid"] for e in events if e["ph"] == "M" and e["args"]["name"] == "kernel: CPUs"]
+assert len(kernel) == 1, kernel
+cpus = [e for e in events if e["pid"] == kernel[0] and e["name"] == "thread_name"]
+assert cpus and all(e["args"]["name"].startswith("CPU ") for e in cpus), cpus
+ping = [e for e in events if e["pid"] == kernel[0] and e["ph"] == "X" and e["args"]["pid"] == int(sys.argv[2])]
+assert ping and ping[0]["name"].startswith("ping (pid "), ping[:1]
+assert trace["otherData"]["kernel_sched_events"] > 0, trace["otherData"]
+PY
+  ls "${tracefs}/instances" | grep -q "^aos_trace\." &&
+    fail "snapshot left its tracefs instance: $(ls "${tracefs}/instances")"
+  "${trace}" --shm_base="${shm}" --sched_switch record --out="${out}" \
+    >"${tmp}/sched_record.log" 2>&1 &
+  recorder=$!
+  wait_until test -d "${tracefs}/instances/aos_trace.${recorder}" ||
+    fail "record --sched_switch made no instance"
+  kill -TERM "${recorder}"
+  wait "${recorder}" || fail "record --sched_switch exited $? on SIGTERM"
+  [[ -e "${tracefs}/instances/aos_trace.${recorder}" ]] &&
+    fail "record left its tracefs instance after SIGTERM"
+fi
+expect_one_line_error 'sched_buffer_kb=1 is not' "${trace}" --sched_buffer_kb=1 --sched_switch snapshot
 
 expect_one_line_error 'no such directory' "${trace}" --out="${tmp}/missing" snapshot
 expect_one_line_error 'cannot list it' "${trace}" list "${tmp}/missing"

@@ -30,18 +30,6 @@ std::string TrackLabel(const TrackName* name, uint16_t index) {
   return StrCat(TrackKindName(name->kind), " ", label);
 }
 
-TraceEvent Metadata(std::string_view what, int pid, int tid, std::string text) {
-  TraceEvent event;
-  event.phase = 'M';
-  // As Chrome writes them; some readers want a category on every event.
-  event.category = "__metadata";
-  event.name = what;
-  event.pid = pid;
-  event.tid = tid;
-  event.text_arg = std::move(text);
-  return event;
-}
-
 // An instant event on `tid`'s track with one numeric argument.
 TraceEvent Instant(std::string name, int pid, int tid, int64_t ts_ns,
                    std::string_view arg, int64_t value) {
@@ -57,6 +45,18 @@ TraceEvent Instant(std::string name, int pid, int tid, int64_t ts_ns,
 }
 
 }  // namespace
+
+TraceEvent Metadata(std::string_view what, int pid, int tid, std::string text) {
+  TraceEvent event;
+  event.phase = 'M';
+  // As Chrome writes them; some readers want a category on every event.
+  event.category = "__metadata";
+  event.name = what;
+  event.pid = pid;
+  event.tid = tid;
+  event.text_arg = std::move(text);
+  return event;
+}
 
 Trace BuildTrace(const std::vector<RingCopy>& rings, const TraceWindow& window,
                  const SnapshotInfo& info) {
@@ -239,6 +239,11 @@ std::string TraceJson(const Trace& trace) {
   json.Key("skipped_rings").BeginArray();
   for (const std::string& why : trace.info.skipped_rings) json.String(why);
   json.EndArray();
+  if (trace.info.kernel_sched) {
+    json.Key("kernel_sched_events").Number(trace.info.kernel_events);
+    json.Key("kernel_events_overwritten").Number(trace.info.kernel_overwritten);
+    json.Key("kernel_lines_unread").Number(trace.info.kernel_unparsed);
+  }
   json.EndObject();
   json.EndObject();
   return json.Text();

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "aos/tracing/ring_reader.h"
@@ -37,6 +38,13 @@ struct SnapshotInfo {
   uint64_t suppressed = 0;
   // Rings found but not read (another layout, damaged), and why.
   std::vector<std::string> skipped_rings;
+  // Whether the kernel's scheduler events are in (sched_tracks.h), and:
+  // how many fell in the window, how many the kernel's buffer overwrote
+  // before it was read, how many lines could not be read.
+  bool kernel_sched = false;
+  uint64_t kernel_events = 0;
+  uint64_t kernel_overwritten = 0;
+  uint64_t kernel_unparsed = 0;
 };
 
 // One trace event. Fields a phase does not use stay empty or zero.
@@ -62,6 +70,10 @@ struct Trace {
   // Events the rings lost to overwriting or tearing, summed.
   uint64_t torn = 0;
 };
+
+// A metadata event: `what` is "process_name" or "thread_name", `text` the
+// name given to process `pid` (thread `tid`).
+TraceEvent Metadata(std::string_view what, int pid, int tid, std::string text);
 
 // Builds the trace of `rings` in `window`. A handler run is kept if it
 // overlaps the window and its start is still in the ring.
