@@ -1048,6 +1048,18 @@ void EventLoop::WriteTraceNames() {
                   phased_loop->timer_->trace_index_, -1,
                   phased_loop->timer_->name());
   }
+  // The loop's own timers (ShmEventLoop's shared memory check).
+  for (const std::unique_ptr<TimerHandler>& timer : internal_timers_) {
+    const bool phased =
+        std::any_of(phased_loops_.begin(), phased_loops_.end(),
+                    [&](const std::unique_ptr<PhasedLoopHandler>& phased_loop) {
+                      return phased_loop->timer_ == timer.get();
+                    });
+    if (!phased && !timer->name().empty()) {
+      ring->AddName(tracing::TrackKind::kTimer, timer->trace_index_, -1,
+                    timer->name());
+    }
+  }
   // Once per channel; without allocating: a simulation resumes here
   // between runs, where the allocation tests count.
   auto add_channel = [&](int channel) {

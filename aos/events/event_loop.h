@@ -1060,6 +1060,11 @@ class EventLoop {
   EventLoop(std::string_view name, const Configuration* configuration,
             const Node* node);
 
+  // A timer of the loop's own, not the application's: not in timing
+  // reports, but in the flight recorder's ring under its name (set_name)
+  // when it has one and is no phased loop's. Destroyed by DestroyHandlers().
+  TimerHandler* AddInternalTimer(std::function<void()> fn);
+
   // What implementations provide.
   virtual std::unique_ptr<RawSender> DoMakeRawSender(
       const Channel* channel) = 0;
@@ -1145,7 +1150,6 @@ class EventLoop {
   // `readable`, readable on this node): for what MakeRaw* are given.
   void CheckChannelUsable(const Channel* channel, std::string_view what,
                           bool readable) const;
-  TimerHandler* AddInternalTimer(std::function<void()> fn);
   // After an entry was added: makes room for it in the timing reporter, if
   // there is one already, so that running still never allocates.
   void ReserveReportEntries();

@@ -658,7 +658,7 @@ ShmEventLoop::ShmEventLoop(const Configuration* configuration)
                    NodeOfThisMachine(configuration)) {}
 
 ShmEventLoop::~ShmEventLoop() {
-  shared_memory_check_.reset();
+  shared_memory_check_ = nullptr;
   DestroyHandlers();
   for (int fd : readable_fds_) epoll_.Remove(fd);
   epoll_.Remove(signal_fd_.get());
@@ -1098,7 +1098,7 @@ RunStatus ShmEventLoop::Run() {
   // Once per report window: is every queue file still the one we map, and
   // do the watchers our senders signal map it?
   if (shared_memory_check_ == nullptr) {
-    shared_memory_check_ = DoMakeTimer([this]() {
+    shared_memory_check_ = AddInternalTimer([this]() {
       CheckQueueFiles();
       for (ShmSender* sender : shm_senders_) sender->AuditWatchers();
     });

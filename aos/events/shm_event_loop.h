@@ -307,7 +307,8 @@ class ShmEventLoop : public EventLoop {
   std::vector<class ShmWatcher*> shm_watchers_;
   // Once per --timing_report_ms while Run() runs: CheckQueueFiles() and
   // each sender's audit of the watchers it signals.
-  std::unique_ptr<TimerHandler> shared_memory_check_;
+  // Made by AddInternalTimer (its own index in the flight recorder's ring).
+  TimerHandler* shared_memory_check_ = nullptr;
   // Held from the start of Run() until it returns.
   std::unique_ptr<CpuLatencyLimit> cpu_latency_limit_;
   // --idle_poll's pollers, from the start of Run() until it returns.

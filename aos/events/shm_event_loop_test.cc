@@ -22,6 +22,8 @@
 #include "aos/testing/test_message_generated.h"
 #include "aos/testing/test_reply_generated.h"
 #include "aos/testing/wait_until.h"
+#include "aos/tracing/event_ring.h"
+#include "aos/tracing/ring_reader.h"
 #include "aos/util/cpu_set.h"
 #include "aos/util/scoped_fd.h"
 #include "gmock/gmock.h"
@@ -380,6 +382,47 @@ size_t OpenFds() {
 // and 100 timers due at one instant run in one wakeup, in the order they
 // were scheduled, each measured against its own scheduled time (its wakeup
 // latency is its own start minus that time, not the wakeup's).
+// The loop's own check of its queue files runs on a track of its own in the
+// flight recorder's ring, under its name; it once ran unnamed on the track
+// of the loop's first callback (index 0), here the watcher.
+TEST_F(ShmEventLoopTest, SharedMemoryCheckHasItsOwnTraceTrack) {
+  gflags::FlagSaver saver;
+  FLAGS_timing_report_ms = 10;
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.MakeWatcher("/test", [](const TestMessage&) {});
+  TimerHandler* stop = loop.AddTimer([&]() { loop.Exit(); });
+  loop.OnRun([&]() {
+    stop->Schedule(loop.monotonic_now() + std::chrono::milliseconds(100));
+  });
+  loop.Run();
+  const tracing::EventRing* ring = loop.trace_ring();
+  ASSERT_NE(ring, nullptr);
+  absl::StatusOr<tracing::RingCopy> copy =
+      tracing::CopyRing({static_cast<const std::byte*>(ring->memory()),
+                         tracing::RingBytes(ring->capacity())});
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  int check = -1;
+  int watcher = -1;
+  for (const tracing::TrackName& name : copy->names) {
+    if (name.name == "shared_memory_check") {
+      EXPECT_EQ(name.kind, tracing::TrackKind::kTimer);
+      check = name.index;
+    }
+    if (name.kind == tracing::TrackKind::kWatcher) watcher = name.index;
+  }
+  ASSERT_GE(check, 0) << "no shared_memory_check in the ring's names";
+  ASSERT_GE(watcher, 0);
+  EXPECT_NE(check, watcher);
+  int check_runs = 0;
+  for (const tracing::Event& event : copy->events) {
+    if (event.kind == tracing::EventKind::kTimerStart) {
+      EXPECT_NE(event.index, watcher) << "a timer ran on the watcher's track";
+      if (event.index == check) ++check_runs;
+    }
+  }
+  EXPECT_GE(check_runs, 2);
+}
+
 TEST_F(ShmEventLoopTest, TimersDueTogetherRunInOneWakeup) {
   constexpr int kTimers = 100;
   ShmEventLoop loop(factory_.configuration(), "loop");
