@@ -8,18 +8,14 @@
 #include <fstream>
 
 #include "aos/events/timing_report_format.h"
+#include "aos/util/gnuplot.h"
 #include "aos/util/printable.h"
 #include "aos/util/str_cat.h"
-#include "aos/util/subprocess.h"
 
 namespace aos {
 namespace {
 
 // Distinct colours for up to ten curves, then round again.
-constexpr std::string_view kColors[] = {
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
-    "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
-
 double Us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 
 // A round number at or above `value`: 1, 2 or 5 times a power of ten.
@@ -30,18 +26,6 @@ double NiceCeiling(double value) {
     if (step * power >= value) return step * power;
   }
   return 10 * power;
-}
-
-// Single quotes for gnuplot strings. A quote in a name would end them, and
-// a line break would end the command and start another (gnuplot runs
-// shell commands with system()): control characters become '?'.
-std::string Quoted(std::string_view text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    quoted += c == '\'' ? '"' : (byte < 0x20 || byte == 0x7f) ? '?' : c;
-  }
-  return quoted + "'";
 }
 
 std::string Figure(double us) {
@@ -132,9 +116,9 @@ std::string LatencyPlotScript(const std::vector<PlottedLatency>& latencies,
   const double range = PlotRangeUs(latencies);
   std::string script =
       StrCat("set terminal png size 1200,700 noenhanced font ',10'\n",
-             "set output ", Quoted(png_path), "\n", "set title ", Quoted(title),
-             "\n", "set xlabel ", Quoted(x_axis), "\n",
-             "set ylabel 'samples per histogram bucket (log scale)'\n",
+             "set output ", GnuplotQuoted(png_path), "\n", "set title ",
+             GnuplotQuoted(title), "\n", "set xlabel ", GnuplotQuoted(x_axis),
+             "\n", "set ylabel 'samples per histogram bucket (log scale)'\n",
              "set logscale y\nset yrange [0.7:*]\n", "set xrange [0:", range,
              "]\n", "set grid\nset key below left Left reverse\n",
              // Room under the x label for one legend line per curve.
@@ -142,7 +126,7 @@ std::string LatencyPlotScript(const std::vector<PlottedLatency>& latencies,
              "set style fill transparent solid 0.45 noborder\n");
   int beyond = 0;
   for (size_t i = 0; i < latencies.size(); ++i) {
-    const std::string_view color = kColors[i % std::size(kColors)];
+    const std::string_view color = kPlotColors[i % std::size(kPlotColors)];
     const timing::LatencyHistogram& h = latencies[i].histogram;
     const double max = Us(h.max_ns());
     if (max <= range) {
@@ -157,8 +141,8 @@ std::string LatencyPlotScript(const std::vector<PlottedLatency>& latencies,
       if (Us(lower) >= range) far += n;
     });
     StrAppend(&script, "set label ",
-              Quoted(StrCat(far, far == 1 ? " sample" : " samples",
-                            " beyond, max ", Figure(max), " ->")),
+              GnuplotQuoted(StrCat(far, far == 1 ? " sample" : " samples",
+                                   " beyond, max ", Figure(max), " ->")),
               " at graph 0.99, graph ", 0.95 - 0.05 * beyond, " right tc rgb '",
               color, "'\n");
     ++beyond;
@@ -170,9 +154,10 @@ std::string LatencyPlotScript(const std::vector<PlottedLatency>& latencies,
         StrCat(latencies[i].label, ": p50 ", Figure(Us(h.PercentileNs(50))),
                ", p99 ", Figure(Us(h.PercentileNs(99))), ", max ",
                Figure(Us(h.max_ns())), " (", h.count(), " samples)");
-    StrAppend(&script, i == 0 ? "" : ", \\\n     ", Quoted(data_path),
+    StrAppend(&script, i == 0 ? "" : ", \\\n     ", GnuplotQuoted(data_path),
               " index ", i, " using (($1+$2)/2):3:($2-$1) with boxes lc rgb '",
-              kColors[i % std::size(kColors)], "' title ", Quoted(legend));
+              kPlotColors[i % std::size(kPlotColors)], "' title ",
+              GnuplotQuoted(legend));
   }
   script += "\n";
   return script;
@@ -205,7 +190,6 @@ absl::Status WriteLatencyPlot(const std::vector<PlottedLatency>& latencies,
                                       ": ", strerror(errno)));
   }
   const std::string data_path = StrCat(directory, "/histograms.dat");
-  const std::string script_path = StrCat(directory, "/plot.gp");
   {
     std::ofstream data(data_path);
     for (size_t i = 0; i < latencies.size(); ++i) {
@@ -215,22 +199,10 @@ absl::Status WriteLatencyPlot(const std::vector<PlottedLatency>& latencies,
             data << Us(lower) << " " << Us(upper) << " " << count << "\n";
           });
     }
-    std::ofstream(script_path)
-        << LatencyPlotScript(latencies, data_path, png_path, title, x_axis);
   }
-  absl::Status status = absl::OkStatus();
-  if (access("/usr/bin/gnuplot", X_OK) != 0) {
-    status = absl::FailedPreconditionError(
-        StrCat("cannot draw ", png_path,
-               ": gnuplot is not installed (Debian package gnuplot-nox; "
-               "tools/aos.sh install installs it)"));
-  } else {
-    Subprocess gnuplot("/usr/bin/gnuplot", {script_path}, directory);
-    if (gnuplot.Wait() != 0) {
-      status = absl::InternalError(
-          StrCat("gnuplot could not draw ", png_path, ": ", gnuplot.Stderr()));
-    }
-  }
+  const absl::Status status = RunGnuplotScript(
+      LatencyPlotScript(latencies, data_path, png_path, title, x_axis),
+      png_path);
   std::error_code ignored;
   std::filesystem::remove_all(directory, ignored);
   return status;

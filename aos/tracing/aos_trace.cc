@@ -4,13 +4,16 @@
 //   aos_trace record --out=DIR [--min_interval_ms=N] [--snapshots=N]
 //   aos_trace list DIR
 //   aos_trace prune DIR --keep=N
+//   aos_trace plot SNAPSHOT.json [--png=FILE] [--plot_from_ms=X]
 
 #include <signal.h>
 #include <time.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +29,7 @@
 #include "aos/tracing/sched_tracks.h"
 #include "aos/tracing/snapshot_files.h"
 #include "aos/tracing/snapshot_schedule.h"
+#include "aos/tracing/timeline_plot.h"
 #include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
@@ -47,6 +51,15 @@ DEFINE_int32(snapshots, 0,
              "record: exit after writing this many snapshots (0: until "
              "Ctrl-C).");
 DEFINE_int32(keep, 20, "prune: how many of the newest snapshots to keep.");
+DEFINE_string(png, "",
+              "plot: the PNG to write (default: the snapshot's path with "
+              ".png for .json).");
+DEFINE_double(plot_from_ms, std::numeric_limits<double>::quiet_NaN(),
+              "plot: where the time axis starts, in ms from the trigger "
+              "(negative: before it); default the window's start.");
+DEFINE_double(plot_to_ms, std::numeric_limits<double>::quiet_NaN(),
+              "plot: where the time axis ends, in ms from the trigger; "
+              "default the window's end.");
 DEFINE_bool(sched_switch, false,
             "snapshot and record: add the kernel scheduler's switches and "
             "wakeups on the loops' CPUs (a track per CPU: what ran there), "
@@ -189,6 +202,29 @@ int Prune(const std::string& directory) {
   return 0;
 }
 
+int Plot(const std::string& snapshot) {
+  absl::StatusOr<Timeline> timeline = ReadTimeline(snapshot);
+  if (!timeline.ok())
+    ExitForUserError(std::string(timeline.status().message()));
+  std::string png = FLAGS_png;
+  if (png.empty()) {
+    png = snapshot.ends_with(".json")
+              ? StrCat(snapshot.substr(0, snapshot.size() - 5), ".png")
+              : StrCat(snapshot, ".png");
+  }
+  if (!std::isnan(FLAGS_plot_from_ms) && !std::isnan(FLAGS_plot_to_ms) &&
+      FLAGS_plot_from_ms >= FLAGS_plot_to_ms) {
+    ExitForUserError(StrCat("--plot_from_ms=", FLAGS_plot_from_ms,
+                            " is not before --plot_to_ms=", FLAGS_plot_to_ms));
+  }
+  const absl::Status status =
+      WriteTimelinePlot(*timeline, png, FLAGS_plot_from_ms, FLAGS_plot_to_ms);
+  if (!status.ok()) ExitForUserError(std::string(status.message()));
+  printf("%s: %zu tracks, %zu runs, %zu marks\n", png.c_str(),
+         timeline->rows.size(), timeline->bars.size(), timeline->marks.size());
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   ExitOnFlagError(CheckInRange("--before_ms", FLAGS_before_ms, 0, 3'600'000));
   ExitOnFlagError(CheckInRange("--after_ms", FLAGS_after_ms, 0, 3'600'000));
@@ -199,9 +235,14 @@ int Main(int argc, char** argv) {
   ExitOnFlagError(
       CheckInRange("--sched_buffer_kb", FLAGS_sched_buffer_kb, 64, 1 << 20));
   if (argc < 2) {
-    ExitForUserError("give a command: snapshot, record, list DIR or prune DIR");
+    ExitForUserError(
+        "give a command: snapshot, record, list DIR, prune DIR or plot FILE");
   }
   const std::string command = argv[1];
+  if (command == "plot") {
+    if (argc != 3) ExitForUserError("plot: give one snapshot file");
+    return Plot(argv[2]);
+  }
   if (command == "list" || command == "prune") {
     if (argc != 3) ExitForUserError(StrCat(command, ": give one DIR"));
     return command == "list" ? List(argv[2]) : Prune(argv[2]);
@@ -245,6 +286,8 @@ int main(int argc, char** argv) {
       "       kernel's scheduler switches on the loops' CPUs go in too)\n"
       "       aos_trace list DIR\n"
       "       aos_trace prune DIR [--keep=N]\n"
+      "       aos_trace plot SNAPSHOT.json [--png=FILE] [--plot_from_ms=X] "
+      "[--plot_to_ms=Y]\n"
       "The flight recorder: every event loop of the node keeps its recent\n"
       "events in a ring under <shm_base>/aos_trace. snapshot waits\n"
       "--after_ms, then writes every ring's events from --before_ms before\n"
@@ -253,7 +296,7 @@ int main(int argc, char** argv) {
       "threshold and writes a snapshot around each trigger, at most one per\n"
       "--min_interval_ms, counting the ones it suppressed. list prints the\n"
       "snapshots of DIR, oldest first; prune removes all but the newest\n"
-      "--keep.\n"
+      "--keep; plot draws a snapshot as a timeline PNG (gnuplot).\n"
       "See docs/tracing.md.");
   return aos::tracing::Main(argc, argv);
 }

@@ -3,9 +3,9 @@
 # a 1 us threshold) gives rate-limited snapshots of both rings that count
 # the triggers they suppressed; a snapshot skips a ring that is no ring,
 # counting it; with --sched_switch (as root) a CPU track shows ping running
-# and no tracefs instance is left; list and prune; bad input is one line
-# and exit 1. Counts
-# only: nothing here asserts how fast anything is.
+# and no tracefs instance is left; plot draws a PNG; list and prune; bad
+# input is one line and exit 1. Counts only: nothing here asserts how fast
+# anything is.
 source "${TEST_SRCDIR}/${TEST_WORKSPACE}/tools/testing/shell_test_lib.sh"
 trace="${root}/aos/tracing/aos_trace"
 config="${root}/examples/pingpong_config.json"
@@ -49,6 +49,20 @@ grep -q '2 rings (1 skipped)' "${tmp}/snapshot.log" ||
   fail "the junk ring was not skipped: $(cat "${tmp}/snapshot.log")"
 grep -q 'junk.*less than a ring header' "${tmp}/snapshot.err" ||
   fail "the skipped ring is not named: $(cat "${tmp}/snapshot.err")"
+
+# plot: a timeline PNG of a snapshot (gnuplot), next to it unless --png.
+if [[ -x /usr/bin/gnuplot ]]; then
+  "${trace}" plot "${last}" >"${tmp}/plot.log" 2>&1 ||
+    fail "plot exited $?: $(cat "${tmp}/plot.log")"
+  head -c 4 "${last%.json}.png" | grep -q PNG || fail "plot wrote no PNG: $(cat "${tmp}/plot.log")"
+  grep -q "tracks, .* runs" "${tmp}/plot.log" || fail "plot said: $(cat "${tmp}/plot.log")"
+  rm -f "${last%.json}.png"
+else
+  echo "SKIP plot: gnuplot is not installed"
+fi
+expect_one_line_error "${tmp}/junk.json: .*" "${trace}" plot "${tmp}/junk.json"
+expect_one_line_error 'plot_from_ms=2 is not before --plot_to_ms=1' "${trace}" plot "${last}" --plot_from_ms=2 --plot_to_ms=1
+expect_one_line_error 'plot: give one snapshot file' "${trace}" plot
 
 [[ $("${trace}" list "${out}" | wc -l) == 3 ]] || fail "list: $("${trace}" list "${out}")"
 "${trace}" prune "${out}" --keep=1 | grep -q 'removed 2 snapshots' || fail "prune"
