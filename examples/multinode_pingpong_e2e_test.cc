@@ -12,8 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "aos/configuration.h"
 #include "aos/configuration_lookup.h"
@@ -326,6 +328,69 @@ TEST_F(MultinodePingPongTest,
   std::tie(status, said) = aos_starter({"start", "ping"});
   EXPECT_EQ(status, 1);
   EXPECT_THAT(said, HasSubstr("no application 'ping' on node pi2"));
+}
+
+// The flight recorder across nodes: every wakeup of ping over 1 us is a
+// trigger on pi1; pi1's recorder writes a snapshot of pi1's rings and asks
+// pi2's, through the bridges, for the same window; pi2's writes one of
+// pong's ring, "asked by pi1", at pi1's trigger translated to pi2's clock
+// by the offset it records. Nothing about timing is asserted.
+TEST_F(MultinodePingPongTest, ATriggerOnPi1SnapshotsBothNodes) {
+  const std::string out = StrCat(dir_, "/traces");
+  std::filesystem::create_directories(out);
+  for (const char* node : {"pi2", "pi1"}) {
+    const absl::Status started = Launcher(node).Start(
+        App("aos_trace", "aos/tracing/aos_trace", node,
+            {StrCat("--out=", out), "--min_interval_ms=60000", "record"}));
+    ASSERT_TRUE(started.ok()) << started;
+    const absl::Status up =
+        Launcher(node).WaitUntilReporting(std::chrono::seconds(90));
+    ASSERT_TRUE(up.ok()) << up << "\n" << Launcher(node).Stderr("aos_trace");
+  }
+  StartPing({"--trace_wakeup_threshold_us=1"});
+  // One snapshot of each node, or the deadline.
+  std::map<std::string, std::string> snapshots;
+  for (int tries = 0; tries < 600 && snapshots.size() < 2; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    for (const auto& entry : std::filesystem::directory_iterator(out)) {
+      const std::string name = entry.path().filename();
+      for (const char* node : {"pi1", "pi2"}) {
+        if (name.ends_with(StrCat(".", node, ".json"))) {
+          std::ifstream file(entry.path());
+          snapshots[node] = std::string(std::istreambuf_iterator<char>(file),
+                                        std::istreambuf_iterator<char>());
+        }
+      }
+    }
+  }
+  ASSERT_EQ(snapshots.size(), 2u)
+      << "pi1 recorder:\n"
+      << Launcher("pi1").Stderr("aos_trace") << "\npi2 recorder:\n"
+      << Launcher("pi2").Stderr("aos_trace") << Said();
+  auto number = [](const std::string& json, std::string_view key) {
+    std::smatch match;
+    const std::string pattern = StrCat("\"", key, "\": (-?[0-9]+)");
+    EXPECT_TRUE(std::regex_search(json, match, std::regex(pattern)))
+        << key << " not in " << json.substr(json.find("otherData"));
+    return match.empty() ? int64_t{0} : std::stoll(match[1].str());
+  };
+  const std::string& pi1 = snapshots["pi1"];
+  const std::string& pi2 = snapshots["pi2"];
+  EXPECT_THAT(pi1, HasSubstr("\"node\": \"pi1\""));
+  EXPECT_THAT(pi1, HasSubstr("pi1 ping (pid "));
+  EXPECT_THAT(pi1, HasSubstr("\"reason\": \"ping: wakeup latency\""));
+  EXPECT_THAT(pi2, HasSubstr("\"node\": \"pi2\""));
+  EXPECT_THAT(pi2, HasSubstr("pi2 pong (pid "));
+  EXPECT_THAT(pi2, HasSubstr("\"requested_by\": \"pi1\""));
+  EXPECT_THAT(pi2,
+              HasSubstr("\"reason\": \"asked by pi1: ping: wakeup latency\""));
+  // pi1's trigger, carried over, and translated by the recorded offset.
+  EXPECT_EQ(number(pi2, "requester_trigger_ns"), number(pi1, "trigger_ns"));
+  EXPECT_EQ(number(pi2, "trigger_ns"), number(pi2, "requester_trigger_ns") -
+                                           number(pi2, "clock_offset_ns"));
+  // The same window on both.
+  EXPECT_EQ(number(pi2, "window_end_ns") - number(pi2, "window_begin_ns"),
+            number(pi1, "window_end_ns") - number(pi1, "window_begin_ns"));
 }
 
 }  // namespace

@@ -500,6 +500,8 @@ run_main_job() {
   base="$(mktemp -d /dev/shm/aos_pingpong.XXXXXX)"
   work="$(mktemp -d "${TMPDIR:-/tmp}/aos_run.XXXXXX")"
   local config="${work}/node.json"
+  # Snapshots newer than this are the run's.
+  touch "${work}/started"
   cleanup() {
     if [[ -n "${starter}" ]]; then
       kill -TERM "${starter}" 2>/dev/null || true
@@ -591,7 +593,7 @@ finish_launched_run() {
   compare_with_machine "${work}/ping.json"
   if [[ -n "${trace_dir:-}" ]]; then
     local snapshots
-    snapshots="$(find "${trace_dir}" -maxdepth 1 -name 'aos_trace.*.json' -newer "${work}/node.json" | wc -l)"
+    snapshots="$(find "${trace_dir}" -maxdepth 1 -name 'aos_trace.*.json' -newer "${work}/started" | wc -l)"
     log "flight recorder: ${snapshots} snapshot(s) of this run in ${trace_dir} (bazel-bin/aos/tracing/aos_trace list ${trace_dir}; open one in Perfetto's trace viewer)"
   fi
   return "${status}"
@@ -611,15 +613,12 @@ run_multinode_job() {
   local log_file="" trace_dir="" trace_sched="" ping_args=() pong_args=()
   local streamer_args=()
   split_run_args "$@" || return 1
-  if [[ -n "${trace_dir}" ]]; then
-    log "--trace_dir: run --multinode has no flight recorder yet (each node's rings stay in its shared memory); nothing was run"
-    return 1
-  fi
   local targets=(//examples:ping //examples:pong
     //aos/tools:aos_timing_report_streamer //aos/network:message_bridge
     //aos/tools:aos_dump //examples:multinode_pingpong_config
     //aos/starter:starterd //aos/starter:aos_starter)
   [[ -n "${log_file}" ]] && targets+=(//aos/events/logging:aos_logger)
+  [[ -n "${trace_dir}" ]] && targets+=(//aos/tracing:aos_trace)
   bazel_cmd build "${targets[@]}"
   local bin
   bin="$(pwd)/bazel-bin"
@@ -675,12 +674,23 @@ run_multinode_job() {
   local on2=("${quiet[@]}" --config="${config2}" --node=pi2 --shm_base="${base2}")
   local bridge="${bin}/aos/network/message_bridge"
   local bridge_args=(--dds_domain="${domain}" --dds_security="${certs}/ca")
+  # Each node's flight recorder, with --trace_dir: a trigger on one node
+  # snapshots both (each asks the other through the bridges).
+  local pi1_applications=() pi2_applications=()
+  if [[ -n "${trace_dir}" ]]; then
+    touch "${work}/started"
+    local record=(${trace_sched:+"${trace_sched}"} record --out="${trace_dir}")
+    pi1_applications+=("$(application_json aos_trace \
+      "${bin}/aos/tracing/aos_trace" true "${on1[@]}" "${record[@]}")")
+    pi2_applications+=("$(application_json aos_trace \
+      "${bin}/aos/tracing/aos_trace" true "${on2[@]}" "${record[@]}")")
+  fi
   run_config "${config2}" "${channels}" \
     "$(application_json message_bridge "${bridge}" true "${on2[@]}" \
       "${bridge_args[@]}" --dds_interface="${interface2}")" \
+    "${pi2_applications[@]+"${pi2_applications[@]}"}" \
     "$(application_json pong "${bin}/examples/pong" true "${on2[@]}" \
       "${pong_args[@]+"${pong_args[@]}"}")"
-  local pi1_applications=()
   if [[ -n "${log_file}" ]]; then
     pi1_applications+=("$(application_json aos_logger \
       "${bin}/aos/events/logging/aos_logger" true "${on1[@]}" \
@@ -713,6 +723,7 @@ run_multinode_job() {
   fi
   local recorder=()
   [[ -n "${log_file}" ]] && recorder=(aos_logger)
+  [[ -n "${trace_dir}" ]] && recorder+=(aos_trace)
   if started_ok "${bin}/aos/starter/aos_starter" "${on1[@]}" -- \
     "${recorder[@]+"${recorder[@]}"}" &&
     "${bin}/aos/starter/aos_starter" "${on1[@]}" --until_reporting \

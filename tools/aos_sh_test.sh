@@ -275,6 +275,17 @@ grep -q -- "--node=pi1 .*--log_file=${tmp}/run/pi1.mcap" "${calls}/aos_logger" |
 grep -q -- '--log' "${calls}/aos_timing_report_streamer" &&
   fail "the streamer got --log: $(called aos_timing_report_streamer)"
 
+# A trigger across two nodes: each node's recorder runs, with its node.
+aos run --multinode --trace_wakeup_threshold_us=500 --trace_dir="${tmp}/run/traces"
+status=$?
+[[ ${status} == 0 ]] || fail "run --multinode --trace_* exited ${status}: $(cat "${tmp}/run/all")"
+for node in pi1 pi2; do
+  grep -q -- "--node=${node} .*record --out=${tmp}/run/traces" "${calls}/aos_trace" ||
+    fail "no recorder on ${node}: $(called aos_trace)"
+done
+grep -q "^aos: flight recorder: 0 snapshot(s) of this run in ${tmp}/run/traces" "${tmp}/run/all" ||
+  fail "the multinode snapshots are not counted: $(cat "${tmp}/run/all")"
+
 aos test
 grep -q '^ci ' "${calls}/npm" || fail "test did not run npm ci: $(called npm)"
 grep -q 'npm ci failed (no npm registry?)' "${tmp}/run/all" ||

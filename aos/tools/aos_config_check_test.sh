@@ -75,7 +75,7 @@ grep -q '^node pi2 (hostname pi2, port 9971)$' "${tmp}/out" || fail "--node=pi2 
 grep -q '^    /test aos.examples.Pong -> pi1 (reliable)$' "${tmp}/out" || fail "--node=pi2 does not send Pong reliably to pi1: $(cat "${tmp}/out")"
 grep -q '^    /test aos.examples.Ping <- pi1$' "${tmp}/out" || fail "--node=pi2 does not receive Ping from pi1: $(cat "${tmp}/out")"
 grep -q '^    /pi2/aos aos.timing.Report -> pi1 (best effort, time to live 500 ms)$' "${tmp}/out" || fail "--node=pi2 reports: $(cat "${tmp}/out")"
-grep -q '^  applications (2): message_bridge, pong$' "${tmp}/out" || fail "--node=pi2 applications: $(cat "${tmp}/out")"
+grep -q '^  applications (3): aos_trace, message_bridge, pong$' "${tmp}/out" || fail "--node=pi2 applications: $(cat "${tmp}/out")"
 "${check}" --config="${multinode}" --node=pi7 >"${tmp}/out" 2>"${tmp}/err"
 status=$?
 [[ ${status} == 1 ]] || fail "--node=pi7 exited ${status}, want 1"

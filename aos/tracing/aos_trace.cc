@@ -5,6 +5,7 @@
 //   aos_trace list DIR
 //   aos_trace prune DIR --keep=N
 //   aos_trace plot SNAPSHOT.json [--png=FILE] [--plot_from_ms=X]
+//   aos_trace merge ASKING.json ASKED.json... [--out=DIR]
 
 #include <signal.h>
 #include <time.h>
@@ -19,10 +20,13 @@
 #include <string>
 #include <thread>
 
+#include "aos/config_flag.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
+#include "aos/node_flag.h"
 #include "aos/time/time.h"
 #include "aos/tracing/chrome_trace.h"
+#include "aos/tracing/peer_snapshots.h"
 #include "aos/tracing/ring_file.h"
 #include "aos/tracing/sched_recorder.h"
 #include "aos/tracing/sched_text.h"
@@ -30,6 +34,7 @@
 #include "aos/tracing/snapshot_files.h"
 #include "aos/tracing/snapshot_schedule.h"
 #include "aos/tracing/timeline_plot.h"
+#include "aos/tracing/trace_merge.h"
 #include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
@@ -69,6 +74,8 @@ DEFINE_int32(sched_buffer_kb, 4096,
              "With --sched_switch: the kernel's buffer per CPU in KiB; it "
              "keeps the newest events (a switch is about 64 bytes).");
 
+DECLARE_int32(trace_ring_events);
+
 namespace aos::tracing {
 namespace {
 
@@ -85,27 +92,51 @@ void SleepMs(int ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
 }
 
+// What a snapshot is for: a command, a trigger of this node, or another
+// node's ask (then `ask` says whose, and its window).
+struct SnapshotCause {
+  std::string reason;
+  uint64_t suppressed = 0;
+  const PeerAsk* ask = nullptr;
+};
+
+// This node's name ("" in a single-node system), for snapshots' names.
+std::string node_name;
+
 // Reads every ring of the node and writes the snapshot of
-// [at_ns - before, at_ns + after]; returns the file's path.
-std::string Snapshot(int64_t at_ns, std::string reason, uint64_t suppressed) {
+// [at_ns - before, at_ns + after]; returns its reason ("ping: wakeup
+// latency").
+std::string Snapshot(int64_t at_ns, SnapshotCause cause) {
   NodeRings node = ReadNodeRings(ShmBase());
   SnapshotInfo info;
+  std::string reason = cause.reason;
   info.trigger_ns = reason == "snapshot" ? 0 : at_ns;
-  info.suppressed = suppressed;
+  info.suppressed = cause.suppressed;
   info.skipped_rings = node.skipped;
+  info.node = node_name;
   for (const RingCopy& ring : node.rings) {
     for (const Event& event : ring.events) {
-      if (event.kind == EventKind::kTrigger && event.monotonic_ns == at_ns) {
+      if (cause.ask == nullptr && event.kind == EventKind::kTrigger &&
+          event.monotonic_ns == at_ns) {
         reason = StrCat(
             ring.application, ": ",
             TriggerReasonName(static_cast<TriggerReason>(event.queue_index)));
       }
     }
   }
-  info.reason = reason;
   TraceWindow window;
   window.begin_ns = at_ns - int64_t{FLAGS_before_ms} * 1'000'000;
   window.end_ns = at_ns + int64_t{FLAGS_after_ms} * 1'000'000;
+  if (cause.ask != nullptr) {
+    reason = StrCat("asked by ", cause.ask->node, ": ", cause.ask->reason);
+    info.requested_by = cause.ask->node;
+    info.requester_trigger_ns = cause.ask->requester_trigger_ns;
+    info.clock_offset_ns = cause.ask->clock_offset_ns;
+    info.clock_offset_uncertainty_ns = cause.ask->clock_offset_uncertainty_ns;
+    window.begin_ns = at_ns - cause.ask->before_ns;
+    window.end_ns = at_ns + cause.ask->after_ns;
+  }
+  info.reason = reason;
   Trace trace = BuildTrace(node.rings, window, info);
   if (sched_recorder != nullptr) {
     absl::StatusOr<std::string> text = sched_recorder->ReadText();
@@ -115,7 +146,8 @@ std::string Snapshot(int64_t at_ns, std::string reason, uint64_t suppressed) {
     AddSchedTracks(ParseSchedText(*text), sched_recorder->started_ns(),
                    loop_pids, &trace);
   }
-  absl::StatusOr<std::string> path = WriteSnapshot(FLAGS_out, trace, at_ns);
+  absl::StatusOr<std::string> path =
+      WriteSnapshot(FLAGS_out, trace, at_ns, node_name);
   if (!path.ok()) ExitForUserError(std::string(path.status().message()));
   for (const std::string& skipped : node.skipped) {
     fprintf(stderr, "aos_trace: skipped ring %s\n", skipped.c_str());
@@ -127,64 +159,145 @@ std::string Snapshot(int64_t at_ns, std::string reason, uint64_t suppressed) {
           : "";
   printf("%s: %zu rings (%zu skipped)%s, %s, %llu suppressed before it\n",
          path->c_str(), node.rings.size(), node.skipped.size(), kernel.c_str(),
-         info.reason.c_str(), static_cast<unsigned long long>(suppressed));
+         info.reason.c_str(),
+         static_cast<unsigned long long>(cause.suppressed));
   fflush(stdout);
-  return *path;
+  return info.reason;
 }
 
-int Record() {
-  SnapshotSchedule schedule(int64_t{FLAGS_after_ms} * 1'000'000,
-                            int64_t{FLAGS_min_interval_ms} * 1'000'000);
+// `aos_trace record`: reads the rings' headers each Poll() and writes a
+// snapshot when one is due. Given peers (--config), it asks the other
+// nodes for the window of each trigger of its own, and answers their asks.
+class Recorder {
+ public:
+  Recorder()
+      : schedule_(int64_t{FLAGS_after_ms} * 1'000'000,
+                  int64_t{FLAGS_min_interval_ms} * 1'000'000) {}
+
+  void set_peers(PeerSnapshots* peers) { peers_ = peers; }
+
+  // Another node's ask, on this node's clock: a trigger like any other.
+  void Ask(const PeerAsk& ask) {
+    asks_[ask.trigger_ns] = ask;
+    schedule_.Trigger(ask.trigger_ns, 1);
+  }
+
+  void Poll() {
+    const int64_t now = NowNs();
+    if (watched_.empty() || now - last_listed_ > 500'000'000) ListRings(now);
+    for (auto& [path, ring] : watched_) {
+      absl::StatusOr<RingCounters> counters =
+          ReadRingCounters(ring.ring.bytes());
+      if (!counters.ok() || counters->trigger_count == ring.triggers) continue;
+      schedule_.Trigger(counters->last_trigger_ns,
+                        counters->trigger_count - ring.triggers);
+      ring.triggers = counters->trigger_count;
+    }
+    const std::optional<int64_t> due = schedule_.Due(NowNs());
+    if (!due.has_value()) return;
+    SnapshotCause cause{"trigger", schedule_.TakeSuppressed(), nullptr};
+    const auto ask = asks_.find(*due);
+    if (ask != asks_.end()) cause.ask = &ask->second;
+    const std::string reason = Snapshot(*due, cause);
+    if (cause.ask == nullptr && peers_ != nullptr && peers_->can_ask()) {
+      peers_->Ask(*due, int64_t{FLAGS_before_ms} * 1'000'000,
+                  int64_t{FLAGS_after_ms} * 1'000'000, reason);
+    }
+    // Asks joined into this one or suppressed are answered.
+    asks_.erase(asks_.begin(), asks_.upper_bound(*due));
+    ++written_;
+  }
+
+  bool done() const {
+    return FLAGS_snapshots > 0 && written_ >= FLAGS_snapshots;
+  }
+  int written() const { return written_; }
+  uint64_t total_suppressed() const { return schedule_.total_suppressed(); }
+
+ private:
   // Path -> the ring's mapping and the trigger count last seen.
   struct Watched {
     MappedRing ring;
     uint64_t triggers;
   };
-  std::map<std::string, Watched> watched;
-  int64_t last_listed = 0;
-  int written = 0;
-  signal(SIGINT, RequestStop);
-  signal(SIGTERM, RequestStop);
-  while (stop_requested == 0) {
-    const int64_t now = NowNs();
-    if (watched.empty() || now - last_listed > 500'000'000) {
-      last_listed = now;
-      std::map<std::string, Watched> next;
-      for (const std::string& path : ListRingFiles(ShmBase(), nullptr)) {
-        auto it = watched.find(path);
-        if (it != watched.end()) {
-          next.emplace(path, std::move(it->second));
-          continue;
-        }
-        absl::StatusOr<MappedRing> mapped = MapRing(path);
-        if (!mapped.ok()) continue;
-        absl::StatusOr<RingCounters> counters =
-            ReadRingCounters(mapped->bytes());
-        // Triggers from before it was seen are not this recorder's.
-        if (counters.ok()) {
-          next.emplace(path,
-                       Watched{std::move(*mapped), counters->trigger_count});
-        }
+
+  void ListRings(int64_t now) {
+    last_listed_ = now;
+    std::map<std::string, Watched> next;
+    for (const std::string& path : ListRingFiles(ShmBase(), nullptr)) {
+      auto it = watched_.find(path);
+      if (it != watched_.end()) {
+        next.emplace(path, std::move(it->second));
+        continue;
       }
-      watched = std::move(next);
+      absl::StatusOr<MappedRing> mapped = MapRing(path);
+      if (!mapped.ok()) continue;
+      absl::StatusOr<RingCounters> counters = ReadRingCounters(mapped->bytes());
+      // Triggers from before it was seen are not this recorder's.
+      if (counters.ok()) {
+        next.emplace(path,
+                     Watched{std::move(*mapped), counters->trigger_count});
+      }
     }
-    for (auto& [path, ring] : watched) {
-      absl::StatusOr<RingCounters> counters =
-          ReadRingCounters(ring.ring.bytes());
-      if (!counters.ok() || counters->trigger_count == ring.triggers) continue;
-      schedule.Trigger(counters->last_trigger_ns,
-                       counters->trigger_count - ring.triggers);
-      ring.triggers = counters->trigger_count;
+    watched_ = std::move(next);
+  }
+
+ private:
+  SnapshotSchedule schedule_;
+  std::map<std::string, Watched> watched_;
+  int64_t last_listed_ = 0;
+  int written_ = 0;
+  PeerSnapshots* peers_ = nullptr;
+  // Other nodes' asks waiting, by trigger on this node's clock.
+  std::map<int64_t, PeerAsk> asks_;
+};
+
+int Record() {
+  Recorder recorder;
+  if (FLAGS_config.empty()) {
+    signal(SIGINT, RequestStop);
+    signal(SIGTERM, RequestStop);
+    while (stop_requested == 0 && !recorder.done()) {
+      recorder.Poll();
+      SleepMs(FLAGS_poll_ms);
     }
-    if (std::optional<int64_t> due = schedule.Due(NowNs())) {
-      Snapshot(*due, "trigger", schedule.TakeSuppressed());
-      if (++written == FLAGS_snapshots) break;
+  } else {
+    absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> config =
+        ReadConfigFlag("");
+    if (!config.ok()) ExitForUserError(std::string(config.status().message()));
+    absl::StatusOr<const Node*> node = ReadNodeFlag(config->message());
+    if (!node.ok()) ExitForUserError(std::string(node.status().message()));
+    if (*node != nullptr) node_name = (*node)->name()->str();
+    // The recorder's own loop is not recorded.
+    FLAGS_trace_ring_events = 0;
+    ShmEventLoop loop(&config->message(), "aos_trace", *node);
+    PeerSnapshots peers(&loop,
+                        [&recorder](const PeerAsk& ask) { recorder.Ask(ask); });
+    recorder.set_peers(&peers);
+    if (!peers.can_ask()) {
+      fprintf(stderr,
+              "aos_trace: no aos.tracing.SnapshotRequest channel on /aos of "
+              "%s: other nodes are not asked for their snapshots\n",
+              node_name.empty() ? "this node" : node_name.c_str());
     }
-    SleepMs(FLAGS_poll_ms);
+    TimerHandler* poll = loop.AddTimer([&]() {
+      recorder.Poll();
+      if (recorder.done()) loop.Exit();
+    });
+    loop.OnRun([&]() {
+      poll->Schedule(loop.monotonic_now(),
+                     std::chrono::milliseconds(FLAGS_poll_ms));
+    });
+    loop.Run();
+    if (peers.refused() > 0) {
+      fprintf(stderr, "aos_trace: %llu snapshot requests refused\n",
+              static_cast<unsigned long long>(peers.refused()));
+    }
   }
   sched_recorder.reset();
   printf("aos_trace record: %d snapshots written, %llu triggers suppressed\n",
-         written, static_cast<unsigned long long>(schedule.total_suppressed()));
+         recorder.written(),
+         static_cast<unsigned long long>(recorder.total_suppressed()));
   return 0;
 }
 
@@ -225,6 +338,24 @@ int Plot(const std::string& snapshot) {
   return 0;
 }
 
+// Writes the snapshots `paths` (the asking node's first) as one timeline.
+int Merge(const std::vector<std::string>& paths) {
+  std::vector<Trace> traces;
+  for (const std::string& path : paths) {
+    absl::StatusOr<Trace> trace = ReadTrace(path);
+    if (!trace.ok()) ExitForUserError(std::string(trace.status().message()));
+    traces.push_back(std::move(*trace));
+  }
+  absl::StatusOr<Trace> merged = MergeTraces(traces);
+  if (!merged.ok()) ExitForUserError(std::string(merged.status().message()));
+  absl::StatusOr<std::string> path =
+      WriteSnapshot(FLAGS_out, *merged, merged->info.trigger_ns, "merged");
+  if (!path.ok()) ExitForUserError(std::string(path.status().message()));
+  printf("%s: %zu snapshots, %s\n", path->c_str(), paths.size(),
+         StrJoin(merged->info.merged, "; ").c_str());
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   ExitOnFlagError(CheckInRange("--before_ms", FLAGS_before_ms, 0, 3'600'000));
   ExitOnFlagError(CheckInRange("--after_ms", FLAGS_after_ms, 0, 3'600'000));
@@ -236,9 +367,14 @@ int Main(int argc, char** argv) {
       CheckInRange("--sched_buffer_kb", FLAGS_sched_buffer_kb, 64, 1 << 20));
   if (argc < 2) {
     ExitForUserError(
-        "give a command: snapshot, record, list DIR, prune DIR or plot FILE");
+        "give a command: snapshot, record, list DIR, prune DIR, plot FILE or "
+        "merge FILE...");
   }
   const std::string command = argv[1];
+  if (command == "merge") {
+    if (argc < 4) ExitForUserError("merge: give two snapshots or more");
+    return Merge(std::vector<std::string>(argv + 2, argv + argc));
+  }
   if (command == "plot") {
     if (argc != 3) ExitForUserError("plot: give one snapshot file");
     return Plot(argv[2]);
@@ -267,7 +403,7 @@ int Main(int argc, char** argv) {
   if (command == "record") return Record();
   const int64_t now = NowNs();
   SleepMs(FLAGS_after_ms);
-  Snapshot(now, "snapshot", 0);
+  Snapshot(now, SnapshotCause{"snapshot", 0, nullptr});
   sched_recorder.reset();
   return 0;
 }
@@ -288,6 +424,7 @@ int main(int argc, char** argv) {
       "       aos_trace prune DIR [--keep=N]\n"
       "       aos_trace plot SNAPSHOT.json [--png=FILE] [--plot_from_ms=X] "
       "[--plot_to_ms=Y]\n"
+      "       aos_trace merge ASKING.json ASKED.json... [--out=DIR]\n"
       "The flight recorder: every event loop of the node keeps its recent\n"
       "events in a ring under <shm_base>/aos_trace. snapshot waits\n"
       "--after_ms, then writes every ring's events from --before_ms before\n"
@@ -296,7 +433,11 @@ int main(int argc, char** argv) {
       "threshold and writes a snapshot around each trigger, at most one per\n"
       "--min_interval_ms, counting the ones it suppressed. list prints the\n"
       "snapshots of DIR, oldest first; prune removes all but the newest\n"
-      "--keep; plot draws a snapshot as a timeline PNG (gnuplot).\n"
+      "--keep; plot draws a snapshot as a timeline PNG (gnuplot). With\n"
+      "--config (a multi-node one), record asks the other nodes' recorders\n"
+      "for the window of each trigger of its node, through the message\n"
+      "bridge, and answers theirs; merge puts such snapshots on the asking\n"
+      "node's clock in one file.\n"
       "See docs/tracing.md.");
   return aos::tracing::Main(argc, argv);
 }

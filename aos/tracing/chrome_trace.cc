@@ -231,6 +231,14 @@ std::string TraceJson(const Trace& trace) {
   json.Key("displayTimeUnit").String("ns");
   json.Key("otherData").BeginObject();
   json.Key("reason").String(trace.info.reason);
+  json.Key("node").String(trace.info.node);
+  if (!trace.info.requested_by.empty()) {
+    json.Key("requested_by").String(trace.info.requested_by);
+    json.Key("requester_trigger_ns").Number(trace.info.requester_trigger_ns);
+    json.Key("clock_offset_ns").Number(trace.info.clock_offset_ns);
+    json.Key("clock_offset_uncertainty_ns")
+        .Number(trace.info.clock_offset_uncertainty_ns);
+  }
   json.Key("trigger_ns").Number(trace.info.trigger_ns);
   json.Key("window_begin_ns").Number(trace.window.begin_ns);
   json.Key("window_end_ns").Number(trace.window.end_ns);
@@ -239,6 +247,11 @@ std::string TraceJson(const Trace& trace) {
   json.Key("skipped_rings").BeginArray();
   for (const std::string& why : trace.info.skipped_rings) json.String(why);
   json.EndArray();
+  if (!trace.info.merged.empty()) {
+    json.Key("merged").BeginArray();
+    for (const std::string& part : trace.info.merged) json.String(part);
+    json.EndArray();
+  }
   if (trace.info.kernel_sched) {
     json.Key("kernel_sched_events").Number(trace.info.kernel_events);
     json.Key("kernel_events_overwritten").Number(trace.info.kernel_overwritten);

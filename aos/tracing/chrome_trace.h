@@ -38,6 +38,18 @@ struct SnapshotInfo {
   uint64_t suppressed = 0;
   // Rings found but not read (another layout, damaged), and why.
   std::vector<std::string> skipped_rings;
+  // The node whose rings these are ("" in a single-node system).
+  std::string node;
+  // A snapshot another node's recorder asked for (peer_snapshots.h): that
+  // node, its trigger on its clock, and its clock minus this node's (with
+  // the estimate's uncertainty, -1 if from the request's own times).
+  std::string requested_by;
+  int64_t requester_trigger_ns = 0;
+  int64_t clock_offset_ns = 0;
+  int64_t clock_offset_uncertainty_ns = -1;
+  // A merged snapshot (trace_merge.h): each node's part, as "pi2: clock
+  // offset 44247 ns (+-185042)".
+  std::vector<std::string> merged;
   // Whether the kernel's scheduler events are in (sched_tracks.h), and:
   // how many fell in the window, how many the kernel's buffer overwrote
   // before it was read, how many lines could not be read.

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,6 +93,13 @@ std::string FindTracefs() {
 absl::StatusOr<std::unique_ptr<SchedRecorder>> SchedRecorder::Start(
     std::string_view tracefs, int buffer_kb) {
   const std::string instances = StrCat(tracefs, "/instances");
+  struct stat info;
+  if (stat(instances.c_str(), &info) != 0 &&
+      stat(std::string(tracefs).c_str(), &info) == 0) {
+    // Not mounted here, as in `ip netns exec`, which remounts /sys: mount
+    // it (trace-cmd does the same). Failing, the mkdir below says why.
+    mount("nodev", std::string(tracefs).c_str(), "tracefs", 0, nullptr);
+  }
   RemoveOrphans(instances);
   const std::string directory = StrCat(instances, "/", kPrefix, getpid());
   if (mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) {

@@ -13,8 +13,10 @@
 //   if (!sched.ok()) ExitForUserError(sched.status().message());
 //   absl::StatusOr<std::string> text = (*sched)->ReadText();
 //
-// Needs root (or CAP_SYS_ADMIN) and tracefs mounted. Other tracing on the
-// machine (another instance, the top-level buffer) is left alone. The
+// Needs root (or CAP_SYS_ADMIN) and tracefs. Where tracefs is not mounted
+// on its directory (`ip netns exec` remounts /sys without it), Start()
+// mounts it there, as trace-cmd does. Other tracing on the machine (another
+// instance, the top-level buffer) is left alone. The
 // instance is removed by the destructor and at exit(); one left by a
 // recorder that was killed is removed by the next Start().
 

@@ -44,11 +44,13 @@ NodeRings ReadNodeRings(std::string_view shm_base) {
 }
 
 absl::StatusOr<std::string> WriteSnapshot(std::string_view directory,
-                                          const Trace& trace,
-                                          int64_t stamp_ns) {
+                                          const Trace& trace, int64_t stamp_ns,
+                                          std::string_view node) {
   char stamp[32];
   snprintf(stamp, sizeof(stamp), "%020lld", static_cast<long long>(stamp_ns));
-  const std::string path = StrCat(directory, "/", kPrefix, stamp, kSuffix);
+  const std::string path =
+      StrCat(directory, "/", kPrefix, stamp,
+             node.empty() ? std::string() : StrCat(".", node), kSuffix);
   const std::string temporary = StrCat(path, ".tmp");
   FILE* file = fopen(temporary.c_str(), "w");
   if (file == nullptr) return PathError(temporary, "cannot create it");

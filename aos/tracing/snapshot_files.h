@@ -2,8 +2,8 @@
 #define AOS_TRACING_SNAPSHOT_FILES_H_
 
 // What `aos_trace` reads and writes: every ring of a node now, and the
-// snapshot files of a directory (`aos_trace.<monotonic ns>.json`, so that
-// names sort by time).
+// snapshot files of a directory (`aos_trace.<monotonic ns>[.<node>].json`,
+// so that names sort by time).
 //
 //   NodeRings rings = ReadNodeRings(ShmBase());
 //   absl::StatusOr<std::string> path = WriteSnapshot(dir, trace, now_ns);
@@ -33,12 +33,15 @@ struct NodeRings {
 // Copies every ring under `shm_base` (ring_file.h).
 NodeRings ReadNodeRings(std::string_view shm_base);
 
-// Writes `trace` as `<directory>/aos_trace.<stamp_ns>.json` (through a
+// Writes `trace` as `<directory>/aos_trace.<stamp_ns>.json`, or
+// `aos_trace.<stamp_ns>.<node>.json` for a node of a multi-node system (two
+// nodes' snapshots of one moment in one directory), through a
 // temporary file renamed into place, so a reader never sees half a
 // snapshot); returns its path. An error is one line naming the path and
 // the system's reason (no such directory, no permission, disk full).
 absl::StatusOr<std::string> WriteSnapshot(std::string_view directory,
-                                          const Trace& trace, int64_t stamp_ns);
+                                          const Trace& trace, int64_t stamp_ns,
+                                          std::string_view node = "");
 
 // The snapshot files in `directory`, oldest first; an error names the
 // directory if it cannot be read.

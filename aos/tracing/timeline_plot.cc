@@ -6,14 +6,11 @@
 #include <utility>
 
 #include "aos/util/gnuplot.h"
+#include "aos/util/json_document.h"
 #include "aos/util/str_cat.h"
-#include "tools/bench/json_document.h"
 
 namespace aos::tracing {
 namespace {
-
-using bench::JsonDocument;
-using bench::JsonValue;
 
 // A name inside a gnuplot data block: in double quotes, so none in it.
 std::string DataText(std::string_view text) {

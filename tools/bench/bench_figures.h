@@ -15,8 +15,8 @@
 #include "absl/status/statusor.h"
 #include "aos/events/timing_histogram.h"
 #include "aos/events/timing_statistic.h"
+#include "aos/util/json_document.h"
 #include "aos/util/json_writer.h"
-#include "tools/bench/json_document.h"
 
 namespace aos::bench {
 

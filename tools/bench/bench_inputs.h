@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "aos/util/json_document.h"
 #include "tools/bench/bench_figures.h"
-#include "tools/bench/json_document.h"
 
 namespace aos::bench {
 

@@ -47,6 +47,7 @@
 #include "aos/util/cpu_latency_limit.h"
 #include "aos/util/flag_checks.h"
 #include "aos/util/flag_output_file.h"
+#include "aos/util/json_document.h"
 #include "aos/util/json_writer.h"
 #include "aos/util/plain_table.h"
 #include "aos/util/str_cat.h"
@@ -57,7 +58,6 @@
 #include "tools/bench/bench_figures.h"
 #include "tools/bench/bench_harness.h"
 #include "tools/bench/ddsperf_output.h"
-#include "tools/bench/json_document.h"
 
 DEFINE_string(bin_dir, "bazel-bin", "Where the built programs are.");
 DEFINE_string(links, "lo", "Comma-separated links to measure: lo, veth.");

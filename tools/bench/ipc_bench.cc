@@ -29,6 +29,7 @@
 #include "aos/init.h"
 #include "aos/util/flag_checks.h"
 #include "aos/util/flag_output_file.h"
+#include "aos/util/json_document.h"
 #include "aos/util/json_writer.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
@@ -37,7 +38,6 @@
 #include "tools/bench/bench_figures.h"
 #include "tools/bench/bench_harness.h"
 #include "tools/bench/ipc_pingpong.h"
-#include "tools/bench/json_document.h"
 
 DEFINE_string(bin_dir, "bazel-bin", "Where the built programs are.");
 DEFINE_string(work_dir, "",

@@ -35,8 +35,8 @@
 #include "absl/status/statusor.h"
 #include "aos/events/timing_histogram.h"
 #include "aos/events/timing_statistic.h"
+#include "aos/util/json_document.h"
 #include "tools/bench/bench_figures.h"
-#include "tools/bench/json_document.h"
 
 namespace aos::bench {
 

@@ -30,6 +30,7 @@
 #include "aos/util/cpu_latency_limit.h"
 #include "aos/util/flag_checks.h"
 #include "aos/util/flag_output_file.h"
+#include "aos/util/json_document.h"
 #include "aos/util/json_writer.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
@@ -41,7 +42,6 @@
 #include "tools/bench/bench_figures.h"
 #include "tools/bench/bench_harness.h"
 #include "tools/bench/bench_inputs.h"
-#include "tools/bench/json_document.h"
 #include "tools/bench/rt_tests.h"
 #include "tools/bench/scale_section.h"
 

@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "aos/util/json_document.h"
 #include "aos/util/subprocess.h"
 #include "gflags/gflags.h"
 #include "tools/bench/bench_figures.h"
-#include "tools/bench/json_document.h"
 
 // Where the rt-tests tools are (Debian's rt-tests installs them in
 // /usr/bin).

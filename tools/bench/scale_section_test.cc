@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "aos/util/json_document.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tools/bench/json_document.h"
 
 namespace aos::bench {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/bench/json_document.h"
+#include "aos/util/json_document.h"
 
 #include <cmath>
 
@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace aos::bench {
+namespace aos {
 namespace {
 
 using ::testing::ElementsAre;
@@ -114,4 +114,4 @@ TEST(JsonDocumentTest, AFileThatCannotBeReadIsNamed) {
 }
 
 }  // namespace
-}  // namespace aos::bench
+}  // namespace aos

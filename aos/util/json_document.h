@@ -1,5 +1,5 @@
-#ifndef TOOLS_BENCH_JSON_DOCUMENT_H_
-#define TOOLS_BENCH_JSON_DOCUMENT_H_
+#ifndef AOS_UTIL_JSON_DOCUMENT_H_
+#define AOS_UTIL_JSON_DOCUMENT_H_
 
 // JSON written by other programs (rt-tests' --json files, Google Benchmark's
 // --benchmark_format=json, our benchmarks' own), read with a real parser:
@@ -33,7 +33,7 @@
 #include "absl/status/statusor.h"
 #include "flatbuffers/flexbuffers.h"
 
-namespace aos::bench {
+namespace aos {
 
 // One value in a parsed JSON text, or a missing one with the reason.
 class JsonValue {
@@ -115,6 +115,6 @@ absl::Status ReadNumbers(
     std::initializer_list<std::pair<std::string_view, double*>> fields,
     bool null_is_nan = false);
 
-}  // namespace aos::bench
+}  // namespace aos
 
-#endif  // TOOLS_BENCH_JSON_DOCUMENT_H_
+#endif  // AOS_UTIL_JSON_DOCUMENT_H_

@@ -1,4 +1,4 @@
-#include "tools/bench/json_document.h"
+#include "aos/util/json_document.h"
 
 #include <cerrno>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "aos/util/str_cat.h"
 #include "flatbuffers/idl.h"
 
-namespace aos::bench {
+namespace aos {
 
 struct JsonValue::Storage {
   std::string source;
@@ -199,4 +199,4 @@ absl::Status ReadNumbers(
   return absl::OkStatus();
 }
 
-}  // namespace aos::bench
+}  // namespace aos
