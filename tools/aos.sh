@@ -221,7 +221,7 @@ split_run_args() {
         --busy_poll_us=* | --idle_poll | --idle_poll=* | --noidle_poll | \
         --trace_ring_events=* | --trace_wakeup_threshold_us=* | \
         --trace_handler_threshold_us=* | --trace_on_missed_cycles* | \
-        --trace_on_lost_messages* | --notrace_on_*)
+        --trace_on_lost_messages* | --trace_on_path_deadline* | --notrace_on_*)
         ping_args+=("${arg}")
         pong_args+=("${arg}")
         ;;

@@ -345,7 +345,12 @@ bool RawFetcher::Record(FetchResult result) {
   const monotonic_clock::time_point now = event_loop_->monotonic_now();
   timing_.latency.Record(now - context_.monotonic_event_time);
   if (!context_.origins.empty()) {
-    timing_.paths.Record(context_.origins, event_loop_->PathAgeTime(now));
+    const monotonic_clock::time_point age_time = event_loop_->PathAgeTime(now);
+    const int64_t overrun = timing_.paths.Record(context_.origins, age_time);
+    tracing::EventRing* ring = event_loop_->trace_ring_.get();
+    if (overrun > 0 && ring != nullptr) {
+      ring->PathDeadline(timing_.channel_index, Ns(age_time), overrun);
+    }
     event_loop_->NoteOriginsRead(context_.origins);
   }
   timing_.paths.CountInvalid(result.invalid_origins);
@@ -527,7 +532,11 @@ void WatcherState::Call(const Context& context, uint32_t invalid_origins) {
   if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
     ring->CallStart(kWatcherStart, trace_index_, Ns(start),
                     Ns(context.monotonic_event_time), context.queue_index);
-  timing_.paths.Record(context.origins, start);
+  const int64_t overrun = timing_.paths.Record(context.origins, start);
+  if (tracing::EventRing* ring = event_loop_->trace_ring_.get();
+      overrun > 0 && ring != nullptr) {
+    ring->PathDeadline(trace_index_, Ns(start), overrun);
+  }
   timing_.paths.CountInvalid(invalid_origins);
   event_loop_->BeginCallbackPaths(start, PathOrigin());
   event_loop_->NoteOriginsRead(context.origins);

@@ -21,8 +21,10 @@ PathTiming* PathTimings::Find(uint32_t origin_id, uint32_t hops) noexcept {
   return &path;
 }
 
-void PathTimings::Record(const PathOrigins& origins,
-                         monotonic_clock::time_point callback_start) noexcept {
+int64_t PathTimings::Record(
+    const PathOrigins& origins,
+    monotonic_clock::time_point callback_start) noexcept {
+  int64_t worst_overrun = 0;
   for (const PathOrigin& origin : origins) {
     PathTiming* path = Find(origin.id, origin.hops);
     if (path == nullptr) {
@@ -34,10 +36,12 @@ void PathTimings::Record(const PathOrigins& origins,
     path->age.Record(age);
     if (deadline_ns_ > 0 && age.count() > deadline_ns_) {
       ++path->deadline_overruns;
+      worst_overrun = std::max<int64_t>(worst_overrun, age.count());
     }
     path->max_uncertainty_ns = std::max<int64_t>(
         path->max_uncertainty_ns, int64_t{origin.uncertainty_us} * 1000);
   }
+  return worst_overrun;
 }
 
 void PathTimings::Merge(const PathTimings& other) noexcept {

@@ -61,8 +61,9 @@ class PathTimings {
   // Records, for each of `origins`, the age `callback_start` - its time
   // under its (origin, hops) path, and its uncertainty; a path beyond
   // kMaxPathsPerEntry adds to dropped_samples() instead. Never allocates.
-  void Record(const PathOrigins& origins,
-              monotonic_clock::time_point callback_start) noexcept;
+  // Returns the largest age over the deadline (ns), 0 if none was.
+  int64_t Record(const PathOrigins& origins,
+                 monotonic_clock::time_point callback_start) noexcept;
   // Origins a message claimed that could not be true (PathOrigins::FromRaw).
   void CountInvalid(uint32_t invalid) noexcept { invalid_origins_ += invalid; }
 

@@ -67,6 +67,8 @@ std::string_view TriggerReasonName(TriggerReason reason) {
       return "missed cycles";
     case TriggerReason::kLostMessages:
       return "lost messages";
+    case TriggerReason::kPathDeadline:
+      return "path deadline";
   }
   return "unknown";
 }

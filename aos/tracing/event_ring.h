@@ -79,6 +79,8 @@ enum class TriggerReason : uint32_t {
   kHandlerTime = 2,
   kMissedCycles = 3,
   kLostMessages = 4,
+  // A message reached a watcher or fetcher older than its path deadline.
+  kPathDeadline = 5,
 };
 std::string_view TriggerReasonName(TriggerReason reason);
 
@@ -151,6 +153,7 @@ struct TriggerThresholds {
   int64_t handler_time_ns = 0;
   bool on_missed_cycles = false;
   bool on_lost_messages = false;
+  bool on_path_deadline = false;
 };
 
 class EventRing {
@@ -214,6 +217,13 @@ class EventRing {
     Write(EventKind::kMissedCycles, callback, count, now_ns, 0);
     if (thresholds_.on_missed_cycles) {
       Trigger(TriggerReason::kMissedCycles, callback, now_ns, count);
+    }
+  }
+  // A watcher (`index`: its callback) or fetcher (its channel) got a
+  // message `age_ns` old, over its path deadline; marks a trigger if asked.
+  void PathDeadline(uint16_t index, int64_t now_ns, int64_t age_ns) {
+    if (thresholds_.on_path_deadline) {
+      Trigger(TriggerReason::kPathDeadline, index, now_ns, age_ns);
     }
   }
   // Marks a trigger: a kTrigger record, and the header's count and time.

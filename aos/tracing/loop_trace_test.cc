@@ -17,6 +17,7 @@
 
 DECLARE_int64(trace_handler_threshold_us);
 DECLARE_bool(trace_on_missed_cycles);
+DECLARE_bool(trace_on_path_deadline);
 
 namespace aos::tracing {
 namespace {
@@ -190,6 +191,49 @@ TEST_F(LoopTraceTest, HandlerOverThresholdTriggers) {
                           {TriggerReason::kMissedCycles, 65'000'000, 2}}));
   EXPECT_EQ(copy.trigger_count, 3u);
   EXPECT_EQ(copy.last_trigger_ns - Ns(start), 65'000'000);
+}
+
+// A watcher that gets a message older than its path deadline marks a
+// trigger with the message's age, with --trace_on_path_deadline only.
+TEST_F(LoopTraceTest, PathDeadlineOverrunTriggers) {
+  FLAGS_trace_on_path_deadline = true;
+  auto sender_loop = factory_.MakeEventLoop("sender");
+  auto watcher_loop = factory_.MakeEventLoop("watcher");
+  for (auto* loop : {sender_loop.get(), watcher_loop.get()}) {
+    loop->SkipTimingReport();
+  }
+  Sender<TestMessage> sender = sender_loop->MakeSender<TestMessage>("/test");
+  int calls = 0;
+  TimerHandler* timer = sender_loop->AddTimer([&]() {
+    // The second message leaves 300 us after its timer was due: its path
+    // starts at the timer's time.
+    if (++calls == 2) factory_.AdvanceTime(microseconds(300));
+    auto builder = sender.MakeBuilder();
+    TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+    message.add_value(calls);
+    builder.CheckOk(builder.Send(message.Finish()));
+  });
+  sender_loop->OnRun([&]() {
+    timer->Schedule(sender_loop->monotonic_now(), milliseconds(10));
+  });
+  watcher_loop->SetPathDeadline("/test", microseconds(100));
+  watcher_loop->MakeWatcher("/test", [](const TestMessage&) {});
+  const monotonic_clock::time_point start = factory_.monotonic_now(nullptr);
+  factory_.RunFor(milliseconds(25));
+  FLAGS_trace_on_path_deadline = false;
+  std::vector<std::tuple<TriggerReason, uint16_t, int64_t, int64_t>> triggers;
+  for (const Event& event : CopyRingOf(*watcher_loop).events) {
+    if (event.kind == EventKind::kTrigger) {
+      triggers.emplace_back(static_cast<TriggerReason>(event.queue_index),
+                            event.index, event.monotonic_ns - Ns(start),
+                            event.aux_ns);
+    }
+  }
+  // The watcher is the loop's first callback (index 0).
+  EXPECT_EQ(triggers,
+            (std::vector<std::tuple<TriggerReason, uint16_t, int64_t, int64_t>>{
+                {TriggerReason::kPathDeadline, 0, 10'300'000, 300'000}}));
+  EXPECT_EQ(TriggerReasonName(TriggerReason::kPathDeadline), "path deadline");
 }
 
 // A snapshot of one timing report's window counts the handler runs that

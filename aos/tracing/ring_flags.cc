@@ -23,6 +23,11 @@ DEFINE_bool(trace_on_lost_messages, false,
             "Flight recorder trigger: a watcher or fetcher that lost "
             "messages.");
 
+DEFINE_bool(trace_on_path_deadline, false,
+            "Flight recorder trigger: a watcher or fetcher that got a message "
+            "older than its path deadline (SetPathDeadline, or the "
+            "application's path_deadlines in the config).");
+
 namespace aos::tracing {
 
 std::unique_ptr<EventRing> RingFromFlags(std::string_view shm_base,
@@ -56,6 +61,7 @@ std::unique_ptr<EventRing> RingFromFlags(std::string_view shm_base,
   thresholds.handler_time_ns = FLAGS_trace_handler_threshold_us * 1000;
   thresholds.on_missed_cycles = FLAGS_trace_on_missed_cycles;
   thresholds.on_lost_messages = FLAGS_trace_on_lost_messages;
+  thresholds.on_path_deadline = FLAGS_trace_on_path_deadline;
   ring->set_thresholds(thresholds);
   return ring;
 }

@@ -7,6 +7,7 @@
 //   --trace_handler_threshold_us     trigger when a handler is longer (0: off)
 //   --trace_on_missed_cycles         trigger on a missed cycle
 //   --trace_on_lost_messages         trigger on a lost message
+//   --trace_on_path_deadline         trigger on a path deadline overrun
 // docs/tracing.md says what each does.
 
 #include <memory>
