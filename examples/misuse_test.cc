@@ -172,8 +172,8 @@ TEST_F(MisuseTest, AosDumpListsChannelsAndTheClosestOnes) {
   ExpectOneLine(Run("aos/tools/aos_dump", {}), "aos_dump",
                 "give the CHANNEL [TYPE] to print; channels of the config: "
                 "/aos aos.starter.StarterRpc, /aos aos.starter.Status, /aos "
-                "aos.timing.Report, /test aos.examples.Ping, /test "
-                "aos.examples.Pong");
+                "aos.timing.Report, /aos aos.tracing.TraceSnapshot, /test "
+                "aos.examples.Ping, /test aos.examples.Pong");
   ExpectOneLine(Run("aos/tools/aos_dump", {"/tset"}), "aos_dump",
                 "no channel /tset in the config; no channel has that name; "
                 "closest channels in the config: /test (aos.examples.Ping), "

@@ -529,7 +529,7 @@ run_main_job() {
     # The node's flight recorder: a snapshot of every loop's ring around
     # each trigger of ping's or pong's --trace_* thresholds.
     applications+=("$(application_json aos_trace \
-      "${bin}/aos/tracing/aos_trace" true "${quiet[@]}" --shm_base="${base}" \
+      "${bin}/aos/tracing/aos_trace" true "${common[@]}" \
       ${trace_sched:+"${trace_sched}"} record --out="${trace_dir}")")
   fi
   applications+=("$(application_json pong "${bin}/examples/pong" true \

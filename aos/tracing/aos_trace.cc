@@ -35,6 +35,8 @@
 #include "aos/tracing/snapshot_schedule.h"
 #include "aos/tracing/timeline_plot.h"
 #include "aos/tracing/trace_merge.h"
+#include "aos/tracing/trace_snapshot_generated.h"
+#include "aos/tracing/trace_snapshot_message.h"
 #include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
@@ -103,6 +105,10 @@ struct SnapshotCause {
 // This node's name ("" in a single-node system), for snapshots' names.
 std::string node_name;
 
+// With --config and an aos.tracing.TraceSnapshot channel on /aos: where
+// each snapshot goes too, for a logger to keep.
+Sender<TraceSnapshot>* snapshot_sender = nullptr;
+
 // Reads every ring of the node and writes the snapshot of
 // [at_ns - before, at_ns + after]; returns its reason ("ping: wakeup
 // latency").
@@ -148,6 +154,23 @@ std::string Snapshot(int64_t at_ns, SnapshotCause cause) {
   }
   absl::StatusOr<std::string> path =
       WriteSnapshot(FLAGS_out, trace, at_ns, node_name);
+  std::string sent;
+  if (snapshot_sender != nullptr) {
+    const flatbuffers::DetachedBuffer message = TraceSnapshotMessage(
+        node.rings, window, trace.info, snapshot_sender->channel()->max_size());
+    const TraceSnapshot* snapshot =
+        message.size() > 0 ? flatbuffers::GetRoot<TraceSnapshot>(message.data())
+                           : nullptr;
+    if (snapshot == nullptr) {
+      sent = ", too large to send on /aos";
+    } else if (snapshot_sender->Send(message.data(), message.size()) ==
+               RawSender::Error::kOk) {
+      sent = StrCat(", sent on /aos (", snapshot->events()->size(), " events, ",
+                    snapshot->events_left_out(), " left out)");
+    } else {
+      sent = ", not sent on /aos (sent too fast)";
+    }
+  }
   if (!path.ok()) ExitForUserError(std::string(path.status().message()));
   for (const std::string& skipped : node.skipped) {
     fprintf(stderr, "aos_trace: skipped ring %s\n", skipped.c_str());
@@ -157,10 +180,10 @@ std::string Snapshot(int64_t at_ns, SnapshotCause cause) {
           ? StrCat(", ", trace.info.kernel_events, " kernel events (",
                    trace.info.kernel_overwritten, " overwritten)")
           : "";
-  printf("%s: %zu rings (%zu skipped)%s, %s, %llu suppressed before it\n",
+  printf("%s: %zu rings (%zu skipped)%s, %s, %llu suppressed before it%s\n",
          path->c_str(), node.rings.size(), node.skipped.size(), kernel.c_str(),
-         info.reason.c_str(),
-         static_cast<unsigned long long>(cause.suppressed));
+         info.reason.c_str(), static_cast<unsigned long long>(cause.suppressed),
+         sent.c_str());
   fflush(stdout);
   return info.reason;
 }
@@ -274,7 +297,9 @@ int Record() {
     PeerSnapshots peers(&loop,
                         [&recorder](const PeerAsk& ask) { recorder.Ask(ask); });
     recorder.set_peers(&peers);
-    if (!peers.can_ask()) {
+    Sender<TraceSnapshot> snapshots = loop.TryMakeSender<TraceSnapshot>("/aos");
+    if (snapshots.valid()) snapshot_sender = &snapshots;
+    if (*node != nullptr && !peers.can_ask()) {
       fprintf(stderr,
               "aos_trace: no aos.tracing.SnapshotRequest channel on /aos of "
               "%s: other nodes are not asked for their snapshots\n",
@@ -289,6 +314,7 @@ int Record() {
                      std::chrono::milliseconds(FLAGS_poll_ms));
     });
     loop.Run();
+    snapshot_sender = nullptr;
     if (peers.refused() > 0) {
       fprintf(stderr, "aos_trace: %llu snapshot requests refused\n",
               static_cast<unsigned long long>(peers.refused()));

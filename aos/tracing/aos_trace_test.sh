@@ -40,6 +40,37 @@ data = json.load(open(sys.argv[1]))["otherData"]
 sys.exit(0 if data["suppressed_snapshots"] > 0 else 1)
 PY
 
+# With --config, record is a loop of its own and sends each snapshot on
+# /aos as an aos.tracing.TraceSnapshot, which a logger keeps in its log.
+# shellcheck source=aos/testing/wait_for_reports.sh
+source "${root}/aos/testing/wait_for_reports.sh"
+logger="${root}/aos/events/logging/aos_logger"
+dump="${root}/aos/tools/aos_dump"
+log="${tmp}/snapshots.mcap"
+"${logger}" --config="${config}" --shm_base="${shm}" --log_file="${log}" \
+  --flush_period_ms=100 2>"${tmp}/logger.err" &
+logger_pid=$!
+kill_at_exit "${logger_pid}"
+wait_for_reports "${dump}" "${log}" 1 aos_logger || fatal "the logger records nothing"
+"${trace}" --config="${config}" --shm_base="${shm}" record --out="${out}" \
+  --snapshots=1 --before_ms=50 --after_ms=20 >"${tmp}/config_record.log" 2>&1 ||
+  fail "record --config exited $?: $(cat "${tmp}/config_record.log")"
+grep -q 'sent on /aos ([1-9][0-9]* events, [0-9]* left out)' "${tmp}/config_record.log" ||
+  fail "record --config sent no snapshot: $(cat "${tmp}/config_record.log")"
+grep -q 'other nodes are not asked' "${tmp}/config_record.log" &&
+  fail "a single-node record talks of other nodes: $(cat "${tmp}/config_record.log")"
+kill -TERM "${logger_pid}"
+wait "${logger_pid}" || fail "the logger exited $?: $(cat "${tmp}/logger.err")"
+"${dump}" --log="${log}" /aos aos.tracing.TraceSnapshot >"${tmp}/logged" 2>&1 ||
+  fail "aos_dump of the log: $(cat "${tmp}/logged")"
+grep -q '"reason": "ping: wakeup latency"' "${tmp}/logged" ||
+  fail "no snapshot in the log: $(head -c 2000 "${tmp}/logged")"
+grep -q '"application": "pong"' "${tmp}/logged" ||
+  fail "the logged snapshot has no pong ring: $(head -c 2000 "${tmp}/logged")"
+# It was sent once and the list shows its file.
+[[ $(grep -c 'aos.tracing.TraceSnapshot: {' "${tmp}/logged") == 1 ]] ||
+  fail "not one snapshot message: $(grep -c 'aos.tracing.TraceSnapshot: {' "${tmp}/logged")"
+
 # A file that is no ring, named for a live process: skipped and counted.
 echo "not a ring" >"${shm}/aos_trace/-.junk.$$"
 "${trace}" --shm_base="${shm}" snapshot --out="${out}" --after_ms=0 \
@@ -64,8 +95,8 @@ expect_one_line_error "${tmp}/junk.json: .*" "${trace}" plot "${tmp}/junk.json"
 expect_one_line_error 'plot_from_ms=2 is not before --plot_to_ms=1' "${trace}" plot "${last}" --plot_from_ms=2 --plot_to_ms=1
 expect_one_line_error 'plot: give one snapshot file' "${trace}" plot
 
-[[ $("${trace}" list "${out}" | wc -l) == 3 ]] || fail "list: $("${trace}" list "${out}")"
-"${trace}" prune "${out}" --keep=1 | grep -q 'removed 2 snapshots' || fail "prune"
+[[ $("${trace}" list "${out}" | wc -l) == 4 ]] || fail "list: $("${trace}" list "${out}")"
+"${trace}" prune "${out}" --keep=1 | grep -q 'removed 3 snapshots' || fail "prune"
 [[ $("${trace}" list "${out}" | wc -l) == 1 ]] || fail "prune kept too many"
 
 # --sched_switch: the kernel's switches on the loops' CPU, in a tracefs

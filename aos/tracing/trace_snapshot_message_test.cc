@@ -1,0 +1,109 @@
+#include "aos/tracing/trace_snapshot_message.h"
+
+#include "aos/configuration.h"
+#include "aos/testing/path.h"
+#include "aos/tracing/traced_pingpong.h"
+#include "gtest/gtest.h"
+
+namespace aos::tracing {
+namespace {
+
+class TraceSnapshotMessageTest : public ::testing::Test {
+ protected:
+  TraceSnapshotMessageTest()
+      : config_(configuration::ReadConfig(
+                    aos::testing::ArtifactPath("aos/testing/test_config.json"))
+                    .value()),
+        pingpong_(&config_.message()) {
+    pingpong_.factory()->RunFor(std::chrono::milliseconds(200));
+    rings_ = {CopyRingOf(*pingpong_.ping()), CopyRingOf(*pingpong_.pong())};
+    info_.node = "pi1";
+    info_.reason = "ping: wakeup latency";
+    info_.trigger_ns = 100'000'000;
+    window_ = TraceWindow{rings_[0].events.front().monotonic_ns,
+                          rings_[0].events.back().monotonic_ns};
+  }
+
+  // The window's events of both rings.
+  size_t InWindow() const {
+    size_t count = 0;
+    for (const RingCopy& ring : rings_) {
+      for (const Event& event : ring.events) {
+        count += event.monotonic_ns >= window_.begin_ns &&
+                 event.monotonic_ns <= window_.end_ns;
+      }
+    }
+    return count;
+  }
+
+  const TraceSnapshot& Verified(const flatbuffers::DetachedBuffer& message) {
+    flatbuffers::Verifier verifier(message.data(), message.size());
+    EXPECT_TRUE(verifier.VerifyBuffer<TraceSnapshot>(nullptr));
+    return *flatbuffers::GetRoot<TraceSnapshot>(message.data());
+  }
+
+  FlatbufferDetachedBuffer<Configuration> config_;
+  TracedPingPong pingpong_;
+  std::vector<RingCopy> rings_;
+  SnapshotInfo info_;
+  TraceWindow window_;
+};
+
+TEST_F(TraceSnapshotMessageTest, HoldsTheWindowsEventsAndNames) {
+  const flatbuffers::DetachedBuffer message =
+      TraceSnapshotMessage(rings_, window_, info_, 1 << 20);
+  ASSERT_GT(message.size(), 0u);
+  const TraceSnapshot& snapshot = Verified(message);
+  EXPECT_EQ(snapshot.node()->string_view(), "pi1");
+  EXPECT_EQ(snapshot.reason()->string_view(), "ping: wakeup latency");
+  EXPECT_EQ(snapshot.trigger_ns(), 100'000'000);
+  EXPECT_EQ(snapshot.window_begin_ns(), window_.begin_ns);
+  EXPECT_EQ(snapshot.events_left_out(), 0u);
+  ASSERT_EQ(snapshot.rings()->size(), 2u);
+  EXPECT_EQ(snapshot.rings()->Get(0)->application()->string_view(),
+            rings_[0].application);
+  EXPECT_EQ(snapshot.rings()->Get(1)->names()->size(), rings_[1].names.size());
+  ASSERT_EQ(snapshot.events()->size(), InWindow());
+  // In time order, each naming its ring; ping's first event first.
+  const TraceSnapshotEvent* first = snapshot.events()->Get(0);
+  EXPECT_EQ(first->monotonic_ns(), rings_[0].events.front().monotonic_ns);
+  EXPECT_EQ(first->kind(), static_cast<uint8_t>(rings_[0].events.front().kind));
+  int64_t last = 0;
+  int pong_events = 0;
+  for (const TraceSnapshotEvent* event : *snapshot.events()) {
+    EXPECT_GE(event->monotonic_ns(), last);
+    last = event->monotonic_ns();
+    pong_events += event->ring() == 1;
+  }
+  EXPECT_GT(pong_events, 0);
+  EXPECT_EQ(snapshot.requested_by(), nullptr);
+}
+
+TEST_F(TraceSnapshotMessageTest, KeepsTheNewestThatFitAndCountsTheRest) {
+  const size_t max_size = 4096;
+  const flatbuffers::DetachedBuffer message =
+      TraceSnapshotMessage(rings_, window_, info_, max_size);
+  ASSERT_GT(message.size(), 0u);
+  EXPECT_LE(message.size(), max_size);
+  const TraceSnapshot& snapshot = Verified(message);
+  ASSERT_GT(snapshot.events()->size(), 0u);
+  EXPECT_EQ(snapshot.events()->size() + snapshot.events_left_out(), InWindow());
+  EXPECT_GT(snapshot.events_left_out(), 0u);
+  // The newest kept: the last is the window's last.
+  int64_t newest = 0;
+  for (const RingCopy& ring : rings_) {
+    for (const Event& event : ring.events) {
+      if (event.monotonic_ns <= window_.end_ns) {
+        newest = std::max(newest, event.monotonic_ns);
+      }
+    }
+  }
+  EXPECT_EQ(
+      snapshot.events()->Get(snapshot.events()->size() - 1)->monotonic_ns(),
+      newest);
+  // Not even the names fit: nothing.
+  EXPECT_EQ(TraceSnapshotMessage(rings_, window_, info_, 64).size(), 0u);
+}
+
+}  // namespace
+}  // namespace aos::tracing
