@@ -1042,6 +1042,44 @@ void EventLoop::MakeAskedTraceRing() {
   identity.node = node_ != nullptr ? node_->name()->string_view() : "";
   identity.application = name_;
   SetTraceRing(tracing::RingFromFlags(shm_base, identity));
+  ApplyConfiguredTraceTriggers();
+}
+
+void EventLoop::ApplyConfiguredTraceTriggers() {
+  if (trace_ring_ == nullptr || configuration_->applications() == nullptr) {
+    return;
+  }
+  for (const Application* application : *configuration_->applications()) {
+    if (application->name() == nullptr ||
+        application->name()->string_view() != name_ ||
+        application->trace_triggers() == nullptr) {
+      continue;
+    }
+    const TraceTriggers& configured = *application->trace_triggers();
+    for (const auto& [field, value] :
+         {std::pair<std::string_view, int64_t>{
+              "wakeup_threshold_us", configured.wakeup_threshold_us()},
+          {"handler_threshold_us", configured.handler_threshold_us()}}) {
+      if (value < 0 || value > 1'000'000'000) {
+        ExitForUserError(
+            StrCat("event loop ", name_, ": the configuration's application ",
+                   InlinePrintable(name_), " has trace_triggers {", field, ": ",
+                   value, "}: give 0 (off) to 1000000000 us"));
+      }
+    }
+    // A flag that is set wins; a field of the config fills in the rest.
+    tracing::TriggerThresholds thresholds = trace_ring_->thresholds();
+    if (thresholds.wakeup_latency_ns == 0) {
+      thresholds.wakeup_latency_ns = configured.wakeup_threshold_us() * 1000;
+    }
+    if (thresholds.handler_time_ns == 0) {
+      thresholds.handler_time_ns = configured.handler_threshold_us() * 1000;
+    }
+    thresholds.on_missed_cycles |= configured.on_missed_cycles();
+    thresholds.on_lost_messages |= configured.on_lost_messages();
+    thresholds.on_path_deadline |= configured.on_path_deadline();
+    trace_ring_->set_thresholds(thresholds);
+  }
 }
 
 void EventLoop::WriteTraceNames() {

@@ -1196,6 +1196,10 @@ class EventLoop {
   void WriteTraceNames();
   // Makes the ring AskForTraceRing asked for, once (from StartRunning()).
   void MakeAskedTraceRing();
+  // Adds the triggers the configuration's application entry of this loop
+  // declares (trace_triggers) to the ring's, where no flag set them; a
+  // threshold out of range ends the program naming the application.
+  void ApplyConfiguredTraceTriggers();
 
   const std::string name_;
   const Configuration* const configuration_;

@@ -173,6 +173,7 @@ class EventRing {
   void set_thresholds(const TriggerThresholds& thresholds) {
     thresholds_ = thresholds;
   }
+  const TriggerThresholds& thresholds() const { return thresholds_; }
 
   // Empties the names table. Not while the loop runs.
   void ClearNames();

@@ -193,6 +193,56 @@ TEST_F(LoopTraceTest, HandlerOverThresholdTriggers) {
   EXPECT_EQ(copy.last_trigger_ns - Ns(start), 65'000'000);
 }
 
+// The configuration's application entry can declare the triggers its loop
+// marks, as the flags do; out of range is one line naming it, exit 1.
+TEST(ConfiguredTriggersTest, TheApplicationsEntryDeclaresTriggers) {
+  auto config = configuration::ReadConfigFromJson(R"({
+    "applications": [{"name": "loop", "trace_triggers": {
+      "handler_threshold_us": 100, "on_missed_cycles": true}}]})");
+  ASSERT_TRUE(config.ok()) << config.status();
+  SimulatedEventLoopFactory factory(&config->message());
+  auto loop = factory.MakeEventLoop("loop");
+  auto other = factory.MakeEventLoop("other");
+  loop->SkipTimingReport();
+  other->SkipTimingReport();
+  int calls = 0;
+  TimerHandler* timer = loop->AddTimer([&]() {
+    if (++calls == 2) factory.AdvanceTime(microseconds(150));
+  });
+  TimerHandler* other_timer =
+      other->AddTimer([&]() { factory.AdvanceTime(microseconds(150)); });
+  loop->OnRun(
+      [&]() { timer->Schedule(loop->monotonic_now(), milliseconds(10)); });
+  other->OnRun([&]() {
+    other_timer->Schedule(other->monotonic_now(), milliseconds(10));
+  });
+  factory.RunFor(milliseconds(25));
+  std::vector<TriggerReason> reasons;
+  for (const Event& event : CopyRingOf(*loop).events) {
+    if (event.kind == EventKind::kTrigger) {
+      reasons.push_back(static_cast<TriggerReason>(event.queue_index));
+    }
+  }
+  EXPECT_EQ(reasons, std::vector<TriggerReason>{TriggerReason::kHandlerTime});
+  // Not declared for "other": its long handlers mark nothing.
+  EXPECT_EQ(CopyRingOf(*other).trigger_count, 0u);
+
+  auto bad = configuration::ReadConfigFromJson(R"({
+    "applications": [{"name": "loop", "trace_triggers": {
+      "wakeup_threshold_us": -5}}]})");
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  EXPECT_EXIT(
+      {
+        SimulatedEventLoopFactory bad_factory(&bad->message());
+        auto bad_loop = bad_factory.MakeEventLoop("loop");
+        bad_loop->SkipTimingReport();
+        bad_factory.RunFor(milliseconds(1));
+      },
+      ::testing::ExitedWithCode(1),
+      R"(application loop has trace_triggers \{wakeup_threshold_us: -5\}: )"
+      R"(give 0 \(off\) to 1000000000 us)");
+}
+
 // A watcher that gets a message older than its path deadline marks a
 // trigger with the message's age, with --trace_on_path_deadline only.
 TEST_F(LoopTraceTest, PathDeadlineOverrunTriggers) {
