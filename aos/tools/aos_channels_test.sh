@@ -19,8 +19,8 @@ grep -qE '^  /test aos\.examples\.Ping +0 +0 +3 +[0-9.e-]+ s ago +20 B +-$' "${t
   fail "--once row of /test Ping: $(cat "${tmp}/once")"
 grep -qE '^  /test aos\.examples\.Pong +0 +0 +- +never +- +-$' "${tmp}/once" ||
   fail "--once row of /test Pong: $(cat "${tmp}/once")"
-# A title, a header and a row per channel (/test's two, /aos's three).
-[[ "$(grep -c . "${tmp}/once")" == 7 ]] || fail "--once printed more than one table: $(cat "${tmp}/once")"
+# A title, a header and a row per channel (/test's two, /aos's four).
+[[ "$(grep -c . "${tmp}/once")" == 8 ]] || fail "--once printed more than one table: $(cat "${tmp}/once")"
 
 # Watching: once it printed a table it has polled, so the 20 sent next are
 # all counted, whatever the machine's speed.

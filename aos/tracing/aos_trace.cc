@@ -58,6 +58,10 @@ DEFINE_int32(snapshots, 0,
              "record: exit after writing this many snapshots (0: until "
              "Ctrl-C).");
 DEFINE_int32(keep, 20, "prune: how many of the newest snapshots to keep.");
+DEFINE_int64(disk_budget_mb, 0,
+             "record: after each snapshot, remove the oldest of --out until "
+             "its snapshots take at most this many MiB (never the newest); "
+             "0: no budget.");
 DEFINE_string(png, "",
               "plot: the PNG to write (default: the snapshot's path with "
               ".png for .json).");
@@ -226,6 +230,20 @@ class Recorder {
       peers_->Ask(*due, int64_t{FLAGS_before_ms} * 1'000'000,
                   int64_t{FLAGS_after_ms} * 1'000'000, reason);
     }
+    if (FLAGS_disk_budget_mb > 0) {
+      absl::StatusOr<int> removed = PruneSnapshotsToBytes(
+          FLAGS_out, static_cast<uint64_t>(FLAGS_disk_budget_mb) << 20);
+      if (!removed.ok()) {
+        ExitForUserError(std::string(removed.status().message()));
+      }
+      if (*removed > 0) {
+        printf(
+            "aos_trace record: removed %d older snapshots "
+            "(--disk_budget_mb=%lld)\n",
+            *removed, static_cast<long long>(FLAGS_disk_budget_mb));
+        fflush(stdout);
+      }
+    }
     // Asks joined into this one or suppressed are answered.
     asks_.erase(asks_.begin(), asks_.upper_bound(*due));
     ++written_;
@@ -389,6 +407,8 @@ int Main(int argc, char** argv) {
   ExitOnFlagError(CheckInRange("--poll_ms", FLAGS_poll_ms, 1, 1000));
   ExitOnFlagError(CheckNotNegative("--snapshots", FLAGS_snapshots));
   ExitOnFlagError(CheckNotNegative("--keep", FLAGS_keep));
+  ExitOnFlagError(CheckInRange("--disk_budget_mb", FLAGS_disk_budget_mb,
+                               int64_t{0}, int64_t{1} << 30));
   ExitOnFlagError(
       CheckInRange("--sched_buffer_kb", FLAGS_sched_buffer_kb, 64, 1 << 20));
   if (argc < 2) {

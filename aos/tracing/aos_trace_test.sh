@@ -71,6 +71,20 @@ grep -q '"application": "pong"' "${tmp}/logged" ||
 [[ $(grep -c 'aos.tracing.TraceSnapshot: {' "${tmp}/logged") == 1 ]] ||
   fail "not one snapshot message: $(grep -c 'aos.tracing.TraceSnapshot: {' "${tmp}/logged")"
 
+# --disk_budget_mb: the oldest snapshots go, never the newest. Here a
+# budget of 1 MiB with a 2 MiB file already in the directory.
+budget="${tmp}/budget"
+mkdir -p "${budget}"
+head -c $((2 << 20)) /dev/zero >"${budget}/aos_trace.00000000000000000001.json"
+"${trace}" --shm_base="${shm}" record --out="${budget}" --snapshots=2 \
+  --min_interval_ms=100 --before_ms=20 --after_ms=10 --disk_budget_mb=1 \
+  >"${tmp}/budget.log" 2>&1 || fail "record --disk_budget_mb exited $?: $(cat "${tmp}/budget.log")"
+grep -q 'removed 1 older snapshots (--disk_budget_mb=1)' "${tmp}/budget.log" ||
+  fail "the budget removed nothing: $(cat "${tmp}/budget.log")"
+[[ ! -e "${budget}/aos_trace.00000000000000000001.json" ]] || fail "the oldest was kept"
+[[ $("${trace}" list "${budget}" | wc -l) == 2 ]] || fail "budget: $("${trace}" list "${budget}")"
+expect_one_line_error 'disk_budget_mb=-1 is not' "${trace}" --disk_budget_mb=-1 record
+
 # A file that is no ring, named for a live process: skipped and counted.
 echo "not a ring" >"${shm}/aos_trace/-.junk.$$"
 "${trace}" --shm_base="${shm}" snapshot --out="${out}" --after_ms=0 \

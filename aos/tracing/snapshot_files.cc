@@ -107,4 +107,28 @@ absl::StatusOr<int> PruneSnapshots(std::string_view directory, int keep) {
   return removed;
 }
 
+absl::StatusOr<int> PruneSnapshotsToBytes(std::string_view directory,
+                                          uint64_t max_bytes) {
+  absl::StatusOr<std::vector<std::string>> paths = ListSnapshots(directory);
+  if (!paths.ok()) return paths.status();
+  std::vector<uint64_t> sizes;
+  uint64_t total = 0;
+  for (const std::string& path : *paths) {
+    std::error_code error;
+    const uint64_t size = std::filesystem::file_size(path, error);
+    sizes.push_back(error ? 0 : size);
+    total += sizes.back();
+  }
+  int removed = 0;
+  // Oldest first, never the newest.
+  for (size_t i = 0; i + 1 < paths->size() && total > max_bytes; ++i) {
+    if (unlink((*paths)[i].c_str()) != 0) {
+      return PathError((*paths)[i], "cannot remove it");
+    }
+    total -= sizes[i];
+    ++removed;
+  }
+  return removed;
+}
+
 }  // namespace aos::tracing

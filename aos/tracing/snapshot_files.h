@@ -52,6 +52,11 @@ absl::StatusOr<std::vector<std::string>> ListSnapshots(
 // many it removed.
 absl::StatusOr<int> PruneSnapshots(std::string_view directory, int keep);
 
+// Removes the oldest snapshots of `directory` until they take at most
+// `max_bytes`, never the newest; returns how many it removed.
+absl::StatusOr<int> PruneSnapshotsToBytes(std::string_view directory,
+                                          uint64_t max_bytes);
+
 }  // namespace aos::tracing
 
 #endif  // AOS_TRACING_SNAPSHOT_FILES_H_

@@ -100,6 +100,7 @@ TEST_P(LoggerModeTest, LogsEveryMessageAtItsSendTimes) {
   EXPECT_EQ(logged, (std::vector<std::string>{
                         "/aos aos.starter.StarterRpc",
                         "/aos aos.starter.Status", "/aos aos.timing.Report",
+                        "/aos aos.tracing.TraceSnapshot",
                         std::string(kPingChannel), std::string(kPongChannel)}));
 
   EXPECT_TRUE((*log)->records_origins());
