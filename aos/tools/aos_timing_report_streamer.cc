@@ -66,6 +66,10 @@ DEFINE_string(metrics_address, "127.0.0.1",
 DEFINE_double(max_wakeup_latency_us, 0,
               "If any accumulated max wakeup latency exceeds this, say which "
               "and exit 1 (0: no limit).");
+DEFINE_string(snapshot_dir, "",
+              "Live, with --max_wakeup_latency_us: each report over it makes "
+              "a flight recorder snapshot of its window (its node's rings "
+              "under --shm_base) in this directory (docs/tracing.md).");
 DEFINE_double(max_path_age_us, 0,
               "If any path's max age (callback start - origin time: how old "
               "the data a watcher or fetcher got was) exceeds this in any "
@@ -101,6 +105,7 @@ streamer::StreamerFlags Flags() {
       .metrics_address = FLAGS_metrics_address,
       .max_wakeup_latency_us = FLAGS_max_wakeup_latency_us,
       .max_path_age_us = FLAGS_max_path_age_us,
+      .snapshot_dir = FLAGS_snapshot_dir,
       .no_match_warning_s = FLAGS_no_match_warning_s,
       .silent_after_s = FLAGS_silent_after_s,
       .config = FLAGS_config,

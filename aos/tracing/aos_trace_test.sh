@@ -85,6 +85,35 @@ grep -q 'removed 1 older snapshots (--disk_budget_mb=1)' "${tmp}/budget.log" ||
 [[ $("${trace}" list "${budget}" | wc -l) == 2 ]] || fail "budget: $("${trace}" list "${budget}")"
 expect_one_line_error 'disk_budget_mb=-1 is not' "${trace}" --disk_budget_mb=-1 record
 
+# The streamer's --max_wakeup_latency_us, with --snapshot_dir: each report
+# over it is a snapshot of its window. Every wakeup is over 1 us.
+streamer="${root}/aos/tools/aos_timing_report_streamer"
+streamed="${tmp}/streamed"
+mkdir -p "${streamed}"
+"${streamer}" --config="${config}" --shm_base="${shm}" --count=2 \
+  --max_wakeup_latency_us=1 --snapshot_dir="${streamed}" \
+  >/dev/null 2>"${tmp}/streamer.err"
+status=$?
+[[ ${status} == 1 ]] || fail "the streamer's gate exited ${status}, want 1: $(cat "${tmp}/streamer.err")"
+grep -q 'aos_timing_report_streamer: [1-9][0-9]* snapshot(s) written to' "${tmp}/streamer.err" ||
+  fail "the streamer wrote no snapshot: $(cat "${tmp}/streamer.err")"
+first="$("${trace}" list "${streamed}" | head -n 1)"
+python3 - "${first}" <<'PY' || fail "the streamer's snapshot: $(head -c 600 "${first}")"
+import json, sys
+trace = json.load(open(sys.argv[1]))
+other = trace["otherData"]
+assert other["reason"].startswith("aos_timing_report_streamer: "), other
+assert "over --max_wakeup_latency_us=1" in other["reason"], other
+assert other["window_begin_ns"] <= other["trigger_ns"] <= other["window_end_ns"], other
+names = [e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name"]
+assert any(n.startswith("ping (pid ") for n in names), names
+PY
+expect_one_line_error 'snapshot_dir snapshots reports over --max_wakeup_latency_us' \
+  "${streamer}" --config="${config}" --shm_base="${shm}" --snapshot_dir="${streamed}"
+expect_one_line_error "snapshot_dir=${tmp}/nowhere: no such directory" \
+  "${streamer}" --config="${config}" --shm_base="${shm}" --max_wakeup_latency_us=5 \
+  --snapshot_dir="${tmp}/nowhere"
+
 # A file that is no ring, named for a live process: skipped and counted.
 echo "not a ring" >"${shm}/aos_trace/-.junk.$$"
 "${trace}" --shm_base="${shm}" snapshot --out="${out}" --after_ms=0 \

@@ -18,6 +18,7 @@
 #include "aos/tools/streamer/metrics_sink.h"
 #include "aos/tools/streamer/plot_sink.h"
 #include "aos/tools/streamer/report_dispatcher.h"
+#include "aos/tools/streamer/snapshot_sink.h"
 #include "aos/tools/streamer/table_sink.h"
 #include "aos/tools/streamer/top_sink.h"
 #include "aos/util/str_cat.h"
@@ -88,6 +89,11 @@ int RunStreamer(const StreamerOptions& options) {
   std::unique_ptr<TextReportSink> text =
       MakeTextSink(options, &configuration, &directory);
   sinks.push_back(text.get());
+  std::unique_ptr<SnapshotSink> snapshots;
+  if (!options.flags.snapshot_dir.empty()) {
+    snapshots = std::make_unique<SnapshotSink>(&options, &configuration);
+    sinks.push_back(snapshots.get());
+  }
 
   // Every node's /aos (in a multi-node config, "/aos" is each node's own
   // channel, forwarded to the others), or only --node's; and the message

@@ -1,5 +1,6 @@
 #include "aos/tools/streamer/streamer_options.h"
 
+#include <filesystem>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -67,6 +68,22 @@ absl::StatusOr<StreamerOptions> ParseStreamerOptions(
         std::pair{"--plot", flags.plot}}) {
     if (absl::Status status = CheckWritableFile(flag, path); !status.ok()) {
       return status;
+    }
+  }
+  if (!flags.snapshot_dir.empty()) {
+    if (flags.max_wakeup_latency_us <= 0) {
+      return absl::InvalidArgumentError(
+          "--snapshot_dir snapshots reports over --max_wakeup_latency_us: "
+          "give that too");
+    }
+    if (!flags.log.empty()) {
+      return absl::InvalidArgumentError(
+          "--snapshot_dir reads live rings; drop it with --log");
+    }
+    std::error_code error;
+    if (!std::filesystem::is_directory(flags.snapshot_dir, error)) {
+      return absl::InvalidArgumentError(
+          StrCat("--snapshot_dir=", flags.snapshot_dir, ": no such directory"));
     }
   }
   for (const std::string& name : std::vector<std::string>(

@@ -39,6 +39,9 @@ struct StreamerFlags {
   std::string metrics_address = "127.0.0.1";
   double max_wakeup_latency_us = 0;
   double max_path_age_us = 0;
+  // Live, with max_wakeup_latency_us: where a report over it makes a
+  // flight recorder snapshot (snapshot_sink.h); "" for none.
+  std::string snapshot_dir = "";
   double no_match_warning_s = 3;
   double silent_after_s = 3;
   // Shared flags the streamer names in its messages: --config (empty: the
