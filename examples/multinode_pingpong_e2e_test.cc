@@ -391,6 +391,29 @@ TEST_F(MultinodePingPongTest, ATriggerOnPi1SnapshotsBothNodes) {
   // The same window on both.
   EXPECT_EQ(number(pi2, "window_end_ns") - number(pi2, "window_begin_ns"),
             number(pi1, "window_end_ns") - number(pi1, "window_begin_ns"));
+  // Merged on pi1's clock: flows from ping's sends on pi1 to pong's
+  // watcher on pi2, through both bridges.
+  std::vector<std::string> merge_args{"merge", StrCat("--out=", out)};
+  for (const char* node : {"pi1", "pi2"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(out)) {
+      if (entry.path().string().ends_with(StrCat(".", node, ".json"))) {
+        merge_args.push_back(entry.path().string());
+        break;
+      }
+    }
+  }
+  Subprocess merge(ArtifactPath("aos/tracing/aos_trace"), merge_args, dir_);
+  ASSERT_EQ(merge.Wait(), 0) << merge.Stderr();
+  EXPECT_THAT(merge.Stdout(), HasSubstr("pi2: clock offset")) << merge.Stdout();
+  std::string merged;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) {
+    if (entry.path().string().ends_with(".merged.json")) {
+      std::ifstream file(entry.path());
+      merged = std::string(std::istreambuf_iterator<char>(file),
+                           std::istreambuf_iterator<char>());
+    }
+  }
+  EXPECT_GT(number(merged, "cross_node_flows"), 0) << merge.Stdout();
 }
 
 }  // namespace

@@ -529,9 +529,17 @@ void WatcherState::Call(const Context& context, uint32_t invalid_origins) {
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
   timing_.wakeup_latency.Record(start - context.monotonic_event_time);
-  if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
+  if (tracing::EventRing* ring = event_loop_->trace_ring_.get()) {
     ring->CallStart(kWatcherStart, trace_index_, Ns(start),
                     Ns(context.monotonic_event_time), context.queue_index);
+    // Forwarded from another node: where it was sent there, so a merged
+    // snapshot can draw the flow from that node's send.
+    if (context.remote_queue_index != Context::kInvalidQueueIndex &&
+        context.monotonic_remote_time != context.monotonic_event_time) {
+      ring->RemoteReceive(trace_index_, context.remote_queue_index, Ns(start),
+                          Ns(context.monotonic_remote_time));
+    }
+  }
   const int64_t overrun = timing_.paths.Record(context.origins, start);
   if (tracing::EventRing* ring = event_loop_->trace_ring_.get();
       overrun > 0 && ring != nullptr) {

@@ -94,12 +94,16 @@ Trace BuildTrace(const std::vector<RingCopy>& rings, const TraceWindow& window,
     };
     // Callback index -> its start event, until its end.
     std::unordered_map<uint16_t, Event> running;
+    // Callback index -> the running watcher's message's queue index and send
+    // time on the node that sent it, if another node sent it.
+    std::unordered_map<uint16_t, std::pair<uint32_t, int64_t>> remote;
     int current_tid = 0;
     for (const Event& event : ring.events) {
       switch (event.kind) {
         case EventKind::kTimerStart:
         case EventKind::kWatcherStart:
           running[event.index] = event;
+          remote.erase(event.index);
           current_tid = event.index + 1;
           break;
         case EventKind::kTimerEnd:
@@ -131,6 +135,11 @@ Trace BuildTrace(const std::vector<RingCopy>& rings, const TraceWindow& window,
                                 start.monotonic_ns - start.aux_ns);
           if (!timer) {
             run.args.emplace_back("queue_index", start.queue_index);
+            if (auto from = remote.find(event.index); from != remote.end()) {
+              run.args.emplace_back("remote_queue_index", from->second.first);
+              run.args.emplace_back("remote_sent_ns", from->second.second);
+              remote.erase(from);
+            }
             if (name != callbacks.end() && name->second->channel >= 0) {
               receives.emplace_back(pid, run.tid, start.monotonic_ns,
                                     name->second->channel, start.queue_index);
@@ -165,6 +174,9 @@ Trace BuildTrace(const std::vector<RingCopy>& rings, const TraceWindow& window,
               StrCat("trigger: ", TriggerReasonName(static_cast<TriggerReason>(
                                       event.queue_index))),
               pid, current_tid, event.monotonic_ns, "value", event.aux_ns));
+          break;
+        case EventKind::kRemoteReceive:
+          remote[event.index] = {event.queue_index, event.aux_ns};
           break;
         case EventKind::kNone:
           break;
@@ -251,6 +263,7 @@ std::string TraceJson(const Trace& trace) {
     json.Key("merged").BeginArray();
     for (const std::string& part : trace.info.merged) json.String(part);
     json.EndArray();
+    json.Key("cross_node_flows").Number(trace.info.cross_node_flows);
   }
   if (trace.info.kernel_sched) {
     json.Key("kernel_sched_events").Number(trace.info.kernel_events);

@@ -50,6 +50,9 @@ struct SnapshotInfo {
   // A merged snapshot (trace_merge.h): each node's part, as "pi2: clock
   // offset 44247 ns (+-185042)".
   std::vector<std::string> merged;
+  // In a merged snapshot, the flows drawn from a send on one node to the
+  // watcher on another that got it.
+  uint64_t cross_node_flows = 0;
   // Whether the kernel's scheduler events are in (sched_tracks.h), and:
   // how many fell in the window, how many the kernel's buffer overwrote
   // before it was read, how many lines could not be read.

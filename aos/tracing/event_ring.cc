@@ -39,6 +39,8 @@ std::string_view EventKindName(EventKind kind) {
       return "missed cycles";
     case EventKind::kTrigger:
       return "trigger";
+    case EventKind::kRemoteReceive:
+      return "remote receive";
   }
   return "unknown";
 }

@@ -62,6 +62,11 @@ enum class EventKind : uint8_t {
   // index: callback or channel; queue_index: TriggerReason; monotonic: when;
   // aux: the value that crossed the threshold (ns, or a count).
   kTrigger = 8,
+  // Right after a kWatcherStart of a message another node sent (forwarded
+  // by the message bridge). index: callback; queue_index: the message's on
+  // the node that sent it; monotonic: handler start; aux: its send time
+  // there, on that node's clock.
+  kRemoteReceive = 9,
 };
 std::string_view EventKindName(EventKind kind);
 
@@ -204,6 +209,12 @@ class EventRing {
         end_ns - start_ns > thresholds_.handler_time_ns) {
       Trigger(TriggerReason::kHandlerTime, index, end_ns, end_ns - start_ns);
     }
+  }
+  // The message a watcher just started for came from another node.
+  void RemoteReceive(uint16_t index, uint32_t remote_queue_index,
+                     int64_t start_ns, int64_t remote_sent_ns) {
+    Write(EventKind::kRemoteReceive, index, remote_queue_index, start_ns,
+          remote_sent_ns);
   }
   void Send(uint16_t channel, uint32_t queue_index, int64_t sent_ns) {
     Write(EventKind::kSend, channel, queue_index, sent_ns, 0);

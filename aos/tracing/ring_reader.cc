@@ -107,7 +107,7 @@ absl::StatusOr<RingCopy> CopyRing(std::span<const std::byte> bytes) {
     std::atomic_thread_fence(std::memory_order_acquire);
     const uint64_t after = slot.sequence.load(std::memory_order_relaxed);
     if (before != n + 1 || after != n + 1 ||
-        kind > static_cast<uint8_t>(EventKind::kTrigger) ||
+        kind > static_cast<uint8_t>(EventKind::kRemoteReceive) ||
         kind == static_cast<uint8_t>(EventKind::kNone)) {
       ++copy.torn;
       continue;

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
 
 #include "aos/util/json_document.h"
 #include "aos/util/str_cat.h"
@@ -74,6 +77,14 @@ absl::StatusOr<TraceEvent> ReadEvent(const JsonValue& value) {
     }
   }
   return event;
+}
+
+// The numeric argument `key` of `event`, if it has one.
+std::optional<int64_t> Arg(const TraceEvent& event, std::string_view key) {
+  for (const auto& [name, value] : event.args) {
+    if (name == key) return value;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -151,6 +162,17 @@ absl::StatusOr<Trace> MergeTraces(const std::vector<Trace>& traces) {
       base.info.node.empty() ? "(this node)" : base.info.node, ": its clock"));
   int next_pid = 1;
   uint64_t next_flow = 1;
+  // Sends, by (channel, queue index, send time on the sending node's own
+  // clock), and where they are in the merged trace; and the watcher runs
+  // of messages other nodes sent, to draw flows from those sends.
+  struct Site {
+    int pid;
+    int tid;
+    int64_t ts_ns;
+  };
+  std::map<std::tuple<std::string, int64_t, int64_t>, Site> sends;
+  std::vector<std::pair<std::tuple<std::string, int64_t, int64_t>, Site>>
+      remote_receives;
   for (size_t i = 0; i < traces.size(); ++i) {
     const Trace& trace = traces[i];
     int64_t shift = 0;
@@ -178,6 +200,7 @@ absl::StatusOr<Trace> MergeTraces(const std::vector<Trace>& traces) {
     for (TraceEvent event : trace.events) {
       max_pid = std::max(max_pid, event.pid);
       max_flow = std::max(max_flow, event.id);
+      const int64_t own_ts_ns = event.ts_ns;
       event.pid += next_pid - 1;
       if (event.phase == 's' || event.phase == 'f') event.id += next_flow - 1;
       if (event.phase != 'M') event.ts_ns += shift;
@@ -186,10 +209,46 @@ absl::StatusOr<Trace> MergeTraces(const std::vector<Trace>& traces) {
           !event.text_arg.starts_with(StrCat(trace.info.node, " "))) {
         event.text_arg = StrCat(trace.info.node, " ", event.text_arg);
       }
+      const Site site{event.pid, event.tid, event.ts_ns};
+      if (event.phase == 'i' && event.name.starts_with("send ")) {
+        if (const std::optional<int64_t> queue = Arg(event, "queue_index")) {
+          sends[{event.name.substr(5), *queue, own_ts_ns}] = site;
+        }
+      }
+      if (event.phase == 'X' && event.name.starts_with("watcher ")) {
+        const std::optional<int64_t> queue = Arg(event, "remote_queue_index");
+        const std::optional<int64_t> sent = Arg(event, "remote_sent_ns");
+        if (queue && sent) {
+          remote_receives.push_back(
+              {{event.name.substr(8), *queue, *sent}, site});
+        }
+      }
       merged.events.push_back(std::move(event));
     }
     next_pid += max_pid;
     next_flow += max_flow;
+  }
+  // Across nodes: from a send on one node to the watcher on another that
+  // got it (its remote queue index and send time are that send's).
+  for (const auto& [key, to] : remote_receives) {
+    const auto from = sends.find(key);
+    if (from == sends.end()) continue;
+    TraceEvent begin;
+    begin.phase = 's';
+    begin.name = "message";
+    begin.category = "flow";
+    begin.pid = from->second.pid;
+    begin.tid = from->second.tid;
+    begin.ts_ns = from->second.ts_ns;
+    begin.id = next_flow++;
+    TraceEvent end = begin;
+    end.phase = 'f';
+    end.pid = to.pid;
+    end.tid = to.tid;
+    end.ts_ns = to.ts_ns;
+    merged.events.push_back(std::move(begin));
+    merged.events.push_back(std::move(end));
+    ++merged.info.cross_node_flows;
   }
   return merged;
 }

@@ -108,6 +108,39 @@ TEST(TraceMergeTest, MovesAskedNodesOntoTheAskingNodesClock) {
   EXPECT_EQ(merged->events[4].id, 1u);
 }
 
+// A watcher on pi2 that got a message pi1 sent (its remote queue index and
+// send time are the send's): a flow from pi1's send to it.
+TEST(TraceMergeTest, DrawsFlowsFromASendToTheWatcherOnTheOtherNode) {
+  Trace pi1 = NodeTrace("pi1", "ping", 1'000'000);
+  TraceEvent send = Event('i', "send /test", 1, 1, 999'000);
+  send.args = {{"queue_index", 42}};
+  pi1.events.push_back(send);
+  Trace pi2 = NodeTrace("pi2", "pong", 1'000'500);
+  pi2.info.requested_by = "pi1";
+  pi2.info.requester_trigger_ns = 1'000'000;
+  pi2.info.clock_offset_ns = -300;
+  pi2.events[3].args.emplace_back("remote_queue_index", 42);
+  pi2.events[3].args.emplace_back("remote_sent_ns", 999'000);
+  absl::StatusOr<Trace> merged = MergeTraces(
+      {RoundTrip(pi1, "flow_pi1.json"), RoundTrip(pi2, "flow_pi2.json")});
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  EXPECT_EQ(merged->info.cross_node_flows, 1u);
+  ASSERT_GE(merged->events.size(), 2u);
+  const TraceEvent& begin = merged->events[merged->events.size() - 2];
+  const TraceEvent& end = merged->events.back();
+  EXPECT_EQ(begin.phase, 's');
+  EXPECT_EQ(begin.pid, 1);
+  EXPECT_EQ(begin.ts_ns, 999'000);
+  EXPECT_EQ(end.phase, 'f');
+  EXPECT_EQ(end.pid, 3);
+  EXPECT_EQ(end.ts_ns, 1'000'200);
+  EXPECT_EQ(end.id, begin.id);
+  // Ids not used by either node's own flows (1 and 2).
+  EXPECT_EQ(begin.id, 3u);
+  EXPECT_NE(TraceJson(*merged).find("\"cross_node_flows\": 1"),
+            std::string::npos);
+}
+
 TEST(TraceMergeTest, RefusesSnapshotsOfAnotherTrigger) {
   const Trace pi1 = NodeTrace("pi1", "ping", 1'000'000);
   Trace other = NodeTrace("pi2", "pong", 1'000'500);
