@@ -58,6 +58,25 @@ TraceEvent Metadata(std::string_view what, int pid, int tid, std::string text) {
   return event;
 }
 
+void AddFlow(uint64_t id, const FlowEnd& from, const FlowEnd& to,
+             std::vector<TraceEvent>* events) {
+  TraceEvent begin;
+  begin.phase = 's';
+  begin.name = "message";
+  begin.category = "flow";
+  begin.pid = from.pid;
+  begin.tid = from.tid;
+  begin.ts_ns = from.ts_ns;
+  begin.id = id;
+  TraceEvent end = begin;
+  end.phase = 'f';
+  end.pid = to.pid;
+  end.tid = to.tid;
+  end.ts_ns = to.ts_ns;
+  events->push_back(std::move(begin));
+  events->push_back(std::move(end));
+}
+
 Trace BuildTrace(const std::vector<RingCopy>& rings, const TraceWindow& window,
                  const SnapshotInfo& info) {
   Trace trace;
@@ -188,21 +207,8 @@ Trace BuildTrace(const std::vector<RingCopy>& rings, const TraceWindow& window,
     auto it = sends.find({channel, queue_index});
     if (it == sends.end()) continue;
     ++flow_id;
-    TraceEvent begin;
-    begin.phase = 's';
-    begin.name = "message";
-    begin.category = "flow";
-    begin.pid = it->second.pid;
-    begin.tid = it->second.tid;
-    begin.ts_ns = it->second.ts_ns;
-    begin.id = flow_id;
-    TraceEvent end = begin;
-    end.phase = 'f';
-    end.pid = pid;
-    end.tid = tid;
-    end.ts_ns = ts_ns;
-    trace.events.push_back(std::move(begin));
-    trace.events.push_back(std::move(end));
+    AddFlow(flow_id, FlowEnd{it->second.pid, it->second.tid, it->second.ts_ns},
+            FlowEnd{pid, tid, ts_ns}, &trace.events);
   }
   return trace;
 }

@@ -90,6 +90,18 @@ struct Trace {
 // name given to process `pid` (thread `tid`).
 TraceEvent Metadata(std::string_view what, int pid, int tid, std::string text);
 
+// Where a flow starts or ends: a process, a track, a time.
+struct FlowEnd {
+  int pid = 0;
+  int tid = 0;
+  int64_t ts_ns = 0;
+};
+
+// Appends to `events` the flow `id` of a message, from `from` (its send) to
+// `to` (the watcher call that got it).
+void AddFlow(uint64_t id, const FlowEnd& from, const FlowEnd& to,
+             std::vector<TraceEvent>* events);
+
 // Builds the trace of `rings` in `window`. A handler run is kept if it
 // overlaps the window and its start is still in the ring.
 Trace BuildTrace(const std::vector<RingCopy>& rings, const TraceWindow& window,

@@ -165,13 +165,8 @@ absl::StatusOr<Trace> MergeTraces(const std::vector<Trace>& traces) {
   // Sends, by (channel, queue index, send time on the sending node's own
   // clock), and where they are in the merged trace; and the watcher runs
   // of messages other nodes sent, to draw flows from those sends.
-  struct Site {
-    int pid;
-    int tid;
-    int64_t ts_ns;
-  };
-  std::map<std::tuple<std::string, int64_t, int64_t>, Site> sends;
-  std::vector<std::pair<std::tuple<std::string, int64_t, int64_t>, Site>>
+  std::map<std::tuple<std::string, int64_t, int64_t>, FlowEnd> sends;
+  std::vector<std::pair<std::tuple<std::string, int64_t, int64_t>, FlowEnd>>
       remote_receives;
   for (size_t i = 0; i < traces.size(); ++i) {
     const Trace& trace = traces[i];
@@ -209,7 +204,7 @@ absl::StatusOr<Trace> MergeTraces(const std::vector<Trace>& traces) {
           !event.text_arg.starts_with(StrCat(trace.info.node, " "))) {
         event.text_arg = StrCat(trace.info.node, " ", event.text_arg);
       }
-      const Site site{event.pid, event.tid, event.ts_ns};
+      const FlowEnd site{event.pid, event.tid, event.ts_ns};
       if (event.phase == 'i' && event.name.starts_with("send ")) {
         if (const std::optional<int64_t> queue = Arg(event, "queue_index")) {
           sends[{event.name.substr(5), *queue, own_ts_ns}] = site;
@@ -233,21 +228,7 @@ absl::StatusOr<Trace> MergeTraces(const std::vector<Trace>& traces) {
   for (const auto& [key, to] : remote_receives) {
     const auto from = sends.find(key);
     if (from == sends.end()) continue;
-    TraceEvent begin;
-    begin.phase = 's';
-    begin.name = "message";
-    begin.category = "flow";
-    begin.pid = from->second.pid;
-    begin.tid = from->second.tid;
-    begin.ts_ns = from->second.ts_ns;
-    begin.id = next_flow++;
-    TraceEvent end = begin;
-    end.phase = 'f';
-    end.pid = to.pid;
-    end.tid = to.tid;
-    end.ts_ns = to.ts_ns;
-    merged.events.push_back(std::move(begin));
-    merged.events.push_back(std::move(end));
+    AddFlow(next_flow++, from->second, to, &merged.events);
     ++merged.info.cross_node_flows;
   }
   return merged;
