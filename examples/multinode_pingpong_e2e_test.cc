@@ -347,6 +347,23 @@ TEST_F(MultinodePingPongTest, ATriggerOnPi1SnapshotsBothNodes) {
         Launcher(node).WaitUntilReporting(std::chrono::seconds(90));
     ASSERT_TRUE(up.ok()) << up << "\n" << Launcher(node).Stderr("aos_trace");
   }
+  // A request from pi1 for a window far from its send time (hostile, or
+  // a broken clock) is refused by pi2's recorder, which goes on working.
+  auto bad = Start(
+      "aos/tools/aos_send", "pi1",
+      {"/aos", "aos.tracing.SnapshotRequest",
+       R"({"node": "pi1", "trigger_monotonic_ns": 4000000000000000000,)"
+       R"( "before_ns": 1, "after_ns": 1, "reason": "hostile"})"});
+  ASSERT_EQ(bad->Wait(), 0) << bad->Stderr();
+  for (int tries = 0; tries < 600; ++tries) {
+    if (Launcher("pi2").Stderr("aos_trace").find("refused a snapshot request") !=
+        std::string::npos) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_THAT(Launcher("pi2").Stderr("aos_trace"),
+              HasSubstr("is not within an hour of the request's send time"));
   StartPing({"--trace_wakeup_threshold_us=1"});
   // One snapshot of each node, or the deadline.
   std::map<std::string, std::string> snapshots;

@@ -70,6 +70,9 @@ DEFINE_string(snapshot_dir, "",
               "Live, with --max_wakeup_latency_us: each report over it makes "
               "a flight recorder snapshot of its window (its node's rings "
               "under --shm_base) in this directory (docs/tracing.md).");
+DEFINE_double(snapshot_interval_s, 10,
+              "With --snapshot_dir: at most one snapshot per this many seconds "
+              "of report time; the reports between are counted.");
 DEFINE_double(max_path_age_us, 0,
               "If any path's max age (callback start - origin time: how old "
               "the data a watcher or fetcher got was) exceeds this in any "
@@ -106,6 +109,7 @@ streamer::StreamerFlags Flags() {
       .max_wakeup_latency_us = FLAGS_max_wakeup_latency_us,
       .max_path_age_us = FLAGS_max_path_age_us,
       .snapshot_dir = FLAGS_snapshot_dir,
+      .snapshot_interval_s = FLAGS_snapshot_interval_s,
       .no_match_warning_s = FLAGS_no_match_warning_s,
       .silent_after_s = FLAGS_silent_after_s,
       .config = FLAGS_config,

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -205,6 +206,8 @@ class Recorder {
 
   // Another node's ask, on this node's clock: a trigger like any other.
   void Ask(const PeerAsk& ask) {
+    // A storm of asks keeps the newest few; the schedule counts the rest.
+    if (asks_.size() >= 64) asks_.erase(asks_.begin());
     asks_[ask.trigger_ns] = ask;
     schedule_.Trigger(ask.trigger_ns, 1);
   }
@@ -392,8 +395,10 @@ int Merge(const std::vector<std::string>& paths) {
   }
   absl::StatusOr<Trace> merged = MergeTraces(traces);
   if (!merged.ok()) ExitForUserError(std::string(merged.status().message()));
+  const int64_t stamp = merged->info.trigger_ns != 0 ? merged->info.trigger_ns
+                                                     : merged->window.begin_ns;
   absl::StatusOr<std::string> path =
-      WriteSnapshot(FLAGS_out, *merged, merged->info.trigger_ns, "merged");
+      WriteSnapshot(FLAGS_out, *merged, stamp, "merged");
   if (!path.ok()) ExitForUserError(std::string(path.status().message()));
   printf("%s: %zu snapshots, %s\n", path->c_str(), paths.size(),
          StrJoin(merged->info.merged, "; ").c_str());
@@ -448,7 +453,18 @@ int Main(int argc, char** argv) {
   }
   if (command == "record") return Record();
   const int64_t now = NowNs();
-  SleepMs(FLAGS_after_ms);
+  // Ctrl-C while waiting ends it cleanly (the tracefs instance goes).
+  signal(SIGINT, RequestStop);
+  signal(SIGTERM, RequestStop);
+  for (int waited = 0; waited < FLAGS_after_ms && stop_requested == 0;
+       waited += 10) {
+    SleepMs(std::min(10, FLAGS_after_ms - waited));
+  }
+  if (stop_requested != 0) {
+    sched_recorder.reset();
+    fprintf(stderr, "aos_trace: snapshot: stopped before it was written\n");
+    return 1;
+  }
   Snapshot(now, SnapshotCause{"snapshot", 0, nullptr});
   sched_recorder.reset();
   return 0;

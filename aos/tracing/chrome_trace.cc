@@ -172,6 +172,8 @@ Trace BuildTrace(const std::vector<RingCopy>& rings, const TraceWindow& window,
           trace.events.push_back(Instant(
               StrCat("send ", channel_name(event.index)), pid, current_tid,
               event.monotonic_ns, "queue_index", event.queue_index));
+          // Exact, for flows across nodes (ts is a fraction of us).
+          trace.events.back().args.emplace_back("sent_ns", event.monotonic_ns);
           sends[{event.index, event.queue_index}] =
               SendSite{pid, current_tid, event.monotonic_ns};
           break;

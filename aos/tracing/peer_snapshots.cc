@@ -72,7 +72,10 @@ bool PeerSnapshots::Ask(int64_t trigger_ns, int64_t before_ns, int64_t after_ns,
 }
 
 std::pair<int64_t, int64_t> PeerSnapshots::BridgeOffset(std::string_view node) {
-  if (!client_statistics_.valid() || !client_statistics_.Fetch() ||
+  if (!client_statistics_.valid()) return {0, -1};
+  // The latest, new or not (Fetch() is false when nothing newer came).
+  client_statistics_.Fetch();
+  if (client_statistics_.get() == nullptr ||
       client_statistics_->connections() == nullptr) {
     return {0, -1};
   }
@@ -100,6 +103,19 @@ void PeerSnapshots::Receive(const Channel* channel, const Context& context,
     request = flatbuffers::GetRoot<SnapshotRequest>(message);
     problem = Problem(*request);
   }
+  // Its trigger, on its clock, must be near when it sent the request (its
+  // clock too): a time far off would hold this recorder's schedule forever.
+  const int64_t sent_there =
+      context.monotonic_remote_time != monotonic_clock::min_time
+          ? context.monotonic_remote_time.time_since_epoch().count()
+          : context.monotonic_event_time.time_since_epoch().count();
+  if (problem.empty() &&
+      (request->trigger_monotonic_ns() > sent_there + kHourNs ||
+       request->trigger_monotonic_ns() < sent_there - kHourNs)) {
+    problem = StrCat("trigger_monotonic_ns ", request->trigger_monotonic_ns(),
+                     " is not within an hour of the request's send time ",
+                     sent_there);
+  }
   if (!problem.empty()) {
     LOG_IF(WARNING, refused_ == 0)
         << "aos_trace: refused a snapshot request on "
@@ -126,7 +142,17 @@ void PeerSnapshots::Receive(const Channel* channel, const Context& context,
         (context.monotonic_remote_time - context.monotonic_event_time).count();
     ask.clock_offset_uncertainty_ns = -1;
   }
-  // Its clock = ours + offset.
+  // Its clock = ours + offset. An offset the bridge got wrong by more than
+  // an hour would put the window nowhere near now: refused.
+  if (ask.clock_offset_ns > kHourNs || ask.clock_offset_ns < -kHourNs) {
+    LOG_IF(WARNING, refused_ == 0)
+        << "aos_trace: refused a snapshot request on "
+        << channel->name()->string_view() << ": clock offset "
+        << ask.clock_offset_ns << " ns to " << ask.node
+        << " is more than an hour";
+    ++refused_;
+    return;
+  }
   ask.trigger_ns = ask.requester_trigger_ns - ask.clock_offset_ns;
   on_ask_(ask);
 }

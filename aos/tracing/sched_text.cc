@@ -25,7 +25,12 @@ std::optional<int64_t> ParseSeconds(std::string_view text) {
   if (dot == std::string_view::npos) return std::nullopt;
   const std::optional<int64_t> seconds = ParseInt(text.substr(0, dot));
   std::string_view fraction = text.substr(dot + 1);
-  if (!seconds || fraction.empty() || fraction.size() > 9) return std::nullopt;
+  // No sign, and few enough seconds for ns to fit (292 years).
+  if (!seconds || *seconds < 0 || *seconds > 9'000'000'000 ||
+      text.starts_with('-') || fraction.empty() || fraction.size() > 9 ||
+      fraction.starts_with('-') || fraction.starts_with('+')) {
+    return std::nullopt;
+  }
   std::optional<int64_t> digits = ParseInt(fraction);
   if (!digits || *digits < 0) return std::nullopt;
   int64_t scale = 1;

@@ -73,9 +73,13 @@ TEST(SchedTextTest, CountsLinesItCannotRead) {
       "  x-1 [001] d..2. 1.000001: sched_wakeup: comm=x pid=2\n"
       "  x-1 [001] d..2. 1.0000000001: sched_wakeup: comm=x pid=2 prio=1 "
       "target_cpu=1\n"
+      "  x-1 [001] d..2. -1.5: sched_wakeup: comm=x pid=2 prio=1 "
+      "target_cpu=1\n"
+      "  x-1 [001] d..2. 99999999999.5: sched_wakeup: comm=x pid=2 prio=1 "
+      "target_cpu=1\n"
       "\n");
   EXPECT_TRUE(sched.events.empty());
-  EXPECT_EQ(sched.unparsed, 6);
+  EXPECT_EQ(sched.unparsed, 8);
 }
 
 TEST(SchedTextTest, UserPriorityAsChrtAndNiceSayIt) {

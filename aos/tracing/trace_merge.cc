@@ -12,6 +12,11 @@
 namespace aos::tracing {
 namespace {
 
+// Larger pids and tids, and times (us) beyond about 2^62 ns, are no
+// snapshot's.
+constexpr int64_t kMaxId = int64_t{1} << 20;
+constexpr double kMaxUs = 4.6e15;
+
 // Microseconds with a fraction, as TraceJson writes them, to ns.
 int64_t Ns(double us) { return std::llround(us * 1e3); }
 
@@ -39,6 +44,16 @@ absl::StatusOr<TraceEvent> ReadEvent(const JsonValue& value) {
                                              value["ph"].path(), " is \"",
                                              *phase, "\", not one letter"));
   }
+  // Our snapshots number processes and tracks from 1 and 0, small; what
+  // is far outside is no snapshot of ours (and would overflow merging).
+  for (const auto& [field, number] :
+       {std::pair<std::string_view, int64_t>{"pid", *pid}, {"tid", *tid}}) {
+    if (number < 0 || number > kMaxId) {
+      return absl::InvalidArgumentError(StrCat(value.source(), ": ",
+                                               value[field].path(), " ", number,
+                                               " is not 0 to ", kMaxId));
+    }
+  }
   event.phase = (*phase)[0];
   event.name = *name;
   event.pid = static_cast<int>(*pid);
@@ -56,15 +71,28 @@ absl::StatusOr<TraceEvent> ReadEvent(const JsonValue& value) {
   }
   absl::StatusOr<double> ts = value["ts"].Number();
   if (!ts.ok()) return ts.status();
+  if (!(std::abs(*ts) < kMaxUs)) {
+    return absl::InvalidArgumentError(StrCat(
+        value.source(), ": ", value["ts"].path(), " ", *ts, " is no time"));
+  }
   event.ts_ns = Ns(*ts);
   if (event.phase == 'X') {
     absl::StatusOr<double> dur = value["dur"].Number();
     if (!dur.ok()) return dur.status();
+    if (!(*dur >= 0 && *dur < kMaxUs)) {
+      return absl::InvalidArgumentError(StrCat(
+          value.source(), ": ", value["dur"].path(), " ", *dur, " is no time"));
+    }
     event.dur_ns = Ns(*dur);
   }
   if (event.phase == 's' || event.phase == 'f') {
     absl::StatusOr<int64_t> id = value["id"].Integer();
     if (!id.ok()) return id.status();
+    if (*id < 0 || *id > (int64_t{1} << 40)) {
+      return absl::InvalidArgumentError(StrCat(value.source(), ": ",
+                                               value["id"].path(), " ", *id,
+                                               " is no flow id"));
+    }
     event.id = static_cast<uint64_t>(*id);
   }
   if (value["args"].exists()) {
@@ -127,6 +155,12 @@ absl::StatusOr<Trace> ReadTrace(const std::string& path) {
             {by.status(), at.status(), offset.status(), uncertainty.status()});
         !status.ok()) {
       return status;
+    }
+    constexpr int64_t kHourNs = int64_t{3600} * 1'000'000'000;
+    if (*offset > kHourNs || *offset < -kHourNs) {
+      return absl::InvalidArgumentError(
+          StrCat(path, ": otherData.clock_offset_ns ", *offset,
+                 " is more than an hour"));
     }
     info.requested_by = *by;
     info.requester_trigger_ns = *at;
@@ -206,8 +240,11 @@ absl::StatusOr<Trace> MergeTraces(const std::vector<Trace>& traces) {
       }
       const FlowEnd site{event.pid, event.tid, event.ts_ns};
       if (event.phase == 'i' && event.name.starts_with("send ")) {
-        if (const std::optional<int64_t> queue = Arg(event, "queue_index")) {
-          sends[{event.name.substr(5), *queue, own_ts_ns}] = site;
+        const std::optional<int64_t> queue = Arg(event, "queue_index");
+        const std::optional<int64_t> sent = Arg(event, "sent_ns");
+        if (queue) {
+          sends[{event.name.substr(5), *queue, sent ? *sent : own_ts_ns}] =
+              site;
         }
       }
       if (event.phase == 'X' && event.name.starts_with("watcher ")) {

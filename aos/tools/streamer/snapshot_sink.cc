@@ -15,6 +15,13 @@ void SnapshotSink::OnReport(const timing::ReportContents& report,
   const double limit = options_->flags.max_wakeup_latency_us;
   const WorstWakeup worst = FindWorstWakeup({report}, *configuration_);
   if (worst.max_us <= limit) return;
+  const int64_t interval_ns =
+      static_cast<int64_t>(options_->flags.snapshot_interval_s * 1e9);
+  if (written_ > 0 &&
+      report.header.monotonic_end_ns - last_written_ns_ < interval_ns) {
+    ++suppressed_;
+    return;
+  }
   tracing::NodeRings node = tracing::ReadNodeRings(options_->flags.shm_base);
   // The report's loop's ring, and the rings of its node.
   std::vector<tracing::RingCopy> rings;
@@ -64,6 +71,7 @@ void SnapshotSink::OnReport(const timing::ReportContents& report,
     return;
   }
   ++written_;
+  last_written_ns_ = report.header.monotonic_end_ns;
   std::cerr << "aos_timing_report_streamer: snapshot " << *path << ": "
             << info.reason << "\n";
 }
@@ -73,6 +81,11 @@ absl::Status SnapshotSink::Finish(
   (void)summaries;
   std::cerr << "aos_timing_report_streamer: " << written_
             << " snapshot(s) written to " << options_->flags.snapshot_dir;
+  if (suppressed_ > 0) {
+    std::cerr << "; " << suppressed_
+              << " report(s) over the limit within --snapshot_interval_s="
+              << options_->flags.snapshot_interval_s << " of one written";
+  }
   if (not_here_ > 0) {
     std::cerr << "; " << not_here_
               << " report(s) over the limit had no ring under --shm_base "

@@ -5,7 +5,9 @@
 // wakeup latency is over the limit makes a flight recorder snapshot
 // (docs/tracing.md) of that report's window, of every ring under the
 // streamer's --shm_base on the report's node, around the one call that was
-// latest, into --snapshot_dir. Reports of loops whose rings are not here
+// latest, into --snapshot_dir: at most one per --snapshot_interval_s of
+// report time (the others counted), so that a loop always a little late
+// does not fill the disk. Reports of loops whose rings are not here
 // (another node's, forwarded) are counted, not snapshotted.
 
 #include <cstdint>
@@ -36,6 +38,9 @@ class SnapshotSink : public ReportSink {
   const Configuration* const configuration_;
   int written_ = 0;
   int not_here_ = 0;
+  int suppressed_ = 0;
+  // The end of the window of the last report snapshotted.
+  int64_t last_written_ns_ = 0;
 };
 
 }  // namespace aos::streamer

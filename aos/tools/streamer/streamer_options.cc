@@ -70,6 +70,11 @@ absl::StatusOr<StreamerOptions> ParseStreamerOptions(
       return status;
     }
   }
+  if (absl::Status status = CheckInRange("--snapshot_interval_s",
+                                         flags.snapshot_interval_s, 0.0, 1e7);
+      !status.ok()) {
+    return status;
+  }
   if (!flags.snapshot_dir.empty()) {
     if (flags.max_wakeup_latency_us <= 0) {
       return absl::InvalidArgumentError(

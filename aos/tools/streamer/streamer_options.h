@@ -42,6 +42,8 @@ struct StreamerFlags {
   // Live, with max_wakeup_latency_us: where a report over it makes a
   // flight recorder snapshot (snapshot_sink.h); "" for none.
   std::string snapshot_dir = "";
+  // At most one such snapshot per this many seconds of report time.
+  double snapshot_interval_s = 10;
   double no_match_warning_s = 3;
   double silent_after_s = 3;
   // Shared flags the streamer names in its messages: --config (empty: the
