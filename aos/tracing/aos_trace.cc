@@ -6,6 +6,7 @@
 //   aos_trace prune DIR --keep=N
 //   aos_trace plot SNAPSHOT.json [--png=FILE] [--plot_from_ms=X]
 //   aos_trace merge ASKING.json ASKED.json... [--out=DIR]
+//   aos_trace from-log LOG.mcap [--out=DIR]
 
 #include <signal.h>
 #include <time.h>
@@ -22,6 +23,7 @@
 #include <thread>
 
 #include "aos/config_flag.h"
+#include "aos/events/logging/log_file_reader.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/init.h"
 #include "aos/node_flag.h"
@@ -38,6 +40,7 @@
 #include "aos/tracing/trace_merge.h"
 #include "aos/tracing/trace_snapshot_generated.h"
 #include "aos/tracing/trace_snapshot_message.h"
+#include "aos/tracing/trace_snapshot_reader.h"
 #include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
@@ -405,6 +408,52 @@ int Merge(const std::vector<std::string>& paths) {
   return 0;
 }
 
+// Writes each aos.tracing.TraceSnapshot of the log at `log_path` as a
+// snapshot file again, named with ".logged" after the node.
+int FromLog(const std::string& log_path) {
+  absl::StatusOr<std::unique_ptr<logging::LogFileReader>> log =
+      logging::LogFileReader::Open(log_path);
+  if (!log.ok()) ExitForUserError(std::string(log.status().message()));
+  int written = 0;
+  int refused = 0;
+  while (std::optional<logging::LogMessage> message = (*log)->Next()) {
+    if (message->channel->type()->string_view() !=
+            TraceSnapshot::GetFullyQualifiedName() ||
+        message->context.data == nullptr) {
+      continue;
+    }
+    absl::StatusOr<LoggedSnapshot> logged =
+        ReadTraceSnapshot({static_cast<const uint8_t*>(message->context.data),
+                           message->context.size});
+    if (!logged.ok()) {
+      fprintf(stderr, "aos_trace: %s: a message on %s: %s\n", log_path.c_str(),
+              message->channel->name()->c_str(),
+              std::string(logged.status().message()).c_str());
+      ++refused;
+      continue;
+    }
+    const Trace trace = BuildTrace(logged->rings, logged->window, logged->info);
+    const int64_t stamp = logged->info.trigger_ns != 0
+                              ? logged->info.trigger_ns
+                              : logged->window.begin_ns;
+    absl::StatusOr<std::string> path = WriteSnapshot(
+        FLAGS_out, trace, stamp,
+        logged->info.node.empty() ? std::string("logged")
+                                  : StrCat(logged->info.node, ".logged"));
+    if (!path.ok()) ExitForUserError(std::string(path.status().message()));
+    printf("%s: %zu rings, %s, %llu events left out when it was sent\n",
+           path->c_str(), logged->rings.size(), logged->info.reason.c_str(),
+           static_cast<unsigned long long>(logged->left_out));
+    ++written;
+  }
+  for (const std::string& problem : (*log)->problems()) {
+    fprintf(stderr, "aos_trace: %s\n", problem.c_str());
+  }
+  printf("aos_trace from-log: %d snapshots written, %d refused\n", written,
+         refused);
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   ExitOnFlagError(CheckInRange("--before_ms", FLAGS_before_ms, 0, 3'600'000));
   ExitOnFlagError(CheckInRange("--after_ms", FLAGS_after_ms, 0, 3'600'000));
@@ -418,10 +467,17 @@ int Main(int argc, char** argv) {
       CheckInRange("--sched_buffer_kb", FLAGS_sched_buffer_kb, 64, 1 << 20));
   if (argc < 2) {
     ExitForUserError(
-        "give a command: snapshot, record, list DIR, prune DIR, plot FILE or "
-        "merge FILE...");
+        "give a command: snapshot, record, list DIR, prune DIR, plot FILE, "
+        "merge FILE... or from-log LOG.mcap");
   }
   const std::string command = argv[1];
+  if (command == "from-log") {
+    if (argc != 3) ExitForUserError("from-log: give one LOG.mcap");
+    if (!ListSnapshots(FLAGS_out).ok()) {
+      ExitForUserError(StrCat("--out=", FLAGS_out, ": no such directory"));
+    }
+    return FromLog(argv[2]);
+  }
   if (command == "merge") {
     if (argc < 4) ExitForUserError("merge: give two snapshots or more");
     return Merge(std::vector<std::string>(argv + 2, argv + argc));
@@ -487,6 +543,7 @@ int main(int argc, char** argv) {
       "       aos_trace plot SNAPSHOT.json [--png=FILE] [--plot_from_ms=X] "
       "[--plot_to_ms=Y]\n"
       "       aos_trace merge ASKING.json ASKED.json... [--out=DIR]\n"
+      "       aos_trace from-log LOG.mcap [--out=DIR]\n"
       "The flight recorder: every event loop of the node keeps its recent\n"
       "events in a ring under <shm_base>/aos_trace. snapshot waits\n"
       "--after_ms, then writes every ring's events from --before_ms before\n"
@@ -499,7 +556,8 @@ int main(int argc, char** argv) {
       "--config (a multi-node one), record asks the other nodes' recorders\n"
       "for the window of each trigger of its node, through the message\n"
       "bridge, and answers theirs; merge puts such snapshots on the asking\n"
-      "node's clock in one file.\n"
+      "node's clock in one file. from-log writes the snapshots a log kept\n"
+      "(/aos aos.tracing.TraceSnapshot) as files again.\n"
       "See docs/tracing.md.");
   return aos::tracing::Main(argc, argv);
 }

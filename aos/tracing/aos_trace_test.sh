@@ -67,6 +67,21 @@ grep -q '"reason": "ping: wakeup latency"' "${tmp}/logged" ||
   fail "no snapshot in the log: $(head -c 2000 "${tmp}/logged")"
 grep -q '"application": "pong"' "${tmp}/logged" ||
   fail "the logged snapshot has no pong ring: $(head -c 2000 "${tmp}/logged")"
+# from-log writes it as a file again: the same handler runs as the file
+# record wrote.
+mkdir -p "${tmp}/fromlog"
+"${trace}" from-log "${log}" --out="${tmp}/fromlog" >"${tmp}/fromlog.out" 2>&1 ||
+  fail "from-log exited $?: $(cat "${tmp}/fromlog.out")"
+grep -q 'from-log: 1 snapshots written, 0 refused' "${tmp}/fromlog.out" ||
+  fail "from-log: $(cat "${tmp}/fromlog.out")"
+written="$(sed -n 's/: [0-9]* rings (0 skipped).*sent on .*//p' "${tmp}/config_record.log")"
+python3 - "${written}" "$("${trace}" list "${tmp}/fromlog")" <<'PY' || fail "from-log's snapshot differs from the file: $(cat "${tmp}/fromlog.out")"
+import json, sys
+def runs(path):
+    return sorted((e["name"], e["ts"]) for e in json.load(open(path))["traceEvents"] if e["ph"] == "X")
+assert runs(sys.argv[1]) == runs(sys.argv[2]), (len(runs(sys.argv[1])), len(runs(sys.argv[2])))
+PY
+expect_one_line_error 'no_such.mcap' "${trace}" from-log "${tmp}/no_such.mcap"
 # It was sent once and the list shows its file.
 [[ $(grep -c 'aos.tracing.TraceSnapshot: {' "${tmp}/logged") == 1 ]] ||
   fail "not one snapshot message: $(grep -c 'aos.tracing.TraceSnapshot: {' "${tmp}/logged")"

@@ -2,6 +2,7 @@
 
 #include "aos/configuration.h"
 #include "aos/testing/path.h"
+#include "aos/tracing/trace_snapshot_reader.h"
 #include "aos/tracing/traced_pingpong.h"
 #include "gtest/gtest.h"
 
@@ -103,6 +104,31 @@ TEST_F(TraceSnapshotMessageTest, KeepsTheNewestThatFitAndCountsTheRest) {
       newest);
   // Not even the names fit: nothing.
   EXPECT_EQ(TraceSnapshotMessage(rings_, window_, info_, 64).size(), 0u);
+}
+
+// Read back, a message gives the same Chrome trace as the rings it was
+// made of (for a window holding all their events).
+TEST_F(TraceSnapshotMessageTest, ReadsBackAsTheSameTrace) {
+  TraceWindow all{INT64_MAX, INT64_MIN};
+  for (const RingCopy& ring : rings_) {
+    all.begin_ns = std::min(all.begin_ns, ring.events.front().monotonic_ns);
+    all.end_ns = std::max(all.end_ns, ring.events.back().monotonic_ns);
+  }
+  const flatbuffers::DetachedBuffer message =
+      TraceSnapshotMessage(rings_, all, info_, 1 << 20);
+  absl::StatusOr<LoggedSnapshot> logged =
+      ReadTraceSnapshot({message.data(), message.size()});
+  ASSERT_TRUE(logged.ok()) << logged.status();
+  EXPECT_EQ(logged->left_out, 0u);
+  EXPECT_EQ(logged->unplaced, 0u);
+  EXPECT_EQ(logged->info.reason, info_.reason);
+  EXPECT_EQ(TraceJson(BuildTrace(logged->rings, logged->window, logged->info)),
+            TraceJson(BuildTrace(rings_, all, info_)));
+  // Damaged: refused, never a crash.
+  std::vector<uint8_t> damaged(message.data(), message.data() + message.size());
+  damaged[damaged.size() / 2] ^= 0xff;
+  damaged.resize(damaged.size() / 3);
+  EXPECT_FALSE(ReadTraceSnapshot(damaged).ok());
 }
 
 }  // namespace
