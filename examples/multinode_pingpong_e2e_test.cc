@@ -349,15 +349,16 @@ TEST_F(MultinodePingPongTest, ATriggerOnPi1SnapshotsBothNodes) {
   }
   // A request from pi1 for a window far from its send time (hostile, or
   // a broken clock) is refused by pi2's recorder, which goes on working.
-  auto bad = Start(
-      "aos/tools/aos_send", "pi1",
-      {"/aos", "aos.tracing.SnapshotRequest",
-       R"({"node": "pi1", "trigger_monotonic_ns": 4000000000000000000,)"
-       R"( "before_ns": 1, "after_ns": 1, "reason": "hostile"})"});
+  auto bad =
+      Start("aos/tools/aos_send", "pi1",
+            {"/aos", "aos.tracing.SnapshotRequest",
+             R"({"node": "pi1", "trigger_monotonic_ns": 4000000000000000000,)"
+             R"( "before_ns": 1, "after_ns": 1, "reason": "hostile"})"});
   ASSERT_EQ(bad->Wait(), 0) << bad->Stderr();
   for (int tries = 0; tries < 600; ++tries) {
-    if (Launcher("pi2").Stderr("aos_trace").find("refused a snapshot request") !=
-        std::string::npos) {
+    if (Launcher("pi2")
+            .Stderr("aos_trace")
+            .find("refused a snapshot request") != std::string::npos) {
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -1,10 +1,10 @@
 #include "aos/tracing/timeline_plot.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <limits>
 
+#include "aos/testing/path.h"
 #include "aos/tracing/chrome_trace.h"
 #include "gtest/gtest.h"
 
@@ -14,8 +14,7 @@ namespace {
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
 std::string TempPath(std::string_view name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir == nullptr ? "/tmp" : dir) + "/" + std::string(name);
+  return aos::testing::TestTempDir() + "/" + std::string(name);
 }
 
 TraceEvent Event(char phase, std::string name, int pid, int tid, int64_t ts_ns,

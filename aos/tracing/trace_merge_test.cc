@@ -1,16 +1,15 @@
 #include "aos/tracing/trace_merge.h"
 
-#include <cstdlib>
 #include <fstream>
 
+#include "aos/testing/path.h"
 #include "gtest/gtest.h"
 
 namespace aos::tracing {
 namespace {
 
 std::string TempPath(std::string_view name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir == nullptr ? "/tmp" : dir) + "/" + std::string(name);
+  return aos::testing::TestTempDir() + "/" + std::string(name);
 }
 
 TraceEvent Event(char phase, std::string name, int pid, int tid,

@@ -97,11 +97,11 @@ TEST_P(LoggerModeTest, LogsEveryMessageAtItsSendTimes) {
   }
   // Every channel of the config (aos/aos.json's /aos channels included),
   // whether or not anything was sent on it.
-  EXPECT_EQ(logged, (std::vector<std::string>{
-                        "/aos aos.starter.StarterRpc",
-                        "/aos aos.starter.Status", "/aos aos.timing.Report",
-                        "/aos aos.tracing.TraceSnapshot",
-                        std::string(kPingChannel), std::string(kPongChannel)}));
+  EXPECT_EQ(logged,
+            (std::vector<std::string>{
+                "/aos aos.starter.StarterRpc", "/aos aos.starter.Status",
+                "/aos aos.timing.Report", "/aos aos.tracing.TraceSnapshot",
+                std::string(kPingChannel), std::string(kPongChannel)}));
 
   EXPECT_TRUE((*log)->records_origins());
   size_t next = 0;
