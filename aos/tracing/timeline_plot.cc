@@ -5,8 +5,8 @@
 #include <map>
 #include <utility>
 
+#include "aos/tracing/trace_merge.h"
 #include "aos/util/gnuplot.h"
-#include "aos/util/json_document.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::tracing {
@@ -50,27 +50,20 @@ size_t LabelWidth(const Timeline& timeline) {
 }  // namespace
 
 absl::StatusOr<Timeline> ReadTimeline(const std::string& path) {
-  absl::StatusOr<JsonDocument> document = JsonDocument::ReadFile(path);
-  if (!document.ok()) return document.status();
-  const JsonValue other = document->root()["otherData"];
-  Timeline timeline;
-  absl::StatusOr<std::string> reason = other["reason"].String();
-  absl::StatusOr<int64_t> trigger = other["trigger_ns"].Integer();
-  absl::StatusOr<int64_t> begin = other["window_begin_ns"].Integer();
-  absl::StatusOr<int64_t> end = other["window_end_ns"].Integer();
-  for (const absl::Status& status :
-       {reason.status(), trigger.status(), begin.status(), end.status()}) {
-    if (!status.ok()) return status;
-  }
-  timeline.reason = *reason;
-  timeline.window_begin_us = static_cast<double>(*begin) / 1e3;
-  timeline.window_end_us = static_cast<double>(*end) / 1e3;
-  timeline.zero_us =
-      static_cast<double>(*trigger != 0 ? *trigger : *begin) / 1e3;
+  absl::StatusOr<Trace> trace = ReadTrace(path);
+  if (!trace.ok()) return trace.status();
+  return TimelineOf(*trace);
+}
 
-  absl::StatusOr<std::vector<JsonValue>> events =
-      document->root()["traceEvents"].Elements();
-  if (!events.ok()) return events.status();
+Timeline TimelineOf(const Trace& trace) {
+  Timeline timeline;
+  timeline.reason = trace.info.reason;
+  timeline.window_begin_us = static_cast<double>(trace.window.begin_ns) / 1e3;
+  timeline.window_end_us = static_cast<double>(trace.window.end_ns) / 1e3;
+  timeline.zero_us =
+      static_cast<double>(trace.info.trigger_ns != 0 ? trace.info.trigger_ns
+                                                     : trace.window.begin_ns) /
+      1e3;
   std::map<int64_t, std::string> processes;
   std::map<std::pair<int64_t, int64_t>, std::string> threads;
   // (pid, tid) of each bar and mark, then numbered in (pid, tid) order.
@@ -83,37 +76,30 @@ absl::StatusOr<Timeline> ReadTimeline(const std::string& path) {
   };
   std::vector<Bar> bars;
   std::vector<std::pair<std::pair<int64_t, int64_t>, TimelineMark>> marks;
-  for (const JsonValue& event : *events) {
-    absl::StatusOr<std::string> phase = event["ph"].String();
-    absl::StatusOr<std::string> name = event["name"].String();
-    absl::StatusOr<int64_t> pid = event["pid"].Integer();
-    absl::StatusOr<int64_t> tid = event["tid"].Integer();
-    for (const absl::Status& status :
-         {phase.status(), name.status(), pid.status(), tid.status()}) {
-      if (!status.ok()) return status;
-    }
-    const std::pair<int64_t, int64_t> track{*pid, *tid};
-    if (*phase == "M") {
-      absl::StatusOr<std::string> text = event["args"]["name"].String();
-      if (!text.ok()) return text.status();
-      if (*name == "process_name") processes[*pid] = *text;
-      if (*name == "thread_name") threads[track] = *text;
+  for (const TraceEvent& event : trace.events) {
+    const std::pair<int64_t, int64_t> track{event.pid, event.tid};
+    if (event.phase == 'M') {
+      if (event.name == "process_name") processes[event.pid] = event.text_arg;
+      if (event.name == "thread_name") threads[track] = event.text_arg;
       continue;
     }
-    if (*phase != "X" && *phase != "i") continue;  // Flows: not drawn.
-    absl::StatusOr<double> ts = event["ts"].Number();
-    if (!ts.ok()) return ts.status();
+    if (event.phase != 'X' && event.phase != 'i') continue;  // Flows.
+    const double ts_us = static_cast<double>(event.ts_ns) / 1e3;
     used[track] = 0;
-    if (*phase == "i") {
-      marks.push_back({track, TimelineMark{0, *ts, *name}});
+    if (event.phase == 'i') {
+      marks.push_back({track, TimelineMark{0, ts_us, event.name}});
       continue;
     }
-    absl::StatusOr<double> dur = event["dur"].Number();
-    if (!dur.ok()) return dur.status();
     // A kernel CPU's stretch names its task's pid.
-    absl::StatusOr<int64_t> task = event["args"]["pid"].Integer();
-    bars.push_back(Bar{track, TimelineBar{0, *ts, *ts + *dur, *name},
-                       task.ok() ? *task : 0});
+    int64_t task_pid = 0;
+    for (const auto& [key, value] : event.args) {
+      if (key == "pid") task_pid = value;
+    }
+    bars.push_back(Bar{
+        track,
+        TimelineBar{0, ts_us, ts_us + static_cast<double>(event.dur_ns) / 1e3,
+                    event.name},
+        task_pid});
   }
   std::map<int64_t, int> process_index;
   for (auto& [track, row] : used) {

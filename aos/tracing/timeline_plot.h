@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "aos/tracing/chrome_trace.h"
 
 namespace aos::tracing {
 
@@ -58,9 +59,12 @@ struct Timeline {
   std::string reason;
 };
 
-// Reads a snapshot written by aos_trace. An error names the file and what
-// in it is missing or not a snapshot.
+// Reads a snapshot written by aos_trace (ReadTrace, trace_merge.h). An
+// error names the file and what in it is missing or not a snapshot.
 absl::StatusOr<Timeline> ReadTimeline(const std::string& path);
+
+// The timeline of `trace`.
+Timeline TimelineOf(const Trace& trace);
 
 // The gnuplot script that draws `timeline` from `from_ms` to `to_ms` (ms
 // from its zero) into `png_path`; NaN for either: the window's edge.
