@@ -711,8 +711,19 @@ run_multinode_job() {
   # Ping starts once the bridges have found each other (pi1's bridge says
   # pi2 is CONNECTED: DDS discovery and the security handshake done), so its
   # first pings are not answered late.
-  if ! grep -q -m 1 '"CONNECTED"' < <(timeout 60 "${bin}/aos/tools/aos_dump" \
-    "${on1[@]}" /pi1/aos aos.message_bridge.ServerStatistics 2>/dev/null); then
+  # aos_dump is stopped and waited for before going on: killed only by a
+  # closed pipe, it could outlive the cleanup and leave pi1's shared memory.
+  "${bin}/aos/tools/aos_dump" "${on1[@]}" /pi1/aos \
+    aos.message_bridge.ServerStatistics >"${work}/bridge_statistics" 2>/dev/null &
+  local dump=$! waited
+  for ((waited = 0; waited < 600; ++waited)); do
+    grep -q '"CONNECTED"' "${work}/bridge_statistics" && break
+    running "${dump}" || break
+    sleep 0.1
+  done
+  kill "${dump}" 2>/dev/null || true
+  wait "${dump}" 2>/dev/null || true
+  if ! grep -q '"CONNECTED"' "${work}/bridge_statistics"; then
     if ! running "${starter1}" || ! running "${starter2}"; then
       log "a starter ended; nothing was measured"
       cleanup
