@@ -29,6 +29,7 @@
 #include "aos/node_flag.h"
 #include "aos/time/time.h"
 #include "aos/tracing/chrome_trace.h"
+#include "aos/tracing/chrome_trace_reader.h"
 #include "aos/tracing/peer_snapshots.h"
 #include "aos/tracing/ring_file.h"
 #include "aos/tracing/sched_recorder.h"

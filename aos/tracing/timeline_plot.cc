@@ -5,7 +5,7 @@
 #include <map>
 #include <utility>
 
-#include "aos/tracing/trace_merge.h"
+#include "aos/tracing/chrome_trace_reader.h"
 #include "aos/util/gnuplot.h"
 #include "aos/util/str_cat.h"
 

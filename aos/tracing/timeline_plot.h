@@ -59,7 +59,7 @@ struct Timeline {
   std::string reason;
 };
 
-// Reads a snapshot written by aos_trace (ReadTrace, trace_merge.h). An
+// Reads a snapshot written by aos_trace (chrome_trace_reader.h). An
 // error names the file and what in it is missing or not a snapshot.
 absl::StatusOr<Timeline> ReadTimeline(const std::string& path);
 

@@ -4,31 +4,14 @@
 #include <fstream>
 #include <limits>
 
-#include "aos/testing/path.h"
 #include "aos/tracing/chrome_trace.h"
+#include "aos/tracing/trace_test_events.h"
 #include "gtest/gtest.h"
 
 namespace aos::tracing {
 namespace {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-
-std::string TempPath(std::string_view name) {
-  return aos::testing::TestTempDir() + "/" + std::string(name);
-}
-
-TraceEvent Event(char phase, std::string name, int pid, int tid, int64_t ts_ns,
-                 int64_t dur_ns = 0) {
-  TraceEvent event;
-  event.phase = phase;
-  event.name = std::move(name);
-  event.category = "aos";
-  event.pid = pid;
-  event.tid = tid;
-  event.ts_ns = ts_ns;
-  event.dur_ns = dur_ns;
-  return event;
-}
 
 // Ping (pid 1) late behind a python3 on CPU 1 (the kernel, pid 2), trigger
 // at 10 ms, window [0, 12 ms].

@@ -6,23 +6,19 @@
 // snapshots other nodes wrote because it asked (peer_snapshots.h), each
 // moved onto the asking node's clock by the clock offset it records.
 //
+//   // ReadTrace: chrome_trace_reader.h
 //   absl::StatusOr<Trace> pi1 = ReadTrace("aos_trace.1.pi1.json");
 //   absl::StatusOr<Trace> pi2 = ReadTrace("aos_trace.1.pi2.json");
 //   absl::StatusOr<Trace> both = MergeTraces({*pi1, *pi2});
 //
 // Not for realtime code.
 
-#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "aos/tracing/chrome_trace.h"
 
 namespace aos::tracing {
-
-// Reads a snapshot aos_trace wrote back into a Trace. An error names the
-// file and what in it is missing or of the wrong type.
-absl::StatusOr<Trace> ReadTrace(const std::string& path);
 
 // `traces[0]` is the asking node's snapshot (not asked for itself); every
 // other must have been asked for by that node for that trigger (an error

@@ -2,27 +2,12 @@
 
 #include <fstream>
 
-#include "aos/testing/path.h"
+#include "aos/tracing/chrome_trace_reader.h"
+#include "aos/tracing/trace_test_events.h"
 #include "gtest/gtest.h"
 
 namespace aos::tracing {
 namespace {
-
-std::string TempPath(std::string_view name) {
-  return aos::testing::TestTempDir() + "/" + std::string(name);
-}
-
-TraceEvent Event(char phase, std::string name, int pid, int tid,
-                 int64_t ts_ns) {
-  TraceEvent event;
-  event.phase = phase;
-  event.name = std::move(name);
-  event.category = "aos";
-  event.pid = pid;
-  event.tid = tid;
-  event.ts_ns = ts_ns;
-  return event;
-}
 
 // A node's snapshot: a loop (pid 1) whose watcher ran 5 us at `run_ns`, a
 // flow into it, and the kernel's CPUs (pid 2).
