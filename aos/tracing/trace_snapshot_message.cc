@@ -1,6 +1,7 @@
 #include "aos/tracing/trace_snapshot_message.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace aos::tracing {
 namespace {
@@ -44,10 +45,40 @@ flatbuffers::Offset<TraceSnapshot> BuildTraceSnapshot(
   std::vector<flatbuffers::Offset<TraceSnapshotRing>> ring_offsets;
   for (size_t r = 0; r < rings.size(); ++r) {
     const RingCopy& ring = rings[r];
+    // A handler run that started before the window and ended in it is in
+    // the snapshot (chrome_trace.h): its start goes in too.
+    std::unordered_map<uint16_t, const Event*> started;
+    // And the remote receive that followed such a start.
+    std::unordered_map<uint16_t, const Event*> remote;
     for (const Event& event : ring.events) {
-      if (event.monotonic_ns < window.begin_ns ||
-          event.monotonic_ns > window.end_ns) {
+      const bool start = event.kind == EventKind::kTimerStart ||
+                         event.kind == EventKind::kWatcherStart;
+      const bool end = event.kind == EventKind::kTimerEnd ||
+                       event.kind == EventKind::kWatcherEnd;
+      if (start) {
+        started[event.index] = &event;
+        remote.erase(event.index);
+      }
+      if (event.kind == EventKind::kRemoteReceive) remote[event.index] = &event;
+      if (event.monotonic_ns > window.end_ns) continue;
+      if (event.monotonic_ns < window.begin_ns) {
+        if (end) started.erase(event.index);
         continue;
+      }
+      if (end && r < kMaxTraceSnapshotRings) {
+        const auto before = started.find(event.index);
+        if (before != started.end() &&
+            before->second->monotonic_ns < window.begin_ns) {
+          for (const Event* first : {before->second, remote[event.index]}) {
+            if (first == nullptr || first->monotonic_ns >= window.begin_ns) {
+              continue;
+            }
+            events.emplace_back(first->monotonic_ns, first->aux_ns,
+                                first->queue_index, first->index,
+                                static_cast<uint8_t>(first->kind),
+                                static_cast<uint8_t>(r));
+          }
+        }
       }
       if (r >= kMaxTraceSnapshotRings) {
         ++left_out;

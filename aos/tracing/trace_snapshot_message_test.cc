@@ -124,6 +124,24 @@ TEST_F(TraceSnapshotMessageTest, ReadsBackAsTheSameTrace) {
   EXPECT_EQ(logged->info.reason, info_.reason);
   EXPECT_EQ(TraceJson(BuildTrace(logged->rings, logged->window, logged->info)),
             TraceJson(BuildTrace(rings_, all, info_)));
+  // A window that begins inside handler runs: those runs are in the file's
+  // trace, and in the message's too.
+  TraceWindow cut{0, all.end_ns};
+  for (const Event& event : rings_[1].events) {
+    if (event.kind == EventKind::kWatcherStart) {
+      cut.begin_ns = event.monotonic_ns + 1;
+      break;
+    }
+  }
+  ASSERT_GT(cut.begin_ns, 0);
+  const flatbuffers::DetachedBuffer cut_message =
+      TraceSnapshotMessage(rings_, cut, info_, 1 << 20);
+  absl::StatusOr<LoggedSnapshot> cut_logged =
+      ReadTraceSnapshot({cut_message.data(), cut_message.size()});
+  ASSERT_TRUE(cut_logged.ok()) << cut_logged.status();
+  EXPECT_EQ(TraceJson(BuildTrace(cut_logged->rings, cut_logged->window,
+                                 cut_logged->info)),
+            TraceJson(BuildTrace(rings_, cut, info_)));
   // Damaged: refused, never a crash.
   std::vector<uint8_t> damaged(message.data(), message.data() + message.size());
   damaged[damaged.size() / 2] ^= 0xff;
