@@ -60,7 +60,15 @@ flatbuffers::Offset<TraceSnapshot> BuildTraceSnapshot(
         remote.erase(event.index);
       }
       if (event.kind == EventKind::kRemoteReceive) remote[event.index] = &event;
-      if (event.monotonic_ns > window.end_ns) continue;
+      if (event.monotonic_ns > window.end_ns) {
+        // A run that started by the window's end and ends after it is in
+        // the snapshot too: its remote receive and end go in.
+        const auto run = started.find(event.index);
+        const bool straddles =
+            (end || event.kind == EventKind::kRemoteReceive) &&
+            run != started.end() && run->second->monotonic_ns <= window.end_ns;
+        if (!straddles) continue;
+      }
       if (event.monotonic_ns < window.begin_ns) {
         if (end) started.erase(event.index);
         continue;
@@ -80,6 +88,7 @@ flatbuffers::Offset<TraceSnapshot> BuildTraceSnapshot(
           }
         }
       }
+      if (end) started.erase(event.index);
       if (r >= kMaxTraceSnapshotRings) {
         ++left_out;
         continue;

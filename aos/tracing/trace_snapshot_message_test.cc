@@ -142,6 +142,30 @@ TEST_F(TraceSnapshotMessageTest, ReadsBackAsTheSameTrace) {
   EXPECT_EQ(TraceJson(BuildTrace(cut_logged->rings, cut_logged->window,
                                  cut_logged->info)),
             TraceJson(BuildTrace(rings_, cut, info_)));
+  // A window that ends inside a handler run, and one that lies inside a
+  // run: the runs that overlap it are in both traces.
+  const Event* run_start = nullptr;
+  for (const Event& event : rings_[1].events) {
+    if (event.kind == EventKind::kWatcherStart) {
+      run_start = &event;
+      break;
+    }
+  }
+  ASSERT_NE(run_start, nullptr);
+  for (const TraceWindow& window :
+       {TraceWindow{all.begin_ns, run_start->monotonic_ns},
+        TraceWindow{run_start->monotonic_ns + 1,
+                    run_start->monotonic_ns + 1}}) {
+    const flatbuffers::DetachedBuffer straddling =
+        TraceSnapshotMessage(rings_, window, info_, 1 << 20);
+    absl::StatusOr<LoggedSnapshot> read =
+        ReadTraceSnapshot({straddling.data(), straddling.size()});
+    ASSERT_TRUE(read.ok()) << read.status();
+    const std::string from_rings = TraceJson(BuildTrace(rings_, window, info_));
+    EXPECT_NE(from_rings.find(R"("ph": "X")"), std::string::npos);
+    EXPECT_EQ(TraceJson(BuildTrace(read->rings, read->window, read->info)),
+              from_rings);
+  }
   // Damaged: refused, never a crash.
   std::vector<uint8_t> damaged(message.data(), message.data() + message.size());
   damaged[damaged.size() / 2] ^= 0xff;
