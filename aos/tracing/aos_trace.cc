@@ -303,8 +303,6 @@ class Recorder {
 int Record() {
   Recorder recorder;
   if (FLAGS_config.empty()) {
-    signal(SIGINT, RequestStop);
-    signal(SIGTERM, RequestStop);
     while (stop_requested == 0 && !recorder.done()) {
       recorder.Poll();
       SleepMs(FLAGS_poll_ms);
@@ -335,6 +333,8 @@ int Record() {
       if (recorder.done()) loop.Exit();
     });
     loop.OnRun([&]() {
+      // Stopped before the loop took over SIGINT and SIGTERM.
+      if (stop_requested != 0) loop.Exit();
       poll->Schedule(loop.monotonic_now(),
                      std::chrono::milliseconds(FLAGS_poll_ms));
     });
@@ -500,6 +500,10 @@ int Main(int argc, char** argv) {
   if (ListSnapshots(FLAGS_out).status().ok() == false) {
     ExitForUserError(StrCat("--out=", FLAGS_out, ": no such directory"));
   }
+  // Ctrl-C or SIGTERM from here on ends it cleanly (the tracefs instance
+  // goes): set before the instance is made, so no signal can leave it.
+  signal(SIGINT, RequestStop);
+  signal(SIGTERM, RequestStop);
   if (FLAGS_sched_switch) {
     absl::StatusOr<std::unique_ptr<SchedRecorder>> recorder =
         SchedRecorder::Start(FindTracefs(), FLAGS_sched_buffer_kb);
@@ -510,9 +514,6 @@ int Main(int argc, char** argv) {
   }
   if (command == "record") return Record();
   const int64_t now = NowNs();
-  // Ctrl-C while waiting ends it cleanly (the tracefs instance goes).
-  signal(SIGINT, RequestStop);
-  signal(SIGTERM, RequestStop);
   for (int waited = 0; waited < FLAGS_after_ms && stop_requested == 0;
        waited += 10) {
     SleepMs(std::min(10, FLAGS_after_ms - waited));

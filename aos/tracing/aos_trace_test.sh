@@ -166,8 +166,11 @@ elif [[ ! -d "${tracefs}/instances" ]]; then
   echo "SKIP --sched_switch: no tracefs at ${tracefs}"
 else
   ping_pid="$(ls "${shm}/aos_trace" | sed -n 's/^-\.ping\.//p' | head -n 1)"
+  # Its own instance only: other tests may trace beside this one.
   "${trace}" --shm_base="${shm}" --sched_switch snapshot --out="${out}" \
-    --before_ms=0 --after_ms=200 >"${tmp}/sched.log" 2>&1 ||
+    --before_ms=0 --after_ms=200 >"${tmp}/sched.log" 2>&1 &
+  snapshotter=$!
+  wait "${snapshotter}" ||
     fail "snapshot --sched_switch exited $?: $(cat "${tmp}/sched.log")"
   grep -q ' kernel events (' "${tmp}/sched.log" ||
     fail "no kernel events counted: $(cat "${tmp}/sched.log")"
@@ -184,7 +187,7 @@ ping = [e for e in events if e["pid"] == kernel[0] and e["ph"] == "X" and e["arg
 assert ping and ping[0]["name"].startswith("ping (pid "), ping[:1]
 assert trace["otherData"]["kernel_sched_events"] > 0, trace["otherData"]
 PY
-  ls "${tracefs}/instances" | grep -q "^aos_trace\." &&
+  [[ -e "${tracefs}/instances/aos_trace.${snapshotter}" ]] &&
     fail "snapshot left its tracefs instance: $(ls "${tracefs}/instances")"
   "${trace}" --shm_base="${shm}" --sched_switch record --out="${out}" \
     >"${tmp}/sched_record.log" 2>&1 &
