@@ -92,6 +92,11 @@ TEST_F(MisuseTest, BadFlagsOfPingAndPong) {
   ExpectOneLine(Run("examples/pong", {"--cpu_dma_latency_scope=some"}), "pong",
                 "--cpu_dma_latency_scope=some is not a scope: give auto, all "
                 "or cpus");
+  ExpectOneLine(Run("examples/ping", {"--timer_anticipation_us=fast"}), "ping",
+                "--timer_anticipation_us=fast is not a timer anticipation: "
+                "give auto, or 0 (none) to 1000 microseconds");
+  ExpectOneLine(Run("examples/ping", {"--timer_anticipation_us=1001"}), "ping",
+                "--timer_anticipation_us=1001 is not a timer anticipation");
   ExpectOneLine(Run("examples/pong", {"--permissions=rw"}), "pong",
                 "--permissions=rw is not an octal file mode like 0600 or "
                 "0660");

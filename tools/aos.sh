@@ -198,11 +198,11 @@ running() {
 # ours (aos_logger's --log_file); ping's rate and mode (--sleep_ms,
 # --sleep_us, --phased_loop) go to ping; the realtime settings (--priority,
 # --affinity, --cpu_dma_latency_us, --cpu_dma_latency_scope, --busy_poll_us,
-# --idle_poll) and the flight recorder's (--trace_*) to ping and pong;
-# --trace_dir=DIR and --trace_sched_switch are ours (aos_trace record's --out
-# and --sched_switch, single node); everything else to the streamer. The
-# caller declares trace_dir and trace_sched too.
-readonly RUN_ROUTING="run passes --sleep_ms, --sleep_us and --phased_loop to ping; --priority, --affinity, --cpu_dma_latency_*, --busy_poll_us, --idle_poll and --trace_* to ping and pong; --log to aos_logger; --trace_dir and --trace_sched_switch to aos_trace record; everything else to aos_timing_report_streamer (docs/pingpong.md)"
+# --idle_poll, --timer_anticipation_us) and the flight recorder's (--trace_*)
+# to ping and pong; --trace_dir=DIR and --trace_sched_switch are ours
+# (aos_trace record's --out and --sched_switch, single node); everything else
+# to the streamer. The caller declares trace_dir and trace_sched too.
+readonly RUN_ROUTING="run passes --sleep_ms, --sleep_us and --phased_loop to ping; --priority, --affinity, --cpu_dma_latency_*, --busy_poll_us, --idle_poll, --timer_anticipation_us and --trace_* to ping and pong; --log to aos_logger; --trace_dir and --trace_sched_switch to aos_trace record; everything else to aos_timing_report_streamer (docs/pingpong.md)"
 split_run_args() {
   local arg
   for arg in "$@"; do
@@ -219,6 +219,7 @@ split_run_args() {
         ;;
       --priority=* | --affinity=* | --cpu_dma_latency_us=* | --cpu_dma_latency_scope=* | \
         --busy_poll_us=* | --idle_poll | --idle_poll=* | --noidle_poll | \
+        --timer_anticipation_us=* | \
         --trace_ring_events=* | --trace_wakeup_threshold_us=* | \
         --trace_handler_threshold_us=* | --trace_on_missed_cycles* | \
         --trace_on_lost_messages* | --trace_on_path_deadline* | --notrace_on_*)

@@ -17,6 +17,7 @@
 #include "aos/events/allocation_guard.h"
 #include "aos/events/queue_layout_for_channel.h"
 #include "aos/events/stop_signals.h"
+#include "aos/events/timer_anticipation.h"
 #include "aos/ipc_lib/lockless_queue.h"
 #include "aos/node_resolution.h"
 #include "aos/util/cpu_latency_limit.h"
@@ -69,6 +70,15 @@ DEFINE_bool(idle_poll, false,
             "CPUs halt (cpuidle driver 'none', as on many VMs) this makes "
             "cross-CPU wakeups several times faster; each polled CPU is 100 "
             "% busy. Pin the loop to limit it to its own CPUs.");
+DEFINE_string(timer_anticipation_us, "auto",
+              "Arm the kernel timer this many us before each timer's time and "
+              "spin on the clock until the time comes, so handlers start on "
+              "time where the kernel wakes late (Xenomai's gravity). 'auto' "
+              "(the default) follows the kernel's lateness (its 75th "
+              "percentile, at most 200 us) in loops at realtime priority, "
+              "none at normal priority; a number applies to every loop; 0: "
+              "never. Costs the CPU spent spinning (timer_anticipation_time "
+              "in the timing reports). At most 1000.");
 
 namespace {
 
@@ -103,6 +113,29 @@ bool ValidateBusyPoll(const char* flag, int32_t value) {
   exit(1);
 }
 DEFINE_validator(busy_poll_us, &ValidateBusyPoll);
+
+// "auto" (-1), or a whole number of us from 0 to the fixed lead's bound.
+std::optional<int64_t> ParseAnticipationUs(const std::string& value) {
+  if (value == "auto") return -1;
+  if (value.empty() || value.size() > 7 ||
+      value.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  const int64_t us = std::stoll(value);
+  if (us * 1000 > aos::TimerAnticipation::kMaxFixedLeadNs) return std::nullopt;
+  return us;
+}
+
+bool ValidateTimerAnticipation(const char* flag, const std::string& value) {
+  if (ParseAnticipationUs(value).has_value()) return true;
+  std::cerr << gflags::ProgramInvocationShortName() << ": --" << flag << "="
+            << value
+            << " is not a timer anticipation: give auto, or 0 (none) to "
+            << aos::TimerAnticipation::kMaxFixedLeadNs / 1000
+            << " microseconds\n";
+  exit(1);
+}
+DEFINE_validator(timer_anticipation_us, &ValidateTimerAnticipation);
 
 }  // namespace
 
@@ -645,10 +678,11 @@ ShmEventLoop::ShmEventLoop(const Configuration* configuration,
   signal_fd_.reset(signalfd(-1, &signals, SFD_NONBLOCK | SFD_CLOEXEC));
   PCHECK(signal_fd_.valid()) << "signalfd";
   epoll_.OnReadable(signal_fd_.get(), [this]() { HandleSignals(); });
-  for (ScopedFd& timer_fd : timer_fds_) {
+  for (int i = 0; i < 2; ++i) {
+    ScopedFd& timer_fd = timer_fds_[i];
     timer_fd.reset(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
     PCHECK(timer_fd.valid()) << "timerfd_create";
-    epoll_.OnReadable(timer_fd.get(), [this]() { HandleTimers(); });
+    epoll_.OnReadable(timer_fd.get(), [this, i]() { HandleTimers(i); });
   }
   AskForTraceRing(shm_base_);
 }
@@ -851,12 +885,31 @@ ShmWatcher* ShmEventLoop::EarliestPending(monotonic_clock::time_point sent_by) {
   return earliest;
 }
 
-void ShmEventLoop::HandleTimers() {
+void ShmEventLoop::HandleTimers(int fd_index) {
   // Runs the handlers first and only then touches the timerfd: a syscall
   // between the wakeup and the handlers would count in every call's wakeup
   // latency (reading a timerfd costs about 0.6 us on a VM, more than the
   // rest of the loop's path together).
-  const monotonic_clock::time_point now = monotonic_now();
+  monotonic_clock::time_point now = monotonic_now();
+  // Armed early (--timer_anticipation_us): wait here for the earliest
+  // timer's time, so its handler starts on time. Woken early, the loop
+  // first looks at its watchers' queues, as it must again before the
+  // handler: after an idle CPU halted, that first look misses the caches
+  // (several us on a VM), and before the wait it costs the handler nothing.
+  if (const TimerSchedule::Entry* earliest = timer_schedule_.Earliest();
+      earliest != nullptr && kernel_armed_for_[fd_index].has_value()) {
+    if (now < earliest->time()) {
+      EarliestPending(earliest->time());
+      // And what the handler's call touches before it reads the clock.
+      SetTimerContext(earliest->time());
+      const auto* timer = static_cast<const ShmTimer*>(earliest);
+      for (size_t line = 0; line < sizeof(ShmTimer); line += 64) {
+        __builtin_prefetch(reinterpret_cast<const char*>(timer) + line);
+      }
+    }
+    now = timer_anticipation_.Woke(*kernel_armed_for_[fd_index], now,
+                                   earliest->time());
+  }
   // A handler that schedules a timer at a time already passed (itself,
   // say) makes it due at once, but for the next wakeup: a wakeup runs only
   // what was scheduled when it began, so it ends.
@@ -959,15 +1012,20 @@ void ShmEventLoop::ArmTimerFds(bool consume_expired) {
 void ShmEventLoop::SetTimerFd(int i,
                               std::optional<monotonic_clock::time_point> when) {
   struct itimerspec spec = {};
-  if (when.has_value()) {
+  std::optional<monotonic_clock::time_point> kernel_time = when;
+  if (when.has_value() && timer_anticipation_.lead_ns() > 0) {
+    kernel_time = timer_anticipation_.KernelTime(*when, monotonic_now());
+  }
+  if (kernel_time.has_value()) {
     // it_value 0 would disarm: the earliest time is 1 ns.
     spec.it_value = ToTimespec(
-        std::max(std::chrono::nanoseconds(1), when->time_since_epoch()));
+        std::max(std::chrono::nanoseconds(1), kernel_time->time_since_epoch()));
   }
   PCHECK(timerfd_settime(timer_fds_[i].get(), TFD_TIMER_ABSTIME, &spec,
                          nullptr) == 0)
       << "event loop " << name() << ": timerfd_settime";
   armed_for_[i] = when;
+  kernel_armed_for_[i] = kernel_time;
 }
 
 void ShmEventLoop::DeliverMessages() {
@@ -1040,6 +1098,19 @@ void ShmEventLoop::StartWakeupPolling() {
   }
   set_wakeup_polling(FLAGS_busy_poll_us,
                      idle_poller_ ? idle_poller_->cpus() : std::string());
+  // Timer anticipation: automatic by default for a realtime loop.
+  const int64_t anticipation_us =
+      ParseAnticipationUs(FLAGS_timer_anticipation_us).value();
+  TimerAnticipationCounters* counters = &timing_entries()->timer_anticipation;
+  if (anticipation_us > 0) {
+    timer_anticipation_ =
+        TimerAnticipation(false, anticipation_us * 1000, counters);
+  } else if (anticipation_us < 0 && runtime_realtime_priority() > 0) {
+    timer_anticipation_ = TimerAnticipation(true, 0, counters);
+  } else {
+    timer_anticipation_ = TimerAnticipation();
+    *counters = TimerAnticipationCounters();
+  }
 }
 
 void ShmEventLoop::HoldCpuLatencyLimit() {

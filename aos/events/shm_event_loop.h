@@ -69,6 +69,7 @@
 #include "absl/status/status.h"
 #include "aos/events/epoll.h"
 #include "aos/events/event_loop.h"
+#include "aos/events/timer_anticipation.h"
 #include "aos/events/timer_schedule.h"
 #include "aos/util/scoped_fd.h"
 #include "gflags/gflags.h"
@@ -242,13 +243,15 @@ class ShmEventLoop : public EventLoop {
   // to `sent_by`; null if none.
   class ShmWatcher* EarliestPending(monotonic_clock::time_point sent_by);
 
-  // The timerfd fired: runs the timers due when it did, in schedule order,
-  // with the messages sent by each one's scheduled time before it, until
+  // Timerfd `fd_index` fired: with timer anticipation, waits for the
+  // earliest timer's time if it came early; then runs the timers due in
+  // schedule order, with the messages sent by each one's scheduled time
+  // before it, until
   // they are done or a handler calls Exit(); then arms the timerfd for what
   // is left (which also consumes the expiration: no read(2)). Timers that
   // come due meanwhile wait for the next wakeup, so other file descriptors
   // are served between.
-  void HandleTimers();
+  void HandleTimers(int fd_index);
   // DeliverMessages(), but a timer scheduled before the next message was
   // sent runs before it: the order they began waiting in, as HandleTimers()
   // keeps too, whichever of the two epoll reports first. Only due timers
@@ -266,8 +269,9 @@ class ShmEventLoop : public EventLoop {
   // changes, or, with `consume_expired`, one that has expired. Not while
   // HandleTimers() runs handlers: it arms once, when they are done.
   void ArmTimerFds(bool consume_expired = false);
-  // timerfd_settime of timerfd `i` for `when` (nullopt: disarmed); clears
-  // an expiration not yet handled.
+  // timerfd_settime of timerfd `i` for `when` (nullopt: disarmed), or
+  // earlier by the timer anticipation's lead; clears an expiration not yet
+  // handled.
   void SetTimerFd(int i, std::optional<monotonic_clock::time_point> when);
 
   // --shm_base and --permissions when the loop was made.
@@ -287,6 +291,10 @@ class ShmEventLoop : public EventLoop {
   // handlers they are left as they are, and set once they return.
   ScopedFd timer_fds_[2];
   std::optional<monotonic_clock::time_point> armed_for_[2];
+  // What each was given to the kernel: armed_for_, or earlier by the lead.
+  std::optional<monotonic_clock::time_point> kernel_armed_for_[2];
+  // --timer_anticipation_us, from the start of Run().
+  TimerAnticipation timer_anticipation_;
   bool running_timers_ = false;
   // While Run() runs: SIGINT, SIGHUP and SIGTERM end it.
   std::unique_ptr<internal::StopSignals> stop_signals_;

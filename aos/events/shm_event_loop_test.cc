@@ -1005,6 +1005,89 @@ TEST_F(ShmEventLoopTest, WakeupPollingOnlyWhileRunning) {
   EXPECT_EQ(ThreadsNamed("aos_idle_poll"), 0);
 }
 
+// --timer_anticipation_us: the kernel timer is armed early, the loop waits
+// for each timer's time, and no handler ever starts before it. The counts
+// are the report's.
+TEST_F(ShmEventLoopTest, AnticipatedTimersNeverStartEarly) {
+  gflags::FlagSaver saver;
+  gflags::SetCommandLineOption("timer_anticipation_us", "1000");
+  FLAGS_die_on_malloc = false;
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  loop.SkipTimingReport();
+  // At realtime priority where the OS allows, so that the kernel's timer
+  // wakes it within the lead (it warns and runs on where it does not).
+  loop.SetRuntimeRealtimePriority(1);
+  constexpr int kCalls = 20;
+  int calls = 0;
+  int early = 0;
+  TimerHandler* timer = nullptr;
+  timer = loop.AddTimer([&]() {
+    if (loop.monotonic_now() < loop.context().monotonic_event_time) ++early;
+    if (++calls == kCalls) loop.Exit();
+  });
+  // A one-shot a handler schedules is anticipated too.
+  int one_shots = 0;
+  TimerHandler* one_shot = loop.AddTimer([&]() {
+    if (loop.monotonic_now() < loop.context().monotonic_event_time) ++early;
+    ++one_shots;
+  });
+  TimerHandler* again = loop.AddTimer(
+      [&]() { one_shot->Schedule(loop.monotonic_now() + milliseconds(15)); });
+  loop.OnRun([&]() {
+    timer->Schedule(loop.monotonic_now() + milliseconds(20), milliseconds(20));
+    again->Schedule(loop.monotonic_now() + milliseconds(5), milliseconds(40));
+  });
+  loop.Run();
+  EXPECT_EQ(calls, kCalls);
+  EXPECT_GT(one_shots, 0);
+  EXPECT_EQ(early, 0);
+  const TimerAnticipationCounters& counters =
+      loop.timing_entries()->timer_anticipation;
+  EXPECT_EQ(counters.lead_ns, 1'000'000);
+  EXPECT_FALSE(counters.automatic);
+  EXPECT_GE(counters.wakeups, static_cast<uint64_t>(kCalls + one_shots));
+  EXPECT_LE(counters.early_wakeups, counters.wakeups);
+  // The kernel woke the loop up to 1 ms before a timer's time at least
+  // once in 30 wakeups, and the loop spun until it.
+  EXPECT_GT(counters.early_wakeups, 0u);
+  EXPECT_GT(counters.spin_ns, 0u);
+}
+
+// By default a realtime loop chooses its lead itself and a normal-priority
+// loop arms its timers for their times; 0 turns it off for every loop.
+TEST_F(ShmEventLoopTest, TimerAnticipationIsAutomaticForRealtimeLoopsOnly) {
+  gflags::FlagSaver saver;
+  FLAGS_die_on_malloc = false;
+  auto run_one_timer = [&](ShmEventLoop* loop) {
+    loop->SkipTimingReport();
+    TimerHandler* timer = loop->AddTimer([loop]() { loop->Exit(); });
+    loop->OnRun(
+        [&]() { timer->Schedule(loop->monotonic_now() + milliseconds(5)); });
+    loop->Run();
+    return loop->timing_entries()->timer_anticipation;
+  };
+  {
+    ShmEventLoop loop(factory_.configuration(), "normal");
+    const TimerAnticipationCounters counters = run_one_timer(&loop);
+    EXPECT_FALSE(counters.automatic);
+    EXPECT_EQ(counters.lead_ns, 0);
+    EXPECT_EQ(counters.wakeups, 0u);
+  }
+  {
+    ShmEventLoop loop(factory_.configuration(), "realtime");
+    loop.SetRuntimeRealtimePriority(1);
+    const TimerAnticipationCounters counters = run_one_timer(&loop);
+    EXPECT_TRUE(counters.automatic);
+    EXPECT_EQ(counters.wakeups, 1u);
+  }
+  gflags::SetCommandLineOption("timer_anticipation_us", "0");
+  ShmEventLoop loop(factory_.configuration(), "off");
+  loop.SetRuntimeRealtimePriority(1);
+  const TimerAnticipationCounters counters = run_one_timer(&loop);
+  EXPECT_FALSE(counters.automatic);
+  EXPECT_EQ(counters.wakeups, 0u);
+}
+
 TEST_F(ShmEventLoopTest, HoldsTheCpuLatencyLimitOnlyWhileRunning) {
   if (access("/dev/cpu_dma_latency", W_OK) != 0) {
     GTEST_SKIP() << "cannot write /dev/cpu_dma_latency here ("

@@ -309,7 +309,7 @@ TEST_F(SimulatedTimingTest, NothingAllocatesOnceRunning) {
 }
 
 TEST(SimulatedReportSizeTest, DropsHistogramsThenEntriesToFitMaxSize) {
-  for (const int max_size : {16384, 2048, 512}) {
+  for (const int max_size : {16384, 2048, 640}) {
     auto config = configuration::ReadConfigFromJson(
         StrCat(R"({ "channels": [ { "name": "/aos", "type": "aos.timing.Report",
                                      "max_size": )",

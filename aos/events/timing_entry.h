@@ -26,6 +26,7 @@
 #include "aos/events/busy_poll_counters.h"
 #include "aos/events/event_loop_generated.h"
 #include "aos/events/latency_recorder.h"
+#include "aos/events/timer_anticipation_counters.h"
 #include "aos/events/timing_path.h"
 #include "aos/events/timing_statistic.h"
 #include "aos/time/time.h"
@@ -173,11 +174,14 @@ struct LoopTimingEntries {
   uint64_t reopened_queue_files = 0;
   // What busy-polling cost and won (ShmEventLoop's --busy_poll_us).
   BusyPollCounters busy_poll;
+  // What waking timers early cost and won (--timer_anticipation_us).
+  TimerAnticipationCounters timer_anticipation;
 
   // Every figure back to zero: the next window starts. Never allocates.
   void ResetWindow() noexcept {
     reopened_queue_files = 0;
     busy_poll.Reset();
+    timer_anticipation.Reset();
     for (WatcherTiming* entry : watchers) entry->Reset();
     for (SenderTiming* entry : senders) entry->Reset();
     for (FetcherTiming* entry : fetchers) entry->Reset();

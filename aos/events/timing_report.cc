@@ -213,6 +213,11 @@ std::span<const uint8_t> TimingReporter::Build(
   header_.reopened_queue_files = all.reopened_queue_files;
   header_.busy_poll_ns = all.busy_poll.polling_ns;
   header_.busy_poll_wakeups = all.busy_poll.caught;
+  header_.timer_anticipation_lead_ns = all.timer_anticipation.lead_ns;
+  header_.timer_anticipation_auto = all.timer_anticipation.automatic;
+  header_.timer_anticipation_ns = all.timer_anticipation.spin_ns;
+  header_.timer_wakeups = all.timer_anticipation.wakeups;
+  header_.timer_wakeups_early = all.timer_anticipation.early_wakeups;
   fbb_.Finish(timing::EncodeReport(&fbb_, header_, encoded));
   CHECK_LE(fbb_.GetSize(), max_size_)
       << "timing report larger than its bound; this is a bug in "

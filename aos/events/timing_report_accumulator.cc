@@ -44,6 +44,8 @@ void TimingReportAccumulator::Add(const timing::ReportContents& report) {
       out.cpu_latency_limit_cpus = in.cpu_latency_limit_cpus;
       out.busy_poll_us = in.busy_poll_us;
       out.idle_poll_cpus = in.idle_poll_cpus;
+      out.timer_anticipation_lead_ns = in.timer_anticipation_lead_ns;
+      out.timer_anticipation_auto = in.timer_anticipation_auto;
       // A running total since the process started (AOS's meaning): the
       // newest report has it.
       out.send_failures = in.send_failures;
@@ -53,6 +55,9 @@ void TimingReportAccumulator::Add(const timing::ReportContents& report) {
     out.reopened_queue_files += in.reopened_queue_files;
     out.busy_poll_ns += in.busy_poll_ns;
     out.busy_poll_wakeups += in.busy_poll_wakeups;
+    out.timer_anticipation_ns += in.timer_anticipation_ns;
+    out.timer_wakeups += in.timer_wakeups;
+    out.timer_wakeups_early += in.timer_wakeups_early;
   }
   auto by_channel = [](const auto& entry) { return entry.channel_index; };
   auto by_name = [](const timing::TimerTiming& entry) { return entry.name; };

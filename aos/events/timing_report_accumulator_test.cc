@@ -91,15 +91,25 @@ TEST(TimingReportAccumulatorTest, BusyPollAddsUp) {
   accumulator.Add(DecodedFromJson(PingReport(
       kPingEnd, kPingEnd + 1'000'000'000,
       R"("busy_poll_us": 50, "busy_poll_time": 1000, "busy_poll_wakeups": 2,
-         "idle_poll_cpus": "1",)")));
+         "idle_poll_cpus": "1", "timer_anticipation_lead": 40000,
+         "timer_anticipation_auto": true, "timer_anticipation_time": 700,
+         "timer_wakeups": 10, "timer_wakeups_early": 8,)")));
   accumulator.Add(DecodedFromJson(PingReport(
       kPingStart, kPingEnd,
-      R"("busy_poll_us": 20, "busy_poll_time": 500, "busy_poll_wakeups": 3,)")));
+      R"("busy_poll_us": 20, "busy_poll_time": 500, "busy_poll_wakeups": 3,
+         "timer_anticipation_lead": 90000, "timer_anticipation_time": 300,
+         "timer_wakeups": 5, "timer_wakeups_early": 1,)")));
   const timing::ReportHeader& header = accumulator.Summaries()[0].header;
   EXPECT_EQ(header.busy_poll_us, 50);
   EXPECT_EQ(header.busy_poll_ns, 1500u);
   EXPECT_EQ(header.busy_poll_wakeups, 5u);
   EXPECT_EQ(header.idle_poll_cpus, "1");
+  // So does timer anticipation: its lead is the latest report's.
+  EXPECT_EQ(header.timer_anticipation_lead_ns, 40000);
+  EXPECT_TRUE(header.timer_anticipation_auto);
+  EXPECT_EQ(header.timer_anticipation_ns, 1000u);
+  EXPECT_EQ(header.timer_wakeups, 15u);
+  EXPECT_EQ(header.timer_wakeups_early, 9u);
 }
 
 TEST(TimingReportAccumulatorTest, AWindowWithoutSamplesDoesNotPoisonTheSum) {

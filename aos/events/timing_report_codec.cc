@@ -210,6 +210,11 @@ Offset<Report> EncodeReport(flatbuffers::FlatBufferBuilder* fbb,
   if (!header.idle_poll_cpus.empty()) {
     report.add_idle_poll_cpus(idle_poll_cpus);
   }
+  report.add_timer_anticipation_lead(header.timer_anticipation_lead_ns);
+  report.add_timer_anticipation_auto(header.timer_anticipation_auto);
+  report.add_timer_anticipation_time(header.timer_anticipation_ns);
+  report.add_timer_wakeups(Clamp32(header.timer_wakeups));
+  report.add_timer_wakeups_early(Clamp32(header.timer_wakeups_early));
   return report.Finish();
 }
 
@@ -302,9 +307,9 @@ size_t SenderSizeBound() {
 }
 
 size_t ReportHeaderSizeBound(const ReportHeader& header) {
-  // The report table itself: 22 fields (one spare), the five entry vectors'
+  // The report table itself: 27 fields (one spare), the five entry vectors'
   // length words and padding, and the strings.
-  return kTableOverhead + 23 * kFieldBound + 5 * (4 + 8) + 8 +
+  return kTableOverhead + 28 * kFieldBound + 5 * (4 + 8) + 8 +
          StringBound(header.name.size()) + StringBound(header.version.size()) +
          StringBound(header.node.size()) +
          StringBound(header.cpu_latency_limit_cpus.size()) +
@@ -418,6 +423,11 @@ absl::StatusOr<ReportContents> DecodeTimingReport(const Report& report) {
   header.busy_poll_ns = report.busy_poll_time();
   header.busy_poll_wakeups = report.busy_poll_wakeups();
   header.idle_poll_cpus = Str(report.idle_poll_cpus());
+  header.timer_anticipation_lead_ns = report.timer_anticipation_lead();
+  header.timer_anticipation_auto = report.timer_anticipation_auto();
+  header.timer_anticipation_ns = report.timer_anticipation_time();
+  header.timer_wakeups = report.timer_wakeups();
+  header.timer_wakeups_early = report.timer_wakeups_early();
 
   std::string error;
   auto failed = [&]() {

@@ -55,6 +55,11 @@ struct ReportHeader {
   uint64_t busy_poll_ns = 0;
   uint64_t busy_poll_wakeups = 0;
   std::string idle_poll_cpus;
+  int64_t timer_anticipation_lead_ns = 0;
+  bool timer_anticipation_auto = false;
+  uint64_t timer_anticipation_ns = 0;
+  uint64_t timer_wakeups = 0;
+  uint64_t timer_wakeups_early = 0;
 };
 
 // A whole report as values: what a received report decodes to, and what the

@@ -19,7 +19,9 @@ TEST(TimingReportCodecTest, DecodesEveryFigure) {
                  R"("cpu_latency_limit_us": 0, "cpu_latency_limit_cpus": "all",
          "send_failures": 3, "dropped_histograms": 4, "dropped_entries": 5,
          "busy_poll_us": 50, "busy_poll_time": 123456, "busy_poll_wakeups": 7,
-         "idle_poll_cpus": "0-1",)"));
+         "idle_poll_cpus": "0-1", "timer_anticipation_lead": 61500,
+         "timer_anticipation_auto": true, "timer_anticipation_time": 98765,
+         "timer_wakeups": 11, "timer_wakeups_early": 9,)"));
   auto report = DecodeTimingReport({bytes.data(), bytes.size()});
   ASSERT_TRUE(report.ok()) << report.status().message();
   const ReportHeader& header = report->header;
@@ -38,6 +40,11 @@ TEST(TimingReportCodecTest, DecodesEveryFigure) {
   EXPECT_EQ(header.busy_poll_ns, 123456u);
   EXPECT_EQ(header.busy_poll_wakeups, 7u);
   EXPECT_EQ(header.idle_poll_cpus, "0-1");
+  EXPECT_EQ(header.timer_anticipation_lead_ns, 61500);
+  EXPECT_TRUE(header.timer_anticipation_auto);
+  EXPECT_EQ(header.timer_anticipation_ns, 98765u);
+  EXPECT_EQ(header.timer_wakeups, 11u);
+  EXPECT_EQ(header.timer_wakeups_early, 9u);
   ASSERT_EQ(report->watchers.size(), 1u);
   const WatcherTiming& watcher = report->watchers[0];
   EXPECT_EQ(watcher.channel_index, 2);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <iomanip>
 #include <sstream>
 
 #include "aos/events/streamed_report_bfbs_generated.h"
@@ -59,6 +60,13 @@ std::string Number(double value) {
   return out.str();
 }
 
+// A share of the window in %, to 3 significant digits.
+std::string Percent(double part, double whole) {
+  std::ostringstream out;
+  out << std::setprecision(3) << (whole > 0 ? 100.0 * part / whole : 0.0);
+  return out.str();
+}
+
 // Rounded to float first, as the report carries it.
 std::string FormatStatistic(const RunningStatistic& statistic) {
   auto f = [](double value) { return Number(static_cast<float>(value)); };
@@ -76,7 +84,9 @@ std::string Percentile(const LatencyHistogram& histogram, double percentile) {
 // Which regime the figures come from: CPUs kept out of deep idle states by
 // a PM QoS limit the loop held, or free to sleep; then, only where the loop
 // used them, its busy-poll window (with the CPU it burned and the wakeups
-// it served in the window) and the CPUs its idle poller kept from halting.
+// it served in the window), the CPUs its idle poller kept from halting, and
+// how early it armed its timers (with the CPU spent spinning to their times
+// and the timer wakeups that came early).
 std::string WakeupRegimeText(const timing::ReportHeader& header) {
   std::string text =
       header.cpu_latency_limit_us < 0
@@ -86,17 +96,24 @@ std::string WakeupRegimeText(const timing::ReportHeader& header) {
                        ? std::string("all CPUs")
                        : StrCat("CPUs ", header.cpu_latency_limit_cpus));
   if (header.busy_poll_us > 0) {
-    const double window = header.window_ns();
     StrAppend(
         &text, "; busy poll ", std::to_string(header.busy_poll_us), " us: ",
-        Number(window > 0
-                   ? 100.0 * static_cast<double>(header.busy_poll_ns) / window
-                   : 0.0),
+        Percent(static_cast<double>(header.busy_poll_ns), header.window_ns()),
         " % of the time polling, ", std::to_string(header.busy_poll_wakeups),
         " wakeups caught");
   }
   if (!header.idle_poll_cpus.empty()) {
     StrAppend(&text, "; idle poller on CPUs ", header.idle_poll_cpus);
+  }
+  if (header.timer_anticipation_auto || header.timer_anticipation_lead_ns > 0) {
+    StrAppend(
+        &text, "; timers armed ",
+        Number(static_cast<double>(header.timer_anticipation_lead_ns) * 1e-3),
+        " us early", header.timer_anticipation_auto ? " (auto)" : "", ": ",
+        Percent(static_cast<double>(header.timer_anticipation_ns),
+                header.window_ns()),
+        " % of the time spinning, ", std::to_string(header.timer_wakeups_early),
+        " of ", std::to_string(header.timer_wakeups), " timer wakeups early");
   }
   return text;
 }

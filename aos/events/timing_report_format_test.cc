@@ -232,6 +232,27 @@ TEST(TimingReportFormatTest, WakeupPollingIsShown) {
                 "time polling, 12 wakeups caught; idle poller on CPUs 0-1\n"));
 }
 
+// How early the loop armed its timers, and what that cost and won.
+TEST(TimingReportFormatTest, TimerAnticipationIsShown) {
+  const Configuration& config = PingPongChannels().message();
+  // 2 ms spinning in a one-second window: 0.2 %.
+  EXPECT_THAT(
+      FormatTimingReportAos(
+          DecodedFromJson(PingReport(
+              kPingStart, kPingEnd,
+              R"("timer_anticipation_lead": 73500, "timer_anticipation_auto":
+                 true, "timer_anticipation_time": 2000000, "timer_wakeups":
+                 102, "timer_wakeups_early": 76,)")),
+          config),
+      HasSubstr("; CPU wakeup limit: none; timers armed 73.5 us early (auto): "
+                "0.2 % of the time spinning, 76 of 102 timer wakeups "
+                "early\n"));
+  // None: nothing said.
+  EXPECT_THAT(FormatTimingReportAos(
+                  DecodedFromJson(PingReport(kPingStart, kPingEnd)), config),
+              Not(HasSubstr("armed")));
+}
+
 TEST(TimingReportFormatTest, JsonLinesCarryTheReportAndItsPercentiles) {
   const std::string line =
       TimingReportToJsonLine(DecodedFromJson(PingReport(kPingStart, kPingEnd)),

@@ -289,6 +289,11 @@ class Bench {
     int32_t pong_cpu_latency_limit_us = -1;
     std::string pong_cpu_latency_limit_cpus;
     std::string pong_idle_poll_cpus;
+    // Ping's timer anticipation (its reports' lead at the end, the share of
+    // its timer wakeups that came early, and the ns it spun).
+    int64_t ping_anticipation_lead_ns = 0;
+    double ping_early_fraction = NAN;
+    uint64_t ping_anticipation_ns = 0;
     // CPU time ping and pong used while the streamer listened, in % of
     // one CPU (NAN without reports).
     double cpu_percent = NAN;
@@ -350,6 +355,14 @@ class Bench {
       run.pong_cpu_latency_limit_cpus =
           pong_report.header.cpu_latency_limit_cpus;
       run.pong_idle_poll_cpus = pong_report.header.idle_poll_cpus;
+      const timing::ReportHeader& ping_header = accumulated.at("ping").header;
+      run.ping_anticipation_lead_ns = ping_header.timer_anticipation_lead_ns;
+      run.ping_anticipation_ns = ping_header.timer_anticipation_ns;
+      if (ping_header.timer_wakeups > 0) {
+        run.ping_early_fraction =
+            static_cast<double>(ping_header.timer_wakeups_early) /
+            static_cast<double>(ping_header.timer_wakeups);
+      }
     } else {
       std::this_thread::sleep_for(duration_ + std::chrono::milliseconds(500));
     }
@@ -715,6 +728,7 @@ constexpr std::string_view kFloating = "FIFO 5, floating";
 constexpr std::string_view kNoLimit = "FIFO 5, no limit";
 constexpr std::string_view kNormal = "normal priority";
 constexpr std::string_view kIdlePoll = "FIFO 5, idle poller";
+constexpr std::string_view kNoAnticipation = "FIFO 5, one CPU, armed on time";
 
 // The last CPU this process may run on: where tools/aos.sh run puts ping
 // and pong.
@@ -754,6 +768,8 @@ MainJob RunMainJob(Bench* bench) {
   job.run_cpu = LastAllowedCpu();
   const std::string run_affinity = StrCat("--affinity=", job.run_cpu);
   job.rows.push_back(row(kRunDefault, kPriority, {run_affinity}));
+  job.rows.push_back(row(kNoAnticipation, kPriority,
+                         {run_affinity, "--timer_anticipation_us=0"}));
   job.rows.push_back(row(kFloating, kPriority, {}));
   job.rows.push_back(row(kNoLimit, kPriority, {"--cpu_dma_latency_us=-1"}));
   job.rows.push_back(row(kNormal, 0, {}));
@@ -792,6 +808,12 @@ MainJob RunMainJob(Bench* bench) {
       if (!run.pong_idle_poll_cpus.empty()) {
         r.held += StrCat("; idle poller on CPUs ", run.pong_idle_poll_cpus);
       }
+      if (run.ping_anticipation_lead_ns > 0) {
+        r.held += StrCat(
+            "; ping armed ", ThreeDigits(run.ping_anticipation_lead_ns * 1e-3),
+            " us early, ", ThreeDigits(100.0 * run.ping_early_fraction),
+            " % of wakeups early");
+      }
     }
     cyclictest.push_back(bench->RunCyclictest(kPriority, kIntervalUs));
     cyclictest_on_run_cpu.push_back(bench->RunRtTool(
@@ -820,7 +842,7 @@ void PrintMainJob(const MainJob& job, const std::string& cpuidle) {
       "Main job: ping + pong at 100 Hz, %d rounds of %lld s per row; run "
       "puts both on CPU %d\n"
       "Wakeup latency (us)         pong watcher: %6s %6s %6s   ping timer: "
-      "%6s %6s %6s   CPU %%   pong held\n",
+      "%6s %6s %6s   CPU %%   held (pong), ping armed early\n",
       job.rounds, static_cast<long long>(job.duration.count() / 1000),
       job.run_cpu, "p50", "p99", "max", "p50", "p99", "max");
   for (const MainJobRow& r : job.rows) {
@@ -874,6 +896,21 @@ void PrintMainJob(const MainJob& job, const std::string& cpuidle) {
       "<= 1.1x: %s\n",
       RatioText(run_timer.p50_us, job.cyclictest_on_run_cpu.p50_us).c_str(),
       Verdict(run_timer.p50_us <= 1.1 * job.cyclictest_on_run_cpu.p50_us));
+  const MainJobRow& on_time = job.Row(kNoAnticipation);
+  printf(
+      "Timer anticipation (run's default) vs armed on time, both on one CPU: "
+      "ping timer p50 %s lower (%s vs %s us), p99 %s vs %s us, for %s %% CPU "
+      "(ping and pong) against %s %%; armed on time vs cyclictest on the "
+      "same CPU: p50 %s (the loop's own path after the CPU woke)\n",
+      TimesLower(run_timer.p50_us, on_time.Timer().p50_us).c_str(),
+      ThreeDigits(run_timer.p50_us).c_str(),
+      ThreeDigits(on_time.Timer().p50_us).c_str(),
+      ThreeDigits(run_timer.p99_us).c_str(),
+      ThreeDigits(on_time.Timer().p99_us).c_str(),
+      ThreeDigits(job.Row(kRunDefault).CpuPercent()).c_str(),
+      ThreeDigits(on_time.CpuPercent()).c_str(),
+      RatioText(on_time.Timer().p50_us, job.cyclictest_on_run_cpu.p50_us)
+          .c_str());
   printf(
       "Idle poller (opt-in): watcher p50 %s lower than floating, timer p50 %s "
       "lower, for %s %% CPU (floating: %s %%)\n",
