@@ -8,7 +8,7 @@ namespace aos {
 
 void TimerSchedule::Reserve() {
   ++reserved_;
-  // Geometric growth: making n entries one by one copies O(n) pointers.
+  // Geometric growth: making n entries one by one copies O(n) slots.
   if (reserved_ > heap_.capacity()) {
     heap_.reserve(std::max<size_t>(reserved_, 2 * heap_.capacity()));
   }
@@ -21,39 +21,34 @@ void TimerSchedule::Unreserve() {
       << "TimerSchedule: an entry went away while scheduled";
 }
 
-bool TimerSchedule::Before(const Entry* a, const Entry* b) {
-  if (a->time_ != b->time_) return a->time_ < b->time_;
-  return a->sequence_ < b->sequence_;
-}
-
-void TimerSchedule::Place(size_t index, Entry* entry) {
-  heap_[index] = entry;
-  entry->heap_index_ = static_cast<int>(index);
+void TimerSchedule::Place(size_t index, const Slot& slot) {
+  heap_[index] = slot;
+  slot.entry->heap_index_ = static_cast<int>(index);
 }
 
 void TimerSchedule::SiftUp(size_t index) {
-  Entry* entry = heap_[index];
+  const Slot slot = heap_[index];
   while (index > 0) {
     const size_t parent = (index - 1) / 2;
-    if (!Before(entry, heap_[parent])) break;
+    if (!Before(slot, heap_[parent])) break;
     Place(index, heap_[parent]);
     index = parent;
   }
-  Place(index, entry);
+  Place(index, slot);
 }
 
 void TimerSchedule::SiftDown(size_t index) {
-  Entry* entry = heap_[index];
+  const Slot slot = heap_[index];
   const size_t size = heap_.size();
   while (true) {
     size_t child = 2 * index + 1;
     if (child >= size) break;
     if (child + 1 < size && Before(heap_[child + 1], heap_[child])) ++child;
-    if (!Before(heap_[child], entry)) break;
+    if (!Before(heap_[child], slot)) break;
     Place(index, heap_[child]);
     index = child;
   }
-  Place(index, entry);
+  Place(index, slot);
 }
 
 void TimerSchedule::Schedule(Entry* entry, monotonic_clock::time_point time) {
@@ -63,6 +58,8 @@ void TimerSchedule::Schedule(Entry* entry, monotonic_clock::time_point time) {
     // Moved in place: earlier goes up, later (or the same time, now behind
     // its equals) goes down.
     const size_t index = static_cast<size_t>(entry->heap_index_);
+    heap_[index].time = time;
+    heap_[index].sequence = entry->sequence_;
     SiftUp(index);
     SiftDown(static_cast<size_t>(entry->heap_index_));
     return;
@@ -71,7 +68,7 @@ void TimerSchedule::Schedule(Entry* entry, monotonic_clock::time_point time) {
       << "TimerSchedule: more entries scheduled than reserved; call "
          "Reserve() when making an entry";
   // Within the capacity Reserve() made: no allocation.
-  heap_.push_back(entry);
+  heap_.push_back(Slot{time, entry->sequence_, entry});
   SiftUp(heap_.size() - 1);
 }
 
@@ -79,12 +76,12 @@ void TimerSchedule::Deschedule(Entry* entry) {
   if (entry->heap_index_ < 0) return;
   const size_t index = static_cast<size_t>(entry->heap_index_);
   entry->heap_index_ = -1;
-  Entry* last = heap_.back();
+  const Slot last = heap_.back();
   heap_.pop_back();
-  if (last == entry) return;
+  if (last.entry == entry) return;
   Place(index, last);
   SiftUp(index);
-  SiftDown(static_cast<size_t>(last->heap_index_));
+  SiftDown(static_cast<size_t>(last.entry->heap_index_));
 }
 
 }  // namespace aos

@@ -17,8 +17,10 @@
 // scheduled (the last Schedule() of each counts). That is the order a loop
 // runs timers that are due together in: the order they came due.
 //
-// Memory: a binary heap of pointers into the entries (intrusive: each entry
-// keeps its own place). Reserve() makes room for one more entry and may
+// Memory: a binary heap of each entry's time and sequence with a pointer to
+// it (each entry keeps its own place): sifting compares within the heap's
+// own array, never through the entries, whose memory is cold when a loop
+// has many timers. Reserve() makes room for one more entry and may
 // allocate; Schedule(), Deschedule() and Earliest() never allocate, and
 // cost O(log n) (Earliest() O(1)). Scheduling more entries at once than
 // were reserved aborts. A ShmEventLoop reserves when it makes each timer,
@@ -83,13 +85,15 @@ class TimerSchedule {
 
   // The entry due first (smallest time, then earliest scheduled); null if
   // none is scheduled.
-  Entry* Earliest() const { return heap_.empty() ? nullptr : heap_.front(); }
+  Entry* Earliest() const {
+    return heap_.empty() ? nullptr : heap_.front().entry;
+  }
   // When the entry due second is due (the earlier of the root's children);
   // nullopt if fewer than two are scheduled. O(1).
   std::optional<monotonic_clock::time_point> SecondEarliestTime() const {
     if (heap_.size() < 2) return std::nullopt;
-    if (heap_.size() == 2) return heap_[1]->time();
-    return std::min(heap_[1]->time(), heap_[2]->time());
+    if (heap_.size() == 2) return heap_[1].time;
+    return std::min(heap_[1].time, heap_[2].time);
   }
 
   // How many entries are scheduled, and how many may be.
@@ -100,12 +104,21 @@ class TimerSchedule {
   uint64_t next_sequence() const { return next_sequence_; }
 
  private:
-  static bool Before(const Entry* a, const Entry* b);
-  void Place(size_t index, Entry* entry);
+  // An entry's place in the heap: its key, copied, and the entry.
+  struct Slot {
+    monotonic_clock::time_point time;
+    uint64_t sequence;
+    Entry* entry;
+  };
+  static bool Before(const Slot& a, const Slot& b) {
+    if (a.time != b.time) return a.time < b.time;
+    return a.sequence < b.sequence;
+  }
+  void Place(size_t index, const Slot& slot);
   void SiftUp(size_t index);
   void SiftDown(size_t index);
 
-  std::vector<Entry*> heap_;
+  std::vector<Slot> heap_;
   size_t reserved_ = 0;
   uint64_t next_sequence_ = 0;
 };

@@ -251,7 +251,11 @@ class LatencyHistogram {
                                    LatencyHistogram* out, std::string* error);
 
  private:
-  std::array<uint64_t, kBucketCount> counts_{};
+  // The figures every Record() updates come first, next to the statistic a
+  // LatencyRecorder keeps before this histogram, so that a sample touches
+  // two cache lines (these and its bucket) rather than three: with many
+  // timers, each call's histograms are cold (docs/benchmarks.md, "Timers at
+  // scale").
   uint64_t count_ = 0;
   size_t non_empty_buckets_ = 0;
   // The non-empty index range [lowest_index_, highest_index_], empty as
@@ -261,6 +265,7 @@ class LatencyHistogram {
   // Sentinels for the same reason; the accessors hide them.
   int64_t min_ns_ = std::numeric_limits<int64_t>::max();
   int64_t max_ns_ = std::numeric_limits<int64_t>::min();
+  std::array<uint64_t, kBucketCount> counts_{};
 };
 
 }  // namespace aos::timing
