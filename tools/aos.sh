@@ -638,7 +638,9 @@ run_multinode_job() {
   # ephemeral ports.
   domain=$((1 + RANDOM % 100))
   local in1=() in2=() interface1=lo interface2=lo
-  if [[ "$(id -u)" == 0 ]] && tools/netns_pair.sh up aosrun 2>/dev/null; then
+  local netns_error=""
+  if [[ "$(id -u)" == 0 ]] &&
+    netns_error="$(tools/netns_pair.sh up aosrun 2>&1)"; then
     netns=aosrun
     in1=(ip netns exec aosrun1)
     in2=(ip netns exec aosrun2)
@@ -646,7 +648,11 @@ run_multinode_job() {
     interface2=aosrun2v
     log "pi1 and pi2 are network namespaces aosrun1 and aosrun2 (veth)"
   else
-    log "not root (or no ip netns): both nodes on loopback"
+    if [[ "$(id -u)" != 0 ]]; then
+      log "not root: both nodes on loopback"
+    else
+      log "no network namespaces (${netns_error##*$'\n'}): both nodes on loopback"
+    fi
   fi
   # Each node's applications are run by a starter of its own
   # (docs/starter.md), inside the node's namespace, in a session of its own
