@@ -457,19 +457,22 @@ class TimerHandler {
       monotonic_clock::time_point event_time, monotonic_clock::duration period,
       monotonic_clock::time_point end);
 
+  // Every call reads or writes what is before timing_, so it comes first:
+  // with many timers each call's memory is cold, and timing_'s histograms
+  // are 15 KB each (docs/benchmarks.md, "Timers at scale").
   EventLoop* const event_loop_;
+  monotonic_clock::time_point base_ = monotonic_clock::min_time;
+  monotonic_clock::duration period_ = monotonic_clock::duration::zero();
+  // Bumped by every Schedule and Disable, to see whether a handler did.
+  uint64_t generation_ = 0;
+  bool enabled_ = false;
+  // Its index in the flight recorder's ring.
+  uint16_t trace_index_ = 0;
   std::function<void()> fn_;
   // How an allocation guard names it: "timer", or "phased loop" for the
   // timer behind one.
   std::string_view callback_kind_ = "timer";
   timing::TimerTiming timing_;
-  // Its index in the flight recorder's ring.
-  uint16_t trace_index_ = 0;
-  monotonic_clock::time_point base_ = monotonic_clock::min_time;
-  monotonic_clock::duration period_ = monotonic_clock::duration::zero();
-  bool enabled_ = false;
-  // Bumped by every Schedule and Disable, to see whether a handler did.
-  uint64_t generation_ = 0;
 };
 
 // Calls its handler at the boundaries `offset + k * interval` of the
