@@ -892,23 +892,36 @@ void ShmEventLoop::HandleTimers(int fd_index) {
   // rest of the loop's path together).
   monotonic_clock::time_point now = monotonic_now();
   // Armed early (--timer_anticipation_us): wait here for the earliest
-  // timer's time, so its handler starts on time. Woken early, the loop
-  // first looks at its watchers' queues, as it must again before the
-  // handler: after an idle CPU halted, that first look misses the caches
-  // (several us on a VM), and before the wait it costs the handler nothing.
-  if (const TimerSchedule::Entry* earliest = timer_schedule_.Earliest();
-      earliest != nullptr && kernel_armed_for_[fd_index].has_value()) {
-    if (now < earliest->time()) {
+  // timer's time, so its handler starts on time. An event of this timerfd
+  // left from before it was re-armed (both fired in one epoll_wait, and the
+  // first wakeup re-armed both) is no wakeup: nothing waits for it.
+  const std::optional<monotonic_clock::time_point> kernel_time =
+      kernel_armed_for_[fd_index];
+  if (kernel_time.has_value() && now >= *kernel_time) {
+    timer_anticipation_.Woke(*kernel_time, now);
+    const TimerSchedule::Entry* earliest = timer_schedule_.Earliest();
+    if (earliest != nullptr && armed_for_[fd_index].has_value() &&
+        timer_anticipation_.ShouldWait(
+            now, earliest->time(),
+            (*armed_for_[fd_index] - *kernel_time).count())) {
+      // Before the wait, what the handler's call touches first: the
+      // watchers' queues (which the loop looks at again before the
+      // handler), the timer's context, schedule and counters. After an
+      // idle CPU halted these miss the caches (several us on a VM); before
+      // the wait that costs the handler nothing.
       EarliestPending(earliest->time());
-      // And what the handler's call touches before it reads the clock.
       SetTimerContext(earliest->time());
       const auto* timer = static_cast<const ShmTimer*>(earliest);
-      for (size_t line = 0; line < sizeof(ShmTimer); line += 64) {
-        __builtin_prefetch(reinterpret_cast<const char*>(timer) + line);
+      for (const void* start :
+           {static_cast<const void*>(timer),
+            static_cast<const void*>(&timer->timing().wakeup_latency),
+            static_cast<const void*>(&timer->timing().handler_time)}) {
+        for (int line = 0; line < 3; ++line) {
+          __builtin_prefetch(static_cast<const char*>(start) + 64 * line, 1);
+        }
       }
+      now = timer_anticipation_.WaitUntil(earliest->time());
     }
-    now = timer_anticipation_.Woke(*kernel_armed_for_[fd_index], now,
-                                   earliest->time());
   }
   // A handler that schedules a timer at a time already passed (itself,
   // say) makes it due at once, but for the next wakeup: a wakeup runs only
@@ -931,6 +944,8 @@ void ShmEventLoop::HandleTimers(int fd_index) {
     }
     static_cast<ShmTimer*>(earliest)->RunDue();
   }
+  // Exit() came during a wait: no handler ran in the context set for it.
+  if (epoll_.quitting()) ClearContext();
   TimersDone();
 }
 
@@ -1098,14 +1113,23 @@ void ShmEventLoop::StartWakeupPolling() {
   }
   set_wakeup_polling(FLAGS_busy_poll_us,
                      idle_poller_ ? idle_poller_->cpus() : std::string());
-  // Timer anticipation: automatic by default for a realtime loop.
-  const int64_t anticipation_us =
-      ParseAnticipationUs(FLAGS_timer_anticipation_us).value();
+  // Timer anticipation: automatic by default for a loop that runs at
+  // realtime priority (not one whose priority the OS refused).
+  const std::optional<int64_t> parsed =
+      ParseAnticipationUs(FLAGS_timer_anticipation_us);
+  if (!parsed.has_value()) {
+    ExitForUserError(
+        StrCat("--timer_anticipation_us=", FLAGS_timer_anticipation_us,
+               " is not a timer anticipation: give auto, or 0 "
+               "(none) to 1000 microseconds"));
+  }
+  const int64_t anticipation_us = *parsed;
   TimerAnticipationCounters* counters = &timing_entries()->timer_anticipation;
   if (anticipation_us > 0) {
     timer_anticipation_ =
         TimerAnticipation(false, anticipation_us * 1000, counters);
-  } else if (anticipation_us < 0 && runtime_realtime_priority() > 0) {
+  } else if (anticipation_us < 0 && runtime_realtime_priority() > 0 &&
+             (sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_FIFO) {
     timer_anticipation_ = TimerAnticipation(true, 0, counters);
   } else {
     timer_anticipation_ = TimerAnticipation();

@@ -48,20 +48,25 @@ void TimerAnticipation::Learn(int64_t lateness_ns) {
                             : std::max<int64_t>(lead - kStepDownNs, 0);
 }
 
-monotonic_clock::time_point TimerAnticipation::Woke(
-    monotonic_clock::time_point armed, monotonic_clock::time_point now,
-    monotonic_clock::time_point due) {
-  if (counters_ == nullptr) return now;
+void TimerAnticipation::Woke(monotonic_clock::time_point armed,
+                             monotonic_clock::time_point now) {
+  if (counters_ == nullptr) return;
   ++counters_->wakeups;
   Learn((now - armed).count());
-  if (now >= due || (due - now).count() > kMaxFixedLeadNs) return now;
-  ++counters_->early_wakeups;
-  monotonic_clock::time_point clock = now;
+}
+
+monotonic_clock::time_point TimerAnticipation::WaitUntil(
+    monotonic_clock::time_point due) {
+  const monotonic_clock::time_point start = monotonic_clock::now();
+  monotonic_clock::time_point clock = start;
   while (clock < due) {
     CpuRelax();
     clock = monotonic_clock::now();
   }
-  counters_->spin_ns += static_cast<uint64_t>((clock - now).count());
+  if (counters_ != nullptr && start < due) {
+    ++counters_->early_wakeups;
+    counters_->spin_ns += static_cast<uint64_t>((clock - start).count());
+  }
   return clock;
 }
 

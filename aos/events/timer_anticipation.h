@@ -59,13 +59,25 @@ class TimerAnticipation {
                                          monotonic_clock::time_point now) const;
 
   // A timer wakeup: the kernel timer armed for `armed` woke the loop at
-  // `now`, with the earliest timer due at `due`. Learns the lateness (in
-  // automatic mode) and, if `now` is before `due`, spins until the clock
-  // reaches it. Returns the clock when the wait ended (`now` if there was
-  // none). A `due` more than kMaxFixedLeadNs away is not waited for.
-  monotonic_clock::time_point Woke(monotonic_clock::time_point armed,
-                                   monotonic_clock::time_point now,
-                                   monotonic_clock::time_point due);
+  // `now` (not before `armed`). Counts it and, in automatic mode, learns
+  // its lateness.
+  void Woke(monotonic_clock::time_point armed, monotonic_clock::time_point now);
+
+  // Whether a loop woken at `now` by a kernel timer armed `applied_lead_ns`
+  // before its timer's time should wait for the timer due at `due`: only
+  // when it is still to come and no further off than that lead, so a wait
+  // is never longer than the lead the kernel timer was armed with.
+  bool ShouldWait(monotonic_clock::time_point now,
+                  monotonic_clock::time_point due,
+                  int64_t applied_lead_ns) const {
+    return counters_ != nullptr && now < due &&
+           (due - now).count() <= applied_lead_ns;
+  }
+
+  // Spins until the clock reaches `due` and returns the clock then (at or
+  // after `due`); counts an early wakeup and the time spun, from a clock
+  // read of its own.
+  monotonic_clock::time_point WaitUntil(monotonic_clock::time_point due);
 
   // The lateness estimate alone (automatic mode), for tests: what one
   // wakeup `lateness_ns` after its kernel timer does to the lead.

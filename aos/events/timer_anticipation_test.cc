@@ -18,8 +18,8 @@ TEST(TimerAnticipationTest, OffArmsForTheTime) {
   EXPECT_EQ(off.lead_ns(), 0);
   EXPECT_EQ(off.KernelTime(At(milliseconds(10)), At(milliseconds(0))),
             At(milliseconds(10)));
-  const monotonic_clock::time_point now = monotonic_clock::now();
-  EXPECT_EQ(off.Woke(now, now, now + milliseconds(1)), now);
+  EXPECT_FALSE(
+      off.ShouldWait(At(milliseconds(0)), At(microseconds(10)), 50'000));
 }
 
 // A fixed lead: armed that much early, but only for a wait of at least
@@ -41,29 +41,38 @@ TEST(TimerAnticipationTest, FixedLeadArmsEarlyForLongWaitsOnly) {
   EXPECT_EQ(counters.lead_ns, 50'000);
 }
 
-// Woken before the time, it returns no earlier than the time (the handler
-// never starts early) and counts the wait; woken after, it counts the
-// wakeup only.
-TEST(TimerAnticipationTest, WokeEarlyWaitsForTheTime) {
+// A wait only for a time still to come and within the lead the kernel
+// timer was armed with; it ends no earlier than the time (the handler never
+// starts early) and counts the early wakeup and the time spun.
+TEST(TimerAnticipationTest, WaitsOnlyWithinTheAppliedLead) {
   TimerAnticipationCounters counters;
   TimerAnticipation fixed(false, 200'000, &counters);
+  const monotonic_clock::time_point t = At(milliseconds(5));
+  EXPECT_TRUE(fixed.ShouldWait(t, t + microseconds(30), 200'000));
+  EXPECT_TRUE(fixed.ShouldWait(t, t + microseconds(200), 200'000));
+  // Further off than the lead applied (a timerfd armed on time, or an event
+  // left from before a re-arm): no wait, whatever the configured lead.
+  EXPECT_FALSE(fixed.ShouldWait(t, t + microseconds(201), 200'000));
+  EXPECT_FALSE(fixed.ShouldWait(t, t + microseconds(30), 0));
+  // Passed already.
+  EXPECT_FALSE(fixed.ShouldWait(t, t, 200'000));
+  EXPECT_FALSE(fixed.ShouldWait(t, t - microseconds(5), 200'000));
   for (int i = 0; i < 20; ++i) {
-    const monotonic_clock::time_point now = monotonic_clock::now();
-    const monotonic_clock::time_point due = now + microseconds(30);
-    const monotonic_clock::time_point woke =
-        fixed.Woke(due - microseconds(200), now, due);
+    const monotonic_clock::time_point due =
+        monotonic_clock::now() + microseconds(30);
+    fixed.Woke(due - microseconds(200), monotonic_clock::now());
+    const monotonic_clock::time_point woke = fixed.WaitUntil(due);
     EXPECT_GE(woke, due);
     EXPECT_GE(monotonic_clock::now(), due);
   }
   EXPECT_EQ(counters.wakeups, 20u);
   EXPECT_EQ(counters.early_wakeups, 20u);
-  EXPECT_GE(counters.spin_ns, 20u * 30'000u);
+  EXPECT_GT(counters.spin_ns, 0u);
+  EXPECT_LE(counters.spin_ns, 20u * 30'000u + 20u * 1'000'000u);
+  // A time already passed: no early wakeup counted.
   const monotonic_clock::time_point now = monotonic_clock::now();
-  EXPECT_EQ(fixed.Woke(now - milliseconds(1), now, now - microseconds(5)), now);
-  EXPECT_EQ(counters.wakeups, 21u);
+  fixed.WaitUntil(now - microseconds(5));
   EXPECT_EQ(counters.early_wakeups, 20u);
-  // A time further off than any lead is not waited for.
-  EXPECT_EQ(fixed.Woke(now, now, now + milliseconds(5)), now);
   // Reset keeps the lead, clears the window.
   counters.Reset();
   EXPECT_EQ(counters.wakeups, 0u);

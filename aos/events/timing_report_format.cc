@@ -62,8 +62,12 @@ std::string Number(double value) {
 
 // A share of the window in %, to 3 significant digits.
 std::string Percent(double part, double whole) {
+  const double percent = whole > 0 ? 100.0 * part / whole : 0.0;
+  // Never in scientific notation: a share too small for three decimals is
+  // said so.
+  if (percent > 0 && percent < 0.001) return "< 0.001";
   std::ostringstream out;
-  out << std::setprecision(3) << (whole > 0 ? 100.0 * part / whole : 0.0);
+  out << std::setprecision(3) << percent;
   return out.str();
 }
 

@@ -247,6 +247,16 @@ TEST(TimingReportFormatTest, TimerAnticipationIsShown) {
       HasSubstr("; CPU wakeup limit: none; timers armed 73.5 us early (auto): "
                 "0.2 % of the time spinning, 76 of 102 timer wakeups "
                 "early\n"));
+  // A share too small for three decimals, never in scientific notation.
+  EXPECT_THAT(
+      FormatTimingReportAos(
+          DecodedFromJson(PingReport(
+              kPingStart, kPingEnd,
+              R"("timer_anticipation_lead": 2000, "timer_anticipation_time":
+                 5, "timer_wakeups": 3, "timer_wakeups_early": 1,)")),
+          config),
+      HasSubstr("; timers armed 2 us early: < 0.001 % of the time spinning, "
+                "1 of 3 timer wakeups early\n"));
   // None: nothing said.
   EXPECT_THAT(FormatTimingReportAos(
                   DecodedFromJson(PingReport(kPingStart, kPingEnd)), config),
