@@ -75,9 +75,9 @@ DEFINE_string(timer_anticipation_us, "auto",
               "spin on the clock until the time comes, so handlers start on "
               "time where the kernel wakes late (Xenomai's gravity). 'auto' "
               "(the default) follows the kernel's lateness (its 75th "
-              "percentile, at most 200 us) in loops at realtime priority, "
-              "none at normal priority; a number applies to every loop; 0: "
-              "never. Costs the CPU spent spinning (timer_anticipation_time "
+              "percentile, at most 200 us) in loops running at SCHED_FIFO, "
+              "none in others; a number applies to every loop; 0: never. Costs "
+              "the CPU spent spinning (timer_anticipation_time "
               "in the timing reports). At most 1000.");
 
 namespace {
@@ -126,13 +126,20 @@ std::optional<int64_t> ParseAnticipationUs(const std::string& value) {
   return us;
 }
 
-bool ValidateTimerAnticipation(const char* flag, const std::string& value) {
+// What is wrong with --timer_anticipation_us=`value`, in one line.
+std::string BadAnticipationMessage(const std::string& value) {
+  return aos::StrCat(
+      "--timer_anticipation_us=", value,
+      " is not a timer anticipation: give auto, or 0 (none) "
+      "to ",
+      std::to_string(aos::TimerAnticipation::kMaxFixedLeadNs / 1000),
+      " microseconds");
+}
+
+bool ValidateTimerAnticipation(const char*, const std::string& value) {
   if (ParseAnticipationUs(value).has_value()) return true;
-  std::cerr << gflags::ProgramInvocationShortName() << ": --" << flag << "="
-            << value
-            << " is not a timer anticipation: give auto, or 0 (none) to "
-            << aos::TimerAnticipation::kMaxFixedLeadNs / 1000
-            << " microseconds\n";
+  std::cerr << gflags::ProgramInvocationShortName() << ": "
+            << BadAnticipationMessage(value) << "\n";
   exit(1);
 }
 DEFINE_validator(timer_anticipation_us, &ValidateTimerAnticipation);
@@ -1118,10 +1125,7 @@ void ShmEventLoop::StartWakeupPolling() {
   const std::optional<int64_t> parsed =
       ParseAnticipationUs(FLAGS_timer_anticipation_us);
   if (!parsed.has_value()) {
-    ExitForUserError(
-        StrCat("--timer_anticipation_us=", FLAGS_timer_anticipation_us,
-               " is not a timer anticipation: give auto, or 0 "
-               "(none) to 1000 microseconds"));
+    ExitForUserError(BadAnticipationMessage(FLAGS_timer_anticipation_us));
   }
   const int64_t anticipation_us = *parsed;
   TimerAnticipationCounters* counters = &timing_entries()->timer_anticipation;
