@@ -109,21 +109,48 @@ double PlotRangeUs(const std::vector<PlottedLatency>& latencies) {
   return NiceCeiling(range);
 }
 
+double PlotBinUs(double range_us) { return std::max(range_us / 500, 1e-3); }
+
+std::vector<PlotBox> PlotBoxes(const timing::LatencyHistogram& histogram,
+                               double bin_us) {
+  std::vector<PlotBox> boxes;
+  histogram.ForEachNonEmptyBucket(
+      [&](size_t, int64_t lower, int64_t upper, uint64_t count) {
+        const double lower_us = Us(lower);
+        const double upper_us = Us(upper);
+        if (upper_us - lower_us >= bin_us) {
+          boxes.push_back({lower_us, upper_us, count});
+          return;
+        }
+        // A narrow bucket counts in the bin its lower end falls in (buckets
+        // come in order, so that bin is the last box or a new one).
+        const double bin_lower = std::floor(lower_us / bin_us) * bin_us;
+        if (!boxes.empty() && boxes.back().lower_us == bin_lower) {
+          boxes.back().count += count;
+        } else {
+          boxes.push_back({bin_lower, bin_lower + bin_us, count});
+        }
+      });
+  return boxes;
+}
+
 std::string LatencyPlotScript(const std::vector<PlottedLatency>& latencies,
                               std::string_view data_path,
                               std::string_view png_path, std::string_view title,
                               std::string_view x_axis) {
   const double range = PlotRangeUs(latencies);
-  std::string script =
-      StrCat("set terminal png size 1200,700 noenhanced font ',10'\n",
-             "set output ", GnuplotQuoted(png_path), "\n", "set title ",
-             GnuplotQuoted(title), "\n", "set xlabel ", GnuplotQuoted(x_axis),
-             "\n", "set ylabel 'samples per histogram bucket (log scale)'\n",
-             "set logscale y\nset yrange [0.7:*]\n", "set xrange [0:", range,
-             "]\n", "set grid\nset key below left Left reverse\n",
-             // Room under the x label for one legend line per curve.
-             "set bmargin ", latencies.size() + 4, "\n",
-             "set style fill transparent solid 0.45 noborder\n");
+  std::string script = StrCat(
+      "set terminal png size 1200,700 noenhanced font ',10'\n", "set output ",
+      GnuplotQuoted(png_path), "\n", "set title ", GnuplotQuoted(title), "\n",
+      "set xlabel ", GnuplotQuoted(x_axis), "\n", "set ylabel ",
+      GnuplotQuoted(StrCat("samples per bucket (buckets under ",
+                           Figure(PlotBinUs(range)), " merged into ",
+                           Figure(PlotBinUs(range)), " bins; log scale)")),
+      "\n", "set logscale y\nset yrange [0.7:*]\n", "set xrange [0:", range,
+      "]\n", "set grid\nset key below left Left reverse\n",
+      // Room under the x label for one legend line per curve.
+      "set bmargin ", latencies.size() + 4, "\n",
+      "set style fill transparent solid 0.45 noborder\n");
   int beyond = 0;
   for (size_t i = 0; i < latencies.size(); ++i) {
     const std::string_view color = kPlotColors[i % std::size(kPlotColors)];
@@ -192,12 +219,12 @@ absl::Status WriteLatencyPlot(const std::vector<PlottedLatency>& latencies,
   const std::string data_path = StrCat(directory, "/histograms.dat");
   {
     std::ofstream data(data_path);
+    const double bin_us = PlotBinUs(PlotRangeUs(latencies));
     for (size_t i = 0; i < latencies.size(); ++i) {
       if (i > 0) data << "\n\n";
-      latencies[i].histogram.ForEachNonEmptyBucket(
-          [&](size_t, int64_t lower, int64_t upper, uint64_t count) {
-            data << Us(lower) << " " << Us(upper) << " " << count << "\n";
-          });
+      for (const PlotBox& box : PlotBoxes(latencies[i].histogram, bin_us)) {
+        data << box.lower_us << " " << box.upper_us << " " << box.count << "\n";
+      }
     }
   }
   const absl::Status status = RunGnuplotScript(

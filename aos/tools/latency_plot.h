@@ -65,9 +65,28 @@ inline constexpr std::string_view kPathAgeAxis =
 // edge.
 double PlotRangeUs(const std::vector<PlottedLatency>& latencies);
 
+// One box of a curve: samples between lower_us and upper_us.
+struct PlotBox {
+  double lower_us;
+  double upper_us;
+  uint64_t count;
+};
+
+// The width of the bins the narrow buckets of a plot of x range `range_us`
+// are merged into: 1/500 of the range, at least 1 ns (1 us for the usual
+// 500 us range, OSADL's bin).
+double PlotBinUs(double range_us);
+
+// `histogram`'s boxes: its buckets narrower than `bin_us` (below about 32
+// bin widths: the histogram's buckets are 1 ns wide below 64 ns) merged
+// into bins `bin_us` wide, so that a curve whose samples lie in hundreds of
+// such buckets shows their mass; wider buckets as they are.
+std::vector<PlotBox> PlotBoxes(const timing::LatencyHistogram& histogram,
+                               double bin_us);
+
 // The gnuplot script that draws `latencies` into `png_path`, reading each
-// curve's buckets from `data_path` (blocks of "lower_us upper_us count",
-// one per curve, in order).
+// curve's boxes (PlotBoxes) from `data_path` (blocks of "lower_us upper_us
+// count", one per curve, in order).
 std::string LatencyPlotScript(const std::vector<PlottedLatency>& latencies,
                               std::string_view data_path,
                               std::string_view png_path, std::string_view title,

@@ -43,6 +43,9 @@ TEST(LatencyPlotTest, RangeFollowsTheDistributionAndMarksFarMaxima) {
   EXPECT_THAT(script, HasSubstr("set xrange [0:50]"));
   EXPECT_THAT(script, HasSubstr("set logscale y"));
   EXPECT_THAT(script, HasSubstr("set yrange [0.7:*]"));
+  EXPECT_THAT(script, HasSubstr("set ylabel 'samples per bucket (buckets "
+                                "under 0.100 us merged into 0.100 us bins; "
+                                "log scale)'"));
   EXPECT_THAT(script,
               HasSubstr("'1 sample beyond, max 4.00 ms ->' at graph 0.99"));
   EXPECT_THAT(script,
@@ -60,6 +63,30 @@ TEST(LatencyPlotTest, RangeFollowsTheDistributionAndMarksFarMaxima) {
 
 // A name is a gnuplot string in the script: a line break in it would start
 // a command of the sender's choosing.
+// Samples spread over many narrow buckets (the histogram's are 1 ns wide
+// below 64 ns, and about 3 % of their value above) show as the mass they
+// are: merged into bins of 1/500 of the range. Wider buckets stay as they
+// are, and no sample is lost.
+TEST(LatencyPlotTest, NarrowBucketsAreMergedIntoBins) {
+  timing::LatencyHistogram histogram;
+  for (int ns = 0; ns < 1000; ++ns) histogram.Record(ns);  // 0-1 us.
+  histogram.Record(1500);
+  histogram.Record(300'000);  // 300 us, in a bucket wider than 1 us.
+  EXPECT_EQ(PlotBinUs(500), 1);
+  const std::vector<PlotBox> boxes = PlotBoxes(histogram, 1);
+  ASSERT_EQ(boxes.size(), 3u);
+  EXPECT_EQ(boxes[0].lower_us, 0);
+  EXPECT_EQ(boxes[0].upper_us, 1);
+  EXPECT_EQ(boxes[0].count, 1000u);
+  EXPECT_EQ(boxes[1].lower_us, 1);
+  EXPECT_EQ(boxes[1].count, 1u);
+  EXPECT_LE(boxes[2].lower_us, 300);
+  EXPECT_GT(boxes[2].upper_us - boxes[2].lower_us, 1);
+  EXPECT_EQ(boxes[2].count, 1u);
+  // A narrower range: finer bins.
+  EXPECT_EQ(PlotBoxes(histogram, 0.1).front().count, 100u);
+}
+
 TEST(LatencyPlotTest, NamesCannotEndTheirStrings) {
   timing::ReportContents report =
       DecodedFromJson(PingReport(kPingStart, kPingEnd));
