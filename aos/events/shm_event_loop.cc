@@ -907,7 +907,8 @@ void ShmEventLoop::HandleTimers(int fd_index) {
   if (kernel_time.has_value() && now >= *kernel_time) {
     timer_anticipation_.Woke(*kernel_time, now);
     const TimerSchedule::Entry* earliest = timer_schedule_.Earliest();
-    if (earliest != nullptr && armed_for_[fd_index].has_value() &&
+    // armed_for_ is set with kernel_armed_for_ (SetTimerFd).
+    if (earliest != nullptr &&
         timer_anticipation_.ShouldWait(
             now, earliest->time(),
             (*armed_for_[fd_index] - *kernel_time).count())) {

@@ -27,7 +27,7 @@ void CpuRelax() {
 
 TimerAnticipation::TimerAnticipation(bool automatic, int64_t lead_ns,
                                      TimerAnticipationCounters* counters)
-    : automatic_(automatic), counters_(counters) {
+    : counters_(counters) {
   CHECK(counters != nullptr);
   CHECK(automatic || (lead_ns > 0 && lead_ns <= kMaxFixedLeadNs)) << lead_ns;
   counters_->automatic = automatic;
@@ -42,7 +42,7 @@ monotonic_clock::time_point TimerAnticipation::KernelTime(
 }
 
 void TimerAnticipation::Learn(int64_t lateness_ns) {
-  if (!automatic_) return;
+  if (counters_ == nullptr || !counters_->automatic) return;
   int64_t& lead = counters_->lead_ns;
   lead = lateness_ns > lead ? std::min(lead + kStepUpNs, kMaxAutomaticLeadNs)
                             : std::max<int64_t>(lead - kStepDownNs, 0);

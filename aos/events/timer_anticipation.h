@@ -86,7 +86,6 @@ class TimerAnticipation {
   int64_t lead_ns() const { return counters_ ? counters_->lead_ns : 0; }
 
  private:
-  bool automatic_ = false;
   TimerAnticipationCounters* counters_ = nullptr;
 };
 
