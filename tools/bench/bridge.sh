@@ -76,6 +76,7 @@ fi
 bazel_cmd=bazel
 command -v sbazel >/dev/null && bazel_cmd=sbazel
 targets=(//tools/bench:bridge_bench //tools/bench:bridge_flood
+  //tools/bench:bare_relay
   //tools/bench:bridge_bench_config //aos/network:message_bridge
   //examples:ping //examples:pong //examples:pingpong_config)
 lock=/tmp/aos-bazel.lock
