@@ -381,7 +381,8 @@ monotonic_clock::time_point TimerHandler::Call(
   event_loop_->SetTimerContext(event_time);
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
   ++timing_.count;
-  timing_.wakeup_latency.Record(start - event_time);
+  event_loop_->deferred_buckets_.Record(&timing_.wakeup_latency,
+                                        start - event_time);
   tracing::lttng::TraceTimerWakeup(&timing_, Ns(event_time), Ns(start));
   if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
     ring->CallStart(kTimerStart, trace_index_, Ns(start), Ns(event_time));
@@ -397,7 +398,7 @@ monotonic_clock::time_point TimerHandler::Call(
   event_loop_->RunCallback(callback_kind_, timing_.name, {}, fn_);
   tracing::lttng::TraceCallbackEnd(&timing_);
   const monotonic_clock::time_point end = event_loop_->monotonic_now();
-  timing_.handler_time.Record(end - start);
+  event_loop_->deferred_buckets_.Record(&timing_.handler_time, end - start);
   if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
     ring->CallEnd(kTimerEnd, trace_index_, Ns(end), Ns(start));
   return end;
@@ -877,7 +878,12 @@ void EventLoop::StartRunning() {
                  << " of " << Describe(channel)
                  << "; raise it (or shorten the version string)";
     } else {
-      TimerHandler* timer = AddTimer([this]() { timing_reporter_->Publish(); });
+      TimerHandler* timer = AddTimer([this]() {
+        // Timers before this one in the same wakeup left their buckets for
+        // later: the report counts them now.
+        deferred_buckets_.Fold();
+        timing_reporter_->Publish();
+      });
       timer->set_name("timing_reports");
       timing_report_timer_ = timer;
       timing_reporter_ =

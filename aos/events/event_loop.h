@@ -67,6 +67,7 @@
 #include "aos/configuration.h"
 #include "aos/configuration_generated.h"
 #include "aos/events/allocation_guard.h"
+#include "aos/events/deferred_buckets.h"
 #include "aos/events/path_origins.h"
 #include "aos/events/phased_schedule.h"
 #include "aos/events/timing_entry.h"
@@ -1135,6 +1136,13 @@ class EventLoop {
   // no file, and a program whose shm base is unusable fails on its queues
   // first, in one line, not on its ring.
   void AskForTraceRing(std::string_view shm_base);
+
+  // Where timer calls record their histogram buckets: at once, or, while
+  // an implementation runs many timers in one wakeup (Begin() to End()),
+  // all together after them (deferred_buckets.h). An implementation that
+  // begins reserves 2 samples per timer; the timing report counts what is
+  // pending before it reads the histograms.
+  timing::DeferredBuckets deferred_buckets_;
 
  private:
   friend class RawSender;

@@ -27,6 +27,14 @@ class LatencyRecorder {
     histogram_.Record(sample.count());
   }
 
+  // Record() but for counting the sample in its histogram bucket, whose
+  // index it returns: finish with mutable_histogram()->AddToBucket(index)
+  // (LatencyHistogram::RecordAllButBucket says why).
+  size_t RecordAllButBucket(std::chrono::nanoseconds sample) noexcept {
+    statistic_.Add(DurationInSeconds(sample));
+    return histogram_.RecordAllButBucket(sample.count());
+  }
+
   // Adds every sample of `other`: statistics combine, histograms add.
   void Merge(const LatencyRecorder& other) noexcept {
     statistic_.Merge(other.statistic_);

@@ -630,8 +630,10 @@ class ShmTimer : public TimerHandler, public TimerSchedule::Entry {
  public:
   ShmTimer(ShmEventLoop* event_loop, std::function<void()> fn)
       : TimerHandler(event_loop, std::move(fn)), loop_(event_loop) {
-    // Timers are made before Run() only: the one allocation they cost.
+    // Timers are made before Run() only: the allocations they cost.
     loop_->timer_schedule_.Reserve();
+    // Its wakeup latency and handler time, deferred (HandleTimers).
+    loop_->deferred_buckets_.Reserve(2);
   }
 
   ~ShmTimer() override {
@@ -936,6 +938,9 @@ void ShmEventLoop::HandleTimers(int fd_index) {
   // what was scheduled when it began, so it ends.
   const uint64_t scheduled_before = timer_schedule_.next_sequence();
   running_timers_ = true;
+  // Each call's histogram buckets wait until the last call: a later timer
+  // of this wakeup does not wait for the earlier ones' cold buckets.
+  deferred_buckets_.Begin();
   while (!epoll_.quitting()) {
     TimerSchedule::Entry* earliest = timer_schedule_.Earliest();
     if (earliest == nullptr || earliest->time() > now ||
@@ -952,6 +957,7 @@ void ShmEventLoop::HandleTimers(int fd_index) {
     }
     static_cast<ShmTimer*>(earliest)->RunDue();
   }
+  deferred_buckets_.End();
   // Exit() came during a wait: no handler ran in the context set for it.
   if (epoll_.quitting()) ClearContext();
   TimersDone();

@@ -15,6 +15,7 @@
 
 #include "aos/events/event_loop_generated.h"
 #include "aos/events/event_loop_param_test.h"
+#include "aos/events/timing_report_codec.h"
 #include "aos/testing/allocation_counter.h"
 #include "aos/testing/path.h"
 #include "aos/testing/processes.h"
@@ -477,7 +478,63 @@ TEST_F(ShmEventLoopTest, TimersDueTogetherRunInOneWakeup) {
     EXPECT_GE(start, previous);
     EXPECT_LE(start, returning[i]);
     previous = returning[i];
+    // Each call's buckets were counted after the wakeup's last call.
+    EXPECT_EQ(latency.bucket_count(
+                  timing::LatencyHistogram::BucketIndex(latency.min_ns())),
+              1u);
+    const auto& handler = timers[i]->timing().handler_time.histogram();
+    EXPECT_EQ(handler.bucket_count(
+                  timing::LatencyHistogram::BucketIndex(handler.min_ns())),
+              1u);
   }
+}
+
+// Timers due together count their histogram buckets after the wakeup's last
+// call (deferred_buckets.h); a timing report due in the same wakeup, after
+// them, still reports every one of their samples in their histograms.
+TEST_F(ShmEventLoopTest, AReportAmongTimersDueTogetherHasWholeHistograms) {
+  gflags::FlagSaver saver;
+  gflags::SetCommandLineOption("timing_report_ms", "50");
+  ShmEventLoop reader(factory_.configuration(), "reader");
+  Fetcher<timing::Report> reports = reader.MakeFetcher<timing::Report>("/aos");
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  constexpr int kTimers = 20;
+  std::vector<TimerHandler*> timers;
+  for (int i = 0; i < kTimers; ++i) timers.push_back(loop.AddTimer([]() {}));
+  // Holds the loop past the report's first time: the report and the
+  // timers, all due by then, run in the next wakeup, the timers first
+  // (due earlier).
+  TimerHandler* blocker =
+      loop.AddTimer([]() { std::this_thread::sleep_for(milliseconds(120)); });
+  TimerHandler* done = loop.AddTimer([&]() { loop.Exit(); });
+  loop.OnRun([&]() {
+    const monotonic_clock::time_point now = loop.monotonic_now();
+    blocker->Schedule(now + milliseconds(5));
+    for (TimerHandler* timer : timers) timer->Schedule(now + milliseconds(10));
+    done->Schedule(now + milliseconds(200));
+  });
+  loop.Run();
+  int reports_with_the_timers = 0;
+  while (reports.FetchNext()) {
+    if (reports->name()->string_view() != "loop") continue;
+    absl::StatusOr<timing::ReportContents> contents =
+        timing::DecodeTimingReport(*reports.get());
+    ASSERT_TRUE(contents.ok()) << contents.status();
+    int called_once = 0;
+    for (const timing::TimerTiming& timer : contents->timers) {
+      SCOPED_TRACE(timer.name);
+      EXPECT_EQ(timer.wakeup_latency.histogram().count(), timer.count);
+      // The report's own handler ends after it is built: its handler time
+      // is in the next window's report.
+      if (timer.name != "timing_reports") {
+        EXPECT_EQ(timer.handler_time.histogram().count(), timer.count);
+      }
+      called_once += timer.count == 1 ? 1 : 0;
+    }
+    // The 20 timers and the blocker, in the report of their wakeup.
+    if (called_once >= kTimers + 1) ++reports_with_the_timers;
+  }
+  EXPECT_EQ(reports_with_the_timers, 1);
 }
 
 // A handler that schedules its own timer at a time already passed does not

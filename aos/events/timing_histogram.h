@@ -111,17 +111,34 @@ class LatencyHistogram {
   // min_ns() is never negative. O(1), never allocates, no loops: about 2 ns
   // (timing_benchmark). The counters are 64-bit and cannot overflow in
   // practice.
-  void Record(int64_t ns) noexcept {
+  void Record(int64_t ns) noexcept { AddToBucket(RecordAllButBucket(ns)); }
+
+  // Record() in two halves, for a caller that counts many samples in their
+  // buckets later, all together (aos/events/deferred_buckets.h): a bucket
+  // is a cache line of its own, cold when many histograms take turns.
+  // RecordAllButBucket(ns) does all Record(ns) does but count the sample in
+  // its bucket, whose index it returns; AddToBucket(index) does that.
+  // Between the two the histogram has count() samples but its buckets hold
+  // fewer: finish every sample before reading or merging it. O(1), never
+  // allocate.
+  size_t RecordAllButBucket(int64_t ns) noexcept {
     if (ns < 0) ns = 0;
     const size_t index = BucketIndex(ns);
-    uint64_t& bucket = counts_[index];
-    non_empty_buckets_ += (bucket == 0);
-    ++bucket;
     ++count_;
     lowest_index_ = std::min(lowest_index_, index);
     highest_index_ = std::max(highest_index_, index);
     min_ns_ = std::min(min_ns_, ns);
     max_ns_ = std::max(max_ns_, ns);
+    return index;
+  }
+  void AddToBucket(size_t index) noexcept {
+    uint64_t& bucket = counts_[index];
+    non_empty_buckets_ += (bucket == 0);
+    ++bucket;
+  }
+  // Starts loading bucket `index`'s cache line, to be written soon.
+  void PrefetchBucket(size_t index) const noexcept {
+    __builtin_prefetch(&counts_[index], 1);
   }
 
   // Adds every sample of `other` to this histogram: counts add, min and max
