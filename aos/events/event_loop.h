@@ -407,6 +407,11 @@ class TimerHandler {
   void set_name(std::string_view name) { timing_.name = name; }
   const std::string& name() const { return timing_.name; }
 
+  // Its figures of the current report window. While a ShmEventLoop runs
+  // timers due together, the histogram buckets of those that already ran
+  // are counted only after the last (deferred_buckets.h): a handler that
+  // reads another timer's histogram then sees count() above its buckets'
+  // sum.
   const timing::TimerTiming& timing() const { return timing_; }
 
  protected:

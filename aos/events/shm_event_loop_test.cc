@@ -440,8 +440,19 @@ TEST_F(ShmEventLoopTest, TimersDueTogetherRunInOneWakeup) {
   std::vector<monotonic_clock::time_point> event_time(kTimers);
   std::vector<monotonic_clock::time_point> returning(kTimers);
   int wakeups = 0;
+  // Per call after the first: whether the timer before it in the wakeup
+  // had its sample recorded but its bucket not yet counted.
+  std::vector<bool> bucket_deferred;
   for (int i = 0; i < kTimers; ++i) {
     timers.push_back(loop.AddTimer([&, i]() {
+      if (!order.empty()) {
+        const timing::LatencyHistogram& before =
+            timers[order.back()]->timing().wakeup_latency.histogram();
+        bucket_deferred.push_back(
+            before.count() == 1 &&
+            before.bucket_count(
+                timing::LatencyHistogram::BucketIndex(before.min_ns())) == 0);
+      }
       order.push_back(i);
       wakeup_of[i] = wakeups;
       event_time[i] = loop.context().monotonic_event_time;
@@ -462,6 +473,7 @@ TEST_F(ShmEventLoopTest, TimersDueTogetherRunInOneWakeup) {
   ASSERT_EQ(order.size(), static_cast<size_t>(kTimers));
   // The wakeup that ended OnRun, then the one of the timers.
   EXPECT_EQ(wakeups, 2);
+  EXPECT_EQ(bucket_deferred, std::vector<bool>(kTimers - 1, true));
   monotonic_clock::time_point previous = due;
   for (int k = 0; k < kTimers; ++k) {
     const int i = order[k];

@@ -52,8 +52,11 @@ struct Incoming {
     dds_sample_info_t info;
     while (dds_take(reader, samples, &info, 1, 1) > 0) {
       if (info.valid_data) {
-        if (sender->Send(sample.data._buffer, sample.data._length) !=
-            RawSender::Error::kOk) {
+        // Larger than the channel allows (any participant of the domain
+        // can send it): dropped, not sent.
+        if (sample.data._length > max_size ||
+            sender->Send(sample.data._buffer, sample.data._length) !=
+                RawSender::Error::kOk) {
           ++failed_sends;
         }
       }
@@ -76,8 +79,11 @@ struct Incoming {
   std::unique_ptr<RawSender> sender;
   std::unique_ptr<uint8_t[]> buffer;
   uint32_t buffer_size = 0;
+  // The channel's max_size.
+  uint32_t max_size = 0;
   aos_bridge_Message sample = {};
-  // Re-sends the channel refused (sent too fast), said at exit.
+  // Samples not re-sent: larger than max_size, or refused by the channel
+  // (sent too fast). Said at exit.
   int64_t failed_sends = 0;
 };
 
@@ -102,11 +108,14 @@ int Main() {
   // Raised when the other node's reader of what this node sends matched:
   // said on stderr once, for the bench to start pinging.
   DdsParticipant::Signal matched;
-  auto dds = DdsParticipant::Make(
-      {.domain = FLAGS_dds_domain, .interface = FLAGS_dds_interface});
-  if (!dds.ok()) ExitForUserError(std::string(dds.status().message()));
-
-  int relayed = 0;
+  // What to relay, checked before DDS is touched: a flag error costs no
+  // participant.
+  struct Relayed {
+    const Channel* channel;
+    uint32_t index;
+    bool outgoing;
+  };
+  std::vector<Relayed> relayed;
   for (uint32_t index = 0; index < configuration.channels()->size(); ++index) {
     const Channel* channel = configuration.channels()->Get(index);
     if (StringView(channel->name()) != FLAGS_channel ||
@@ -114,55 +123,65 @@ int Main() {
         channel->destination_nodes()->size() == 0) {
       continue;
     }
-    const message_bridge::ForwardedTopic topic =
-        message_bridge::ForwardedChannelTopic(configuration, *channel, index);
     if (channel->source_node() != nullptr &&
         StringView(channel->source_node()) == node_name) {
-      absl::StatusOr<dds_entity_t> writer = (*dds)->MakeWriter(
-          &aos_bridge_Message_desc, topic.name, topic.qos, &matched);
-      if (!writer.ok()) {
-        ExitForUserError(std::string(writer.status().message()));
-      }
-      loop.MakeRawWatcher(
-          channel,
-          [writer = *writer, index](const Context& context, const void* data) {
-            aos_bridge_Message message = {};
-            message.channel_index = index;
-            message.queue_index = context.queue_index;
-            message.data._maximum = static_cast<uint32_t>(context.size);
-            message.data._length = static_cast<uint32_t>(context.size);
-            message.data._buffer =
-                static_cast<uint8_t*>(const_cast<void*>(data));
-            message.data._release = false;
-            dds_write(writer, &message);
-          });
-      ++relayed;
+      relayed.push_back({channel, index, true});
       continue;
     }
-    bool here = false;
     for (const Connection* connection : *channel->destination_nodes()) {
-      here |= StringView(connection->name()) == node_name;
+      if (StringView(connection->name()) == node_name) {
+        relayed.push_back({channel, index, false});
+        break;
+      }
     }
-    if (!here) continue;
-    auto in = std::make_unique<Incoming>();
-    in->buffer_size = static_cast<uint32_t>(channel->max_size()) + 1;
-    in->buffer = std::make_unique<uint8_t[]>(in->buffer_size);
-    in->UseBuffer();
-    in->sender = resend_loop.MakeRawSender(channel);
-    Incoming* raw = in.get();
-    incoming.push_back(std::move(in));
-    absl::StatusOr<dds_entity_t> reader = (*dds)->MakeReader(
-        &aos_bridge_Message_desc, topic.name, topic.qos, &raw->arrived);
-    if (!reader.ok()) ExitForUserError(std::string(reader.status().message()));
-    ++relayed;
   }
-  if (relayed == 0) {
+  if (relayed.empty()) {
     ExitForUserError(StrCat("--channel=", FLAGS_channel,
                             ": no channel of that name is forwarded to or "
                             "from node ",
                             node_name, " in --config"));
   }
-  std::cerr << "bare_relay: " << node_name << ": relaying " << relayed
+
+  auto dds = DdsParticipant::Make(
+      {.domain = FLAGS_dds_domain, .interface = FLAGS_dds_interface});
+  if (!dds.ok()) ExitForUserError(std::string(dds.status().message()));
+  for (const Relayed& r : relayed) {
+    const message_bridge::ForwardedTopic topic =
+        message_bridge::ForwardedChannelTopic(configuration, *r.channel,
+                                              r.index);
+    if (r.outgoing) {
+      absl::StatusOr<dds_entity_t> writer = (*dds)->MakeWriter(
+          &aos_bridge_Message_desc, topic.name, topic.qos, &matched);
+      if (!writer.ok()) {
+        ExitForUserError(std::string(writer.status().message()));
+      }
+      loop.MakeRawWatcher(r.channel, [writer = *writer, index = r.index](
+                                         const Context& context,
+                                         const void* data) {
+        aos_bridge_Message message = {};
+        message.channel_index = index;
+        message.queue_index = context.queue_index;
+        message.data._maximum = static_cast<uint32_t>(context.size);
+        message.data._length = static_cast<uint32_t>(context.size);
+        message.data._buffer = static_cast<uint8_t*>(const_cast<void*>(data));
+        message.data._release = false;
+        dds_write(writer, &message);
+      });
+      continue;
+    }
+    auto in = std::make_unique<Incoming>();
+    in->max_size = static_cast<uint32_t>(r.channel->max_size());
+    in->buffer_size = in->max_size + 1;
+    in->buffer = std::make_unique<uint8_t[]>(in->buffer_size);
+    in->UseBuffer();
+    in->sender = resend_loop.MakeRawSender(r.channel);
+    Incoming* raw = in.get();
+    incoming.push_back(std::move(in));
+    absl::StatusOr<dds_entity_t> reader = (*dds)->MakeReader(
+        &aos_bridge_Message_desc, topic.name, topic.qos, &raw->arrived);
+    if (!reader.ok()) ExitForUserError(std::string(reader.status().message()));
+  }
+  std::cerr << "bare_relay: " << node_name << ": relaying " << relayed.size()
             << " channels named " << FLAGS_channel << std::endl;
   bool said_matched = false;
   loop.OnReadable((*dds)->wakeup_fd(), [&]() {
@@ -180,7 +199,7 @@ int Main() {
   for (const std::unique_ptr<Incoming>& in : incoming) {
     if (in->failed_sends > 0) {
       std::cerr << "bare_relay: " << node_name << ": " << in->failed_sends
-                << " re-sends refused" << std::endl;
+                << " samples not re-sent (too large, or refused)" << std::endl;
     }
   }
   return 0;

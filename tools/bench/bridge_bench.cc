@@ -29,7 +29,9 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -288,8 +290,9 @@ struct Throughput {
   double offered_per_s = NAN, sent_per_s = NAN;
   double forwarded_per_s = NAN;
   int64_t forwarded = 0, written = 0, write_failures = 0;
-  // Messages of forwarded channels that never reached pi2's bridge
-  // (ClientStatistics lost_packets, during the flood and its tail).
+  // Messages of pi1's forwarded channels (/bench, and the few others)
+  // that never reached pi2's bridge (ClientStatistics lost_packets, during
+  // the flood and its tail).
   int64_t lost = 0;
   // CPU used during the flood, in % of one CPU.
   double cpu_flood = NAN, cpu_bridge1 = NAN, cpu_bridge2 = NAN;
@@ -312,8 +315,10 @@ struct LinkResult {
   // ping and pong on one node, no bridge: two shared-memory hops.
   Figures local_round_trip;
   // ping and pong through two bare relays (bare_relay.cc) instead of the
-  // bridges: the hops with nothing of a bridge's own work.
+  // bridges: the hops with nothing of a bridge's own work. Measured before
+  // and after the bridges; relay_round_trip is the run with the lower p50.
   Figures relay_round_trip;
+  std::vector<Figures> relay_runs;
   // ddsperf pub/sub.
   DdsperfRate dds_rate;
   // The bridges without DDS Security: the first run, for the tables
@@ -589,6 +594,18 @@ BridgeResult MeasureBridges(const Link& link, const Configuration& config,
   return result;
 }
 
+// Whether process `pid`, a child not yet waited for, has exited (a zombie
+// in /proc) or is gone.
+bool HasExited(pid_t pid) {
+  std::ifstream stat(StrCat("/proc/", pid, "/stat"));
+  std::string text((std::istreambuf_iterator<char>(stat)),
+                   std::istreambuf_iterator<char>());
+  // "PID (COMM) STATE ...": COMM may hold spaces and parentheses.
+  const size_t paren = text.rfind(')');
+  return paren == std::string::npos || paren + 2 >= text.size() ||
+         text[paren + 2] == 'Z';
+}
+
 // ping on pi1 and pong on pi2 through two bare relays (tools/bench/
 // bare_relay.cc) on shared memory of their own: the round trip of the
 // forwarded path's hops with no work of the bridge's own, the floor under
@@ -611,6 +628,10 @@ Figures MeasureRelays(const Link& link, const Configuration& config, int domain,
   const double deadline = Now() + 60;
   for (int i = 0; i < 2; ++i) {
     while (relay[i]->Stderr().find("reader matched") == std::string::npos) {
+      if (HasExited(relay[i]->pid())) {
+        FailWithOutput(StrCat("bare relay pi", i + 1, " exited at start"),
+                       relay[i].get());
+      }
       if (Now() > deadline) {
         FailWithOutput("the bare relays did not find each other within 60 s",
                        relay[i].get());
@@ -647,6 +668,10 @@ Figures MeasureRelays(const Link& link, const Configuration& config, int domain,
   for (int i = 0; i < 2; ++i) relay[i]->Terminate();
   return figures;
 }
+
+void MeasureAllBridges(const Link& link, const Configuration& config,
+                       int domain, const std::string& work,
+                       const std::string& out, LinkResult* result);
 
 LinkResult MeasureLink(const Link& link, const Configuration& config,
                        int domain) {
@@ -734,23 +759,40 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
     result.dds_rate = *rate;
   }
 
-  result.relay_round_trip = MeasureRelays(link, config, domain, work, out);
+  result.relay_runs.push_back(MeasureRelays(link, config, domain, work, out));
+  MeasureAllBridges(link, config, domain, work, out, &result);
+  // Once more after the bridges, so that a machine that drifts during the
+  // run does not make the floor.
+  result.relay_runs.push_back(
+      MeasureRelays(link, config, domain, StrCat(work, "/again"), out));
+  result.relay_round_trip = result.relay_runs.front();
+  for (const Figures& run : result.relay_runs) {
+    if (run.p50_us < result.relay_round_trip.p50_us) {
+      result.relay_round_trip = run;
+    }
+  }
+  return result;
+}
 
+// The bridges once without DDS Security (--security=off), or plain and
+// secure in turn (ABBA), into `result`.
+void MeasureAllBridges(const Link& link, const Configuration& config,
+                       int domain, const std::string& work,
+                       const std::string& out, LinkResult* result) {
   if (FLAGS_security == "off") {
-    result.plain = MeasureBridges(link, config, domain, "", work, out);
-    return result;
+    result->plain = MeasureBridges(link, config, domain, "", work, out);
+    return;
   }
   const std::string certificates = MakeCertificates(work, out);
   for (int i = 0; i < 2 * FLAGS_security_rounds; ++i) {
     // plain, secure, secure, plain, plain, secure, ...
     const bool secure = AbbaSecondArm(i);
-    result.runs.push_back(
+    result->runs.push_back(
         {secure,
          MeasureBridges(link, config, domain, secure ? certificates : "",
                         StrCat(work, "/run", i), out)});
-    if (i == 0) result.plain = result.runs.back().result;
+    if (i == 0) result->plain = result->runs.back().result;
   }
-  return result;
 }
 
 // A flood's figures as a JSON object.
@@ -836,9 +878,12 @@ double HopsSum(const LinkResult& r) {
 // The throughput goal: at least kThroughputGoal forwarded a second at the
 // channel's rate, and at the goal's rate every message of /bench arrived.
 bool ThroughputGoalMet(const BridgeResult& b) {
+  const Throughput& at_goal = b.at_goal_rate;
+  // The goal's rate was offered and sent (the channel refused none, and
+  // bridge_flood kept up), and nothing of it was lost.
   return b.throughput.forwarded_per_s >= kThroughputGoal &&
-         b.at_goal_rate.lost == 0 && b.at_goal_rate.sent > 0 &&
-         b.at_goal_rate.forwarded >= b.at_goal_rate.sent;
+         at_goal.refused == 0 && at_goal.sent_per_s >= 0.99 * kThroughputGoal &&
+         at_goal.lost == 0 && at_goal.forwarded >= at_goal.sent;
 }
 
 // Ends the bench, before anything runs, on a flag out of range or a
@@ -847,6 +892,9 @@ std::vector<Link> CheckFlagsAndPrograms() {
   ExitOnFlagError(CheckInRange("--seconds", FLAGS_seconds, 1.0,
                                std::numeric_limits<double>::max(),
                                " is too short: give 1 or more"));
+  ExitOnFlagError(CheckInRange("--flood_rate", FLAGS_flood_rate, 0.0, 1e7,
+                               " is not a rate: give 0 (the channel's "
+                               "frequency) up to 10000000"));
   ExitOnFlagError(CheckInRange("--ping_interval_us", FLAGS_ping_interval_us,
                                100, 1000000, " is outside 100-1000000"));
   if (FLAGS_work_dir.empty()) {
@@ -935,9 +983,12 @@ void PrintRoundTrips(const std::vector<LinkResult>& results) {
 
 void PrintThroughput(const std::vector<LinkResult>& results) {
   std::cout << "\nThroughput, 32 B messages, " << FLAGS_seconds
-            << " s each (messages a second): at the channel's rate, then at "
-               "the goal's; lost: messages of /bench that never reached "
-               "pi2's bridge (its ClientStatistics lost_packets)\n";
+            << " s each (messages a second): at "
+            << (FLAGS_flood_rate > 0 ? StrCat("--flood_rate=", FLAGS_flood_rate)
+                                     : std::string("the channel's rate"))
+            << ", then at the goal's; lost: messages of pi1's forwarded "
+               "channels that never reached pi2's bridge (its "
+               "ClientStatistics lost_packets)\n";
   PlainTable rates;
   rates.AddRow({"link", "ddsperf pub/sub", "forwarded", "forwarded / ddsperf",
                 "offered", "sent", "lost", "CPU flood", "bridge pi1",
@@ -974,9 +1025,10 @@ void PrintGoals(const std::vector<LinkResult>& results) {
                 << Fixed(relays, 2) << "x";
     }
     std::cout << "; throughput " << Fixed(per_s / 1000, 1) << " k/s, "
-              << at_goal.lost << " lost at "
-              << Fixed(at_goal.offered_per_s / 1000, 0)
-              << " k/s: " << (throughput_met ? "met" : "MISSED") << "\n";
+              << at_goal.lost << " lost of "
+              << Fixed(at_goal.sent_per_s / 1000, 1) << " k/s sent ("
+              << at_goal.refused << " refused by the channel): "
+              << (throughput_met ? "met" : "MISSED") << "\n";
   }
 }
 
@@ -1032,6 +1084,9 @@ std::string ResultsJson(const std::string& machine, const std::string& limit,
     json.Key("hops_floor_p50_us").Number(HopsSum(r));
     json.Key("relay_round_trip");
     WriteFigures(r.relay_round_trip, &json);
+    json.Key("relay_round_trip_p50s_us").BeginArray();
+    for (const Figures& run : r.relay_runs) json.Number(run.p50_us);
+    json.EndArray();
     json.Key("relay_over_hops_floor")
         .Number(SafeRatio(r.relay_round_trip.p50_us, HopsSum(r)));
     json.Key("forwarded_over_hops_floor")
