@@ -380,6 +380,39 @@ void WaitConnected(std::unique_ptr<NodeStatistics> (&statistics)[2],
   }
 }
 
+// pong on pi2 (started through a launcher on `pi2_loop`, a loop on pi2's
+// shared memory) and ping on pi1, each node's messages carried by
+// `forwarders` (the bridges or the bare relays) between base[0] and
+// base[1]: ping's round trip, from its summary `summary_name` in `out`.
+// Ends the bench, showing pi2's forwarder's output, if ping fails or no
+// pong came back.
+Figures PingPongAcross(const Link& link, EventLoop* pi2_loop,
+                       const std::string (&base)[2],
+                       const std::string& forwarders, Subprocess* pi2_forwarder,
+                       const std::string& summary_name, const std::string& out,
+                       int64_t* pings, int64_t* pongs) {
+  const std::string config_path = FLAGS_config;
+  starter::Launcher launcher(pi2_loop, out);
+  LaunchPong(launcher, link, 1, config_path, base[1], {"--node=pi2"});
+  const std::string summary = StrCat(out, "/", summary_name);
+  auto ping = Start(link, 0, StrCat(FLAGS_bin_dir, "/examples/ping"),
+                    {StrCat("--config=", config_path), "--node=pi1",
+                     StrCat("--shm_base=", base[0]),
+                     StrCat("--sleep_us=", FLAGS_ping_interval_us),
+                     StrCat("--duration=", FLAGS_seconds),
+                     StrCat("--summary_json=", summary)},
+                    out);
+  ExitUnlessSucceeded(*ping, StrCat("ping through the ", forwarders));
+  Figures figures = PingRoundTrip(summary, pings, pongs);
+  if (*pongs == 0) {
+    FailWithOutput(StrCat("no pong came back through the ", forwarders,
+                          " (pi2's output above)"),
+                   pi2_forwarder);
+  }
+  launcher.StopAll(std::chrono::seconds(5));
+  return figures;
+}
+
 // A test CA with pi1's and pi2's certificates in `work`/certs
 // (make_test_ca.sh), for --dds_security.
 std::string MakeCertificates(const std::string& work, const std::string& out) {
@@ -557,34 +590,15 @@ BridgeResult MeasureBridges(const Link& link, const Configuration& config,
   std::cerr << "[" << link.name << "] ping (pi1) -> " << what
             << " -> pong (pi2) -> " << what << " -> ping, every "
             << FLAGS_ping_interval_us << " us, " << seconds << " s\n";
-  {
-    starter::Launcher launcher(statistics[1]->loop(), out);
-    LaunchPong(launcher, link, 1, config_path, base[1], {"--node=pi2"});
-    const std::string summary = StrCat(out, "/ping.json");
-    auto ping = Start(
-        link, 0, StrCat(FLAGS_bin_dir, "/examples/ping"),
-        {StrCat("--config=", config_path), "--node=pi1",
-         StrCat("--shm_base=", base[0]),
-         StrCat("--sleep_us=", FLAGS_ping_interval_us),
-         StrCat("--duration=", seconds), StrCat("--summary_json=", summary)},
-        out);
-    ExitUnlessSucceeded(*ping, "ping");
-    result.forwarded_round_trip =
-        PingRoundTrip(summary, &result.pings, &result.pongs);
-    if (result.pongs == 0) {
-      FailWithOutput(
-          "no pong came back through the bridges (pi2's bridge's output "
-          "above)",
-          bridge[1].get());
-    }
-    launcher.StopAll(std::chrono::seconds(5));
-    // The next statistics (once a second) count the last messages.
-    Sleep(1.2);
-    result.one_way_pi1_to_pi2 =
-        OneWay("bridge one-way pi1->pi2", statistics[1]->Client("pi1"));
-    result.one_way_pi2_to_pi1 =
-        OneWay("bridge one-way pi2->pi1", statistics[0]->Client("pi2"));
-  }
+  result.forwarded_round_trip =
+      PingPongAcross(link, statistics[1]->loop(), base, what, bridge[1].get(),
+                     "ping.json", out, &result.pings, &result.pongs);
+  // The next statistics (once a second) count the last messages.
+  Sleep(1.2);
+  result.one_way_pi1_to_pi2 =
+      OneWay("bridge one-way pi1->pi2", statistics[1]->Client("pi1"));
+  result.one_way_pi2_to_pi1 =
+      OneWay("bridge one-way pi2->pi1", statistics[0]->Client("pi2"));
 
   result.throughput =
       Flood(link, FLAGS_flood_rate, what, statistics, bridge, base, out);
@@ -644,27 +658,11 @@ Figures MeasureRelays(const Link& link, const Configuration& config, int domain,
             << " us, " << FLAGS_seconds << " s\n";
   const Node* pi2 = configuration::GetNode(config, "pi2");
   NodeStatistics pi2_loop(&config, pi2, base[1]);
-  starter::Launcher launcher(pi2_loop.loop(), out);
-  LaunchPong(launcher, link, 1, config_path, base[1], {"--node=pi2"});
-  const std::string summary = StrCat(out, "/relay_ping.json");
-  auto ping = Start(link, 0, StrCat(FLAGS_bin_dir, "/examples/ping"),
-                    {StrCat("--config=", config_path), "--node=pi1",
-                     StrCat("--shm_base=", base[0]),
-                     StrCat("--sleep_us=", FLAGS_ping_interval_us),
-                     StrCat("--duration=", FLAGS_seconds),
-                     StrCat("--summary_json=", summary)},
-                    out);
-  ExitUnlessSucceeded(*ping, "ping through the bare relays");
   int64_t pings = 0, pongs = 0;
-  Figures figures = PingRoundTrip(summary, &pings, &pongs);
+  Figures figures =
+      PingPongAcross(link, pi2_loop.loop(), base, "bare relays", relay[1].get(),
+                     "relay_ping.json", out, &pings, &pongs);
   figures.name = "bare relays' ping/pong";
-  if (pongs == 0) {
-    FailWithOutput(
-        "no pong came back through the bare relays (pi2's relay's "
-        "output above)",
-        relay[1].get());
-  }
-  launcher.StopAll(std::chrono::seconds(5));
   for (int i = 0; i < 2; ++i) relay[i]->Terminate();
   return figures;
 }
