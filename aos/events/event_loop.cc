@@ -129,9 +129,20 @@ void RawSender::SetOriginsAsSent(const PathOrigins& sent) {
   origins_as_sent_ = true;
 }
 
+void RawSender::AllowSendsFromAnotherThread() {
+  event_loop_->CheckNotInCallback("RawSender::AllowSendsFromAnotherThread");
+  from_another_thread_ = true;
+  event_loop_->has_senders_from_another_thread_ = true;
+}
+
 RawSender::Error RawSender::CountedSend(size_t length,
                                         const RemoteOrigin* origin) {
   CheckLength(length);
+  std::unique_lock<std::mutex> other_thread_lock;
+  if (from_another_thread_) {
+    other_thread_lock =
+        std::unique_lock<std::mutex>(event_loop_->other_thread_sends_mutex_);
+  }
   // Forwarding passes a message's origins on as they are; anything else
   // is a hop from what the callback got (or from the callback itself).
   const PathOrigins* origins = nullptr;
@@ -145,7 +156,7 @@ RawSender::Error RawSender::CountedSend(size_t length,
     if (!origins_as_sent_) set_origins_.AddHop();
     origins = &set_origins_;
     origins_set_ = false;
-  } else {
+  } else if (!from_another_thread_) {
     origins = event_loop_->OriginsToSend(&send_origins_, &dropped_here);
   }
   if (origins != nullptr && origins->empty() && origins->dropped() == 0) {
@@ -154,7 +165,8 @@ RawSender::Error RawSender::CountedSend(size_t length,
   const Error error = DoSend(length, origin, origins);
   if (error == Error::kOk) {
     ++timing_.count;
-    if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
+    tracing::EventRing* ring = event_loop_->trace_ring_.get();
+    if (ring != nullptr && !from_another_thread_)
       ring->Send(timing_.channel_index, sent_queue_index_,
                  Ns(monotonic_sent_time_));
     timing_.size.Add(static_cast<double>(length));

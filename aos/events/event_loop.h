@@ -55,6 +55,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -237,6 +238,22 @@ class RawSender {
 
   const timing::SenderTiming& timing() const { return timing_; }
 
+  // Lets this sender be sent on from a thread other than the loop's (a
+  // network library's receive thread, where a message arrived), one send
+  // at a time: its user serialises them. Each send then runs under the
+  // loop's lock for such sends (EventLoop::other_thread_sends_mutex()),
+  // which the loop holds while it reads and resets the figures (the timing
+  // report) or works on the sender (a shared memory loop re-opening a
+  // replaced queue file, auditing the watchers it signals), so the loop's
+  // thread waits at most one send for it and the sending thread at most
+  // one report's build. A send from another thread is left
+  // out of the loop's trace ring (only the loop's thread writes there; the
+  // message's receivers still record it), and carries the path origins it
+  // is given (Send with a RemoteOrigin, SetOrigins) or none: no callback of
+  // the loop led to it. Before the loop runs.
+  void AllowSendsFromAnotherThread();
+  bool sends_from_another_thread() const { return from_another_thread_; }
+
  protected:
   RawSender(EventLoop* event_loop, const Channel* channel);
 
@@ -289,6 +306,8 @@ class RawSender {
   bool origins_as_sent_ = false;
   // Where a send makes the origins it carries (no object per send).
   PathOrigins send_origins_;
+  // AllowSendsFromAnotherThread().
+  bool from_another_thread_ = false;
 };
 
 std::ostream& operator<<(std::ostream& stream, RawSender::Error error);
@@ -1043,6 +1062,14 @@ class EventLoop {
   const std::vector<RawSender*>& senders() const { return senders_; }
   const std::vector<RawFetcher*>& fetchers() const { return fetchers_; }
 
+  // Held by each send on a sender sent on from another thread
+  // (RawSender::AllowSendsFromAnotherThread), and by the timing report
+  // while it reads and resets the figures, when the loop has such a sender.
+  std::mutex& other_thread_sends_mutex() { return other_thread_sends_mutex_; }
+  bool has_senders_from_another_thread() const {
+    return has_senders_from_another_thread_;
+  }
+
   // The figures of every timer, phased loop, watcher, fetcher and sender,
   // for the timing reporter (which resets them after each report) and
   // tests. Timers added for phased loops are listed as phased loops.
@@ -1263,6 +1290,8 @@ class EventLoop {
   std::vector<RawSender*> senders_;
   std::vector<RawFetcher*> fetchers_;
   std::vector<std::function<void()>> on_run_;
+  std::mutex other_thread_sends_mutex_;
+  bool has_senders_from_another_thread_ = false;
 
   // Every timer's, phased loop's, watcher's, fetcher's and sender's
   // figures, for the reporter.

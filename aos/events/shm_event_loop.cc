@@ -801,6 +801,13 @@ void ShmEventLoop::CheckQueueFiles() {
                  << " while in use; re-opening it (messages sent through the "
                     "old file since then are lost to this loop)";
     std::unique_ptr<ipc_lib::QueueMemory> fresh = OpenQueueMemory(channel);
+    // A sender another thread sends on is not between sends while its
+    // queue, and the old mapping, change under it.
+    std::unique_lock<std::mutex> other_thread_sends;
+    if (has_senders_from_another_thread()) {
+      other_thread_sends =
+          std::unique_lock<std::mutex>(other_thread_sends_mutex());
+    }
     for (ShmSender* sender : shm_senders_) {
       if (sender->channel() == channel) sender->Attach(fresh.get());
     }
@@ -1206,7 +1213,14 @@ RunStatus ShmEventLoop::Run() {
   if (shared_memory_check_ == nullptr) {
     shared_memory_check_ = AddInternalTimer([this]() {
       CheckQueueFiles();
-      for (ShmSender* sender : shm_senders_) sender->AuditWatchers();
+      for (ShmSender* sender : shm_senders_) {
+        if (sender->sends_from_another_thread()) {
+          std::lock_guard<std::mutex> lock(other_thread_sends_mutex());
+          sender->AuditWatchers();
+        } else {
+          sender->AuditWatchers();
+        }
+      }
     });
     shared_memory_check_->set_name("shared_memory_check");
   }

@@ -424,6 +424,120 @@ TEST_F(ShmEventLoopTest, SharedMemoryCheckHasItsOwnTraceTrack) {
   EXPECT_GE(check_runs, 2);
 }
 
+// A loop named "loop" that reports every 50 ms, and a fetcher of every
+// report on /aos.
+class ShmEventLoopReportTest : public ShmEventLoopTest {
+ protected:
+  gflags::FlagSaver saver_;
+  const std::string report_period_ =
+      gflags::SetCommandLineOption("timing_report_ms", "50");
+  ShmEventLoop reader_{factory_.configuration(), "reader"};
+  Fetcher<timing::Report> reports_ =
+      reader_.MakeFetcher<timing::Report>("/aos");
+  ShmEventLoop loop_{factory_.configuration(), "loop"};
+};
+
+// The reports of the loop named `name` that `reports` has not read yet,
+// decoded; fails the test on one that does not decode.
+std::vector<timing::ReportContents> NextReportsOf(
+    Fetcher<timing::Report>* reports, std::string_view name) {
+  std::vector<timing::ReportContents> decoded;
+  while (reports->FetchNext()) {
+    if ((*reports)->name()->string_view() != name) continue;
+    absl::StatusOr<timing::ReportContents> contents =
+        timing::DecodeTimingReport(*reports->get());
+    EXPECT_TRUE(contents.ok()) << contents.status();
+    if (contents.ok()) decoded.push_back(std::move(contents).value());
+  }
+  return decoded;
+}
+
+// A sender another thread sends on while the loop runs
+// (AllowSendsFromAnotherThread): every send is in the loop's timing reports,
+// none lost to a report reading or resetting the figures at the same time,
+// and none is in the loop's trace ring, which only the loop's thread writes
+// (the loop's own send on /test is).
+TEST_F(ShmEventLoopReportTest,
+       SendsFromAnotherThreadAreReportedAndLeftOutOfTheRing) {
+  Sender<TestMessage> from_other = loop_.MakeSender<TestMessage>("/test");
+  from_other.raw()->AllowSendsFromAnotherThread();
+  Sender<testing::TestReply> from_loop =
+      loop_.MakeSender<testing::TestReply>("/test");
+  flatbuffers::FlatBufferBuilder fbb;
+  TestMessage::Builder message(fbb);
+  message.add_value(1);
+  fbb.Finish(message.Finish());
+  constexpr int kSends = 400;
+  std::atomic<bool> sent_all{false};
+  // Written by the other thread, read after it is joined.
+  uint64_t sent_ok = 0;
+  uint64_t sent_failed = 0;
+  std::thread other;
+  int ticks_after = 0;
+  // Ends the loop 120 ms after the last send: a report (every 50 ms) came
+  // between, so the last sends are in one.
+  TimerHandler* done = loop_.AddTimer([&]() {
+    if (sent_all && ++ticks_after >= 12) loop_.Exit();
+  });
+  loop_.OnRun([&]() {
+    auto builder = from_loop.MakeBuilder();
+    testing::TestReply::Builder reply =
+        builder.MakeBuilder<testing::TestReply>();
+    reply.add_value(2);
+    ASSERT_EQ(builder.Send(reply.Finish()), RawSender::Error::kOk);
+    other = std::thread([&]() {
+      for (int i = 0; i < kSends; ++i) {
+        if (from_other.raw()->Send(fbb.GetBufferPointer(), fbb.GetSize()) ==
+            RawSender::Error::kOk) {
+          ++sent_ok;
+        } else {
+          ++sent_failed;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      sent_all = true;
+    });
+    done->Schedule(loop_.monotonic_now(), milliseconds(10));
+  });
+  loop_.Run();
+  other.join();
+
+  const int other_channel = from_other.raw()->timing().channel_index;
+  const int loop_channel = from_loop.raw()->timing().channel_index;
+  uint64_t reported_ok = 0;
+  uint64_t reported_failed = 0;
+  for (const timing::ReportContents& contents :
+       NextReportsOf(&reports_, "loop")) {
+    for (const timing::SenderTiming& sender : contents.senders) {
+      if (sender.channel_index != other_channel) continue;
+      reported_ok += sender.count;
+      for (const uint64_t errors : sender.error_counts) {
+        reported_failed += errors;
+      }
+    }
+  }
+  EXPECT_EQ(sent_ok + sent_failed, static_cast<uint64_t>(kSends));
+  EXPECT_GT(sent_ok, 0u);
+  EXPECT_EQ(reported_ok, sent_ok);
+  EXPECT_EQ(reported_failed, sent_failed);
+
+  const tracing::EventRing* ring = loop_.trace_ring();
+  ASSERT_NE(ring, nullptr);
+  absl::StatusOr<tracing::RingCopy> copy =
+      tracing::CopyRing({static_cast<const std::byte*>(ring->memory()),
+                         tracing::RingBytes(ring->capacity())});
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  int sends_from_other = 0;
+  int sends_from_loop = 0;
+  for (const tracing::Event& event : copy->events) {
+    if (event.kind != tracing::EventKind::kSend) continue;
+    if (event.index == other_channel) ++sends_from_other;
+    if (event.index == loop_channel) ++sends_from_loop;
+  }
+  EXPECT_EQ(sends_from_other, 0);
+  EXPECT_EQ(sends_from_loop, 1);
+}
+
 TEST_F(ShmEventLoopTest, TimersDueTogetherRunInOneWakeup) {
   constexpr int kTimers = 100;
   ShmEventLoop loop(factory_.configuration(), "loop");
@@ -504,36 +618,29 @@ TEST_F(ShmEventLoopTest, TimersDueTogetherRunInOneWakeup) {
 // Timers due together count their histogram buckets after the wakeup's last
 // call (deferred_buckets.h); a timing report due in the same wakeup, after
 // them, still reports every one of their samples in their histograms.
-TEST_F(ShmEventLoopTest, AReportAmongTimersDueTogetherHasWholeHistograms) {
-  gflags::FlagSaver saver;
-  gflags::SetCommandLineOption("timing_report_ms", "50");
-  ShmEventLoop reader(factory_.configuration(), "reader");
-  Fetcher<timing::Report> reports = reader.MakeFetcher<timing::Report>("/aos");
-  ShmEventLoop loop(factory_.configuration(), "loop");
+TEST_F(ShmEventLoopReportTest,
+       AReportAmongTimersDueTogetherHasWholeHistograms) {
   constexpr int kTimers = 20;
   std::vector<TimerHandler*> timers;
-  for (int i = 0; i < kTimers; ++i) timers.push_back(loop.AddTimer([]() {}));
+  for (int i = 0; i < kTimers; ++i) timers.push_back(loop_.AddTimer([]() {}));
   // Holds the loop past the report's first time: the report and the
   // timers, all due by then, run in the next wakeup, the timers first
   // (due earlier).
   TimerHandler* blocker =
-      loop.AddTimer([]() { std::this_thread::sleep_for(milliseconds(120)); });
-  TimerHandler* done = loop.AddTimer([&]() { loop.Exit(); });
-  loop.OnRun([&]() {
-    const monotonic_clock::time_point now = loop.monotonic_now();
+      loop_.AddTimer([]() { std::this_thread::sleep_for(milliseconds(120)); });
+  TimerHandler* done = loop_.AddTimer([&]() { loop_.Exit(); });
+  loop_.OnRun([&]() {
+    const monotonic_clock::time_point now = loop_.monotonic_now();
     blocker->Schedule(now + milliseconds(5));
     for (TimerHandler* timer : timers) timer->Schedule(now + milliseconds(10));
     done->Schedule(now + milliseconds(200));
   });
-  loop.Run();
+  loop_.Run();
   int reports_with_the_timers = 0;
-  while (reports.FetchNext()) {
-    if (reports->name()->string_view() != "loop") continue;
-    absl::StatusOr<timing::ReportContents> contents =
-        timing::DecodeTimingReport(*reports.get());
-    ASSERT_TRUE(contents.ok()) << contents.status();
+  for (const timing::ReportContents& contents :
+       NextReportsOf(&reports_, "loop")) {
     int called_once = 0;
-    for (const timing::TimerTiming& timer : contents->timers) {
+    for (const timing::TimerTiming& timer : contents.timers) {
       SCOPED_TRACE(timer.name);
       EXPECT_EQ(timer.wakeup_latency.histogram().count(), timer.count);
       // The report's own handler ends after it is built: its handler time

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <mutex>
 #include <type_traits>
 
 namespace aos {
@@ -228,9 +229,19 @@ std::span<const uint8_t> TimingReporter::Build(
 void TimingReporter::Publish() {
   const monotonic_clock::time_point end = event_loop_->monotonic_now();
   const realtime_clock::time_point realtime_end = event_loop_->realtime_now();
-  const std::span<const uint8_t> report = Build(end);
-  // Reset before sending, so this report's own send is counted in the next.
-  entries_->ResetWindow();
+  std::span<const uint8_t> report;
+  {
+    // Sends from other threads wait while their figures are read and reset.
+    std::unique_lock<std::mutex> other_thread_sends;
+    if (event_loop_->has_senders_from_another_thread()) {
+      other_thread_sends =
+          std::unique_lock<std::mutex>(event_loop_->other_thread_sends_mutex());
+    }
+    report = Build(end);
+    // Reset before sending, so this report's own send is counted in the
+    // next.
+    entries_->ResetWindow();
+  }
   // As AOS counts them: every report that could not be sent, ever.
   if (sender_->Send(report.data(), report.size()) != RawSender::Error::kOk) {
     ++header_.send_failures;
