@@ -139,6 +139,7 @@ void PeerLink::HandleProbes() {
                      peer->boot_string_,
                      " kept (forged probes? counted in ClientStatistics "
                      "refused_reboots)"));
+          peer->UpdateView();
         }
         // Neither a heartbeat nor a clock sample.
         continue;
@@ -149,6 +150,7 @@ void PeerLink::HandleProbes() {
     }
     peer->echo_sent_ns_ = probe.monotonic_sent_ns;
     peer->echo_received_ns_ = received_ns;
+    peer->UpdateView();
   }
 }
 

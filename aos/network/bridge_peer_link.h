@@ -33,14 +33,17 @@
 //   statistics_timer: link.FillLinkStates(statistics); statistics->Publish();
 //
 // What the other roles read of a peer: PeerAt(node index), connected(),
-// boot_uuid() and clock_offset(). Everything but the listener function
-// runs in the loop's thread; nothing allocates once the loop runs, but for
-// a boot's text when the peer reboots and the lines a refusal episode says.
+// boot_uuid() and clock_offset(); from Cyclone's thread, view() (the
+// receiving side re-sends there). Everything but the listener function
+// and view() runs in the loop's thread; nothing allocates once the loop
+// runs, but for a boot's text when the peer reboots and the lines a
+// refusal episode says.
 
 #include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -93,8 +96,26 @@ class PeerLink {
       return clock_.estimate();
     }
 
+    // boot_uuid() and clock_offset() together, as the last probe the loop
+    // handled left them.
+    struct View {
+      UUID boot_uuid;
+      ClockOffsetEstimator::Estimate clock_offset;
+    };
+    // What the receiving side reads from Cyclone's thread. Any thread.
+    View view() const {
+      std::lock_guard<std::mutex> lock(view_mutex_);
+      return view_;
+    }
+
    private:
     friend class PeerLink;
+
+    // view() as the peer is now. In the loop's thread.
+    void UpdateView() {
+      std::lock_guard<std::mutex> lock(view_mutex_);
+      view_ = {state_.boot_uuid(), clock_.estimate()};
+    }
 
     const Node* const node_;
     const uint32_t index_;
@@ -110,6 +131,8 @@ class PeerLink {
     int64_t echo_sent_ns_ = 0;
     int64_t echo_received_ns_ = 0;
     dds_entity_t probe_writer_ = 0;
+    mutable std::mutex view_mutex_;
+    View view_;
   };
 
   // The peers of the node `loop` runs on, the node at `my_index` of its
@@ -177,8 +200,10 @@ class PeerLink {
   std::array<StampedInbox<aos_bridge_Probe, kProbeInboxSize>::Entry,
              kProbeInboxSize>
       probe_entries_;
-  DdsParticipant::Signal probe_arrived_{
-      [this](dds_entity_t reader) { TakeProbesInListener(reader); }};
+  DdsParticipant::Signal probe_arrived_{[this](dds_entity_t reader) {
+    TakeProbesInListener(reader);
+    return true;
+  }};
 };
 
 }  // namespace aos::message_bridge

@@ -22,14 +22,17 @@ BridgeReceiver::BridgeReceiver(EventLoop* loop, DdsParticipant* dds,
       dds_(dds),
       link_(link),
       statistics_(statistics),
-      timestamps_(timestamps) {}
+      timestamps_(timestamps),
+      confirm_pack_(&statistics->write_failures()) {
+  confirm_pack_.Reserve(timestamps->writer_count());
+}
 
 absl::Status BridgeReceiver::AddChannel(const Channel* channel) {
   const Configuration& config = *loop_->configuration();
   absl::StatusOr<ForwardedMessageCheck> check =
       ForwardedMessageCheck::Make(config, *channel, *loop_->node());
   if (!check.ok()) return check.status();
-  auto incoming = std::make_unique<Incoming>(*check);
+  auto incoming = std::make_unique<Incoming>(*check, this);
   incoming->channel = channel;
   incoming->depth = QueueDepth(config, *channel);
   for (const Connection* connection : *channel->destination_nodes()) {
@@ -51,6 +54,7 @@ absl::Status BridgeReceiver::AddChannel(const Channel* channel) {
   if (!reader.ok()) return reader.status();
   incoming->reader = *reader;
   incoming->sender = loop_->MakeRawSender(channel);
+  incoming->sender->AllowSendsFromAnotherThread();
   // What was re-sent before (a restarted bridge): not again.
   std::unique_ptr<RawFetcher> fetcher = loop_->MakeRawFetcher(channel);
   if (fetcher->Fetch()) {
@@ -68,6 +72,12 @@ void BridgeReceiver::Serve() {
   }
 }
 
+bool BridgeReceiver::OnArrival(Incoming* incoming) {
+  if (!resend_where_arrived_.load(std::memory_order_acquire)) return true;
+  TakeMessages(incoming);
+  return false;
+}
+
 void BridgeReceiver::RestoreBuffer(Incoming* incoming) {
   dds_sequence_octet& data = incoming->sample.data;
   if (data._buffer != incoming->buffer.get()) {
@@ -79,6 +89,7 @@ void BridgeReceiver::RestoreBuffer(Incoming* incoming) {
 }
 
 void BridgeReceiver::TakeMessages(Incoming* incoming) {
+  std::lock_guard<std::mutex> lock(mutex_);
   void* samples[1] = {&incoming->sample};
   dds_sample_info_t info;
   while (true) {
@@ -87,13 +98,15 @@ void BridgeReceiver::TakeMessages(Incoming* incoming) {
     if (info.valid_data) {
       const PeerLink::Peer* peer = link_->PeerAt(incoming->sample.source_node);
       if (peer == nullptr) {
-        ++statistics_->dropped_unknown_node();
+        statistics_->dropped_unknown_node().fetch_add(
+            1, std::memory_order_relaxed);
       } else {
         Receive(incoming, *peer);
       }
     }
     RestoreBuffer(incoming);
   }
+  confirm_pack_.Flush();
 }
 
 bool BridgeReceiver::IsNew(const Incoming& incoming, const UUID& boot,
@@ -107,6 +120,7 @@ bool BridgeReceiver::IsNew(const Incoming& incoming, const UUID& boot,
 }
 
 void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
+  std::unique_lock<std::mutex> counting(statistics_->received_mutex());
   BridgeStatistics::ReceivedCounts& counts =
       statistics_->peer(peer.slot()).received;
   const aos_bridge_Message& message = incoming->sample;
@@ -133,8 +147,9 @@ void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
   }
   // The estimate is of the peer's current boot: a message of another boot
   // has a clock we know nothing of.
-  ClockOffsetEstimator::Estimate offset = peer.clock_offset();
-  if (boot != peer.boot_uuid()) offset.valid = false;
+  const PeerLink::Peer::View view = peer.view();
+  ClockOffsetEstimator::Estimate offset = view.clock_offset;
+  if (boot != view.boot_uuid) offset.valid = false;
   const ReceivedOrigins origins = ReceiveOrigins(
       OriginsFromWire(message), offset, Ns(monotonic_clock::now()));
   RemoteOrigin origin;
@@ -168,8 +183,9 @@ void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
     counts.AddOneWayLatency(Ns(sender->monotonic_sent_time()) -
                             message.monotonic_sent_ns + offset.offset_ns);
   }
+  counting.unlock();
   if (incoming->timestamps_go_back) {
-    timestamps_->Confirm(peer, message, *sender);
+    timestamps_->Confirm(&confirm_pack_, peer, message, *sender);
   }
 }
 

@@ -20,15 +20,34 @@
 //
 //   BridgeReceiver receiver(&loop, dds, &link, statistics, timestamps);
 //   receiver.AddChannel(channel);   // each, before Run()
+//   loop.OnRun([&]() { receiver.OnRun(); });
 //   ... receiver.Serve();           // the wakeup fd readable
 //
-// Runs in the loop's thread: every sample is taken, checked and re-sent
-// there. The samples are deserialised into a buffer per channel made
-// before Run() (Cyclone allocates one of its own only for a sample larger
-// than max_size, which is refused); re-sending allocates nothing.
+// Where it runs: once the loop runs, every sample is taken, checked and
+// re-sent in Cyclone's receive thread, in the listener of the sample's
+// reader, and the loop is not woken for it: a hand-over to the loop would
+// add a wakeup of another thread to every forwarded message's path (on
+// machines whose idle CPUs halt, most of what the bridge adds;
+// docs/benchmarks.md, "The relay floor"). Before the loop runs, the
+// listener only wakes the loop, which takes what arrived in its first
+// wakeup (Serve). The threads meet under locks: the receiver's own (one
+// thread takes at a time; the loop takes it only in Serve), and, held for
+// one message at a time and across no DDS call, the statistics'
+// received_mutex() (the counts, and Publish), the loop's lock for sends
+// from another thread (RawSender::AllowSendsFromAnotherThread: the
+// senders' timing figures, and the timing report) and each peer's view()
+// (its boot and clock estimate, which the loop updates). The re-sends are
+// not in the loop's trace ring, and are not callbacks of the loop (no
+// handler time of the bridge's for them).
+//
+// The samples are deserialised into a buffer per channel made before Run()
+// (Cyclone allocates one of its own only for a sample larger than
+// max_size, which is refused); re-sending allocates nothing.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -38,6 +57,7 @@
 #include "aos/network/bridge_remote_timestamps.h"
 #include "aos/network/bridge_statistics.h"
 #include "aos/network/bridge_wire.h"
+#include "aos/network/bridge_write_pack.h"
 #include "aos/network/dds_participant.h"
 #include "aos/network/forwarded_message_check.h"
 #include "aos/util/uuid.h"
@@ -62,14 +82,22 @@ class BridgeReceiver {
   // bridge) is not re-sent again. Before the loop runs.
   absl::Status AddChannel(const Channel* channel);
 
+  // From the loop's OnRun: what arrives from now on is re-sent in Cyclone's
+  // thread, where it arrived.
+  void OnRun() { resend_where_arrived_.store(true, std::memory_order_release); }
+
   // In the loop, when the participant's wakeup fd is readable: takes and
-  // re-sends what arrived.
+  // re-sends what arrived before OnRun().
   void Serve();
 
  private:
   // A channel forwarded to this node.
   struct Incoming {
-    explicit Incoming(ForwardedMessageCheck check) : check(check) {}
+    // Its reader's arrivals go to receiver->OnArrival(this).
+    Incoming(ForwardedMessageCheck check, BridgeReceiver* receiver)
+        : check(check), arrived([this, receiver](dds_entity_t) {
+            return receiver->OnArrival(this);
+          }) {}
     ForwardedMessageCheck check;
     const Channel* channel = nullptr;
     bool timestamps_go_back = false;
@@ -87,6 +115,12 @@ class BridgeReceiver {
     uint32_t last_queue_index = 0;
   };
 
+  // In Cyclone's thread, for samples on `incoming`'s reader: re-sends them
+  // there once the loop runs (false: the loop need not wake), else leaves
+  // them to the loop (true).
+  bool OnArrival(Incoming* incoming);
+  // Takes and re-sends what `incoming`'s reader has, then sends the
+  // deliveries it confirmed. Holds mutex_.
   void TakeMessages(Incoming* incoming);
   void Receive(Incoming* incoming, const PeerLink::Peer& peer);
   // Whether a message (boot, queue index) is newer than the last re-sent.
@@ -101,6 +135,14 @@ class BridgeReceiver {
   BridgeStatistics* const statistics_;
   RemoteTimestamps* const timestamps_;
   std::vector<std::unique_ptr<Incoming>> incoming_;
+  // OnRun() was called.
+  std::atomic<bool> resend_where_arrived_{false};
+  // One thread takes at a time: Cyclone may call listeners from more than
+  // one (unicast, multicast), and the loop serves what came before Run().
+  std::mutex mutex_;
+  // The deliveries TakeMessages() writes (RemoteTimestamps::Confirm),
+  // flushed at its end; the loop's writes have a pack of their own.
+  WritePack confirm_pack_;
 };
 
 }  // namespace aos::message_bridge

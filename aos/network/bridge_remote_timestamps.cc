@@ -44,8 +44,7 @@ absl::StatusOr<std::unique_ptr<RemoteTimestamps>> RemoteTimestamps::Make(
   return timestamps;
 }
 
-absl::Status RemoteTimestamps::Open(DdsParticipant* dds, WritePack* pack) {
-  pack_ = pack;
+absl::Status RemoteTimestamps::Open(DdsParticipant* dds) {
   // Each source node reads its own topic.
   absl::StatusOr<dds_entity_t> reader = dds->MakeReader(
       &aos_bridge_Delivery_desc, DeliveryTopic(link_->my_index()), kDeliveryQos,
@@ -100,7 +99,7 @@ void RemoteTimestamps::TakeDeliveries() {
   }
 }
 
-void RemoteTimestamps::Confirm(const PeerLink::Peer& source,
+void RemoteTimestamps::Confirm(WritePack* pack, const PeerLink::Peer& source,
                                const aos_bridge_Message& message,
                                const RawSender& sender) {
   const dds_entity_t writer = delivery_writers_[source.slot()];
@@ -115,7 +114,7 @@ void RemoteTimestamps::Confirm(const PeerLink::Peer& source,
   delivery.queue_index = sender.sent_queue_index();
   delivery.monotonic_sent_ns = Ns(sender.monotonic_sent_time());
   delivery.realtime_sent_ns = Ns(sender.realtime_sent_time());
-  pack_->Write(writer, &delivery);
+  pack->Write(writer, &delivery);
 }
 
 }  // namespace aos::message_bridge

@@ -18,12 +18,14 @@
 //   auto timestamps = RemoteTimestamps::Make(&loop, &link, statistics);
 //   (*timestamps)->Open(dds, &pack);
 //   ... (*timestamps)->Serve();                 // the wakeup fd readable
-//   ... (*timestamps)->Confirm(peer, message, *sender);  // after a re-send
+//   ... (*timestamps)->Confirm(&pack, peer, message, *sender);  // re-sent
 //
 // The RemoteMessage senders and their publication are shared with the
-// simulated network (remote_timestamp_senders.h). Runs in the loop's thread.
-// Deliveries are untrusted like every DDS sample: one naming no peer or channel
-// is counted (dropped_unknown_node), never published.
+// simulated network (remote_timestamp_senders.h). Runs in the loop's
+// thread, but for Confirm(), which runs where the receiving side re-sends
+// (Cyclone's receive thread, once the loop runs). Deliveries are untrusted
+// like every DDS sample: one naming no peer or channel is counted
+// (dropped_unknown_node), never published.
 
 #include <cstddef>
 #include <memory>
@@ -61,10 +63,9 @@ class RemoteTimestamps {
   RemoteTimestamps& operator=(const RemoteTimestamps&) = delete;
 
   // Makes the delivery reader on our topic and a writer to each source
-  // peer's, whose writes go through `pack`. `dds` must be deleted before
-  // this object (its listener raises a Signal in it); `pack` must outlive
-  // it.
-  absl::Status Open(DdsParticipant* dds, WritePack* pack);
+  // peer's. `dds` must be deleted before this object (its listener raises
+  // a Signal in it).
+  absl::Status Open(DdsParticipant* dds);
   // Delivery writers Open() made: one per source peer.
   size_t writer_count() const;
 
@@ -73,9 +74,11 @@ class RemoteTimestamps {
   void Serve();
 
   // Tells `source` that `message`, of a channel whose timestamps go back to
-  // it, was re-sent here by `sender` (its sent times and queue index).
-  void Confirm(const PeerLink::Peer& source, const aos_bridge_Message& message,
-               const RawSender& sender);
+  // it, was re-sent here by `sender` (its sent times and queue index): one
+  // delivery written through `pack`, the calling thread's. Any thread;
+  // reads only what Open() left.
+  void Confirm(WritePack* pack, const PeerLink::Peer& source,
+               const aos_bridge_Message& message, const RawSender& sender);
 
  private:
   RemoteTimestamps(EventLoop* loop, const PeerLink* link,
@@ -90,7 +93,6 @@ class RemoteTimestamps {
   std::unique_ptr<RemoteTimestampSenders> senders_;
   // To each peer's delivery topic, if it is a source; by peer slot.
   std::vector<dds_entity_t> delivery_writers_;
-  WritePack* pack_ = nullptr;
   dds_entity_t delivery_reader_ = 0;
   DdsParticipant::Signal delivery_arrived_;
 };

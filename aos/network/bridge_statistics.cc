@@ -126,6 +126,7 @@ BridgeStatistics::BridgeStatistics(std::vector<Peer> peers,
 
 void BridgeStatistics::Publish() {
   PublishServerStatistics();
+  std::lock_guard<std::mutex> lock(received_mutex_);
   PublishClientStatistics();
 }
 
@@ -148,7 +149,8 @@ void BridgeStatistics::PublishServerStatistics() {
   const auto vector = fbb->CreateVector(server_connections_);
   ServerStatistics::Builder statistics(*fbb);
   statistics.add_connections(vector);
-  statistics.add_write_failures(write_failures_);
+  statistics.add_write_failures(
+      write_failures_.load(std::memory_order_relaxed));
   (void)builder.Send(statistics.Finish());
 }
 
@@ -200,7 +202,8 @@ void BridgeStatistics::PublishClientStatistics() {
   const auto vector = fbb->CreateVector(client_connections_);
   ClientStatistics::Builder statistics(*fbb);
   statistics.add_connections(vector);
-  statistics.add_dropped_unknown_node(dropped_unknown_node_);
+  statistics.add_dropped_unknown_node(
+      dropped_unknown_node_.load(std::memory_order_relaxed));
   (void)builder.Send(statistics.Finish());
 }
 

@@ -23,9 +23,11 @@
 // Memory: Make allocates; Publish, the counts and the latency summaries
 // never do (the tables are built in the senders' own buffers).
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -166,10 +168,18 @@ class BridgeStatistics {
   const Peer& peer(size_t i) const { return peers_[i]; }
 
   // DDS writes (or whatever carries messages) that failed, over all peers
-  // (ServerStatistics).
-  uint64_t& write_failures() { return write_failures_; }
+  // (ServerStatistics). Any thread.
+  std::atomic<uint64_t>& write_failures() { return write_failures_; }
   // What arrived naming no node of the configuration (ClientStatistics).
-  uint64_t& dropped_unknown_node() { return dropped_unknown_node_; }
+  // Any thread.
+  std::atomic<uint64_t>& dropped_unknown_node() {
+    return dropped_unknown_node_;
+  }
+
+  // Held by whoever counts into the peers' ReceivedCounts off the loop's
+  // thread (the bridge's receiving side, in Cyclone's), and by
+  // Publish() while it reads them. The loop's own counts need not take it.
+  std::mutex& received_mutex() { return received_mutex_; }
 
   // Sends a ServerStatistics with a connection per destination peer and a
   // ClientStatistics with one per source peer, in peer order, from the
@@ -190,8 +200,9 @@ class BridgeStatistics {
   std::vector<Peer> peers_;
   std::unique_ptr<RawSender> server_statistics_;
   std::unique_ptr<RawSender> client_statistics_;
-  uint64_t write_failures_ = 0;
-  uint64_t dropped_unknown_node_ = 0;
+  std::atomic<uint64_t> write_failures_ = 0;
+  std::atomic<uint64_t> dropped_unknown_node_ = 0;
+  std::mutex received_mutex_;
   // The connections while a table is built: room for every peer, reserved
   // by Make.
   std::vector<flatbuffers::Offset<ServerConnection>> server_connections_;

@@ -8,7 +8,7 @@ namespace aos::message_bridge {
 
 bool WritePack::Write(dds_entity_t writer, const void* sample) {
   if (dds_write(writer, sample) < 0) {
-    ++*write_failures_;
+    write_failures_->fetch_add(1, std::memory_order_relaxed);
     return false;
   }
   if (std::find(unflushed_writers_.begin(), unflushed_writers_.end(), writer) ==

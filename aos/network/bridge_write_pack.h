@@ -14,9 +14,12 @@
 //   loop.OnWakeupEnd([&]() { pack.Flush(); });
 //   pack.Write(writer, &sample);                    // in the loop's thread
 //
-// Never allocates once Reserve()d for every writer. Not thread safe: the
-// loop's thread only.
+// Never allocates once Reserve()d for every writer. Not thread safe: one
+// thread writes a pack (the loop's, or, for the receiving side's
+// deliveries, Cyclone's receive thread, which flushes its own pack at the
+// end of each arrival).
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -34,8 +37,9 @@ class WritePack {
   // samples) goes out by itself.
   static constexpr uint32_t kMaxUnflushedWrites = 64;
 
-  // Failed writes are counted in `*write_failures`, which must outlive it.
-  explicit WritePack(uint64_t* write_failures)
+  // Failed writes are counted in `*write_failures`, which must outlive it
+  // (and may be shared with packs of other threads).
+  explicit WritePack(std::atomic<uint64_t>* write_failures)
       : write_failures_(write_failures) {}
 
   WritePack(const WritePack&) = delete;
@@ -54,7 +58,7 @@ class WritePack {
   void Flush();
 
  private:
-  uint64_t* const write_failures_;
+  std::atomic<uint64_t>* const write_failures_;
   // Writers written to since the last Flush(), each once.
   std::vector<dds_entity_t> unflushed_writers_;
   uint32_t unflushed_writes_ = 0;

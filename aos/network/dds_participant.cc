@@ -90,7 +90,7 @@ void DdsParticipant::Signal::Raise() {
 }
 
 void DdsParticipant::Signal::OnArrival(dds_entity_t reader) {
-  if (in_listener_) in_listener_(reader);
+  if (in_listener_ && !in_listener_(reader)) return;
   Raise();
 }
 

@@ -13,10 +13,10 @@
 //     if (arrived.Take()) { ... dds_take(reader, ...) until empty ... }
 //   });
 //
-// Cyclone calls listeners in its own threads; they only raise a Signal and
-// write the participant's eventfd (after a Signal's in_listener function,
-// if it has one), so every message is taken, and every local re-send made,
-// in the loop's thread. Cyclone allocates internally
+// Cyclone calls listeners in its own threads; they raise a Signal and
+// write the participant's eventfd, after a Signal's in_listener function if
+// it has one (which may take the samples there and leave the loop asleep).
+// Cyclone allocates internally
 // for every sample it sends or receives (serialisation, receive buffers):
 // the bridge's DDS side is not allocation-free, its shared-memory side is.
 
@@ -70,12 +70,14 @@ class DdsParticipant {
    public:
     Signal() = default;
     // A reader's Signal that first runs `in_listener(reader)` in Cyclone's
-    // listener thread, for every arrival, before it raises the signal: for
-    // what must happen where the sample arrived (the bridge takes clock
-    // probes there, to stamp them before the loop's wakeup). It must be
-    // safe to run in that thread, while the loop runs, and until the
-    // participant is gone.
-    explicit Signal(std::function<void(dds_entity_t reader)> in_listener)
+    // listener thread, for every arrival, and then raises the signal if it
+    // returned true: for what must happen where the sample arrived (the
+    // bridge takes clock probes there, to stamp them before the loop's
+    // wakeup, and re-sends forwarded messages there once its loop runs;
+    // when it took everything, the loop is not woken). It must be safe to
+    // run in that thread, while the loop runs, and until the participant
+    // is gone.
+    explicit Signal(std::function<bool(dds_entity_t reader)> in_listener)
         : in_listener_(std::move(in_listener)) {}
 
     // True if raised since the last Take().
@@ -84,12 +86,12 @@ class DdsParticipant {
     // Raising it again before the loop took it costs no syscall.
     void Raise();
     // What a reader's listener does when samples arrive on `reader`: the
-    // in_listener function, if any, then Raise().
+    // in_listener function, if any, then Raise() unless it returned false.
     void OnArrival(dds_entity_t reader);
 
    private:
     friend class DdsParticipant;
-    const std::function<void(dds_entity_t)> in_listener_;
+    const std::function<bool(dds_entity_t)> in_listener_;
     std::atomic<bool> raised_{false};
     int wakeup_fd_ = -1;
   };

@@ -1,5 +1,7 @@
 #include "aos/network/dds_participant.h"
 
+#include <poll.h>
+
 #include <atomic>
 #include <chrono>
 
@@ -73,6 +75,7 @@ TEST(DdsParticipantTest, InListenerRunsWithTheReaderBeforeTheSignal) {
       if (info.valid_data && probe.from_node == 7) ++taken;
     }
     ++calls;
+    return true;
   });
   const DdsParticipant::Qos qos{.reliable = true, .depth = 4};
   auto made =
@@ -98,6 +101,43 @@ TEST(DdsParticipantTest, InListenerRunsWithTheReaderBeforeTheSignal) {
   EXPECT_EQ(taken, 1);
   EXPECT_GE(calls, 1);
   dds->reset();  // Waits for running listeners, before `arrived` goes.
+}
+
+// An in_listener function that returns false took what it needed where the
+// sample arrived: the signal stays down and the participant's wakeup fd
+// unreadable, so the loop sleeps on.
+TEST(DdsParticipantTest, InListenerReturningFalseLeavesTheLoopAsleep) {
+  auto dds = DdsParticipant::Make(OptionsFor(false));
+  ASSERT_TRUE(dds.ok()) << dds.status();
+  std::atomic<int> taken = 0;
+  DdsParticipant::Signal arrived([&](dds_entity_t from) {
+    aos_bridge_Probe probe;
+    void* samples[1] = {&probe};
+    dds_sample_info_t info;
+    while (dds_take(from, samples, &info, 1, 1) > 0) {
+      if (info.valid_data && probe.from_node == 9) ++taken;
+    }
+    return false;
+  });
+  const DdsParticipant::Qos qos{.reliable = true, .depth = 4};
+  auto reader = (*dds)->MakeReader(&aos_bridge_Probe_desc, "probe_asleep_test",
+                                   qos, &arrived);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto writer =
+      (*dds)->MakeWriter(&aos_bridge_Probe_desc, "probe_asleep_test", qos);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  (*dds)->ClearWakeup();
+
+  aos_bridge_Probe probe = {};
+  probe.from_node = 9;
+  ASSERT_EQ(dds_write(*writer, &probe), 0);
+  EXPECT_TRUE(aos::testing::WaitUntil([&]() { return taken == 1; },
+                                      std::chrono::seconds(30),
+                                      "the listener to take the sample"));
+  pollfd wakeup = {.fd = (*dds)->wakeup_fd(), .events = POLLIN, .revents = 0};
+  EXPECT_EQ(poll(&wakeup, 1, 0), 0);
+  dds->reset();  // Waits for running listeners: none raises after this.
+  EXPECT_FALSE(arrived.Take());
 }
 
 }  // namespace

@@ -108,8 +108,7 @@ absl::Status MessageBridge::Impl::Setup() {
       !status.ok()) {
     return status;
   }
-  if (absl::Status status = timestamps_->Open(dds_.get(), pack_.get());
-      !status.ok()) {
+  if (absl::Status status = timestamps_->Open(dds_.get()); !status.ok()) {
     return status;
   }
 
@@ -142,8 +141,7 @@ absl::Status MessageBridge::Impl::Setup() {
 
   loop_->OnReadable(dds_->wakeup_fd(), [this]() { ServeDds(); });
   serving_fd_ = true;
-  pack_->Reserve(link_->peers().size() + timestamps_->writer_count() +
-                 sender_->writer_count());
+  pack_->Reserve(link_->peers().size() + sender_->writer_count());
   loop_->OnWakeupEnd([this]() { pack_->Flush(); });
   TimerHandler* probe_timer =
       loop_->AddTimer([this]() { link_->SendProbes(); });
@@ -157,6 +155,7 @@ absl::Status MessageBridge::Impl::Setup() {
     statistics_timer->Schedule(now + options_.statistics_period,
                                options_.statistics_period);
     sender_->OnRun();
+    receiver_->OnRun();
     // No ServeDds() here: what DDS raised before Run() left the wakeup fd
     // readable, so epoll serves it right after the loop's first deliveries.
     // Those forward what was sent between the watchers' start and this

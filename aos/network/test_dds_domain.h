@@ -26,9 +26,10 @@ namespace aos::message_bridge {
 
 enum class DdsTestBinary {
   kDdsParticipant,         // dds_participant_test: 1-30
-  kMessageBridge,          // message_bridge_test: 31-55
+  kMessageBridge,          // message_bridge_test: 31-50
   kMultinodeEndToEnd,      // multinode_pingpong_e2e_test: 66-100
   kMessageBridgeSecurity,  // message_bridge_security_test: 56-65
+  kBridgeReceiveThread,    // bridge_receive_thread_test: 51-55
 };
 
 // This process's domain in `binary`'s range: the same on every call.
@@ -37,7 +38,7 @@ inline uint32_t TestDdsDomain(DdsTestBinary binary) {
     uint32_t first;
     uint32_t size;
   };
-  constexpr Range kRanges[] = {{1, 30}, {31, 25}, {66, 35}, {56, 10}};
+  constexpr Range kRanges[] = {{1, 30}, {31, 20}, {66, 35}, {56, 10}, {51, 5}};
   static uint32_t claimed[std::size(kRanges)] = {};
   const int which = static_cast<int>(binary);
   if (claimed[which] != 0) return claimed[which];

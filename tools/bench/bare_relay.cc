@@ -45,7 +45,10 @@ using message_bridge::DdsParticipant;
 // only in Cyclone's receive thread once the participant exists.
 struct Incoming {
   Incoming()
-      : arrived([this](dds_entity_t reader) { TakeAndResend(reader); }) {}
+      : arrived([this](dds_entity_t reader) {
+          TakeAndResend(reader);
+          return false;  // Nothing left for the loop.
+        }) {}
 
   void TakeAndResend(dds_entity_t reader) {
     void* samples[1] = {&sample};
