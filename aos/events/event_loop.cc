@@ -103,18 +103,45 @@ void RawSender::CheckLength(size_t length) {
 }
 
 RawSender::Error RawSender::Send(size_t length) {
+  CheckBuildsInPlace("Send(length) (how a Builder sends)");
   return CountedSend(length, nullptr);
 }
 
 RawSender::Error RawSender::Send(size_t length, const RemoteOrigin& origin) {
+  CheckBuildsInPlace("Send(length, origin)");
   return CountedSend(length, &origin);
 }
 
 RawSender::Error RawSender::Send(const void* message, size_t length,
                                  const RemoteOrigin& origin) {
   CheckLength(length);
+  // data() too: the loop may replace it between sends.
+  std::unique_lock<PriorityInheritanceMutex> lock = LockIfFromAnotherThread();
   memcpy(static_cast<uint8_t*>(data()) + size() - length, message, length);
   return CountedSend(length, &origin);
+}
+
+void RawSender::CheckBuildsInPlace(std::string_view what) const {
+  if (!from_another_thread_) return;
+  // Not LOG(FATAL): builders run in realtime callbacks, where the
+  // allocation guard would otherwise abort first, blaming an allocation.
+  const std::string_view name = channel_->name()->string_view();
+  const std::string_view type = channel_->type()->string_view();
+  DieSaying(
+      "sender on %.*s (type %.*s): %.*s sends what was built in data(), which "
+      "the loop may replace under a thread that builds there; a sender that "
+      "allows sends from another thread sends with Send(message, length), "
+      "which copies under the loop's lock",
+      static_cast<int>(name.size()), name.data(),
+      static_cast<int>(type.size()), type.data(),
+      static_cast<int>(what.size()), what.data());
+}
+
+std::unique_lock<PriorityInheritanceMutex>
+RawSender::LockIfFromAnotherThread() {
+  if (!from_another_thread_) return {};
+  return std::unique_lock<PriorityInheritanceMutex>(
+      event_loop_->other_thread_sends_mutex_);
 }
 
 void RawSender::SetOrigins(const PathOrigins& read) {
@@ -130,7 +157,12 @@ void RawSender::SetOriginsAsSent(const PathOrigins& sent) {
 }
 
 void RawSender::AllowSendsFromAnotherThread() {
-  event_loop_->CheckNotInCallback("RawSender::AllowSendsFromAnotherThread");
+  if (event_loop_->is_running()) {
+    LOG(FATAL) << "event loop " << event_loop_->name() << ": sender on "
+               << Describe(channel_)
+               << ": AllowSendsFromAnotherThread() while the loop runs; call "
+                  "it during setup, before any other thread sends";
+  }
   from_another_thread_ = true;
   event_loop_->has_senders_from_another_thread_ = true;
 }
@@ -138,11 +170,6 @@ void RawSender::AllowSendsFromAnotherThread() {
 RawSender::Error RawSender::CountedSend(size_t length,
                                         const RemoteOrigin* origin) {
   CheckLength(length);
-  std::unique_lock<std::mutex> other_thread_lock;
-  if (from_another_thread_) {
-    other_thread_lock =
-        std::unique_lock<std::mutex>(event_loop_->other_thread_sends_mutex_);
-  }
   // Forwarding passes a message's origins on as they are; anything else
   // is a hop from what the callback got (or from the callback itself).
   const PathOrigins* origins = nullptr;
@@ -183,8 +210,10 @@ RawSender::Error RawSender::CountedSend(size_t length,
 
 RawSender::Error RawSender::Send(const void* message, size_t length) {
   CheckLength(length);
+  // data() too: the loop may replace it between sends.
+  std::unique_lock<PriorityInheritanceMutex> lock = LockIfFromAnotherThread();
   memcpy(static_cast<uint8_t*>(data()) + size() - length, message, length);
-  return Send(length);
+  return CountedSend(length, nullptr);
 }
 
 std::string_view RawSender::ErrorToString(Error error) {

@@ -75,6 +75,7 @@
 #include "aos/flatbuffers.h"
 #include "aos/time/time.h"
 #include "aos/tracing/event_ring.h"
+#include "aos/util/priority_inheritance_mutex.h"
 #include "aos/util/uuid.h"
 #include "flatbuffers/flatbuffers.h"
 #include "glog/logging.h"
@@ -240,17 +241,21 @@ class RawSender {
 
   // Lets this sender be sent on from a thread other than the loop's (a
   // network library's receive thread, where a message arrived), one send
-  // at a time: its user serialises them. Each send then runs under the
-  // loop's lock for such sends (EventLoop::other_thread_sends_mutex()),
-  // which the loop holds while it reads and resets the figures (the timing
+  // at a time: its user serialises them. Such a sender sends only with
+  // Send(message, length[, origin]), which copies the message in and sends
+  // it under the loop's lock for such sends
+  // (EventLoop::other_thread_sends_mutex(), priority-inheriting); building
+  // in data() (a Builder, Send(length)) aborts naming the channel, since
+  // the loop may replace data() between the build and the send. The loop
+  // holds the lock while it reads and resets the figures (the timing
   // report) or works on the sender (a shared memory loop re-opening a
   // replaced queue file, auditing the watchers it signals), so the loop's
   // thread waits at most one send for it and the sending thread at most
-  // one report's build. A send from another thread is left
-  // out of the loop's trace ring (only the loop's thread writes there; the
-  // message's receivers still record it), and carries the path origins it
-  // is given (Send with a RemoteOrigin, SetOrigins) or none: no callback of
-  // the loop led to it. Before the loop runs.
+  // one report's build. Every send on such a sender, from whichever thread,
+  // is left out of the loop's trace ring (which only the loop's thread
+  // writes; the message's receivers still record it) and carries the path
+  // origins it is given (a RemoteOrigin's, SetOrigins) or none: it is not
+  // counted as a callback's. Before the loop runs; aborts otherwise.
   void AllowSendsFromAnotherThread();
   bool sends_from_another_thread() const { return from_another_thread_; }
 
@@ -279,6 +284,12 @@ class RawSender {
 
  private:
   void CheckLength(size_t length);
+  // Aborts naming the channel and `what` if this sender allows sends from
+  // another thread: those may not build in data().
+  void CheckBuildsInPlace(std::string_view what) const;
+  // The loop's lock for sends from another thread if this sender allows
+  // them, else nothing.
+  std::unique_lock<PriorityInheritanceMutex> LockIfFromAnotherThread();
   Error CountedSend(size_t length, const RemoteOrigin* origin);
 
   // Hands a builder the end of data(), once at a time.
@@ -1065,7 +1076,9 @@ class EventLoop {
   // Held by each send on a sender sent on from another thread
   // (RawSender::AllowSendsFromAnotherThread), and by the timing report
   // while it reads and resets the figures, when the loop has such a sender.
-  std::mutex& other_thread_sends_mutex() { return other_thread_sends_mutex_; }
+  PriorityInheritanceMutex& other_thread_sends_mutex() {
+    return other_thread_sends_mutex_;
+  }
   bool has_senders_from_another_thread() const {
     return has_senders_from_another_thread_;
   }
@@ -1290,7 +1303,7 @@ class EventLoop {
   std::vector<RawSender*> senders_;
   std::vector<RawFetcher*> fetchers_;
   std::vector<std::function<void()>> on_run_;
-  std::mutex other_thread_sends_mutex_;
+  PriorityInheritanceMutex other_thread_sends_mutex_;
   bool has_senders_from_another_thread_ = false;
 
   // Every timer's, phased loop's, watcher's, fetcher's and sender's

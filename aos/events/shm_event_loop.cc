@@ -803,10 +803,10 @@ void ShmEventLoop::CheckQueueFiles() {
     std::unique_ptr<ipc_lib::QueueMemory> fresh = OpenQueueMemory(channel);
     // A sender another thread sends on is not between sends while its
     // queue, and the old mapping, change under it.
-    std::unique_lock<std::mutex> other_thread_sends;
+    std::unique_lock<PriorityInheritanceMutex> other_thread_sends;
     if (has_senders_from_another_thread()) {
-      other_thread_sends =
-          std::unique_lock<std::mutex>(other_thread_sends_mutex());
+      other_thread_sends = std::unique_lock<PriorityInheritanceMutex>(
+          other_thread_sends_mutex());
     }
     for (ShmSender* sender : shm_senders_) {
       if (sender->channel() == channel) sender->Attach(fresh.get());
@@ -1215,7 +1215,8 @@ RunStatus ShmEventLoop::Run() {
       CheckQueueFiles();
       for (ShmSender* sender : shm_senders_) {
         if (sender->sends_from_another_thread()) {
-          std::lock_guard<std::mutex> lock(other_thread_sends_mutex());
+          std::lock_guard<PriorityInheritanceMutex> lock(
+              other_thread_sends_mutex());
           sender->AuditWatchers();
         } else {
           sender->AuditWatchers();

@@ -1614,5 +1614,31 @@ TEST_F(AllocationGuardTest, OnRunAndNormalPriorityLoopsMayAllocate) {
   EXPECT_EQ(loop.realtime_allocations(), 0u);
 }
 
+// A sender that allows sends from another thread refuses what is built in
+// its buffer (the loop may replace the buffer under the builder), naming
+// the channel, and refuses to be made so once the loop runs.
+TEST_F(ShmEventLoopTest, SendsFromAnotherThreadOnlyCopyAndOnlyBeforeRun) {
+  ShmEventLoop loop(factory_.configuration(), "loop");
+  Sender<TestMessage> sender = loop.MakeSender<TestMessage>("/test");
+  sender.raw()->AllowSendsFromAnotherThread();
+  auto send_built = [&]() {
+    auto builder = sender.MakeBuilder();
+    TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+    message.add_value(1);
+    (void)builder.Send(message.Finish());
+  };
+  EXPECT_DEATH(
+      send_built(),
+      "sender on /test \\(type aos.testing.TestMessage\\).*Send\\(length\\) "
+      ".*sends with Send\\(message, length\\)");
+  Sender<TestMessage> later = loop.MakeSender<TestMessage>("/test");
+  loop.OnRun([&]() {
+    later.raw()->AllowSendsFromAnotherThread();
+    loop.Exit();
+  });
+  EXPECT_DEATH(loop.Run(),
+               "AllowSendsFromAnotherThread\\(\\) while the loop runs");
+}
+
 }  // namespace
 }  // namespace aos::testing

@@ -58,6 +58,7 @@
 #include "aos/network/dds_participant.h"
 #include "aos/network/peer_state.h"
 #include "aos/network/stamped_inbox.h"
+#include "aos/util/priority_inheritance_mutex.h"
 #include "aos/util/uuid.h"
 
 namespace aos::message_bridge {
@@ -104,7 +105,7 @@ class PeerLink {
     };
     // What the receiving side reads from Cyclone's thread. Any thread.
     View view() const {
-      std::lock_guard<std::mutex> lock(view_mutex_);
+      std::lock_guard<PriorityInheritanceMutex> lock(view_mutex_);
       return view_;
     }
 
@@ -113,7 +114,7 @@ class PeerLink {
 
     // view() as the peer is now. In the loop's thread.
     void UpdateView() {
-      std::lock_guard<std::mutex> lock(view_mutex_);
+      std::lock_guard<PriorityInheritanceMutex> lock(view_mutex_);
       view_ = {state_.boot_uuid(), clock_.estimate()};
     }
 
@@ -131,7 +132,7 @@ class PeerLink {
     int64_t echo_sent_ns_ = 0;
     int64_t echo_received_ns_ = 0;
     dds_entity_t probe_writer_ = 0;
-    mutable std::mutex view_mutex_;
+    mutable PriorityInheritanceMutex view_mutex_;
     View view_;
   };
 

@@ -73,7 +73,11 @@ void BridgeReceiver::Serve() {
 }
 
 bool BridgeReceiver::OnArrival(Incoming* incoming) {
-  if (!resend_where_arrived_.load(std::memory_order_acquire)) return true;
+  // Not yet, or no longer (Run() returned): the loop takes it when it runs.
+  if (!resend_where_arrived_.load(std::memory_order_acquire) ||
+      !loop_->is_running()) {
+    return true;
+  }
   TakeMessages(incoming);
   return false;
 }
@@ -89,7 +93,7 @@ void BridgeReceiver::RestoreBuffer(Incoming* incoming) {
 }
 
 void BridgeReceiver::TakeMessages(Incoming* incoming) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<PriorityInheritanceMutex> lock(mutex_);
   void* samples[1] = {&incoming->sample};
   dds_sample_info_t info;
   while (true) {
@@ -120,7 +124,8 @@ bool BridgeReceiver::IsNew(const Incoming& incoming, const UUID& boot,
 }
 
 void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
-  std::unique_lock<std::mutex> counting(statistics_->received_mutex());
+  std::unique_lock<PriorityInheritanceMutex> counting(
+      statistics_->received_mutex());
   BridgeStatistics::ReceivedCounts& counts =
       statistics_->peer(peer.slot()).received;
   const aos_bridge_Message& message = incoming->sample;

@@ -23,22 +23,25 @@
 //   loop.OnRun([&]() { receiver.OnRun(); });
 //   ... receiver.Serve();           // the wakeup fd readable
 //
-// Where it runs: once the loop runs, every sample is taken, checked and
+// Where it runs: while the loop runs, every sample is taken, checked and
 // re-sent in Cyclone's receive thread, in the listener of the sample's
 // reader, and the loop is not woken for it: a hand-over to the loop would
 // add a wakeup of another thread to every forwarded message's path (on
 // machines whose idle CPUs halt, most of what the bridge adds;
-// docs/benchmarks.md, "The relay floor"). Before the loop runs, the
-// listener only wakes the loop, which takes what arrived in its first
-// wakeup (Serve). The threads meet under locks: the receiver's own (one
-// thread takes at a time; the loop takes it only in Serve), and, held for
-// one message at a time and across no DDS call, the statistics'
-// received_mutex() (the counts, and Publish), the loop's lock for sends
-// from another thread (RawSender::AllowSendsFromAnotherThread: the
-// senders' timing figures, and the timing report) and each peer's view()
-// (its boot and clock estimate, which the loop updates). The re-sends are
-// not in the loop's trace ring, and are not callbacks of the loop (no
-// handler time of the bridge's for them).
+// docs/benchmarks.md, "Re-sending in Cyclone's receive thread"). Before
+// the loop runs (and after Run() returns), the listener only wakes the
+// loop, which takes what arrived in its next wakeup (Serve). The threads
+// meet under priority-inheriting locks: the receiver's own (held across a
+// whole take, DDS calls and the deliveries' writes included; the loop
+// takes it only in Serve), and three that the listener holds for one
+// message at a time and across no DDS call: the statistics'
+// received_mutex() (the counts; Publish holds it while it builds), the
+// loop's lock for sends from another thread
+// (RawSender::AllowSendsFromAnotherThread: the senders' buffers and timing
+// figures; the timing report holds it while it reads them) and each peer's
+// view() (its boot and clock estimate, which the loop updates). The
+// re-sends are not in the loop's trace ring, and are not callbacks of the
+// loop (no handler time of the bridge's for them).
 //
 // The samples are deserialised into a buffer per channel made before Run()
 // (Cyclone allocates one of its own only for a sample larger than
@@ -60,6 +63,7 @@
 #include "aos/network/bridge_write_pack.h"
 #include "aos/network/dds_participant.h"
 #include "aos/network/forwarded_message_check.h"
+#include "aos/util/priority_inheritance_mutex.h"
 #include "aos/util/uuid.h"
 
 namespace aos::message_bridge {
@@ -82,8 +86,10 @@ class BridgeReceiver {
   // bridge) is not re-sent again. Before the loop runs.
   absl::Status AddChannel(const Channel* channel);
 
-  // From the loop's OnRun: what arrives from now on is re-sent in Cyclone's
-  // thread, where it arrived.
+  // From the loop's OnRun: what arrives from now on, while the loop runs,
+  // is re-sent in Cyclone's thread, where it arrived. Once Run() returns,
+  // arrivals wait for the loop again (a re-send begun just before may end
+  // just after).
   void OnRun() { resend_where_arrived_.store(true, std::memory_order_release); }
 
   // In the loop, when the participant's wakeup fd is readable: takes and
@@ -139,7 +145,7 @@ class BridgeReceiver {
   std::atomic<bool> resend_where_arrived_{false};
   // One thread takes at a time: Cyclone may call listeners from more than
   // one (unicast, multicast), and the loop serves what came before Run().
-  std::mutex mutex_;
+  PriorityInheritanceMutex mutex_;
   // The deliveries TakeMessages() writes (RemoteTimestamps::Confirm),
   // flushed at its end; the loop's writes have a pack of their own.
   WritePack confirm_pack_;

@@ -126,7 +126,7 @@ BridgeStatistics::BridgeStatistics(std::vector<Peer> peers,
 
 void BridgeStatistics::Publish() {
   PublishServerStatistics();
-  std::lock_guard<std::mutex> lock(received_mutex_);
+  std::lock_guard<PriorityInheritanceMutex> lock(received_mutex_);
   PublishClientStatistics();
 }
 

@@ -39,6 +39,7 @@
 #include "aos/network/client_statistics_generated.h"
 #include "aos/network/server_statistics_generated.h"
 #include "aos/time/time.h"
+#include "aos/util/priority_inheritance_mutex.h"
 #include "aos/util/uuid.h"
 #include "flatbuffers/flatbuffers.h"
 
@@ -179,7 +180,7 @@ class BridgeStatistics {
   // Held by whoever counts into the peers' ReceivedCounts off the loop's
   // thread (the bridge's receiving side, in Cyclone's), and by
   // Publish() while it reads them. The loop's own counts need not take it.
-  std::mutex& received_mutex() { return received_mutex_; }
+  PriorityInheritanceMutex& received_mutex() { return received_mutex_; }
 
   // Sends a ServerStatistics with a connection per destination peer and a
   // ClientStatistics with one per source peer, in peer order, from the
@@ -202,7 +203,7 @@ class BridgeStatistics {
   std::unique_ptr<RawSender> client_statistics_;
   std::atomic<uint64_t> write_failures_ = 0;
   std::atomic<uint64_t> dropped_unknown_node_ = 0;
-  std::mutex received_mutex_;
+  PriorityInheritanceMutex received_mutex_;
   // The connections while a table is built: room for every peer, reserved
   // by Make.
   std::vector<flatbuffers::Offset<ServerConnection>> server_connections_;
