@@ -124,10 +124,16 @@ bool BridgeReceiver::IsNew(const Incoming& incoming, const UUID& boot,
 }
 
 void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
-  std::unique_lock<PriorityInheritanceMutex> counting(
-      statistics_->received_mutex());
   BridgeStatistics::ReceivedCounts& counts =
       statistics_->peer(peer.slot()).received;
+  // Publish() reads the counts in the loop's thread: each change under the
+  // statistics' lock, held for no send (a re-send never waits for a
+  // publication being built).
+  auto count = [this](auto change) {
+    std::lock_guard<PriorityInheritanceMutex> lock(
+        statistics_->received_mutex());
+    change();
+  };
   const aos_bridge_Message& message = incoming->sample;
   const uint8_t* data = message.data._buffer;
   const size_t size = message.data._length;
@@ -136,18 +142,18 @@ void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
     case ForwardedVerdict::kOk:
       break;
     case ForwardedVerdict::kUnknownChannel:
-      ++counts.dropped_unknown_channel;
+      count([&]() { ++counts.dropped_unknown_channel; });
       return;
     case ForwardedVerdict::kOversize:
-      ++counts.dropped_oversize;
+      count([&]() { ++counts.dropped_oversize; });
       return;
     case ForwardedVerdict::kInvalid:
-      ++counts.dropped_invalid;
+      count([&]() { ++counts.dropped_invalid; });
       return;
   }
   const UUID boot = UUID::FromBytes(message.boot_uuid);
   if (!IsNew(*incoming, boot, message.queue_index)) {
-    ++counts.duplicate_packets;
+    count([&]() { ++counts.duplicate_packets; });
     return;
   }
   // The estimate is of the peer's current boot: a message of another boot
@@ -167,28 +173,31 @@ void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
   origin.origins = &origins.origins;
   RawSender* sender = incoming->sender.get();
   if (sender->Send(data, size, origin) != RawSender::Error::kOk) {
-    ++counts.dropped_send_failed;
+    count([&]() { ++counts.dropped_send_failed; });
     return;
   }
+  uint64_t lost = 0;
   if (incoming->has_last && boot == incoming->last_boot) {
     // IsNew made it newer, so the difference is positive when no restart of
     // the source's channel came between.
     const int32_t ahead =
         static_cast<int32_t>(message.queue_index - incoming->last_queue_index);
-    if (ahead > 1) counts.lost_packets += static_cast<uint64_t>(ahead - 1);
+    if (ahead > 1) lost = static_cast<uint64_t>(ahead - 1);
   }
   incoming->has_last = true;
   incoming->last_boot = boot;
   incoming->last_queue_index = message.queue_index;
-  ++counts.received_packets;
-  counts.received_bytes += size;
-  counts.invalid_origins += origins.invalid;
-  counts.origins_without_offset += origins.without_offset;
-  if (offset.valid) {
-    counts.AddOneWayLatency(Ns(sender->monotonic_sent_time()) -
-                            message.monotonic_sent_ns + offset.offset_ns);
-  }
-  counting.unlock();
+  count([&]() {
+    counts.lost_packets += lost;
+    ++counts.received_packets;
+    counts.received_bytes += size;
+    counts.invalid_origins += origins.invalid;
+    counts.origins_without_offset += origins.without_offset;
+    if (offset.valid) {
+      counts.AddOneWayLatency(Ns(sender->monotonic_sent_time()) -
+                              message.monotonic_sent_ns + offset.offset_ns);
+    }
+  });
   if (incoming->timestamps_go_back) {
     timestamps_->Confirm(&confirm_pack_, peer, message, *sender);
   }

@@ -24,24 +24,23 @@
 //   ... receiver.Serve();           // the wakeup fd readable
 //
 // Where it runs: while the loop runs, every sample is taken, checked and
-// re-sent in Cyclone's receive thread, in the listener of the sample's
-// reader, and the loop is not woken for it: a hand-over to the loop would
-// add a wakeup of another thread to every forwarded message's path (on
-// machines whose idle CPUs halt, most of what the bridge adds;
-// docs/benchmarks.md, "Re-sending in Cyclone's receive thread"). Before
-// the loop runs (and after Run() returns), the listener only wakes the
-// loop, which takes what arrived in its next wakeup (Serve). The threads
-// meet under priority-inheriting locks: the receiver's own (held across a
-// whole take, DDS calls and the deliveries' writes included; the loop
-// takes it only in Serve), and three that the listener holds for one
-// message at a time and across no DDS call: the statistics'
-// received_mutex() (the counts; Publish holds it while it builds), the
-// loop's lock for sends from another thread
+// re-sent in Cyclone's receive thread, in the listener of the sample's reader,
+// and the loop is not woken for it: a hand-over to the loop would add a wakeup
+// of another thread to every forwarded message's path (on machines whose idle
+// CPUs halt, most of what the bridge adds; docs/benchmarks.md, "Re-sending in
+// Cyclone's receive thread"). Before the loop runs (and after Run() returns),
+// the listener only wakes the loop, which takes what arrived in its next wakeup
+// (Serve). The threads meet under priority-inheriting locks: the receiver's own
+// (held across a whole take, DDS calls and the deliveries' writes included; the
+// loop takes it only in Serve), and three that the listener holds for one
+// message at a time and across no DDS call: the statistics' received_mutex()
+// (each count, after the re-send: Publish holds it while it builds, and no
+// re-send waits for that), the loop's lock for sends from another thread
 // (RawSender::AllowSendsFromAnotherThread: the senders' buffers and timing
 // figures; the timing report holds it while it reads them) and each peer's
-// view() (its boot and clock estimate, which the loop updates). The
-// re-sends are not in the loop's trace ring, and are not callbacks of the
-// loop (no handler time of the bridge's for them).
+// view() (its boot and clock estimate, which the loop updates). The re-sends
+// are not in the loop's trace ring, and are not callbacks of the loop (no
+// handler time of the bridge's for them).
 //
 // The samples are deserialised into a buffer per channel made before Run()
 // (Cyclone allocates one of its own only for a sample larger than
