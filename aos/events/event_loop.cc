@@ -132,9 +132,8 @@ void RawSender::CheckBuildsInPlace(std::string_view what) const {
       "the loop may replace under a thread that builds there; a sender that "
       "allows sends from another thread sends with Send(message, length), "
       "which copies under the loop's lock",
-      static_cast<int>(name.size()), name.data(),
-      static_cast<int>(type.size()), type.data(),
-      static_cast<int>(what.size()), what.data());
+      static_cast<int>(name.size()), name.data(), static_cast<int>(type.size()),
+      type.data(), static_cast<int>(what.size()), what.data());
 }
 
 std::unique_lock<PriorityInheritanceMutex>
