@@ -244,7 +244,7 @@ class RawSender {
   // at a time: its user serialises them. Such a sender sends only with
   // Send(message, length[, origin]), which copies the message in and sends
   // it under the loop's lock for such sends
-  // (EventLoop::other_thread_sends_mutex(), priority-inheriting); building
+  // (EventLoop::HoldOtherThreadSends(), priority-inheriting); building
   // in data() (a Builder, Send(length)) aborts naming the channel, since
   // the loop may replace data() between the build and the send. The loop
   // holds the lock while it reads and resets the figures (the timing
@@ -257,7 +257,6 @@ class RawSender {
   // origins it is given (a RemoteOrigin's, SetOrigins) or none: it is not
   // counted as a callback's. Before the loop runs; aborts otherwise.
   void AllowSendsFromAnotherThread();
-  bool sends_from_another_thread() const { return from_another_thread_; }
 
  protected:
   RawSender(EventLoop* event_loop, const Channel* channel);
@@ -278,6 +277,11 @@ class RawSender {
     timing_.impossible_sent_times += impossible_sent_times;
   }
 
+  // The loop's lock for sends from another thread, held, if this sender
+  // allows them; else an empty lock. For implementations' work on the
+  // sender outside a send.
+  std::unique_lock<PriorityInheritanceMutex> LockIfFromAnotherThread();
+
   monotonic_clock::time_point monotonic_sent_time_ = monotonic_clock::min_time;
   realtime_clock::time_point realtime_sent_time_ = realtime_clock::min_time;
   uint32_t sent_queue_index_ = Context::kInvalidQueueIndex;
@@ -287,9 +291,6 @@ class RawSender {
   // Aborts naming the channel and `what` if this sender allows sends from
   // another thread: those may not build in data().
   void CheckBuildsInPlace(std::string_view what) const;
-  // The loop's lock for sends from another thread if this sender allows
-  // them, else nothing.
-  std::unique_lock<PriorityInheritanceMutex> LockIfFromAnotherThread();
   Error CountedSend(size_t length, const RemoteOrigin* origin);
 
   // Hands a builder the end of data(), once at a time.
@@ -1073,14 +1074,15 @@ class EventLoop {
   const std::vector<RawSender*>& senders() const { return senders_; }
   const std::vector<RawFetcher*>& fetchers() const { return fetchers_; }
 
-  // Held by each send on a sender sent on from another thread
-  // (RawSender::AllowSendsFromAnotherThread), and by the timing report
-  // while it reads and resets the figures, when the loop has such a sender.
-  PriorityInheritanceMutex& other_thread_sends_mutex() {
-    return other_thread_sends_mutex_;
-  }
-  bool has_senders_from_another_thread() const {
-    return has_senders_from_another_thread_;
+  // The loop's lock for sends from another thread, held, if it has a
+  // sender that allows them (RawSender::AllowSendsFromAnotherThread); else
+  // an empty lock. For the loop's thread while it reads or resets the
+  // figures (the timing report) or works on every sender (re-opening a
+  // queue file).
+  std::unique_lock<PriorityInheritanceMutex> HoldOtherThreadSends() {
+    if (!has_senders_from_another_thread_) return {};
+    return std::unique_lock<PriorityInheritanceMutex>(
+        other_thread_sends_mutex_);
   }
 
   // The figures of every timer, phased loop, watcher, fetcher and sender,

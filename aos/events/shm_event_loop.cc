@@ -277,8 +277,13 @@ class ShmSender : public RawSender {
   size_t size() override { return sender_->size(); }
 
   // Refuses watchers whose process does not map the channel's file
-  // (QueueWakeUpper::AuditRegistrations). Off the send path.
-  void AuditWatchers() { wake_upper_->AuditRegistrations(); }
+  // (QueueWakeUpper::AuditRegistrations). Off the send path, and between
+  // sends from another thread.
+  void AuditWatchers() {
+    const std::unique_lock<PriorityInheritanceMutex> between_sends =
+        LockIfFromAnotherThread();
+    wake_upper_->AuditRegistrations();
+  }
 
   // Sends into `memory` from now on (the channel's file was re-opened):
   // frees this sender's slot in the old file and claims one in the new.
@@ -803,11 +808,8 @@ void ShmEventLoop::CheckQueueFiles() {
     std::unique_ptr<ipc_lib::QueueMemory> fresh = OpenQueueMemory(channel);
     // A sender another thread sends on is not between sends while its
     // queue, and the old mapping, change under it.
-    std::unique_lock<PriorityInheritanceMutex> other_thread_sends;
-    if (has_senders_from_another_thread()) {
-      other_thread_sends = std::unique_lock<PriorityInheritanceMutex>(
-          other_thread_sends_mutex());
-    }
+    const std::unique_lock<PriorityInheritanceMutex> other_thread_sends =
+        HoldOtherThreadSends();
     for (ShmSender* sender : shm_senders_) {
       if (sender->channel() == channel) sender->Attach(fresh.get());
     }
@@ -1213,15 +1215,7 @@ RunStatus ShmEventLoop::Run() {
   if (shared_memory_check_ == nullptr) {
     shared_memory_check_ = AddInternalTimer([this]() {
       CheckQueueFiles();
-      for (ShmSender* sender : shm_senders_) {
-        if (sender->sends_from_another_thread()) {
-          std::lock_guard<PriorityInheritanceMutex> lock(
-              other_thread_sends_mutex());
-          sender->AuditWatchers();
-        } else {
-          sender->AuditWatchers();
-        }
-      }
+      for (ShmSender* sender : shm_senders_) sender->AuditWatchers();
     });
     shared_memory_check_->set_name("shared_memory_check");
   }

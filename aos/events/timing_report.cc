@@ -232,11 +232,8 @@ void TimingReporter::Publish() {
   std::span<const uint8_t> report;
   {
     // Sends from other threads wait while their figures are read and reset.
-    std::unique_lock<PriorityInheritanceMutex> other_thread_sends;
-    if (event_loop_->has_senders_from_another_thread()) {
-      other_thread_sends = std::unique_lock<PriorityInheritanceMutex>(
-          event_loop_->other_thread_sends_mutex());
-    }
+    const std::unique_lock<PriorityInheritanceMutex> other_thread_sends =
+        event_loop_->HoldOtherThreadSends();
     report = Build(end);
     // Reset before sending, so this report's own send is counted in the
     // next.
