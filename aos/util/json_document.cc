@@ -111,6 +111,12 @@ absl::StatusOr<int64_t> JsonValue::Integer() const {
   return WrongType("an integer that fits 64 bits");
 }
 
+absl::StatusOr<bool> JsonValue::Boolean() const {
+  if (!exists()) return status_;
+  if (!ref_.IsBool()) return WrongType("true or false");
+  return ref_.AsBool();
+}
+
 absl::StatusOr<std::string> JsonValue::String() const {
   if (!exists()) return status_;
   if (!ref_.IsString()) return WrongType("a string");

@@ -62,6 +62,8 @@ class JsonValue {
   absl::StatusOr<double> NumberOrNan() const;
   // A JSON number without a fraction that fits int64_t.
   absl::StatusOr<int64_t> Integer() const;
+  // JSON's true or false; an error for anything else (0 and 1 included).
+  absl::StatusOr<bool> Boolean() const;
   absl::StatusOr<std::string> String() const;
   // An object's members, ordered by key (byte-wise, as FlexBuffers keeps
   // them: "10" before "9").

@@ -17,7 +17,8 @@ constexpr std::string_view kJson = R"({
   "list": [ 1, "two", null ],
   "big": 9007199254740993,
   "whole": 1e3,
-  "none": null
+  "none": null,
+  "yes": true
 })";
 
 JsonDocument Doc() {
@@ -41,6 +42,12 @@ TEST(JsonDocumentTest, LooksUpMembersAndElements) {
   EXPECT_EQ(*Doc().root()["big"].Integer(), 9007199254740993)
       << "integers are exact beyond 2^53";
   EXPECT_EQ(*Doc().root()["whole"].Integer(), 1000);
+}
+
+TEST(JsonDocumentTest, BooleansAreOnlyTrueAndFalse) {
+  EXPECT_TRUE(*Doc().root()["yes"].Boolean());
+  EXPECT_EQ(Doc().root()["whole"].Boolean().status().message(),
+            "sample.json: whole is a number, not true or false");
 }
 
 TEST(JsonDocumentTest, NullIsNanOnlyWhenAskedFor) {
