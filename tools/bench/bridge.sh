@@ -78,6 +78,7 @@ command -v sbazel >/dev/null && bazel_cmd=sbazel
 targets=(//tools/bench:bridge_bench //tools/bench:bridge_flood
   //tools/bench:bare_relay
   //tools/bench:bridge_bench_config //aos/network:message_bridge
+  //aos/tools:aos_timing_report_streamer
   //examples:ping //examples:pong //examples:pingpong_config)
 lock=/tmp/aos-bazel.lock
 netns=aosbench

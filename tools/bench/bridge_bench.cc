@@ -14,8 +14,10 @@
 //      of a bridge's own work, the floor under any bridge process;
 //   4. the bridges of pi1 and pi2, once both say CONNECTED, pong on pi2 and
 //      ping on pi1 at the same rate: the forwarded round trip (through both
-//      bridges), then each bridge's one-way latency histogram
-//      (ClientStatistics);
+//      bridges), where ping's messages were on the way (their path ages in
+//      every process's timing reports, from aos_timing_report_streamer on
+//      each node; in 2 as well), then each bridge's one-way latency
+//      histogram (ClientStatistics);
 //   5. bridge_flood on pi1 (32 B on /bench, up to the channel's 200 kHz)
 //      with the same bridges: what pi2's bridge re-sent a second, from its
 //      ClientStatistics, and the CPU each process used;
@@ -63,6 +65,7 @@
 #include "tools/bench/bench_figures.h"
 #include "tools/bench/bench_harness.h"
 #include "tools/bench/ddsperf_output.h"
+#include "tools/bench/streamed_summaries.h"
 
 DEFINE_string(bin_dir, "bazel-bin", "Where the built programs are.");
 DEFINE_string(links, "lo", "Comma-separated links to measure: lo, veth.");
@@ -298,9 +301,17 @@ struct Throughput {
   double cpu_flood = NAN, cpu_bridge1 = NAN, cpu_bridge2 = NAN;
 };
 
+// Where ping's message was on the forwarded path: its age (from ping's
+// timer, the path's origin) when each callback on its way started, from the
+// processes' own timing reports (path latency).
+struct ForwardedAges {
+  CallbackFigures pi1_bridge, pong, pi2_bridge, ping;
+};
+
 // What one pair of bridges (with or without DDS Security) measured.
 struct BridgeResult {
   Figures forwarded_round_trip;
+  ForwardedAges ages;
   Figures one_way_pi1_to_pi2, one_way_pi2_to_pi1;
   int64_t pings = 0, pongs = 0;
   // At the channel's rate (or --flood_rate): as many as they can.
@@ -314,6 +325,8 @@ struct LinkResult {
   Figures dds_round_trip;
   // ping and pong on one node, no bridge: two shared-memory hops.
   Figures local_round_trip;
+  // Its path ages at pong's and at ping's watcher.
+  CallbackFigures local_pong, local_ping;
   // ping and pong through two bare relays (bare_relay.cc) instead of the
   // bridges: the hops with nothing of a bridge's own work. Measured before
   // and after the bridges; relay_round_trip is the run with the lower p50.
@@ -380,18 +393,67 @@ void WaitConnected(std::unique_ptr<NodeStatistics> (&statistics)[2],
   }
 }
 
+// The timing reports of one node's processes, accumulated from its start
+// by aos_timing_report_streamer --format=json: each callback's own figures,
+// the age of the data it got (path latency) included.
+class NodeReports {
+ public:
+  // `node`: the node's name, or empty in a single-node `config`.
+  NodeReports(const std::string& config, const std::string& node,
+              const std::string& shm_base, const std::string& out)
+      : name_(node.empty() ? "the node's" : StrCat(node, "'s")) {
+    std::vector<std::string> args = {StrCat("--config=", config),
+                                     StrCat("--shm_base=", shm_base),
+                                     "--format=json", "--stream=false"};
+    if (!node.empty()) args.push_back(StrCat("--node=", node));
+    streamer_ = std::make_unique<Subprocess>(
+        StrCat(FLAGS_bin_dir, "/aos/tools/aos_timing_report_streamer"),
+        std::move(args), out);
+  }
+
+  // Stops the streamer, which prints what it accumulated as it exits, and
+  // reads that. Where it cannot be read, says so on stderr and returns
+  // nothing: the figures print as "-", and the bench goes on.
+  StreamedSummaries Read() {
+    streamer_->Terminate();
+    absl::StatusOr<StreamedSummaries> summaries = StreamedSummaries::Parse(
+        streamer_->Stdout(), StrCat(name_, " aos_timing_report_streamer"));
+    if (!summaries.ok()) {
+      std::cerr << "bridge_bench: no path ages: "
+                << summaries.status().message() << "\n";
+      return StreamedSummaries();
+    }
+    return *std::move(summaries);
+  }
+
+ private:
+  std::string name_;
+  std::unique_ptr<Subprocess> streamer_;
+};
+
 // pong on pi2 (started through a launcher on `pi2_loop`, a loop on pi2's
 // shared memory) and ping on pi1, each node's messages carried by
 // `forwarders` (the bridges or the bare relays) between base[0] and
 // base[1]: ping's round trip, from its summary `summary_name` in `out`.
-// Ends the bench, showing pi2's forwarder's output, if ping fails or no
-// pong came back.
+// With `ages`, also where ping's messages were on the way, from both nodes'
+// timing reports (forwarders named message_bridge). Ends the bench, showing
+// pi2's forwarder's output, if ping fails or no pong came back.
 Figures PingPongAcross(const Link& link, EventLoop* pi2_loop,
                        const std::string (&base)[2],
                        const std::string& forwarders, Subprocess* pi2_forwarder,
                        const std::string& summary_name, const std::string& out,
-                       int64_t* pings, int64_t* pongs) {
+                       int64_t* pings, int64_t* pongs,
+                       ForwardedAges* ages = nullptr) {
   const std::string config_path = FLAGS_config;
+  // The streamers start first: their start (opening every channel) is
+  // over before pong's first report, which ping waits for.
+  std::unique_ptr<NodeReports> reports[2];
+  if (ages != nullptr) {
+    for (int i = 0; i < 2; ++i) {
+      reports[i] = std::make_unique<NodeReports>(
+          config_path, StrCat("pi", i + 1), base[i], out);
+    }
+  }
   starter::Launcher launcher(pi2_loop, out);
   LaunchPong(launcher, link, 1, config_path, base[1], {"--node=pi2"});
   const std::string summary = StrCat(out, "/", summary_name);
@@ -408,6 +470,18 @@ Figures PingPongAcross(const Link& link, EventLoop* pi2_loop,
     FailWithOutput(StrCat("no pong came back through the ", forwarders,
                           " (pi2's output above)"),
                    pi2_forwarder);
+  }
+  if (ages != nullptr) {
+    // The reports of the last second (each process sends one a second).
+    Sleep(1.2);
+    const StreamedSummaries pi1 = reports[0]->Read();
+    const StreamedSummaries pi2 = reports[1]->Read();
+    ages->pi1_bridge =
+        pi1.Watcher("message_bridge", "/test", "aos.examples.Ping");
+    ages->pong = pi2.Watcher("pong", "/test", "aos.examples.Ping");
+    ages->pi2_bridge =
+        pi2.Watcher("message_bridge", "/test", "aos.examples.Pong");
+    ages->ping = pi1.Watcher("ping", "/test", "aos.examples.Pong");
   }
   launcher.StopAll(std::chrono::seconds(5));
   return figures;
@@ -590,9 +664,9 @@ BridgeResult MeasureBridges(const Link& link, const Configuration& config,
   std::cerr << "[" << link.name << "] ping (pi1) -> " << what
             << " -> pong (pi2) -> " << what << " -> ping, every "
             << FLAGS_ping_interval_us << " us, " << seconds << " s\n";
-  result.forwarded_round_trip =
-      PingPongAcross(link, statistics[1]->loop(), base, what, bridge[1].get(),
-                     "ping.json", out, &result.pings, &result.pongs);
+  result.forwarded_round_trip = PingPongAcross(
+      link, statistics[1]->loop(), base, what, bridge[1].get(), "ping.json",
+      out, &result.pings, &result.pongs, &result.ages);
   // The next statistics (once a second) count the last messages.
   Sleep(1.2);
   result.one_way_pi1_to_pi2 =
@@ -718,6 +792,7 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
     FLAGS_shm_base = local_base;
     ShmEventLoop reports(&local->message(), "bridge_bench");
     starter::Launcher launcher(&reports, out);
+    NodeReports node_reports(local_config, "", local_base, out);
     LaunchPong(launcher, link, 0, local_config, local_base);
     const std::string summary = StrCat(out, "/local_ping.json");
     auto ping = Start(
@@ -735,6 +810,10 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
       FailWithOutput("no pong answered on one node (pong's output above)",
                      nullptr);
     }
+    Sleep(1.2);
+    const StreamedSummaries ages = node_reports.Read();
+    result.local_pong = ages.Watcher("pong", "/test", "aos.examples.Ping");
+    result.local_ping = ages.Watcher("ping", "/test", "aos.examples.Pong");
     launcher.StopAll(std::chrono::seconds(5));
   }
 
@@ -814,9 +893,22 @@ void WriteThroughput(const Throughput& t, JsonWriter* json) {
   json->EndObject();
 }
 
+// Where ping's messages were on the forwarded path, as a JSON object of
+// path age p50s in us (null where no report had them).
+void WriteAges(const ForwardedAges& a, JsonWriter* json) {
+  json->BeginObject();
+  json->Key("pi1_bridge").Number(a.pi1_bridge.path_age_p50_us);
+  json->Key("pong").Number(a.pong.path_age_p50_us);
+  json->Key("pi2_bridge").Number(a.pi2_bridge.path_age_p50_us);
+  json->Key("ping").Number(a.ping.path_age_p50_us);
+  json->EndObject();
+}
+
 // A BridgeResult's figures as keys of the current JSON object.
 void WriteBridgeResult(const BridgeResult& b, JsonWriter* json) {
   json->Key("pings").Number(b.pings);
+  json->Key("path_age_p50_us");
+  WriteAges(b.ages, json);
   json->Key("pongs").Number(b.pongs);
   json->Key("forwarded_round_trip");
   WriteFigures(b.forwarded_round_trip, json);
@@ -991,6 +1083,34 @@ void PrintRoundTrips(const std::vector<LinkResult>& results) {
   floors.Print(&std::cout);
 }
 
+// Where the forwarded round trip's time goes, by the age of ping's message
+// at each callback on its way, beside ping and pong on one node.
+void PrintPathAges(const std::vector<LinkResult>& results) {
+  std::cout
+      << "\nWhere the forwarded round trip goes: the age of ping's message "
+         "(from ping's timer, where its path starts) as each callback on its "
+         "way started, p50 in us, from the processes' own timing reports "
+         "(path latency; aos_timing_report_streamer --format=json on each "
+         "node). Pong's age is the way there; back is the way from pong to "
+         "ping (the difference of two p50s). One node: ping and pong without "
+         "bridges, the same way.\n";
+  PlainTable ages;
+  ages.AddRow({"link", "pi1 bridge", "pong (pi2)", "pi2 bridge", "ping (pi1)",
+               "back", "one node: pong", "ping", "back"});
+  for (const LinkResult& r : results) {
+    const ForwardedAges& a = r.plain.ages;
+    const double pong = a.pong.path_age_p50_us;
+    const double ping = a.ping.path_age_p50_us;
+    const double local_pong = r.local_pong.path_age_p50_us;
+    const double local_ping = r.local_ping.path_age_p50_us;
+    ages.AddRow({r.link, Fixed(a.pi1_bridge.path_age_p50_us), Fixed(pong),
+                 Fixed(a.pi2_bridge.path_age_p50_us), Fixed(ping),
+                 Fixed(ping - pong), Fixed(local_pong), Fixed(local_ping),
+                 Fixed(local_ping - local_pong)});
+  }
+  ages.Print(&std::cout);
+}
+
 void PrintThroughput(const std::vector<LinkResult>& results) {
   std::cout << "\nThroughput, 32 B messages, " << FLAGS_seconds
             << " s each (messages a second): at "
@@ -1090,6 +1210,10 @@ std::string ResultsJson(const std::string& machine, const std::string& limit,
     WriteFigures(r.dds_round_trip, &json);
     json.Key("local_round_trip");
     WriteFigures(r.local_round_trip, &json);
+    json.Key("local_path_age_p50_us").BeginObject();
+    json.Key("pong").Number(r.local_pong.path_age_p50_us);
+    json.Key("ping").Number(r.local_ping.path_age_p50_us);
+    json.EndObject();
     json.Key("hops_floor_p50_us").Number(HopsSum(r));
     json.Key("relay_round_trip");
     WriteFigures(r.relay_round_trip, &json);
@@ -1186,6 +1310,7 @@ int Main() {
   }
 
   PrintRoundTrips(results);
+  PrintPathAges(results);
   PrintThroughput(results);
   PrintGoals(results);
   if (FLAGS_security == "both") PrintSecurityCost(results);
