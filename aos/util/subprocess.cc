@@ -60,14 +60,17 @@ Subprocess::~Subprocess() {
 }
 
 int Subprocess::Wait() {
+  if (pid_ <= 0) return exit_status_;
   int status = 0;
   CHECK_EQ(waitpid(pid_, &status, 0), pid_);
   pid_ = -1;
-  return ExitCodeOf(status);
+  exit_status_ = ExitCodeOf(status);
+  return exit_status_;
 }
 
 int Subprocess::Terminate() {
-  kill(pid_, SIGTERM);
+  // kill(-1, ...) would signal every process this user may signal.
+  if (pid_ > 0) kill(pid_, SIGTERM);
   return Wait();
 }
 

@@ -29,9 +29,11 @@ class Subprocess {
 
   pid_t pid() const { return pid_; }
 
-  // Waits for the exit status; -N if killed by signal N.
+  // Waits for the exit status; -N if killed by signal N. Once waited for,
+  // returns that status again.
   int Wait();
-  // Sends SIGTERM and waits.
+  // Sends SIGTERM and waits; once waited for, only returns the status (no
+  // signal goes to a process that is gone, or to its pid's next owner).
   int Terminate();
 
   std::string Stdout() const;
@@ -42,6 +44,8 @@ class Subprocess {
 
  private:
   pid_t pid_ = -1;
+  // The exit status, once waited for.
+  int exit_status_ = 0;
   std::string stdout_path_;
   std::string stderr_path_;
 };

@@ -1,6 +1,6 @@
 // CpuSecondsOf reads a process's CPU time from /proc/PID/stat past a
 // command name with spaces and parentheses in it, and says 0 for a process
-// that is gone.
+// that is gone; a Subprocess waited for keeps its status.
 #include "aos/util/subprocess.h"
 
 #include <sys/prctl.h>
@@ -50,6 +50,16 @@ TEST(CpuSecondsOfTest, AProcessThatIsGoneUsedNone) {
   if (child == 0) _exit(0);
   ASSERT_EQ(waitpid(child, nullptr, 0), child);
   EXPECT_EQ(CpuSecondsOf(child), 0);
+}
+
+// (Not checked by signalling a sibling: on a regression, kill(-1, SIGTERM)
+// from a test run as root would end every process on the machine.)
+TEST(SubprocessTest, OnceWaitedForItKeepsItsStatus) {
+  Subprocess shell("/bin/sh", {"-c", "exit 3"}, ::testing::TempDir());
+  EXPECT_EQ(shell.Wait(), 3);
+  EXPECT_EQ(shell.Terminate(), 3);
+  EXPECT_EQ(shell.Wait(), 3);
+  EXPECT_EQ(shell.pid(), -1);
 }
 
 }  // namespace
