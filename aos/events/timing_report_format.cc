@@ -619,6 +619,7 @@ std::string TimingReportToJsonLine(const ReportContents& report,
       timing::PathPercentiles::Builder builder(fbb);
       builder.add_origin_id(path.origin_id);
       builder.add_hops(path.hops);
+      builder.add_max_uncertainty_ns(path.max_uncertainty_ns);
       if (!route.IsNull()) builder.add_route(route);
       if (!age.IsNull()) builder.add_age(age);
       encoded_paths.push_back(builder.Finish());

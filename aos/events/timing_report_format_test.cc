@@ -316,6 +316,18 @@ class PathsFormatTest : public ::testing::Test {
       : reports_(paths_.reports()), directory_(paths_.directory()) {}
   const Configuration& config() const { return paths_.config(); }
 
+  // Gives pong's watcher a second path, from origin 77 on another node
+  // (hop 1, translated with an uncertainty of 12 us), aged 800 us.
+  timing::WatcherTiming& AddRemotePathToPong() {
+    timing::WatcherTiming& watcher = reports_.pong.watchers[0];
+    PathOrigins remote;
+    remote.Add(
+        {.id = 77, .hops = 1, .uncertainty_us = 12, .monotonic_time_ns = 0});
+    watcher.paths.Record(
+        remote, monotonic_clock::time_point(std::chrono::microseconds(800)));
+    return watcher;
+  }
+
   testing::PingPongPaths paths_;
   testing::PingPongPathReports& reports_;
   const PathDirectory& directory_;
@@ -354,13 +366,7 @@ TEST_F(PathsFormatTest, TableHasAPathsSectionWithRoutes) {
 }
 
 TEST_F(PathsFormatTest, UncertaintyDroppedSamplesAndInvalidOrigins) {
-  timing::WatcherTiming& watcher = reports_.pong.watchers[0];
-  PathOrigins remote;
-  remote.Add(
-      {.id = 77, .hops = 1, .uncertainty_us = 12, .monotonic_time_ns = 0});
-  watcher.paths.Record(
-      remote, monotonic_clock::time_point(std::chrono::microseconds(800)));
-  watcher.paths.AddDecodedCounts(3, 2);
+  AddRemotePathToPong().paths.AddDecodedCounts(3, 2);
   const std::string table = FormatTimingTable(
       reports_.pong, config(), TimeUnit::kMicroseconds, &directory_);
   EXPECT_THAT(table, HasSubstr("    hops  count  p50  p99  max      ±  route\n"
@@ -372,6 +378,25 @@ TEST_F(PathsFormatTest, UncertaintyDroppedSamplesAndInvalidOrigins) {
                         "  watcher /test aos.examples.Ping: 3 path samples "
                         "dropped (more paths than 4), 2 invalid origins "
                         "(damaged or forged)\n"));
+}
+
+TEST_F(PathsFormatTest, JsonLinesCarryEachPathsUncertainty) {
+  AddRemotePathToPong();
+  const std::string line =
+      TimingReportToJsonLine(reports_.pong, config(), true, &directory_);
+  auto parsed = JsonToFlatbuffer(
+      line, *reflection::GetSchema(timing::StreamedReportBinarySchema::data()));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const timing::EntryPercentiles* entry =
+      flatbuffers::GetRoot<timing::StreamedReport>(parsed->data())
+          ->percentiles()
+          ->Get(0);
+  ASSERT_NE(entry->paths(), nullptr);
+  ASSERT_EQ(entry->paths()->size(), 2u);
+  // The local origin's path, then the remote one's.
+  EXPECT_EQ(entry->paths()->Get(0)->max_uncertainty_ns(), 0);
+  EXPECT_EQ(entry->paths()->Get(1)->origin_id(), 77u);
+  EXPECT_EQ(entry->paths()->Get(1)->max_uncertainty_ns(), 12000);
 }
 
 // --format=aos is AOS's layout, exactly: paths are not in it.
