@@ -103,13 +103,15 @@ command -v ddsperf >/dev/null ||
 flock -o "${lock}" "${bazel_cmd}" build -c opt "${targets[@]}"
 
 work="$(mktemp -d /dev/shm/aos_bridge_bench.XXXXXX)"
-pid="" made_netns=0
+pid="" group="" made_netns=0
 cleanup() {
-  # The bench and everything it started are one process group (setsid).
-  if [[ -n "${pid}" ]] && kill -0 "${pid}" 2>/dev/null; then
-    kill -TERM -- "-${pid}" 2>/dev/null || true
+  # The bench and everything it started are one process group (setsid). A
+  # bench that stopped on an error leaves what it started running, so the
+  # group is ended whether or not the bench itself is still there.
+  if [[ -n "${group}" ]] && kill -0 -- "-${group}" 2>/dev/null; then
+    kill -TERM -- "-${group}" 2>/dev/null || true
     sleep 1
-    kill -KILL -- "-${pid}" 2>/dev/null || true
+    kill -KILL -- "-${group}" 2>/dev/null || true
   fi
   ((made_netns)) && tools/netns_pair.sh down "${netns}"
   rm -rf "${work}"
@@ -125,6 +127,7 @@ status=0
 setsid flock -o "${lock}" bazel-bin/tools/bench/bridge_bench \
   --work_dir="${work}" "${bench_args[@]}" &
 pid=$!
+group="${pid}"
 wait "${pid}" || status=$?
 pid=""
 exit "${status}"

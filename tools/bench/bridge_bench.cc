@@ -306,6 +306,10 @@ struct Throughput {
 // processes' own timing reports (path latency).
 struct ForwardedAges {
   CallbackFigures pi1_bridge, pong, pi2_bridge, ping;
+  // pi2's bridge's estimate of pi1's clock (pi1 minus pi2) and its
+  // uncertainty at the end, in us (NaN without one). Both nodes run on this
+  // machine's one clock, so the estimate is the error of the ages on pi2.
+  double clock_offset_us = NAN, clock_uncertainty_us = NAN;
 };
 
 // What one pair of bridges (with or without DDS Security) measured.
@@ -412,18 +416,26 @@ class NodeReports {
   }
 
   // Stops the streamer, which prints what it accumulated as it exits, and
-  // reads that. Where it cannot be read, says so on stderr and returns
-  // nothing: the figures print as "-", and the bench goes on.
+  // reads that; call it once. A loop sends no report as it stops, so a
+  // process that ended before (ping) is in it up to its last report, within
+  // a second of its end. Where the streamer failed or read no report, says
+  // so on stderr with its output and returns nothing: the figures print as
+  // "-", and the bench goes on.
   StreamedSummaries Read() {
-    streamer_->Terminate();
-    absl::StatusOr<StreamedSummaries> summaries = StreamedSummaries::Parse(
-        streamer_->Stdout(), StrCat(name_, " aos_timing_report_streamer"));
-    if (!summaries.ok()) {
-      std::cerr << "bridge_bench: no path ages: "
-                << summaries.status().message() << "\n";
-      return StreamedSummaries();
+    const int status = streamer_->Terminate();
+    const std::string what = StrCat(name_, " aos_timing_report_streamer");
+    absl::StatusOr<StreamedSummaries> summaries =
+        StreamedSummaries::Parse(streamer_->Stdout(), what);
+    if (status == 0 && summaries.ok() && summaries->reports() > 0) {
+      return *std::move(summaries);
     }
-    return *std::move(summaries);
+    std::cerr << "bridge_bench: no path ages: " << what << " exited " << status
+              << ", "
+              << (summaries.ok() ? StrCat(summaries->reports(), " reports")
+                                 : std::string(summaries.status().message()))
+              << "; its stderr:\n"
+              << streamer_->Stderr() << "\n";
+    return StreamedSummaries();
   }
 
  private:
@@ -673,6 +685,12 @@ BridgeResult MeasureBridges(const Link& link, const Configuration& config,
       OneWay("bridge one-way pi1->pi2", statistics[1]->Client("pi1"));
   result.one_way_pi2_to_pi1 =
       OneWay("bridge one-way pi2->pi1", statistics[0]->Client("pi2"));
+  if (const auto* from_pi1 = statistics[1]->Client("pi1");
+      from_pi1 != nullptr && from_pi1->monotonic_offset_uncertainty() >= 0) {
+    result.ages.clock_offset_us = from_pi1->monotonic_offset() / 1e3;
+    result.ages.clock_uncertainty_us =
+        from_pi1->monotonic_offset_uncertainty() / 1e3;
+  }
 
   result.throughput =
       Flood(link, FLAGS_flood_rate, what, statistics, bridge, base, out);
@@ -899,7 +917,11 @@ void WriteAges(const ForwardedAges& a, JsonWriter* json) {
   json->BeginObject();
   json->Key("pi1_bridge").Number(a.pi1_bridge.path_age_p50_us);
   json->Key("pong").Number(a.pong.path_age_p50_us);
+  json->Key("pong_uncertainty").Number(a.pong.path_uncertainty_us);
   json->Key("pi2_bridge").Number(a.pi2_bridge.path_age_p50_us);
+  json->Key("pi2_bridge_uncertainty").Number(a.pi2_bridge.path_uncertainty_us);
+  json->Key("clock_offset").Number(a.clock_offset_us);
+  json->Key("clock_offset_uncertainty").Number(a.clock_uncertainty_us);
   json->Key("ping").Number(a.ping.path_age_p50_us);
   json->EndObject();
 }
@@ -1083,6 +1105,16 @@ void PrintRoundTrips(const std::vector<LinkResult>& results) {
   floors.Print(&std::cout);
 }
 
+// A path age p50, with "±U" after it where it was translated from another
+// node's clock with an uncertainty U (us).
+std::string WithUncertainty(const CallbackFigures& figures) {
+  std::string text = Fixed(figures.path_age_p50_us);
+  if (figures.path_uncertainty_us > 0) {
+    StrAppend(&text, " ±", Fixed(figures.path_uncertainty_us));
+  }
+  return text;
+}
+
 // Where the forwarded round trip's time goes, by the age of ping's message
 // at each callback on its way, beside ping and pong on one node.
 void PrintPathAges(const std::vector<LinkResult>& results) {
@@ -1092,8 +1124,13 @@ void PrintPathAges(const std::vector<LinkResult>& results) {
          "way started, p50 in us, from the processes' own timing reports "
          "(path latency; aos_timing_report_streamer --format=json on each "
          "node). Pong's age is the way there; back is the way from pong to "
-         "ping (the difference of two p50s). One node: ping and pong without "
-         "bridges, the same way.\n";
+         "ping (the difference of two p50s). Ages on pi2 are of a time on "
+         "pi1 translated with pi2's bridge's estimate of pi1's clock: ± is "
+         "the most its reports say they may be off; both nodes run on this "
+         "machine's one clock, so the estimate itself (below) is what they "
+         "are off by. One node: ping and pong without bridges, the same way. "
+         "Ping's last second is not in its reports (a loop sends none as it "
+         "stops).\n";
   PlainTable ages;
   ages.AddRow({"link", "pi1 bridge", "pong (pi2)", "pi2 bridge", "ping (pi1)",
                "back", "one node: pong", "ping", "back"});
@@ -1103,12 +1140,18 @@ void PrintPathAges(const std::vector<LinkResult>& results) {
     const double ping = a.ping.path_age_p50_us;
     const double local_pong = r.local_pong.path_age_p50_us;
     const double local_ping = r.local_ping.path_age_p50_us;
-    ages.AddRow({r.link, Fixed(a.pi1_bridge.path_age_p50_us), Fixed(pong),
-                 Fixed(a.pi2_bridge.path_age_p50_us), Fixed(ping),
-                 Fixed(ping - pong), Fixed(local_pong), Fixed(local_ping),
-                 Fixed(local_ping - local_pong)});
+    ages.AddRow({r.link, Fixed(a.pi1_bridge.path_age_p50_us),
+                 WithUncertainty(a.pong), WithUncertainty(a.pi2_bridge),
+                 Fixed(ping), Fixed(ping - pong), Fixed(local_pong),
+                 Fixed(local_ping), Fixed(local_ping - local_pong)});
   }
   ages.Print(&std::cout);
+  for (const LinkResult& r : results) {
+    const ForwardedAges& a = r.plain.ages;
+    std::cout << "  " << r.link << ": pi2's bridge put pi1's clock at "
+              << Fixed(a.clock_offset_us) << " us (± "
+              << Fixed(a.clock_uncertainty_us) << ") from its own at the end\n";
+  }
 }
 
 void PrintThroughput(const std::vector<LinkResult>& results) {

@@ -2,15 +2,21 @@
 
 #include <utility>
 
+#include "absl/status/status.h"
 #include "aos/util/json_document.h"
 #include "aos/util/str_cat.h"
 
 namespace aos::bench {
 namespace {
 
-// `value` (ns, a number or null) in us; NaN for null or a missing value.
+// `value` (ns, a number or null) in us; NaN for null or a missing value
+// (the streamer leaves out what has no samples). A value of the wrong type,
+// or one under a parent of the wrong type, is an error.
 absl::StatusOr<double> MicrosecondsOrNan(const JsonValue& value) {
-  if (!value.exists()) return NAN;
+  if (!value.exists()) {
+    if (absl::IsNotFound(value.status())) return NAN;
+    return value.status();
+  }
   absl::StatusOr<double> ns = value.NumberOrNan();
   if (!ns.ok()) return ns.status();
   return *ns / 1000;
@@ -33,8 +39,12 @@ absl::StatusOr<CallbackFigures> FiguresOf(const JsonValue& entry) {
     if (*hops <= figures.hops) continue;
     absl::StatusOr<double> age = MicrosecondsOrNan(path["age"]["p50_ns"]);
     if (!age.ok()) return age.status();
+    absl::StatusOr<double> uncertainty =
+        MicrosecondsOrNan(path["max_uncertainty_ns"]);
+    if (!uncertainty.ok()) return uncertainty.status();
     figures.hops = static_cast<int>(*hops);
     figures.path_age_p50_us = *age;
+    figures.path_uncertainty_us = *uncertainty;
   }
   return figures;
 }

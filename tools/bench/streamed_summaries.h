@@ -32,6 +32,11 @@ struct CallbackFigures {
   // most hops (on a tie, the first listed): from the origin (the timer or
   // phased loop that started the path) to this callback.
   double path_age_p50_us = NAN;
+  // How far that age may be off: the largest uncertainty of translating the
+  // origin's time from another node's clock (the message bridge's clock
+  // offset estimate); 0 for an origin on this node; NaN where the output
+  // does not say.
+  double path_uncertainty_us = NAN;
   // That path's hops; 0 without a path.
   int hops = 0;
 };

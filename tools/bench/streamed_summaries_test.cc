@@ -14,10 +14,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// The streamer's output on each node of a forwarded ping/pong run on
+// The streamer's summaries on each node of a forwarded ping/pong run on
 // loopback (tools/bench/bridge_bench.json), cut to the /test watchers and
-// the timers; pi1's begins with a notice of a silent application, pi2's
-// with one window's report (figures set to 1 ns), which are not summaries.
+// the timers, with the paths' max_uncertainty_ns the streamer has printed
+// since (13.5 us for pi1's origin on pi2). Added by hand, in the shapes the
+// streamer prints them with --stream: before pi1's, a notice of a silent
+// application; before pi2's, one window's report (figures set to 1 ns).
+// Neither is a summary.
 std::string ReadTestdata(const std::string& name) {
   std::ifstream file(testing::ArtifactPath("tools/bench/testdata/" + name));
   std::stringstream text;
@@ -34,6 +37,7 @@ TEST(StreamedSummariesTest, ReadsEachWatchersWakeupAndPathAge) {
       pi1->Watcher("message_bridge", "/test", "aos.examples.Ping");
   EXPECT_DOUBLE_EQ(bridge.wakeup_p50_us, 26.879);
   EXPECT_DOUBLE_EQ(bridge.path_age_p50_us, 30.463);
+  EXPECT_EQ(bridge.path_uncertainty_us, 0);
   EXPECT_EQ(bridge.hops, 1);
   const CallbackFigures ping =
       pi1->Watcher("ping", "/test", "aos.examples.Pong");
@@ -50,9 +54,10 @@ TEST(StreamedSummariesTest, SkipsWindowsAndNotices) {
   EXPECT_DOUBLE_EQ(pi2->Watcher("message_bridge", "/test", "aos.examples.Pong")
                        .path_age_p50_us,
                    121.855);
-  EXPECT_DOUBLE_EQ(
-      pi2->Watcher("pong", "/test", "aos.examples.Ping").path_age_p50_us,
-      101.375);
+  const CallbackFigures pong =
+      pi2->Watcher("pong", "/test", "aos.examples.Ping");
+  EXPECT_DOUBLE_EQ(pong.path_age_p50_us, 101.375);
+  EXPECT_DOUBLE_EQ(pong.path_uncertainty_us, 13.5);
 }
 
 TEST(StreamedSummariesTest, WhatIsNotThereIsNan) {
@@ -93,6 +98,15 @@ TEST(StreamedSummariesTest, MalformedLinesAreNamed) {
       "out");
   ASSERT_FALSE(hops.ok());
   EXPECT_THAT(hops.status().message(), HasSubstr("hops is a string"));
+  // A percentile under a parent of the wrong type is no missing value.
+  absl::StatusOr<StreamedSummaries> parent = StreamedSummaries::Parse(
+      R"({"accumulated": true, "report": {"name": "a"}, "percentiles": [)"
+      R"({"kind": "watcher", "name": "/x", "type": "T", )"
+      R"("wakeup_latency": 5}]})",
+      "out");
+  ASSERT_FALSE(parent.ok());
+  EXPECT_THAT(parent.status().message(),
+              HasSubstr("wakeup_latency is a number, not an object"));
 }
 
 }  // namespace
