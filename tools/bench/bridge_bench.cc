@@ -457,8 +457,8 @@ Figures PingPongAcross(const Link& link, EventLoop* pi2_loop,
                        int64_t* pings, int64_t* pongs,
                        ForwardedAges* ages = nullptr) {
   const std::string config_path = FLAGS_config;
-  // The streamers start first: their start (opening every channel) is
-  // over before pong's first report, which ping waits for.
+  // The streamers start first, so that they are up before ping starts
+  // (after pong's first report) and none of their start overlaps it.
   std::unique_ptr<NodeReports> reports[2];
   if (ages != nullptr) {
     for (int i = 0; i < 2; ++i) {
