@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "aos/testing/path.h"
 #include "gmock/gmock.h"
@@ -28,44 +29,47 @@ std::string ReadTestdata(const std::string& name) {
   return text.str();
 }
 
+// The summaries in testdata file `name`; the test fails where they do not
+// parse.
+StreamedSummaries ParseTestdata(const std::string& name) {
+  absl::StatusOr<StreamedSummaries> summaries =
+      StreamedSummaries::Parse(ReadTestdata(name), name);
+  EXPECT_TRUE(summaries.ok()) << summaries.status().message();
+  return summaries.ok() ? *std::move(summaries) : StreamedSummaries();
+}
+
 TEST(StreamedSummariesTest, ReadsEachWatchersWakeupAndPathAge) {
-  absl::StatusOr<StreamedSummaries> pi1 = StreamedSummaries::Parse(
-      ReadTestdata("streamer_summary_pi1.jsonl"), "pi1");
-  ASSERT_TRUE(pi1.ok()) << pi1.status().message();
-  EXPECT_EQ(pi1->reports(), 2);
+  const StreamedSummaries pi1 = ParseTestdata("streamer_summary_pi1.jsonl");
+  EXPECT_EQ(pi1.reports(), 2);
   const CallbackFigures bridge =
-      pi1->Watcher("message_bridge", "/test", "aos.examples.Ping");
+      pi1.Watcher("message_bridge", "/test", "aos.examples.Ping");
   EXPECT_DOUBLE_EQ(bridge.wakeup_p50_us, 26.879);
   EXPECT_DOUBLE_EQ(bridge.path_age_p50_us, 30.463);
   EXPECT_EQ(bridge.path_uncertainty_us, 0);
   EXPECT_EQ(bridge.hops, 1);
   const CallbackFigures ping =
-      pi1->Watcher("ping", "/test", "aos.examples.Pong");
+      pi1.Watcher("ping", "/test", "aos.examples.Pong");
   EXPECT_DOUBLE_EQ(ping.path_age_p50_us, 153.599);
   EXPECT_EQ(ping.hops, 2);
 }
 
 TEST(StreamedSummariesTest, SkipsWindowsAndNotices) {
-  absl::StatusOr<StreamedSummaries> pi2 = StreamedSummaries::Parse(
-      ReadTestdata("streamer_summary_pi2.jsonl"), "pi2");
-  ASSERT_TRUE(pi2.ok()) << pi2.status().message();
-  EXPECT_EQ(pi2->reports(), 2);
+  const StreamedSummaries pi2 = ParseTestdata("streamer_summary_pi2.jsonl");
+  EXPECT_EQ(pi2.reports(), 2);
   // The summary's, not the window's 1 ns.
-  EXPECT_DOUBLE_EQ(pi2->Watcher("message_bridge", "/test", "aos.examples.Pong")
+  EXPECT_DOUBLE_EQ(pi2.Watcher("message_bridge", "/test", "aos.examples.Pong")
                        .path_age_p50_us,
                    121.855);
   const CallbackFigures pong =
-      pi2->Watcher("pong", "/test", "aos.examples.Ping");
+      pi2.Watcher("pong", "/test", "aos.examples.Ping");
   EXPECT_DOUBLE_EQ(pong.path_age_p50_us, 101.375);
   EXPECT_DOUBLE_EQ(pong.path_uncertainty_us, 13.5);
 }
 
 TEST(StreamedSummariesTest, WhatIsNotThereIsNan) {
-  absl::StatusOr<StreamedSummaries> pi1 = StreamedSummaries::Parse(
-      ReadTestdata("streamer_summary_pi1.jsonl"), "pi1");
-  ASSERT_TRUE(pi1.ok()) << pi1.status().message();
+  const StreamedSummaries pi1 = ParseTestdata("streamer_summary_pi1.jsonl");
   const CallbackFigures nobody =
-      pi1->Watcher("pong", "/test", "aos.examples.Ping");
+      pi1.Watcher("pong", "/test", "aos.examples.Ping");
   EXPECT_TRUE(std::isnan(nobody.wakeup_p50_us));
   EXPECT_TRUE(std::isnan(nobody.path_age_p50_us));
   EXPECT_EQ(nobody.hops, 0);
