@@ -412,7 +412,9 @@ bool RawFetcher::FetchNextIf(absl::FunctionRef<bool(const Context&)> fn) {
 // TimerHandler.
 
 TimerHandler::TimerHandler(EventLoop* event_loop, std::function<void()> fn)
-    : event_loop_(event_loop), fn_(std::move(fn)) {}
+    : event_loop_(event_loop),
+      fn_(std::move(fn)),
+      timing_(std::make_unique<timing::TimerTiming>()) {}
 
 TimerHandler::~TimerHandler() = default;
 
@@ -420,25 +422,25 @@ monotonic_clock::time_point TimerHandler::Call(
     monotonic_clock::time_point event_time) {
   event_loop_->SetTimerContext(event_time);
   const monotonic_clock::time_point start = event_loop_->monotonic_now();
-  ++timing_.count;
-  event_loop_->deferred_buckets_.Record(&timing_.wakeup_latency,
+  ++timing_->count;
+  event_loop_->deferred_samples_.Record(&timing_->wakeup_latency,
                                         start - event_time);
-  tracing::lttng::TraceTimerWakeup(&timing_, Ns(event_time), Ns(start));
+  tracing::lttng::TraceTimerWakeup(timing_.get(), Ns(event_time), Ns(start));
   if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
     ring->CallStart(kTimerStart, trace_index_, Ns(start), Ns(event_time));
   // Named after it was made (set_name) or made while running: known now.
-  if (timing_.origin_id == 0)
-    timing_.origin_id = event_loop_->OriginIdOf(*this);
+  if (timing_->origin_id == 0)
+    timing_->origin_id = event_loop_->OriginIdOf(*this);
   event_loop_->BeginCallbackPaths(
       start,
-      PathOrigin{.id = timing_.origin_id,
+      PathOrigin{.id = timing_->origin_id,
                  .hops = 1,
                  .monotonic_time_ns = event_time.time_since_epoch().count()});
-  tracing::lttng::TraceCallbackStart(&timing_, Ns(event_time));
-  event_loop_->RunCallback(callback_kind_, timing_.name, {}, fn_);
-  tracing::lttng::TraceCallbackEnd(&timing_);
+  tracing::lttng::TraceCallbackStart(timing_.get(), Ns(event_time));
+  event_loop_->RunCallback(callback_kind_, timing_->name, {}, fn_);
+  tracing::lttng::TraceCallbackEnd(timing_.get());
   const monotonic_clock::time_point end = event_loop_->monotonic_now();
-  event_loop_->deferred_buckets_.Record(&timing_.handler_time, end - start);
+  event_loop_->deferred_samples_.Record(&timing_->handler_time, end - start);
   if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
     ring->CallEnd(kTimerEnd, trace_index_, Ns(end), Ns(start));
   return end;
@@ -452,7 +454,7 @@ monotonic_clock::time_point TimerHandler::NextScheduledTime(
     // Scheduled times strictly before `end` have passed with no call.
     const int64_t missed =
         (end - next + period - std::chrono::nanoseconds(1)) / period;
-    timing_.missed_cycles += static_cast<uint32_t>(missed);
+    timing_->missed_cycles += static_cast<uint32_t>(missed);
     if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
       ring->MissedCycles(trace_index_, static_cast<uint32_t>(missed), Ns(end));
     next += missed * period;
@@ -536,7 +538,8 @@ void PhasedLoopHandler::Start() {
 void PhasedLoopHandler::HandleTimer() {
   cycles_elapsed_ += schedule_.Iterate(event_loop_->monotonic_now());
   if (cycles_elapsed_ > 1) {
-    timer_->timing_.missed_cycles += static_cast<uint32_t>(cycles_elapsed_ - 1);
+    timer_->timing_->missed_cycles +=
+        static_cast<uint32_t>(cycles_elapsed_ - 1);
     if (tracing::EventRing* ring = event_loop_->trace_ring_.get())
       ring->MissedCycles(timer_->trace_index_, cycles_elapsed_ - 1,
                          Ns(event_loop_->monotonic_now()));
@@ -783,7 +786,7 @@ TimerHandler* EventLoop::AddTimer(std::function<void()> fn) {
   CheckNotRunning("AddTimer");
   timers_.push_back(DoMakeTimer(std::move(fn)));
   timers_.back()->trace_index_ = next_trace_index_++;
-  timing_entries_.timers.push_back(&timers_.back()->timing_);
+  timing_entries_.timers.push_back(timers_.back()->timing_.get());
   ReserveReportEntries();
   return timers_.back().get();
 }
@@ -801,7 +804,7 @@ PhasedLoopHandler* EventLoop::AddPhasedLoop(std::function<void(int)> fn,
   phased_loops_.push_back(std::unique_ptr<PhasedLoopHandler>(
       new PhasedLoopHandler(this, std::move(fn), interval, offset)));
   timing_entries_.phased_loops.push_back(
-      &phased_loops_.back()->timer_->timing_);
+      phased_loops_.back()->timer_->timing_.get());
   ReserveReportEntries();
   // Between two runs of a simulation: StartRunning() will not start it.
   if (started_) phased_loops_.back()->Start();
@@ -919,9 +922,9 @@ void EventLoop::StartRunning() {
                  << "; raise it (or shorten the version string)";
     } else {
       TimerHandler* timer = AddTimer([this]() {
-        // Timers before this one in the same wakeup left their buckets for
-        // later: the report counts them now.
-        deferred_buckets_.Fold();
+        // Timers before this one in the same wakeup left their samples for
+        // later: the report records them now.
+        deferred_samples_.Fold();
         timing_reporter_->Publish();
       });
       timer->set_name("timing_reports");
@@ -1071,8 +1074,17 @@ void EventLoop::SetTimerContext(
 }
 
 void EventLoop::ClearContext() const {
-  context_ = Context();
-  context_.source_boot_uuid = boot_uuid();
+  if (context_empty_but_time_) {
+    // After a timer's call only the time differs from an empty context (a
+    // loop's boot never changes: a simulated node reboots without loops):
+    // writing the whole of it, path origins and all, twice per call, cost
+    // about a tenth of a call with many timers due together.
+    context_.monotonic_event_time = monotonic_clock::min_time;
+  } else {
+    context_ = Context();
+    context_.source_boot_uuid = boot_uuid();
+    context_empty_but_time_ = true;
+  }
   context_ready_ = true;
 }
 

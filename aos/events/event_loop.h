@@ -68,7 +68,7 @@
 #include "aos/configuration.h"
 #include "aos/configuration_generated.h"
 #include "aos/events/allocation_guard.h"
-#include "aos/events/deferred_buckets.h"
+#include "aos/events/deferred_samples.h"
 #include "aos/events/path_origins.h"
 #include "aos/events/phased_schedule.h"
 #include "aos/events/timing_entry.h"
@@ -409,6 +409,8 @@ class RawFetcher {
 // A timer: calls its handler at scheduled times. Made by EventLoop::AddTimer.
 class TimerHandler {
  public:
+  TimerHandler(const TimerHandler&) = delete;
+  TimerHandler& operator=(const TimerHandler&) = delete;
   virtual ~TimerHandler();
 
   // Calls the handler at `base`, then, if `period` is positive, every
@@ -435,15 +437,16 @@ class TimerHandler {
 
   // Names the timer in timing reports (AOS users know "ping",
   // "timing_reports"). Set it before Run(): a long name may allocate.
-  void set_name(std::string_view name) { timing_.name = name; }
-  const std::string& name() const { return timing_.name; }
+  void set_name(std::string_view name) { timing_->name = name; }
+  const std::string& name() const { return timing_->name; }
 
   // Its figures of the current report window. While a ShmEventLoop runs
-  // timers due together, the histogram buckets of those that already ran
-  // are counted only after the last (deferred_buckets.h): a handler that
-  // reads another timer's histogram then sees count() above its buckets'
-  // sum.
-  const timing::TimerTiming& timing() const { return timing_; }
+  // timers due together, the samples of those that already ran are
+  // recorded only after the last (deferred_samples.h): a handler that
+  // reads another timer's recorders then does not see that timer's
+  // samples of this wakeup yet, though its count already includes the
+  // call.
+  const timing::TimerTiming& timing() const { return *timing_; }
 
  protected:
   TimerHandler(EventLoop* event_loop, std::function<void()> fn);
@@ -494,9 +497,9 @@ class TimerHandler {
       monotonic_clock::time_point event_time, monotonic_clock::duration period,
       monotonic_clock::time_point end);
 
-  // Every call reads or writes what is before timing_, so it comes first:
-  // with many timers each call's memory is cold, and timing_'s histograms
-  // are 15 KB each (docs/benchmarks.md, "Timers at scale").
+  // Every call reads or writes these fields, which with timing_'s pointer
+  // and an implementation's own share a few cache lines: with many timers
+  // each call's memory is cold (docs/benchmarks.md, "Timers at scale").
   EventLoop* const event_loop_;
   monotonic_clock::time_point base_ = monotonic_clock::min_time;
   monotonic_clock::duration period_ = monotonic_clock::duration::zero();
@@ -509,7 +512,11 @@ class TimerHandler {
   // How an allocation guard names it: "timer", or "phased loop" for the
   // timer behind one.
   std::string_view callback_kind_ = "timer";
-  timing::TimerTiming timing_;
+  // Apart from the handler: its recorders' buckets (about 30 KB) would put
+  // what an implementation adds to a handler (its schedule's entry) pages
+  // away from the fields above, and a loop running many timers back to
+  // back would miss the TLB on each.
+  const std::unique_ptr<timing::TimerTiming> timing_;
 };
 
 // Calls its handler at the boundaries `offset + k * interval` of the
@@ -529,8 +536,8 @@ class PhasedLoopHandler {
   ~PhasedLoopHandler();
 
   // Names the phased loop in timing reports.
-  void set_name(std::string_view name) { timer_->timing_.name = name; }
-  const std::string& name() const { return timer_->timing_.name; }
+  void set_name(std::string_view name) { timer_->timing_->name = name; }
+  const std::string& name() const { return timer_->timing_->name; }
 
   // Changes the grid, as AOS's does: the change takes effect when the
   // handler returns (if called from it) or at Reschedule(). Without
@@ -548,7 +555,9 @@ class PhasedLoopHandler {
   // handler. From inside the handler the plan made when it returns wins.
   void Reschedule(monotonic_clock::time_point monotonic_now);
 
-  const timing::TimerTiming& timing() const { return timer_->timing_; }
+  // Its figures of the current report window; while a ShmEventLoop runs
+  // timers due together, as TimerHandler::timing() says.
+  const timing::TimerTiming& timing() const { return *timer_->timing_; }
 
  private:
   friend class EventLoop;
@@ -1151,6 +1160,7 @@ class EventLoop {
   void set_context(const Context& context) {
     context_ = context;
     context_ready_ = true;
+    context_empty_but_time_ = false;
   }
 
   // Records the CPU latency limit the implementation holds, for reports.
@@ -1184,12 +1194,12 @@ class EventLoop {
   // first, in one line, not on its ring.
   void AskForTraceRing(std::string_view shm_base);
 
-  // Where timer calls record their histogram buckets: at once, or, while
-  // an implementation runs many timers in one wakeup (Begin() to End()),
-  // all together after them (deferred_buckets.h). An implementation that
-  // begins reserves 2 samples per timer; the timing report counts what is
-  // pending before it reads the histograms.
-  timing::DeferredBuckets deferred_buckets_;
+  // Where timer calls record their samples: at once, or, while an
+  // implementation runs many timers in one wakeup (Begin() to End()), all
+  // together after them (deferred_samples.h). An implementation that
+  // begins reserves 2 samples per timer; the timing report records what is
+  // pending before it reads the recorders.
+  timing::DeferredSamples deferred_samples_;
 
  private:
   friend class RawSender;
@@ -1281,6 +1291,9 @@ class EventLoop {
   // available while the base is constructed.
   mutable Context context_;
   mutable bool context_ready_ = false;
+  // context_ is an empty one (ClearContext()) but for, perhaps, its
+  // monotonic_event_time: clearing it needs only that.
+  mutable bool context_empty_but_time_ = false;
   // How many of this loop's callbacks (OnRun included) are running now:
   // senders and fetchers may not be destroyed inside one.
   int running_callbacks_ = 0;

@@ -155,6 +155,8 @@ void ExpectNoMessage(const Context& context, const UUID& boot) {
   EXPECT_EQ(context.size, 0u);
   EXPECT_EQ(context.data, nullptr);
   EXPECT_EQ(context.buffer_index, -1);
+  EXPECT_TRUE(context.origins.empty());
+  EXPECT_EQ(context.origins.dropped(), 0u);
 }
 
 // The context of a timer or phased loop call, or of OnRun, without its
@@ -390,6 +392,36 @@ TEST_P(AbstractEventLoopTest, ContextDescribesTheMessage) {
   EXPECT_NE(seen.monotonic_event_time, monotonic_clock::min_time);
   EXPECT_EQ(seen.source_boot_uuid, loop->boot_uuid());
   EXPECT_FALSE(seen.source_boot_uuid.IsZero());
+}
+
+// A timer called after a watcher gets a timer's context: nothing of the
+// message the watcher had (its path origins included) is left in it, nor
+// in the context once the timer returned.
+TEST_P(AbstractEventLoopTest, ATimerAfterAWatcherHasNothingOfTheMessage) {
+  auto loop = Make("loop");
+  Sender<TestMessage> sender = loop->MakeSender<TestMessage>("/test");
+  Context in_watcher, in_timer;
+  monotonic_clock::time_point scheduled;
+  TimerHandler* after = loop->AddTimer([&]() {
+    in_timer = loop->context();
+    loop->Exit();
+  });
+  loop->MakeWatcher("/test", [&](const TestMessage&) {
+    in_watcher = loop->context();
+    scheduled = loop->monotonic_now() + milliseconds(1);
+    after->Schedule(scheduled);
+  });
+  // Sent from a timer: the message carries that timer as its origin.
+  TimerHandler* send = loop->AddTimer(
+      [&]() { EXPECT_EQ(SendPing(&sender, 3), RawSender::Error::kOk); });
+  loop->OnRun(
+      [&]() { send->Schedule(loop->monotonic_now() + milliseconds(1)); });
+  Run();
+  ASSERT_FALSE(in_watcher.origins.empty());
+  ASSERT_NE(in_watcher.queue_index, Context::kInvalidQueueIndex);
+  EXPECT_EQ(in_timer.monotonic_event_time, scheduled);
+  ExpectTimerEvent(in_timer, loop->boot_uuid());
+  ExpectNoMessage(loop->context(), loop->boot_uuid());
 }
 
 // What the message bridge does: a message re-sent with where it was first

@@ -638,7 +638,7 @@ class ShmTimer : public TimerHandler, public TimerSchedule::Entry {
     // Timers are made before Run() only: the allocations they cost.
     loop_->timer_schedule_.Reserve();
     // Its wakeup latency and handler time, deferred (HandleTimers).
-    loop_->deferred_buckets_.Reserve(2);
+    loop_->deferred_samples_.Reserve(2);
   }
 
   ~ShmTimer() override {
@@ -661,6 +661,21 @@ class ShmTimer : public TimerHandler, public TimerSchedule::Entry {
   }
 
   bool IsDisabled() override { return !schedule_enabled(); }
+
+  // Starts loading the memory a call of this timer touches first: the
+  // timer itself (its counters are one pointer away, which would have to
+  // be read, and its recorders HandleTimers fills after the wakeup). After
+  // an idle CPU halted, or with many timers taking turns, it misses the
+  // caches (several us on a VM).
+  void PrefetchForCall() const {
+    for (int line = 0; line < 3; ++line) {
+      __builtin_prefetch(reinterpret_cast<const char*>(this) + 64 * line, 1);
+    }
+  }
+  // Starts loading its counters (call count, origin id, name), one pointer
+  // away: reads that pointer, so call it once the timer itself is cached
+  // (PrefetchForCall() a call earlier).
+  void PrefetchCounters() const { __builtin_prefetch(&timing(), 1); }
 
  private:
   friend class ShmEventLoop;
@@ -931,14 +946,8 @@ void ShmEventLoop::HandleTimers(int fd_index) {
       EarliestPending(earliest->time());
       SetTimerContext(earliest->time());
       const auto* timer = static_cast<const ShmTimer*>(earliest);
-      for (const void* start :
-           {static_cast<const void*>(timer),
-            static_cast<const void*>(&timer->timing().wakeup_latency),
-            static_cast<const void*>(&timer->timing().handler_time)}) {
-        for (int line = 0; line < 3; ++line) {
-          __builtin_prefetch(static_cast<const char*>(start) + 64 * line, 1);
-        }
-      }
+      timer->PrefetchForCall();
+      timer->PrefetchCounters();
       now = timer_anticipation_.WaitUntil(earliest->time());
     }
   }
@@ -947,9 +956,9 @@ void ShmEventLoop::HandleTimers(int fd_index) {
   // what was scheduled when it began, so it ends.
   const uint64_t scheduled_before = timer_schedule_.next_sequence();
   running_timers_ = true;
-  // Each call's histogram buckets wait until the last call: a later timer
-  // of this wakeup does not wait for the earlier ones' cold buckets.
-  deferred_buckets_.Begin();
+  // Each call's samples wait until the last call: a later timer of this
+  // wakeup does not wait for the earlier ones' cold recorders.
+  deferred_samples_.Begin();
   while (!epoll_.quitting()) {
     TimerSchedule::Entry* earliest = timer_schedule_.Earliest();
     if (earliest == nullptr || earliest->time() > now ||
@@ -964,9 +973,18 @@ void ShmEventLoop::HandleTimers(int fd_index) {
       watcher->DeliverPending();
       continue;
     }
-    static_cast<ShmTimer*>(earliest)->RunDue();
+    // The timer likely due next (timers due together run back to back):
+    // its memory, cold when a loop has many timers, loads while this one
+    // runs instead of after it; this one's counters, now that the timer
+    // itself came in that way.
+    auto* timer = static_cast<ShmTimer*>(earliest);
+    timer->PrefetchCounters();
+    if (const TimerSchedule::Entry* next = timer_schedule_.SecondEarliest()) {
+      static_cast<const ShmTimer*>(next)->PrefetchForCall();
+    }
+    timer->RunDue();
   }
-  deferred_buckets_.End();
+  deferred_samples_.End();
   // Exit() came during a wait: no handler ran in the context set for it.
   if (epoll_.quitting()) ClearContext();
   TimersDone();

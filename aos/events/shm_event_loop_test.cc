@@ -555,17 +555,16 @@ TEST_F(ShmEventLoopTest, TimersDueTogetherRunInOneWakeup) {
   std::vector<monotonic_clock::time_point> returning(kTimers);
   int wakeups = 0;
   // Per call after the first: whether the timer before it in the wakeup
-  // had its sample recorded but its bucket not yet counted.
-  std::vector<bool> bucket_deferred;
+  // was counted but had its samples not yet recorded.
+  std::vector<bool> samples_deferred;
   for (int i = 0; i < kTimers; ++i) {
     timers.push_back(loop.AddTimer([&, i]() {
       if (!order.empty()) {
-        const timing::LatencyHistogram& before =
-            timers[order.back()]->timing().wakeup_latency.histogram();
-        bucket_deferred.push_back(
-            before.count() == 1 &&
-            before.bucket_count(
-                timing::LatencyHistogram::BucketIndex(before.min_ns())) == 0);
+        const timing::TimerTiming& before = timers[order.back()]->timing();
+        samples_deferred.push_back(
+            before.count == 1 &&
+            before.wakeup_latency.histogram().count() == 0 &&
+            before.handler_time.statistic().count() == 0);
       }
       order.push_back(i);
       wakeup_of[i] = wakeups;
@@ -587,7 +586,7 @@ TEST_F(ShmEventLoopTest, TimersDueTogetherRunInOneWakeup) {
   ASSERT_EQ(order.size(), static_cast<size_t>(kTimers));
   // The wakeup that ended OnRun, then the one of the timers.
   EXPECT_EQ(wakeups, 2);
-  EXPECT_EQ(bucket_deferred, std::vector<bool>(kTimers - 1, true));
+  EXPECT_EQ(samples_deferred, std::vector<bool>(kTimers - 1, true));
   monotonic_clock::time_point previous = due;
   for (int k = 0; k < kTimers; ++k) {
     const int i = order[k];
@@ -604,7 +603,7 @@ TEST_F(ShmEventLoopTest, TimersDueTogetherRunInOneWakeup) {
     EXPECT_GE(start, previous);
     EXPECT_LE(start, returning[i]);
     previous = returning[i];
-    // Each call's buckets were counted after the wakeup's last call.
+    // Each call's samples were recorded after the wakeup's last call.
     EXPECT_EQ(latency.bucket_count(
                   timing::LatencyHistogram::BucketIndex(latency.min_ns())),
               1u);
@@ -615,11 +614,10 @@ TEST_F(ShmEventLoopTest, TimersDueTogetherRunInOneWakeup) {
   }
 }
 
-// Timers due together count their histogram buckets after the wakeup's last
-// call (deferred_buckets.h); a timing report due in the same wakeup, after
-// them, still reports every one of their samples in their histograms.
-TEST_F(ShmEventLoopReportTest,
-       AReportAmongTimersDueTogetherHasWholeHistograms) {
+// Timers due together record their samples after the wakeup's last call
+// (deferred_samples.h); a timing report due in the same wakeup, after them,
+// still reports every one of their samples.
+TEST_F(ShmEventLoopReportTest, AReportAmongTimersDueTogetherHasEverySample) {
   constexpr int kTimers = 20;
   std::vector<TimerHandler*> timers;
   for (int i = 0; i < kTimers; ++i) timers.push_back(loop_.AddTimer([]() {}));
@@ -643,6 +641,9 @@ TEST_F(ShmEventLoopReportTest,
     for (const timing::TimerTiming& timer : contents.timers) {
       SCOPED_TRACE(timer.name);
       EXPECT_EQ(timer.wakeup_latency.histogram().count(), timer.count);
+      // The statistic (average and all) has every sample too: a report
+      // carries no count for it, and decodes one with no samples as 0.
+      EXPECT_EQ(timer.wakeup_latency.statistic().count(), timer.count);
       // The report's own handler ends after it is built: its handler time
       // is in the next window's report.
       if (timer.name != "timing_reports") {

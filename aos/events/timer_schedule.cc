@@ -26,8 +26,7 @@ void TimerSchedule::Place(size_t index, const Slot& slot) {
   slot.entry->heap_index_ = static_cast<int>(index);
 }
 
-void TimerSchedule::SiftUp(size_t index) {
-  const Slot slot = heap_[index];
+void TimerSchedule::SiftUp(size_t index, const Slot& slot) {
   while (index > 0) {
     const size_t parent = (index - 1) / 2;
     if (!Before(slot, heap_[parent])) break;
@@ -37,8 +36,7 @@ void TimerSchedule::SiftUp(size_t index) {
   Place(index, slot);
 }
 
-void TimerSchedule::SiftDown(size_t index) {
-  const Slot slot = heap_[index];
+void TimerSchedule::SiftDown(size_t index, const Slot& slot) {
   const size_t size = heap_.size();
   while (true) {
     size_t child = 2 * index + 1;
@@ -51,25 +49,33 @@ void TimerSchedule::SiftDown(size_t index) {
   Place(index, slot);
 }
 
+void TimerSchedule::Sift(size_t index, const Slot& slot) {
+  if (index > 0 && Before(slot, heap_[(index - 1) / 2])) {
+    SiftUp(index, slot);
+  } else {
+    SiftDown(index, slot);
+  }
+}
+
 void TimerSchedule::Schedule(Entry* entry, monotonic_clock::time_point time) {
   entry->time_ = time;
   entry->sequence_ = next_sequence_++;
+  // The slot is built here and passed on, not re-read from the heap: a
+  // read of fields just written one by one waits for the writes to reach
+  // the cache, and with them every earlier write (cold ones too).
+  const Slot slot{time, entry->sequence_, entry};
   if (entry->heap_index_ >= 0) {
     // Moved in place: earlier goes up, later (or the same time, now behind
     // its equals) goes down.
-    const size_t index = static_cast<size_t>(entry->heap_index_);
-    heap_[index].time = time;
-    heap_[index].sequence = entry->sequence_;
-    SiftUp(index);
-    SiftDown(static_cast<size_t>(entry->heap_index_));
+    Sift(static_cast<size_t>(entry->heap_index_), slot);
     return;
   }
   CHECK_LT(heap_.size(), reserved_)
       << "TimerSchedule: more entries scheduled than reserved; call "
          "Reserve() when making an entry";
   // Within the capacity Reserve() made: no allocation.
-  heap_.push_back(Slot{time, entry->sequence_, entry});
-  SiftUp(heap_.size() - 1);
+  heap_.push_back(slot);
+  SiftUp(heap_.size() - 1, slot);
 }
 
 void TimerSchedule::Deschedule(Entry* entry) {
@@ -79,9 +85,7 @@ void TimerSchedule::Deschedule(Entry* entry) {
   const Slot last = heap_.back();
   heap_.pop_back();
   if (last.entry == entry) return;
-  Place(index, last);
-  SiftUp(index);
-  SiftDown(static_cast<size_t>(last.entry->heap_index_));
+  Sift(index, last);
 }
 
 }  // namespace aos

@@ -88,6 +88,13 @@ class TimerSchedule {
   Entry* Earliest() const {
     return heap_.empty() ? nullptr : heap_.front().entry;
   }
+  // The entry due second (the earlier of the root's children); null if
+  // fewer than two are scheduled. O(1).
+  Entry* SecondEarliest() const {
+    if (heap_.size() < 2) return nullptr;
+    if (heap_.size() == 2 || Before(heap_[1], heap_[2])) return heap_[1].entry;
+    return heap_[2].entry;
+  }
   // When the entry due second is due (the earlier of the root's children);
   // nullopt if fewer than two are scheduled. O(1).
   std::optional<monotonic_clock::time_point> SecondEarliestTime() const {
@@ -115,8 +122,13 @@ class TimerSchedule {
     return a.sequence < b.sequence;
   }
   void Place(size_t index, const Slot& slot);
-  void SiftUp(size_t index);
-  void SiftDown(size_t index);
+  // Puts `slot` in the heap at `index` (a hole, whatever it holds) and
+  // moves it up (or down) to where the order needs it. `slot` must not be
+  // an element of the heap.
+  void SiftUp(size_t index, const Slot& slot);
+  void SiftDown(size_t index, const Slot& slot);
+  // SiftUp or SiftDown, whichever the order needs.
+  void Sift(size_t index, const Slot& slot);
 
   std::vector<Slot> heap_;
   size_t reserved_ = 0;

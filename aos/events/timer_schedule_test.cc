@@ -155,12 +155,15 @@ TEST(TimerScheduleTest, AgreesWithAModelAndNeverAllocates) {
       model.erase(model.begin());
     }
     ASSERT_EQ(schedule.size(), model.size());
-    // The time the loop's second timerfd is armed for.
+    // The time the loop's second timerfd is armed for, and the entry the
+    // loop prefetches while running the earliest.
     if (model.size() < 2) {
       ASSERT_EQ(schedule.SecondEarliestTime(), std::nullopt);
+      ASSERT_EQ(schedule.SecondEarliest(), nullptr);
     } else {
       ASSERT_EQ(schedule.SecondEarliestTime(),
                 At(std::next(model.begin())->first.first));
+      ASSERT_EQ(schedule.SecondEarliest(), std::next(model.begin())->second);
     }
   }
   EXPECT_EQ(order, expected);

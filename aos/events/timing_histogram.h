@@ -111,17 +111,7 @@ class LatencyHistogram {
   // min_ns() is never negative. O(1), never allocates, no loops: about 2 ns
   // (timing_benchmark). The counters are 64-bit and cannot overflow in
   // practice.
-  void Record(int64_t ns) noexcept { AddToBucket(RecordAllButBucket(ns)); }
-
-  // Record() in two halves, for a caller that counts many samples in their
-  // buckets later, all together (aos/events/deferred_buckets.h): a bucket
-  // is a cache line of its own, cold when many histograms take turns.
-  // RecordAllButBucket(ns) does all Record(ns) does but count the sample in
-  // its bucket, whose index it returns; AddToBucket(index) does that.
-  // Between the two the histogram has count() samples but its buckets hold
-  // fewer: finish every sample before reading or merging it. O(1), never
-  // allocate.
-  size_t RecordAllButBucket(int64_t ns) noexcept {
+  void Record(int64_t ns) noexcept {
     if (ns < 0) ns = 0;
     const size_t index = BucketIndex(ns);
     ++count_;
@@ -129,14 +119,20 @@ class LatencyHistogram {
     highest_index_ = std::max(highest_index_, index);
     min_ns_ = std::min(min_ns_, ns);
     max_ns_ = std::max(max_ns_, ns);
-    return index;
-  }
-  void AddToBucket(size_t index) noexcept {
     uint64_t& bucket = counts_[index];
     non_empty_buckets_ += (bucket == 0);
     ++bucket;
   }
-  // Starts loading bucket `index`'s cache line, to be written soon.
+
+  // For a caller that records many samples into many histograms at once
+  // (aos/events/deferred_samples.h), the loads Record() needs, started
+  // early. PrefetchSummary: the summary (count, range, extremes; its first
+  // and last lines).
+  void PrefetchSummary() const noexcept {
+    __builtin_prefetch(&count_, 1);
+    __builtin_prefetch(&max_ns_, 1);
+  }
+  // PrefetchBucket: bucket `index`'s cache line.
   void PrefetchBucket(size_t index) const noexcept {
     __builtin_prefetch(&counts_[index], 1);
   }
@@ -270,9 +266,9 @@ class LatencyHistogram {
  private:
   // The figures every Record() updates come first, next to the statistic a
   // LatencyRecorder keeps before this histogram, so that a sample touches
-  // two cache lines (these and its bucket) rather than three: with many
-  // timers, each call's histograms are cold (docs/benchmarks.md, "Timers at
-  // scale").
+  // few cache lines (these, which may straddle two, and its bucket): with
+  // many timers, each call's histograms are cold (docs/benchmarks.md,
+  // "Timers at scale").
   uint64_t count_ = 0;
   size_t non_empty_buckets_ = 0;
   // The non-empty index range [lowest_index_, highest_index_], empty as

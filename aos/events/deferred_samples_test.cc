@@ -1,4 +1,4 @@
-#include "aos/events/deferred_buckets.h"
+#include "aos/events/deferred_samples.h"
 
 #include <chrono>
 #include <vector>
@@ -23,8 +23,8 @@ void ExpectSameHistogram(const LatencyHistogram& a, const LatencyHistogram& b) {
   EXPECT_EQ(a.PercentileNs(0.99), b.PercentileNs(0.99));
 }
 
-TEST(DeferredBucketsTest, FoldGivesWhatRecordingAtOnceGives) {
-  DeferredBuckets deferred;
+TEST(DeferredSamplesTest, FoldGivesWhatRecordingAtOnceGives) {
+  DeferredSamples deferred;
   deferred.Reserve(8);
   LatencyRecorder direct[2], later[2];
   const std::vector<int64_t> samples = {0,    -5,     63,      64,
@@ -34,13 +34,10 @@ TEST(DeferredBucketsTest, FoldGivesWhatRecordingAtOnceGives) {
     direct[i % 2].Record(nanoseconds(samples[i]));
     deferred.Record(&later[i % 2], nanoseconds(samples[i]));
   }
-  // The statistic and the summary are there at once; the buckets not yet.
+  // Nothing is recorded yet.
   EXPECT_EQ(deferred.pending(), samples.size());
-  EXPECT_EQ(later[0].histogram().count(), 4u);
-  EXPECT_EQ(later[0].statistic().count(), 4u);
-  EXPECT_EQ(
-      later[0].histogram().bucket_count(LatencyHistogram::BucketIndex(1000)),
-      0u);
+  EXPECT_EQ(later[0].histogram().count(), 0u);
+  EXPECT_EQ(later[0].statistic().count(), 0u);
   deferred.Fold();
   EXPECT_EQ(deferred.pending(), 0u);
   EXPECT_TRUE(deferred.deferring());
@@ -48,12 +45,15 @@ TEST(DeferredBucketsTest, FoldGivesWhatRecordingAtOnceGives) {
   EXPECT_FALSE(deferred.deferring());
   for (int i = 0; i < 2; ++i) {
     ExpectSameHistogram(direct[i].histogram(), later[i].histogram());
+    EXPECT_EQ(direct[i].statistic().count(), later[i].statistic().count());
     EXPECT_EQ(direct[i].statistic().average(), later[i].statistic().average());
+    EXPECT_EQ(direct[i].statistic().min(), later[i].statistic().min());
+    EXPECT_EQ(direct[i].statistic().max(), later[i].statistic().max());
   }
 }
 
-TEST(DeferredBucketsTest, RecordsAtOnceWhenNotBegunOrFull) {
-  DeferredBuckets deferred;
+TEST(DeferredSamplesTest, RecordsAtOnceWhenNotBegunOrFull) {
+  DeferredSamples deferred;
   deferred.Reserve(1);
   LatencyRecorder recorder;
   deferred.Record(&recorder, nanoseconds(10));  // Not begun.
@@ -64,13 +64,17 @@ TEST(DeferredBucketsTest, RecordsAtOnceWhenNotBegunOrFull) {
   EXPECT_EQ(deferred.pending(), 1u);
   EXPECT_EQ(recorder.histogram().bucket_count(20), 0u);
   EXPECT_EQ(recorder.histogram().bucket_count(30), 1u);
+  EXPECT_EQ(recorder.statistic().count(), 2u);
   deferred.End();
   EXPECT_EQ(recorder.histogram().bucket_count(20), 1u);
   EXPECT_EQ(recorder.histogram().count(), 3u);
+  EXPECT_EQ(recorder.statistic().count(), 3u);
+  deferred.Record(&recorder, nanoseconds(40));  // Ended: at once.
+  EXPECT_EQ(recorder.histogram().bucket_count(40), 1u);
 }
 
-TEST(DeferredBucketsTest, RecordAndFoldNeverAllocate) {
-  DeferredBuckets deferred;
+TEST(DeferredSamplesTest, RecordAndFoldNeverAllocate) {
+  DeferredSamples deferred;
   for (int i = 0; i < 100; ++i) deferred.Reserve(2);
   std::vector<LatencyRecorder> recorders(100);
   const uint64_t before = aos::testing::HeapAllocations();
