@@ -518,6 +518,8 @@ class Bench {
         calls += t.count;
         ours.side.missed_cycles += t.missed_cycles;
       }
+      // Timers due together start one after another.
+      ours.side.call_spacing_us = CallSpacingUs(load, report.timers);
       for (const timing::WatcherTiming& w : report.watchers) {
         MergeLatency(w.wakeup_latency, &statistic, &histogram);
         calls += w.count;
@@ -1342,8 +1344,30 @@ int RunScaleOnly(Bench* bench, const Machine& machine,
   return 0;
 }
 
+// What the bench runs and reads from --bin_dir (tools/bench/latency.sh
+// builds them): one missing is one line naming it, and exit 1.
+void CheckBuiltFiles() {
+  std::vector<std::string> files;
+  for (const char* file :
+       {"examples/ping", "examples/pong", "examples/pingpong_config.json",
+        "aos/tools/aos_timing_report_streamer", "tools/bench/scale_app",
+        "tools/bench/scale_config.json",
+        "tools/bench/scale_watchers_config.json",
+        "tools/bench/timing_benchmark", "tools/bench/timing_report_benchmark",
+        "tools/bench/shm_wakeup_benchmark"}) {
+    files.push_back(StrCat(FLAGS_bin_dir, "/", file));
+  }
+  const std::vector<std::string> missing = MissingFiles(files);
+  if (!missing.empty()) {
+    ExitForUserError(StrCat("--bin_dir=", FLAGS_bin_dir, ": no ", missing[0],
+                            " (tools/bench/latency.sh builds what the bench "
+                            "runs)"));
+  }
+}
+
 int Main() {
   const ScaleOptions scale_options = CheckFlagsAndTools();
+  CheckBuiltFiles();
   // Opened now, so that a path it cannot write fails before measuring.
   FlagOutputFile json_file("--json", FLAGS_main_job_only ? "" : FLAGS_json);
   Bench bench;

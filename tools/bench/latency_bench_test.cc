@@ -1,5 +1,9 @@
 // latency_bench must refuse to measure without its baselines, saying which
 // tools are missing and where they come from, before it starts anything.
+#include <sys/stat.h>
+
+#include <cstdio>
+
 #include "aos/testing/path.h"
 #include "aos/util/subprocess.h"
 #include "gmock/gmock.h"
@@ -22,6 +26,35 @@ TEST(LatencyBenchTest, MissingRtTestsAreNamedWithTheirPackage) {
   EXPECT_THAT(err, HasSubstr("rt-tests"));
   EXPECT_THAT(err, HasSubstr("tools/bench/latency.sh installs them"));
   EXPECT_EQ(bench.Stdout(), "") << "it measured nothing, so prints no table";
+}
+
+// A --bin_dir without what latency.sh builds: the first missing file named,
+// exit 1, nothing measured (the rt-tests stand in as scripts that do
+// nothing; gnuplot comes with the test command's packages).
+TEST(LatencyBenchTest, AMissingBuiltProgramIsNamed) {
+  const std::string dir = testing::TestTempDir();
+  for (const char* tool : {"cyclictest", "sigwaittest", "ptsematest"}) {
+    const std::string path = dir + "/" + tool;
+    FILE* script = fopen(path.c_str(), "w");
+    ASSERT_NE(script, nullptr) << path;
+    fputs("#!/bin/sh\nexit 0\n", script);
+    fclose(script);
+    ASSERT_EQ(chmod(path.c_str(), 0755), 0) << path;
+  }
+  const std::string bin_dir = dir + "/nothing_built";
+  Subprocess bench(testing::ArtifactPath("tools/bench/latency_bench"),
+                   {"--rt_tests_dir=" + dir, "--bin_dir=" + bin_dir}, dir);
+  EXPECT_EQ(bench.Wait(), 1);
+  const std::string err = bench.Stderr();
+  if (err.find("gnuplot") != std::string::npos) {
+    GTEST_SKIP() << "gnuplot is not installed here (the test command "
+                    "installs it): "
+                 << err;
+  }
+  EXPECT_THAT(err, HasSubstr("--bin_dir=" + bin_dir + ": no " + bin_dir +
+                             "/examples/ping"));
+  EXPECT_THAT(err, ::testing::Not(HasSubstr("Check failed")));
+  EXPECT_EQ(bench.Stdout(), "");
 }
 
 TEST(LatencyBenchTest, BadFlagsAreNamedBeforeAnythingRuns) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <limits>
 
 #include "aos/util/flag_checks.h"
 #include "aos/util/str_cat.h"
@@ -246,6 +247,29 @@ double ScaleSide::CostPerCallUs() const {
   return cpu_percent / 100 / calls_per_s * 1e6;
 }
 
+double CallSpacingUs(const ScaleLoad& load,
+                     const std::vector<timing::TimerTiming>& timers) {
+  if (!load.aligned || load.timers < 2) return NAN;
+  // Means, not medians: how late the wakeup itself came is in every
+  // timer's mean alike and cancels out, where a median can fall on either
+  // side of a wakeup that is late one time in two.
+  double lowest_s = std::numeric_limits<double>::infinity();
+  double highest_s = -std::numeric_limits<double>::infinity();
+  int called = 0;
+  for (const timing::TimerTiming& timer : timers) {
+    if (timer.name == "timing_reports" ||
+        timer.wakeup_latency.statistic().count() == 0) {
+      continue;
+    }
+    const double mean_s = timer.wakeup_latency.statistic().average();
+    lowest_s = std::min(lowest_s, mean_s);
+    highest_s = std::max(highest_s, mean_s);
+    ++called;
+  }
+  if (called < 2) return NAN;
+  return (highest_s - lowest_s) * 1e6 / (load.timers - 1);
+}
+
 CpuFloor CpuFloorOf(const ScaleRow& row, const std::vector<ScaleRow>& rows) {
   CpuFloor floor;
   const ScaleLoad& load = row.load;
@@ -291,12 +315,17 @@ std::vector<ScaleGoal> EvaluateScaleGoals(const std::vector<ScaleRow>& rows) {
     p99.value = hundred_row->ours.latency.p99_us;
     p99.met = p99.value <= p99.limit;
     const double per_call = hundred_row->ours.CostPerCallUs();
+    const double spacing = hundred_row->ours.call_spacing_us;
     p99.note = StrCat(
-        "the 100th timer of a wakeup starts after the 99 before it: 99 x ",
-        ThreeDigits(per_call),
-        " us of CPU per call = ", ThreeDigits(99 * per_call),
-        " us; cyclictest -t 100 --aligned=0 "
-        "(100 threads due together) p99 ",
+        "the 100th timer of a wakeup starts after the 99 before it: ",
+        std::isnan(spacing)
+            ? StrCat("99 x ", ThreeDigits(per_call), " us of CPU per call = ",
+                     ThreeDigits(99 * per_call), " us")
+            : StrCat("99 x ", ThreeDigits(spacing),
+                     " us a call (the timers' mean wakeup latencies) = ",
+                     ThreeDigits(99 * spacing), " us (", ThreeDigits(per_call),
+                     " us of CPU per call, the wakeup's own work included)"),
+        "; cyclictest -t 100 --aligned=0 (100 threads due together) p99 ",
         ThreeDigits(hundred_row->cyclictest.latency.p99_us), " us");
   }
   goals.push_back(std::move(p99));
@@ -395,6 +424,7 @@ void WriteScaleRows(const std::vector<ScaleRow>& rows, int priority,
     json->Key("cost_per_callback_us").Number(row.ours.CostPerCallUs());
     json->Key("callbacks_per_s").Number(row.ours.calls_per_s);
     json->Key("missed_cycles").Number(row.ours.missed_cycles);
+    json->Key("call_spacing_us").Number(row.ours.call_spacing_us);
     json->Key("floor_cpu_percent").Number(CpuFloorOf(row, rows).percent);
     if (row.load.watchers > 0) {
       json->Key("sender_cpu_percent").Number(row.sender_cpu_percent);

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "aos/events/timing_entry.h"
 #include "aos/util/json_writer.h"
 #include "tools/bench/bench_figures.h"
 
@@ -169,11 +170,22 @@ struct ScaleSide {
   double calls_per_s = NAN;
   // Cycles with no call because the loop was late (timers only).
   uint64_t missed_cycles = 0;
+  // Ours, for more than one timer due together: how much later each call
+  // of a wakeup starts than the one before it, in us: (the largest timer's
+  // mean wakeup latency - the smallest's) / (timers - 1). NaN elsewhere.
+  double call_spacing_us = NAN;
 
   // CPU time per call, us: the CPU % over the calls a second. NaN without
   // calls.
   double CostPerCallUs() const;
 };
+
+// ScaleSide::call_spacing_us of `load` from its loop's timers as a report
+// gave them (the timing report's own timer left out): NaN unless the load
+// is more than one timer due together and at least two of its timers were
+// called.
+double CallSpacingUs(const ScaleLoad& load,
+                     const std::vector<timing::TimerTiming>& timers);
 
 // One measured row.
 struct ScaleRow {

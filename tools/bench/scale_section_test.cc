@@ -2,7 +2,11 @@
 // figures: nothing here runs or times anything.
 #include "tools/bench/scale_section.h"
 
+#include <chrono>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "aos/util/json_document.h"
 #include "gmock/gmock.h"
@@ -259,7 +263,8 @@ TEST(EvaluateScaleGoalsTest, MetMissedAndBelowTheFloor) {
   EXPECT_EQ(p99.met, true) << "39 us <= 2 x 20 us";
   EXPECT_EQ(p99.limit, 40);
   EXPECT_TRUE(std::isnan(p99.floor));
-  EXPECT_THAT(p99.note, HasSubstr("99 x 0.50 us of CPU per call"));
+  EXPECT_THAT(p99.note, HasSubstr("99 x 0.50 us of CPU per call"))
+      << "no spacing measured: the CPU per call stands in";
   EXPECT_EQ(Goal(goals, "cpu_1000_timers_100hz_aligned").met, true);
   const ScaleGoal& spread = Goal(goals, "cpu_1000_timers_100hz_spread");
   EXPECT_EQ(spread.met, false);
@@ -269,6 +274,62 @@ TEST(EvaluateScaleGoalsTest, MetMissedAndBelowTheFloor) {
               HasSubstr("cyclictest -t 1000 in the same row spent 4.00 us of "
                         "CPU per thread wakeup; the row needs 100000 wakeups "
                         "a second"));
+}
+
+// Where the run measured how far apart the calls of a wakeup start, the
+// note says that, beside the CPU per call.
+TEST(EvaluateScaleGoalsTest, TheP99NoteGivesTheCallSpacingWhereMeasured) {
+  std::vector<ScaleRow> rows = {
+      Row({.timers = 1, .interval_us = 1000}, 0.5, 20, 0.4),
+      Row({.timers = 100, .interval_us = 1000}, 5, 60, 30)};
+  rows[1].ours.call_spacing_us = 0.3;
+  const ScaleGoal& p99 =
+      Goal(EvaluateScaleGoals(rows), "p99_100_timers_1khz_aligned");
+  EXPECT_EQ(p99.met, false);
+  EXPECT_THAT(p99.note,
+              HasSubstr("99 x 0.30 us a call (the timers' mean wakeup "
+                        "latencies) = 29.7 us (0.50 us of CPU per call, the "
+                        "wakeup's own work included)"));
+}
+
+// A timer whose calls started `mean_us` after their times, on average.
+timing::TimerTiming CalledTimer(std::string name, double mean_us) {
+  timing::TimerTiming timer;
+  timer.name = std::move(name);
+  timer.count = 2;
+  timer.wakeup_latency.Record(
+      std::chrono::nanoseconds(static_cast<int64_t>(mean_us * 1000 - 100)));
+  timer.wakeup_latency.Record(
+      std::chrono::nanoseconds(static_cast<int64_t>(mean_us * 1000 + 100)));
+  return timer;
+}
+
+TEST(CallSpacingUsTest, TheSpreadOfTheMeansOverTheCallsBetween) {
+  const ScaleLoad load{.timers = 4, .interval_us = 1000};
+  std::vector<timing::TimerTiming> timers = {
+      CalledTimer("timer_2", 1.6), CalledTimer("timer_0", 1.0),
+      CalledTimer("timer_3", 1.9), CalledTimer("timer_1", 1.3),
+      // The report's own timer, late as it may be, is not one of them.
+      CalledTimer("timing_reports", 50)};
+  timers.emplace_back();  // Never called: no samples, left out.
+  timers.back().name = "idle";
+  EXPECT_NEAR(CallSpacingUs(load, timers), 0.3, 1e-9);
+}
+
+TEST(CallSpacingUsTest, NaNWhereNoTimersWereDueTogether) {
+  const std::vector<timing::TimerTiming> two = {CalledTimer("a", 1),
+                                                CalledTimer("b", 2)};
+  EXPECT_TRUE(std::isnan(
+      CallSpacingUs({.timers = 2, .interval_us = 1000, .aligned = false}, two)))
+      << "spread";
+  EXPECT_TRUE(
+      std::isnan(CallSpacingUs({.timers = 1, .interval_us = 1000}, two)))
+      << "one timer";
+  EXPECT_TRUE(std::isnan(
+      CallSpacingUs({.timers = 2, .interval_us = 1000}, {CalledTimer("a", 1)})))
+      << "one of them called";
+  EXPECT_NEAR(CallSpacingUs({.timers = 2, .interval_us = 1000}, two), 1.0, 1e-9)
+      << "1 us apart";
 }
 
 TEST(EvaluateScaleGoalsTest, AGoalWhoseRowDidNotRunIsNotMeasured) {
@@ -345,6 +406,7 @@ TEST(ScaleJsonTest, RowsSkippedAndGoalsAsJson) {
   EXPECT_EQ(*row["phases"].String(), "aligned");
   EXPECT_EQ(*row["cpu_percent"].Number(), 5);
   EXPECT_DOUBLE_EQ(*row["cost_per_callback_us"].Number(), 0.5);
+  EXPECT_TRUE(row["call_spacing_us"].IsNull()) << "not measured: null";
   EXPECT_EQ(*row["callbacks_per_s"].Number(), 100000);
   EXPECT_TRUE(row["latency"]["p99_us"].exists());
   EXPECT_FALSE(row["sender_cpu_percent"].exists()) << "timers have none";
