@@ -7,7 +7,7 @@
 // three cache lines, on two pages); with many timers those are cold, and
 // missing them one after another delays every later timer of the wakeup.
 // Deferred, a call only notes its samples, and Fold() records them after
-// the last call, starting each one's loads a few samples ahead.
+// the last call: it starts loading every line at once, then adds.
 //
 //   DeferredSamples deferred;
 //   deferred.Reserve(2);                 // per timer, when it is made
@@ -52,7 +52,7 @@ class DeferredSamples {
     pending_.push_back({recorder, sample});
   }
 
-  // Records every deferred sample (their lines loaded a few samples ahead):
+  // Records every deferred sample (their lines loaded together first):
   // every recorder is whole again. Deferring goes on if it was on. Never
   // allocates.
   void Fold();
