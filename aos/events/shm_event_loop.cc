@@ -663,10 +663,10 @@ class ShmTimer : public TimerHandler, public TimerSchedule::Entry {
   bool IsDisabled() override { return !schedule_enabled(); }
 
   // Starts loading the memory a call of this timer touches first: the
-  // timer itself (its counters are one pointer away, which would have to
-  // be read, and its recorders HandleTimers fills after the wakeup). After
-  // an idle CPU halted, or with many timers taking turns, it misses the
-  // caches (several us on a VM).
+  // timer itself (its counters are one pointer away, PrefetchCounters();
+  // its recorders HandleTimers fills after the wakeup). After an idle CPU
+  // halted, or with many timers taking turns, it misses the caches
+  // (several us on a VM).
   void PrefetchForCall() const {
     for (int line = 0; line < 3; ++line) {
       __builtin_prefetch(reinterpret_cast<const char*>(this) + 64 * line, 1);
