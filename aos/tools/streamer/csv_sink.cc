@@ -32,4 +32,8 @@ std::string CsvSink::Preamble() const {
   return header;
 }
 
+std::string CsvSink::SummaryHeading() const {
+  return options().streams_text() ? "" : Preamble();
+}
+
 }  // namespace aos::streamer

@@ -24,8 +24,11 @@ class CsvSink : public TextReportSink {
  protected:
   std::string Format(const timing::ReportContents& report,
                      bool accumulated) const override;
-  // The header, with the window column.
+  // The header, with the window column: before the first streamed report.
   std::string Preamble() const override;
+  // The header again where no report streamed (--stream=false, --top), so
+  // the summaries' rows are a CSV file of their own; nothing otherwise.
+  std::string SummaryHeading() const override;
 };
 
 }  // namespace aos::streamer

@@ -49,22 +49,42 @@ TEST(ReportSinksTest, AppendCsvColumnSkipsQuotedLineBreaks) {
   EXPECT_EQ(AppendCsvColumn("", "summary"), "");
 }
 
-TEST(ReportSinksTest, CsvHeaderOnlyWhenStreaming) {
+// The header comes once, before the first row: a streamed report's, or
+// the summaries' where nothing streamed.
+TEST(ReportSinksTest, CsvHeaderBeforeTheFirstRow) {
   const auto config = testing::PingPongChannels();
-  StreamerOptions options;
-  options.format = OutputFormat::kCsv;
-  {
-    CapturedCout out;
-    CsvSink sink(&options, &config.message(), nullptr);
-    sink.Start();
-    EXPECT_TRUE(out.text().ends_with(",missed_or_lost,window\n")) << out.text();
-  }
-  options.flags.top = true;
-  {
-    CapturedCout out;
-    CsvSink sink(&options, &config.message(), nullptr);
-    sink.Start();
-    EXPECT_EQ(out.text(), "");
+  const timing::ReportContents report = testing::DecodedFromJson(
+      testing::PingReport(testing::kPingStart, testing::kPingEnd));
+  TimingReportAccumulator accumulator;
+  accumulator.Add(report);
+  auto header_count = [](const std::string& text) {
+    size_t count = 0;
+    for (size_t at = text.find(",missed_or_lost,window\n");
+         at != std::string::npos;
+         at = text.find(",missed_or_lost,window\n", at + 1)) {
+      ++count;
+    }
+    return count;
+  };
+  for (const bool stream : {true, false}) {
+    for (const bool top : {false, true}) {
+      StreamerOptions options;
+      options.format = OutputFormat::kCsv;
+      options.flags.stream = stream;
+      options.flags.top = top;
+      CapturedCout out;
+      CsvSink sink(&options, &config.message(), nullptr);
+      sink.Start();
+      const bool streams = stream && !top;
+      EXPECT_EQ(out.text().ends_with(",missed_or_lost,window\n"), streams)
+          << "stream " << stream << ", top " << top << ": " << out.text();
+      sink.OnReport(report, accumulator);
+      ASSERT_TRUE(sink.Finish(accumulator.Summaries()).ok());
+      const std::string text = out.text();
+      EXPECT_TRUE(text.starts_with("time_s,")) << text;
+      EXPECT_EQ(header_count(text), 1u) << text;
+      EXPECT_TRUE(text.ends_with(",summary\n")) << text;
+    }
   }
 }
 
