@@ -28,7 +28,7 @@ void TimerSchedule::Place(size_t index, const Slot& slot) {
 
 void TimerSchedule::SiftUp(size_t index, const Slot& slot) {
   while (index > 0) {
-    const size_t parent = (index - 1) / 2;
+    const size_t parent = Parent(index);
     if (!Before(slot, heap_[parent])) break;
     Place(index, heap_[parent]);
     index = parent;
@@ -39,9 +39,13 @@ void TimerSchedule::SiftUp(size_t index, const Slot& slot) {
 void TimerSchedule::SiftDown(size_t index, const Slot& slot) {
   const size_t size = heap_.size();
   while (true) {
-    size_t child = 2 * index + 1;
-    if (child >= size) break;
-    if (child + 1 < size && Before(heap_[child + 1], heap_[child])) ++child;
+    const size_t first = FirstChild(index);
+    if (first >= size) break;
+    const size_t end = std::min(size, first + kArity);
+    size_t child = first;
+    for (size_t other = first + 1; other < end; ++other) {
+      if (Before(heap_[other], heap_[child])) child = other;
+    }
     if (!Before(heap_[child], slot)) break;
     Place(index, heap_[child]);
     index = child;
@@ -50,7 +54,7 @@ void TimerSchedule::SiftDown(size_t index, const Slot& slot) {
 }
 
 void TimerSchedule::Sift(size_t index, const Slot& slot) {
-  if (index > 0 && Before(slot, heap_[(index - 1) / 2])) {
+  if (index > 0 && Before(slot, heap_[Parent(index)])) {
     SiftUp(index, slot);
   } else {
     SiftDown(index, slot);
