@@ -67,7 +67,8 @@ TEST(LatencyBenchTest, BadFlagsAreNamedBeforeAnythingRuns) {
            {"--priority=-1", "--priority=-1"},
            {"--scale_timers=1,0", "--scale_timers=1,0: '0' is not"},
            {"--scale_watchers=", "--scale_watchers= is empty"},
-           {"--scale_seconds=-2", "--scale_seconds=-2"}}) {
+           {"--scale_seconds=-2", "--scale_seconds=-2"},
+           {"--scale_p99_pairs=30", "--scale_p99_pairs=30 is not 0-20"}}) {
     Subprocess bench(testing::ArtifactPath("tools/bench/latency_bench"),
                      {flag, "--rt_tests_dir=" + dir}, dir);
     EXPECT_EQ(bench.Wait(), 1) << flag;

@@ -11,7 +11,7 @@ status=$?
 grep -q 'tools/bench/latency.sh \[--long\] \[--main_job_only | --scale_only | --no_scale\]' "${tmp}/out" ||
   fail "--help does not show the usage: $(cat "${tmp}/out")"
 grep -q 'cyclictest' "${tmp}/out" || fail "--help does not say what it compares with"
-for flag in --scale_timers= --scale_watchers= --scale_seconds= --dry-run; do
+for flag in --scale_timers= --scale_watchers= --scale_seconds= --scale_p99_pairs= --dry-run; do
   grep -q -- "${flag}" "${tmp}/out" || fail "--help does not mention ${flag}"
 done
 
@@ -28,8 +28,8 @@ grep -q '^build:   flock -o /tmp/aos-bazel.lock ./tools/aos.sh bazel build -c op
 grep -q '^measure: flock -o /tmp/aos-bazel.lock bazel-bin/tools/bench/latency_bench --bin_dir=bazel-bin$' "${tmp}/out" ||
   fail "--dry-run does not measure under the build lock: $(cat "${tmp}/out")"
 
-dry_run --scale_only --scale_timers=1,100 --scale_watchers=4 --scale_seconds=2 --long
-grep -q -- 'latency_bench --bin_dir=bazel-bin --scale_only --scale_timers=1,100 --scale_watchers=4 --scale_seconds=2 --long_run$' "${tmp}/out" ||
+dry_run --scale_only --scale_timers=1,100 --scale_watchers=4 --scale_seconds=2 --scale_p99_pairs=0 --long
+grep -q -- 'latency_bench --bin_dir=bazel-bin --scale_only --scale_timers=1,100 --scale_watchers=4 --scale_seconds=2 --scale_p99_pairs=0 --long_run$' "${tmp}/out" ||
   fail "the scale flags do not reach latency_bench: $(cat "${tmp}/out")"
 dry_run --no_scale --json=x.json
 grep -q -- 'latency_bench --bin_dir=bazel-bin --noscale --json=x.json$' "${tmp}/out" ||

@@ -117,6 +117,15 @@ TEST(ScaleOptionsFromFlagsTest, ContradictionsAndBadValuesAreNamed) {
     ASSERT_FALSE(bad.ok()) << seconds;
     EXPECT_THAT(bad.status().message(), HasSubstr("--scale_seconds="));
   }
+  for (int pairs : {-1, 21}) {
+    auto bad = ScaleOptionsFromFlags({.p99_pairs = pairs});
+    ASSERT_FALSE(bad.ok()) << pairs;
+    EXPECT_THAT(bad.status().message(),
+                HasSubstr("--scale_p99_pairs=" + std::to_string(pairs) +
+                          " is not 0-20"));
+  }
+  EXPECT_EQ(ScaleOptionsFromFlags({.p99_pairs = 0})->p99_pairs, 0);
+  EXPECT_EQ(ScaleOptionsFromFlags({})->p99_pairs, 2) << "the default";
 }
 
 TEST(CheckScaleCapacityTest, TheConfigMustHaveRoomForEveryWatcher) {
@@ -283,13 +292,70 @@ TEST(EvaluateScaleGoalsTest, TheP99NoteGivesTheCallSpacingWhereMeasured) {
       Row({.timers = 1, .interval_us = 1000}, 0.5, 20, 0.4),
       Row({.timers = 100, .interval_us = 1000}, 5, 60, 30)};
   rows[1].ours.call_spacing_us = 0.3;
-  const ScaleGoal& p99 =
-      Goal(EvaluateScaleGoals(rows), "p99_100_timers_1khz_aligned");
+  // Goal() returns a reference into the vector: keep it alive.
+  const std::vector<ScaleGoal> goals = EvaluateScaleGoals(rows);
+  const ScaleGoal& p99 = Goal(goals, "p99_100_timers_1khz_aligned");
   EXPECT_EQ(p99.met, false);
   EXPECT_THAT(p99.note,
               HasSubstr("99 x 0.30 us a call (the timers' mean wakeup "
                         "latencies) = 29.7 us (0.50 us of CPU per call, the "
                         "wakeup's own work included)"));
+}
+
+// Pairs run back to back decide the p99 goal where the bench ran them:
+// here the rows (run apart) miss it and the pairs meet it; the note gives
+// both, and each pair's p99s.
+TEST(EvaluateScaleGoalsTest, ThePairsRunBackToBackDecideTheP99Goal) {
+  const std::vector<ScaleRow> rows = {
+      Row({.timers = 1, .interval_us = 1000}, 0.5, 20, 0.4),
+      Row({.timers = 100, .interval_us = 1000}, 5, 60, 30)};
+  TailPairs pairs{
+      .pairs = 2, .one_p99_us = {50, 30}, .hundred_p99_us = {90, 70}};
+  pairs.one.count = 4000;
+  pairs.one.p99_us = 45;
+  pairs.hundred.count = 400000;
+  pairs.hundred.p99_us = 85;
+  const std::vector<ScaleGoal> goals = EvaluateScaleGoals(rows, pairs);
+  const ScaleGoal& p99 = Goal(goals, "p99_100_timers_1khz_aligned");
+  EXPECT_EQ(p99.met, true) << "85 us <= 2 x 45 us";
+  EXPECT_EQ(p99.value, 85);
+  EXPECT_EQ(p99.limit, 90);
+  EXPECT_THAT(p99.note,
+              HasSubstr("judged on 2 pairs of runs back to back (A B B A, 100 "
+                        "timers first), each load's runs pooled; p99 of 100 "
+                        "timers / 1 timer in each pair, us: 90.0/50.0, "
+                        "70.0/30.0 (1 of 2 met); the rows alone, run apart: "
+                        "60.0 us against a limit of 40.0 (missed)"));
+  EXPECT_THAT(p99.note, HasSubstr("99 x 0.50 us of CPU per call"))
+      << "what the calls before the last cost, as without pairs";
+
+  // Pairs that measured nothing (no histograms): the rows decide.
+  TailPairs empty;
+  empty.pairs = 2;
+  const std::vector<ScaleGoal> rows_goals = EvaluateScaleGoals(rows, empty);
+  const ScaleGoal& rows_only = Goal(rows_goals, "p99_100_timers_1khz_aligned");
+  EXPECT_EQ(rows_only.met, false);
+  EXPECT_EQ(rows_only.limit, 40);
+  EXPECT_THAT(rows_only.note, Not(HasSubstr("pairs")));
+}
+
+// The pairs run only where both rows of the goal do.
+TEST(TailPairLoadsTest, OneAndAHundredTimersAt1KHzWhenBothArePlanned) {
+  ScaleOptions options;
+  options.timers = {1, 100};
+  options.watchers = {};
+  const auto loads = TailPairLoads(PlanScaleRows(options));
+  ASSERT_TRUE(loads.has_value());
+  EXPECT_EQ((*loads)[0].Name(), "1 timer, 1 kHz");
+  EXPECT_EQ((*loads)[1].Name(), "100 timers, 1 kHz, aligned");
+  options.timers = {1, 10};
+  EXPECT_EQ(TailPairLoads(PlanScaleRows(options)), std::nullopt);
+  options.timers = {100};
+  EXPECT_EQ(TailPairLoads(PlanScaleRows(options)), std::nullopt);
+  options.timers = {1, 100};
+  options.timer_intervals_us = {10000};
+  EXPECT_EQ(TailPairLoads(PlanScaleRows(options)), std::nullopt)
+      << "100 Hz only";
 }
 
 // A timer whose calls started `mean_us` after their times, on average.
