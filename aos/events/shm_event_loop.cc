@@ -956,6 +956,10 @@ void ShmEventLoop::HandleTimers(int fd_index) {
   // what was scheduled when it began, so it ends.
   const uint64_t scheduled_before = timer_schedule_.next_sequence();
   running_timers_ = true;
+  // The next wait counts from here (re-armed below, in TimersDone()).
+  if (const TimerSchedule::Entry* first = timer_schedule_.Earliest()) {
+    timer_wakeup_due_ = std::min(first->time(), now);
+  }
   // Each call's samples wait until the last call: a later timer of this
   // wakeup does not wait for the earlier ones' cold recorders.
   deferred_samples_.Begin();
@@ -988,6 +992,7 @@ void ShmEventLoop::HandleTimers(int fd_index) {
   // Exit() came during a wait: no handler ran in the context set for it.
   if (epoll_.quitting()) ClearContext();
   TimersDone();
+  timer_wakeup_due_.reset();
 }
 
 void ShmEventLoop::DeliverMessagesAndEarlierTimers() {
@@ -1070,7 +1075,8 @@ void ShmEventLoop::SetTimerFd(int i,
   struct itimerspec spec = {};
   std::optional<monotonic_clock::time_point> kernel_time = when;
   if (when.has_value() && timer_anticipation_.lead_ns() > 0) {
-    kernel_time = timer_anticipation_.KernelTime(*when, monotonic_now());
+    kernel_time = timer_anticipation_.KernelTime(
+        *when, timer_wakeup_due_.value_or(monotonic_now()));
   }
   if (kernel_time.has_value()) {
     // it_value 0 would disarm: the earliest time is 1 ns.

@@ -296,6 +296,10 @@ class ShmEventLoop : public EventLoop {
   // --timer_anticipation_us, from the start of Run().
   TimerAnticipation timer_anticipation_;
   bool running_timers_ = false;
+  // While HandleTimers() re-arms the timerfds: when the first timer it ran
+  // was due, which the anticipation measures the next wait from
+  // (TimerAnticipation::KernelTime); nullopt elsewhere (the clock then).
+  std::optional<monotonic_clock::time_point> timer_wakeup_due_;
   // While Run() runs: SIGINT, SIGHUP and SIGTERM end it.
   std::unique_ptr<internal::StopSignals> stop_signals_;
   // Which Exit came first: none, Exit() (OK: nothing to keep, so no lock),

@@ -35,9 +35,9 @@ TimerAnticipation::TimerAnticipation(bool automatic, int64_t lead_ns,
 }
 
 monotonic_clock::time_point TimerAnticipation::KernelTime(
-    monotonic_clock::time_point due, monotonic_clock::time_point now) const {
+    monotonic_clock::time_point due, monotonic_clock::time_point since) const {
   const int64_t lead = lead_ns();
-  if (lead <= 0 || (due - now).count() < kMinWaitPerLead * lead) return due;
+  if (lead <= 0 || (due - since).count() < kMinWaitPerLead * lead) return due;
   return due - std::chrono::nanoseconds(lead);
 }
 

@@ -21,9 +21,13 @@
 //
 // Spinning costs a CPU for the lead; a loop whose timers come often would
 // spin most of the time. So the kernel timer is armed early only when the
-// wait is at least kMinWaitPerLead leads long: the spin then takes at most
-// 1/kMinWaitPerLead of the loop's time, and a loop whose timers come closer
-// than that (many spread timers, a fast phased loop) runs as without it.
+// timer is due at least kMinWaitPerLead leads after the loop's last timer
+// wakeup was due: a wakeup spins at most a lead, so the spin then takes at
+// most 1/kMinWaitPerLead of the loop's time, and a loop whose timers come
+// closer than that (many spread timers, a fast phased loop) runs as
+// without it. It is measured from when the last wakeup was due, not from
+// when its handlers returned: otherwise a loop whose handlers run longer
+// (100 timers due together) would lose the lead where one timer keeps it.
 //
 // Not thread-safe: the loop's thread only. Allocates nothing.
 
@@ -53,10 +57,12 @@ class TimerAnticipation {
   TimerAnticipation(bool automatic, int64_t lead_ns,
                     TimerAnticipationCounters* counters);
 
-  // The time to arm the kernel timer for, for a timer due at `due` when the
-  // clock says `now`: `due` - lead() if the wait is long enough, else `due`.
-  monotonic_clock::time_point KernelTime(monotonic_clock::time_point due,
-                                         monotonic_clock::time_point now) const;
+  // The time to arm the kernel timer for, for a timer due at `due`, the
+  // loop's last timer wakeup having been due at `since` (or, outside a
+  // timer wakeup, the clock now): `due` - lead() if `due` is at least
+  // kMinWaitPerLead leads after `since`, else `due`.
+  monotonic_clock::time_point KernelTime(
+      monotonic_clock::time_point due, monotonic_clock::time_point since) const;
 
   // A timer wakeup: the kernel timer armed for `armed` woke the loop at
   // `now` (not before `armed`). Counts it and, in automatic mode, learns
