@@ -956,9 +956,14 @@ void ShmEventLoop::HandleTimers(int fd_index) {
   // what was scheduled when it began, so it ends.
   const uint64_t scheduled_before = timer_schedule_.next_sequence();
   running_timers_ = true;
-  // The next wait counts from here (re-armed below, in TimersDone()).
+  // The next wait counts from here (re-armed below, in TimersDone()): when
+  // the first timer of this wakeup was due, but never before an earlier
+  // wakeup's, so that a timer scheduled for a time long past does not
+  // stretch the budget.
   if (const TimerSchedule::Entry* first = timer_schedule_.Earliest()) {
-    timer_wakeup_due_ = std::min(first->time(), now);
+    last_timer_wakeup_due_ =
+        std::max(last_timer_wakeup_due_, std::min(first->time(), now));
+    timer_wakeup_due_ = last_timer_wakeup_due_;
   }
   // Each call's samples wait until the last call: a later timer of this
   // wakeup does not wait for the earlier ones' cold recorders.

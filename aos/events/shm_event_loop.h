@@ -296,10 +296,15 @@ class ShmEventLoop : public EventLoop {
   // --timer_anticipation_us, from the start of Run().
   TimerAnticipation timer_anticipation_;
   bool running_timers_ = false;
-  // While HandleTimers() re-arms the timerfds: when the first timer it ran
-  // was due, which the anticipation measures the next wait from
-  // (TimerAnticipation::KernelTime); nullopt elsewhere (the clock then).
+  // While HandleTimers() re-arms the timerfds: the time the anticipation
+  // measures the next wait from (TimerAnticipation::KernelTime), when the
+  // earliest timer was due as the wakeup began (or the clock then, if
+  // earlier), never before last_timer_wakeup_due_; nullopt elsewhere (the
+  // clock then).
   std::optional<monotonic_clock::time_point> timer_wakeup_due_;
+  // The latest such time of any timer wakeup so far.
+  monotonic_clock::time_point last_timer_wakeup_due_ =
+      monotonic_clock::min_time;
   // While Run() runs: SIGINT, SIGHUP and SIGTERM end it.
   std::unique_ptr<internal::StopSignals> stop_signals_;
   // Which Exit came first: none, Exit() (OK: nothing to keep, so no lock),

@@ -1273,9 +1273,11 @@ TEST_F(ShmEventLoopTest, ALongHandlerKeepsTheNextWakeupsLead) {
   EXPECT_EQ(calls, kCalls);
   const TimerAnticipationCounters& counters =
       loop.timing_entries()->timer_anticipation;
-  EXPECT_LE(counters.spin_ns,
-            counters.early_wakeups * (1'000'000u + kClockReadSlackNs));
   if (fifo) {
+    // A wait is never longer than the lead (at normal priority a
+    // preemption in the spin would count in it).
+    EXPECT_LE(counters.spin_ns,
+              counters.early_wakeups * (1'000'000u + kClockReadSlackNs));
     // The first wakeup's arming came from OnRun (12 ms ahead): early; the
     // later ones only if the budget counts from when a wakeup was due.
     EXPECT_GT(counters.early_wakeups, 1u);

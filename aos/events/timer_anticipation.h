@@ -23,11 +23,13 @@
 // spin most of the time. So the kernel timer is armed early only when the
 // timer is due at least kMinWaitPerLead leads after the loop's last timer
 // wakeup was due: a wakeup spins at most a lead, so the spin then takes at
-// most 1/kMinWaitPerLead of the loop's time, and a loop whose timers come
-// closer than that (many spread timers, a fast phased loop) runs as
-// without it. It is measured from when the last wakeup was due, not from
-// when its handlers returned: otherwise a loop whose handlers run longer
-// (100 timers due together) would lose the lead where one timer keeps it.
+// most 1/kMinWaitPerLead of the time between the wakeups of each kernel
+// timer armed so (ShmEventLoop has two: at most twice that in all), and a
+// loop whose timers come closer than that (many spread timers, a fast
+// phased loop) runs as without it. It is measured from when the last wakeup was
+// due, not from when its handlers returned: otherwise a loop whose handlers run
+// longer (100 timers due together) would lose the lead where one timer keeps
+// it.
 //
 // Not thread-safe: the loop's thread only. Allocates nothing.
 

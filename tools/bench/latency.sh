@@ -44,7 +44,8 @@ for arg in "$@"; do
     --main_job_only | --scale | --scale_only) args+=("${arg}") ;;
     --no_scale) args+=(--noscale) ;;
     --json=* | --plot=* | --priority=* | --interval_us=* | --scale_timers=* | \
-      --scale_watchers=* | --scale_seconds=* | --scale_p99_pairs=*) args+=("${arg}") ;;
+      --scale_watchers=* | --scale_seconds=* | \
+      --scale_p99_pairs=*) args+=("${arg}") ;;
     --dry-run) dry_run=1 ;;
     -h | --help)
       # The comment block at the top of this file, whatever its length.

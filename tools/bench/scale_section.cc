@@ -378,7 +378,8 @@ std::vector<ScaleGoal> EvaluateScaleGoals(const std::vector<ScaleRow>& rows,
         each, " (", pairs_met, " of ", runs, " met); ", rows_alone,
         p99.note.empty() ? "" : "; ", p99.note);
   }
-  if (!std::isnan(p99.value) && !std::isnan(p99.limit)) {
+  // Measured (a NaN figure, a row without a histogram, misses it).
+  if (paired || (hundred_row != nullptr && one_row != nullptr)) {
     p99.met = p99.value <= p99.limit;
   }
   goals.push_back(std::move(p99));
