@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -1185,18 +1186,39 @@ TEST_F(ShmEventLoopTest, WakeupPollingOnlyWhileRunning) {
 // What a wait may overrun the time it waited for: the last clock read.
 constexpr uint64_t kClockReadSlackNs = 50'000;
 
+// A loop that arms its kernel timers lead_us early (--timer_anticipation_us;
+// the caller holds a gflags::FlagSaver), with no timing report, asking for
+// SCHED_FIFO 1 so that the kernel's timer wakes it within the lead (where
+// the OS refuses, it warns and runs on: see RunsAtFifo).
+std::unique_ptr<ShmEventLoop> AnticipatingLoop(
+    const aos::Configuration* configuration, const char* lead_us) {
+  gflags::SetCommandLineOption("timer_anticipation_us", lead_us);
+  FLAGS_die_on_malloc = false;
+  auto loop = std::make_unique<ShmEventLoop>(configuration, "loop");
+  loop->SkipTimingReport();
+  loop->SetRuntimeRealtimePriority(1);
+  return loop;
+}
+
+// Whether the calling thread runs at SCHED_FIFO (called from a handler).
+bool RunsAtFifo() {
+  return (sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_FIFO;
+}
+
+// Why a test leaves the early wakeups unchecked.
+void SayFifoWasRefused() {
+  std::cout << "not checking that wakeups came early: SCHED_FIFO was "
+               "refused\n";
+}
+
 // --timer_anticipation_us: the kernel timer is armed early, the loop waits
 // for each timer's time, and no handler ever starts before it. The counts
 // are the report's.
 TEST_F(ShmEventLoopTest, AnticipatedTimersNeverStartEarly) {
   gflags::FlagSaver saver;
-  gflags::SetCommandLineOption("timer_anticipation_us", "1000");
-  FLAGS_die_on_malloc = false;
-  ShmEventLoop loop(factory_.configuration(), "loop");
-  loop.SkipTimingReport();
-  // At realtime priority where the OS allows, so that the kernel's timer
-  // wakes it within the lead (it warns and runs on where it does not).
-  loop.SetRuntimeRealtimePriority(1);
+  const std::unique_ptr<ShmEventLoop> owned =
+      AnticipatingLoop(factory_.configuration(), "1000");
+  ShmEventLoop& loop = *owned;
   constexpr int kCalls = 20;
   int calls = 0;
   int early = 0;
@@ -1204,7 +1226,7 @@ TEST_F(ShmEventLoopTest, AnticipatedTimersNeverStartEarly) {
   bool fifo = false;
   timer = loop.AddTimer([&]() {
     if (loop.monotonic_now() < loop.context().monotonic_event_time) ++early;
-    fifo = (sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_FIFO;
+    fifo = RunsAtFifo();
     if (++calls == kCalls) loop.Exit();
   });
   // A one-shot a handler schedules is anticipated too.
@@ -1238,8 +1260,7 @@ TEST_F(ShmEventLoopTest, AnticipatedTimersNeverStartEarly) {
     EXPECT_GT(counters.early_wakeups, 0u);
     EXPECT_GT(counters.spin_ns, 0u);
   } else {
-    std::cout << "not checking that wakeups came early: SCHED_FIFO was "
-                 "refused\n";
+    SayFifoWasRefused();
   }
 }
 
@@ -1250,16 +1271,14 @@ TEST_F(ShmEventLoopTest, AnticipatedTimersNeverStartEarly) {
 // and what is left of it after the handler (9 ms) only 9.
 TEST_F(ShmEventLoopTest, ALongHandlerKeepsTheNextWakeupsLead) {
   gflags::FlagSaver saver;
-  gflags::SetCommandLineOption("timer_anticipation_us", "1000");
-  FLAGS_die_on_malloc = false;
-  ShmEventLoop loop(factory_.configuration(), "loop");
-  loop.SkipTimingReport();
-  loop.SetRuntimeRealtimePriority(1);
+  const std::unique_ptr<ShmEventLoop> owned =
+      AnticipatingLoop(factory_.configuration(), "1000");
+  ShmEventLoop& loop = *owned;
   constexpr int kCalls = 12;
   int calls = 0;
   bool fifo = false;
   TimerHandler* timer = loop.AddTimer([&]() {
-    fifo = (sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_FIFO;
+    fifo = RunsAtFifo();
     const monotonic_clock::time_point end =
         loop.monotonic_now() + milliseconds(3);
     while (monotonic_clock::now() < end) {
@@ -1282,8 +1301,7 @@ TEST_F(ShmEventLoopTest, ALongHandlerKeepsTheNextWakeupsLead) {
     // later ones only if the budget counts from when a wakeup was due.
     EXPECT_GT(counters.early_wakeups, 1u);
   } else {
-    std::cout << "not checking that wakeups came early: SCHED_FIFO was "
-                 "refused\n";
+    SayFifoWasRefused();
   }
 }
 
@@ -1293,11 +1311,9 @@ TEST_F(ShmEventLoopTest, ALongHandlerKeepsTheNextWakeupsLead) {
 // wait of most of a period): every wait stays within the lead.
 TEST_F(ShmEventLoopTest, ALeftOverTimerEventWaitsForNothing) {
   gflags::FlagSaver saver;
-  gflags::SetCommandLineOption("timer_anticipation_us", "50");
-  FLAGS_die_on_malloc = false;
-  ShmEventLoop loop(factory_.configuration(), "loop");
-  loop.SkipTimingReport();
-  loop.SetRuntimeRealtimePriority(1);
+  const std::unique_ptr<ShmEventLoop> owned =
+      AnticipatingLoop(factory_.configuration(), "50");
+  ShmEventLoop& loop = *owned;
   int calls = 0;
   TimerHandler* first = loop.AddTimer([&]() { ++calls; });
   TimerHandler* second = loop.AddTimer([&]() {
