@@ -60,11 +60,13 @@
 #include "aos/util/str_cat.h"
 #include "aos/util/subprocess.h"
 #include "aos/util/user_error.h"
+#include "examples/ping_generated.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
 #include "tools/bench/bench_figures.h"
 #include "tools/bench/bench_harness.h"
 #include "tools/bench/ddsperf_output.h"
+#include "tools/bench/flood_loss.h"
 #include "tools/bench/forwarded_latency_goal.h"
 #include "tools/bench/streamed_summaries.h"
 
@@ -288,6 +290,21 @@ Figures OneWay(std::string name,
   return FromHistogram(std::move(name), histogram, statistic);
 }
 
+// A bridge's one-way latency histogram from `peer` since it started (empty
+// where the statistics have none).
+timing::LatencyHistogram OneWayHistogram(
+    const message_bridge::ClientConnection* connection) {
+  timing::LatencyHistogram histogram;
+  std::string error;
+  if (connection == nullptr ||
+      connection->one_way_latency_histogram() == nullptr ||
+      !timing::LatencyHistogram::Decode(
+          *connection->one_way_latency_histogram(), &histogram, &error)) {
+    histogram.Reset();
+  }
+  return histogram;
+}
+
 // bridge_flood on pi1 through the bridges to pi2.
 struct Throughput {
   int64_t sent = 0, refused = 0, message_bytes = 0;
@@ -298,6 +315,20 @@ struct Throughput {
   // that never reached pi2's bridge (ClientStatistics lost_packets, during
   // the flood and its tail).
   int64_t lost = 0;
+  // Of what reached pi2's bridge, what pi2's channel refused to take
+  // (ClientStatistics dropped_send_failed: more than its queue within its
+  // storage duration, as after a stall); lost counts these too.
+  int64_t refused_on_pi2 = 0;
+  // The most messages bridge_flood sent in one of its 1 ms ticks (150 at
+  // 150 k/s; more after a tick came late).
+  int64_t largest_burst = 0;
+  // The longest one-way delay (pi1's send to pi2's re-send) of a message
+  // forwarded during the flood, in us (NaN: not measured).
+  double longest_one_way_us = NAN;
+  // What /bench's declared rate leaves at the offered rate
+  // (tools/bench/flood_loss.h), in us: the longest stall a catch-up
+  // re-send on pi2 stays within, and how far pi1's bridge may fall behind.
+  double catch_up_headroom_us = NAN, lag_headroom_us = NAN;
   // CPU used during the flood, in % of one CPU.
   double cpu_flood = NAN, cpu_bridge1 = NAN, cpu_bridge2 = NAN;
 };
@@ -533,6 +564,10 @@ Throughput Flood(const Link& link, double rate, const std::string& what,
                           : static_cast<int64_t>(before->received_packets());
     const int64_t lost_before =
         before == nullptr ? 0 : static_cast<int64_t>(before->lost_packets());
+    const int64_t refused_on_pi2_before =
+        before == nullptr ? 0
+                          : static_cast<int64_t>(before->dropped_send_failed());
+    const timing::LatencyHistogram one_way_before = OneWayHistogram(before);
     uint64_t failures_before = 0;
     const auto* server_before = statistics[0]->Server("pi2", &failures_before);
     const int64_t written_before =
@@ -579,10 +614,11 @@ Throughput Flood(const Link& link, double rate, const std::string& what,
     absl::StatusOr<JsonDocument> doc = JsonDocument::ReadFile(summary);
     if (!doc.ok()) FailWithOutput(doc.status().ToString(), flood.get());
     double sent = NAN, refused = NAN, bytes = NAN, offered = NAN,
-           flood_seconds = NAN, start_ns = NAN, end_ns = NAN;
+           flood_seconds = NAN, start_ns = NAN, end_ns = NAN, burst = NAN;
     const absl::Status numbers =
         ReadNumbers(doc->root(), {{"sent", &sent},
                                   {"refused", &refused},
+                                  {"largest_burst", &burst},
                                   {"message_bytes", &bytes},
                                   {"offered_per_s", &offered},
                                   {"seconds", &flood_seconds},
@@ -591,6 +627,7 @@ Throughput Flood(const Link& link, double rate, const std::string& what,
     if (!numbers.ok()) FailWithOutput(numbers.ToString(), flood.get());
     t.sent = static_cast<int64_t>(sent);
     t.refused = static_cast<int64_t>(refused);
+    t.largest_burst = static_cast<int64_t>(burst);
     t.message_bytes = static_cast<int64_t>(bytes);
     t.offered_per_s = offered;
     t.sent_per_s = sent / flood_seconds;
@@ -610,6 +647,26 @@ Throughput Flood(const Link& link, double rate, const std::string& what,
     t.lost =
         (after == nullptr ? 0 : static_cast<int64_t>(after->lost_packets())) -
         lost_before;
+    t.refused_on_pi2 =
+        (after == nullptr
+             ? 0
+             : static_cast<int64_t>(after->dropped_send_failed())) -
+        refused_on_pi2_before;
+    const int64_t longest_ns =
+        LargestAddedNs(one_way_before, OneWayHistogram(after));
+    if (longest_ns >= 0) t.longest_one_way_us = longest_ns / 1e3;
+    const EventLoop& pi1 = *statistics[0]->loop();
+    if (const Channel* bench = pi1.GetChannel<examples::Ping>("/bench")) {
+      const double storage_s = configuration::ChannelStorageDurationNs(
+                                   *pi1.configuration(), *bench) /
+                               1e9;
+      t.catch_up_headroom_us =
+          1e6 * CatchUpHeadroomSeconds(bench->frequency(), storage_s,
+                                       t.offered_per_s);
+      t.lag_headroom_us =
+          1e6 * ReaderLagHeadroomSeconds(bench->frequency(), storage_s,
+                                         t.offered_per_s);
+    }
     uint64_t failures_after = 0;
     const auto* server_after = statistics[0]->Server("pi2", &failures_after);
     t.written = (server_after == nullptr
@@ -892,6 +949,11 @@ void MeasureAllBridges(const Link& link, const Configuration& config,
 }
 
 // A flood's figures as a JSON object.
+// Where the flood `t` lost its messages.
+FloodLoss LossOf(const Throughput& t) {
+  return SplitFloodLoss(t.sent, t.written, t.lost, t.refused_on_pi2);
+}
+
 void WriteThroughput(const Throughput& t, JsonWriter* json) {
   json->BeginObject();
   json->Key("forwarded_per_s").Number(t.forwarded_per_s);
@@ -904,6 +966,14 @@ void WriteThroughput(const Throughput& t, JsonWriter* json) {
   json->Key("write_failures").Number(t.write_failures);
   json->Key("forwarded").Number(t.forwarded);
   json->Key("lost").Number(t.lost);
+  const FloodLoss loss = LossOf(t);
+  json->Key("unread_on_pi1").Number(loss.unread_on_pi1);
+  json->Key("lost_in_dds").Number(loss.in_dds);
+  json->Key("refused_on_pi2").Number(loss.refused_on_pi2);
+  json->Key("longest_one_way_us").Number(t.longest_one_way_us);
+  json->Key("flood_largest_burst").Number(t.largest_burst);
+  json->Key("catch_up_headroom_us").Number(t.catch_up_headroom_us);
+  json->Key("lag_headroom_us").Number(t.lag_headroom_us);
   json->Key("cpu_percent").BeginObject();
   json->Key("flood").Number(t.cpu_flood);
   json->Key("bridge_pi1").Number(t.cpu_bridge1);
@@ -1170,17 +1240,24 @@ void PrintThroughput(const std::vector<LinkResult>& results) {
                                      : std::string("the channel's rate"))
             << ", then at the goal's; lost: messages of pi1's forwarded "
                "channels that never reached pi2's bridge (its "
-               "ClientStatistics lost_packets)\n";
+               "ClientStatistics lost_packets) or that pi2's channel "
+               "refused; where: unread by pi1's bridge (the channel lapped "
+               "it) / in DDS / refused on pi2 (re-sent faster than the "
+               "channel allows); longest: the longest one-way delay of a "
+               "forwarded message, pi1's send to pi2's re-send\n";
   PlainTable rates;
   rates.AddRow({"link", "ddsperf pub/sub", "forwarded", "forwarded / ddsperf",
-                "offered", "sent", "lost", "CPU flood", "bridge pi1",
-                "bridge pi2"});
+                "offered", "sent", "lost", "where: pi1/DDS/pi2", "longest",
+                "CPU flood", "bridge pi1", "bridge pi2"});
   for (const LinkResult& r : results) {
     for (const Throughput* t : {&r.plain.throughput, &r.plain.at_goal_rate}) {
       rates.AddRow(
           {r.link, Fixed(r.dds_rate.per_s, 0), Fixed(t->forwarded_per_s, 0),
            Fixed(SafeRatio(t->forwarded_per_s, r.dds_rate.per_s), 2) + "x",
            Fixed(t->offered_per_s, 0), Fixed(t->sent_per_s, 0), StrCat(t->lost),
+           StrCat(LossOf(*t).unread_on_pi1, "/", LossOf(*t).in_dds, "/",
+                  LossOf(*t).refused_on_pi2),
+           Fixed(t->longest_one_way_us / 1e3) + " ms",
            Fixed(t->cpu_flood, 0) + "%", Fixed(t->cpu_bridge1, 0) + "%",
            Fixed(t->cpu_bridge2, 0) + "%"});
     }
@@ -1205,7 +1282,13 @@ void PrintGoals(const std::vector<LinkResult>& results) {
               << " lost of " << Fixed(at_goal.sent_per_s / 1000, 1)
               << " k/s sent (" << at_goal.refused
               << " refused by the channel): "
-              << (throughput_met ? "met" : "MISSED") << "\n";
+              << (throughput_met ? "met" : "MISSED");
+    const std::string where =
+        FloodLossText(LossOf(at_goal), at_goal.longest_one_way_us,
+                      at_goal.catch_up_headroom_us, at_goal.lag_headroom_us,
+                      at_goal.largest_burst);
+    if (!where.empty()) std::cout << "; lost: " << where;
+    std::cout << "\n";
   }
 }
 

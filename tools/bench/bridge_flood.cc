@@ -9,6 +9,7 @@
 // frequency * channel_storage_duration messages) is counted and retried at
 // the next tick, so the offered rate never exceeds what the channel allows
 // and the sender does not spin.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -63,12 +64,17 @@ int Main() {
 
   int64_t sent = 0;
   int64_t refused = 0;
+  // The most messages one tick sent: the rate's share of a millisecond
+  // where the loop kept up, more after a tick came late (a burst).
+  int64_t largest_burst = 0;
+  double largest_burst_at_s = 0;  // After the start.
   size_t message_bytes = 0;
   monotonic_clock::time_point start, end;
   TimerHandler* tick = loop.AddTimer([&]() {
     const monotonic_clock::time_point now = loop.monotonic_now();
     const double elapsed = std::chrono::duration<double>(now - start).count();
     const int64_t owed = static_cast<int64_t>(rate * elapsed) - sent;
+    const int64_t sent_before = sent;
     for (int64_t i = 0; i < owed; ++i) {
       auto builder = sender.MakeBuilder();
       examples::Ping::Builder ping = builder.MakeBuilder<examples::Ping>();
@@ -82,6 +88,10 @@ int Main() {
         break;  // The queue is full for now: the next tick tries again.
       }
       ++sent;
+    }
+    if (sent - sent_before > largest_burst) {
+      largest_burst = sent - sent_before;
+      largest_burst_at_s = elapsed;
     }
   });
   tick->set_name("flood");
@@ -109,6 +119,8 @@ int Main() {
     json.BeginObject();
     json.Key("sent").Number(sent);
     json.Key("refused").Number(refused);
+    json.Key("largest_burst").Number(largest_burst);
+    json.Key("largest_burst_at_s").Number(largest_burst_at_s);
     json.Key("message_bytes").Number(message_bytes);
     json.Key("offered_per_s").Number(rate);
     json.Key("seconds").Number(seconds);

@@ -1,0 +1,71 @@
+#ifndef TOOLS_BENCH_FLOOD_LOSS_H_
+#define TOOLS_BENCH_FLOOD_LOSS_H_
+
+// Where bridge_bench's flood (bridge_flood on pi1, through both bridges, to
+// pi2) lost messages, and how long a stall the channel's declared rate
+// leaves room for. A forwarded message can be lost in three places:
+//   * on pi1: the bridge never read it, because the channel lapped it (its
+//     loop fell more than the channel's queue behind the flood);
+//   * in DDS (a reliable writer's history, KEEP_LAST as deep as the queue,
+//     dropped it before the reader had it);
+//   * on pi2: the channel refused the bridge's re-send, which came faster
+//     than the channel's frequency allows (more than its queue within its
+//     storage duration), as a catch-up after a stall does.
+
+#include <cstdint>
+#include <string>
+
+#include "aos/events/timing_histogram.h"
+
+namespace aos::bench {
+
+struct FloodLoss {
+  int64_t unread_on_pi1 = 0;
+  int64_t in_dds = 0;
+  int64_t refused_on_pi2 = 0;
+};
+
+// Splits `lost` (pi2's ClientStatistics lost_packets during the flood: gaps
+// in the source's queue indices, refused re-sends included) by where it
+// happened, from what the flood sent, what pi1's bridge wrote to DDS (its
+// ServerStatistics sent_packets) and what pi2's channel refused (its
+// ClientStatistics dropped_send_failed). Written may include a few messages
+// of other forwarded channels, so the part on pi1 may be short by those;
+// no part is negative.
+FloodLoss SplitFloodLoss(int64_t sent, int64_t written, int64_t lost,
+                         int64_t refused_on_pi2);
+
+// Where a flood's `loss` happened, for the goal line: "12094 unread on pi1
+// (the channel lapped its bridge: more than 66.7 ms behind), 21 in DDS,
+// 6000 refused on pi2 (a catch-up faster than the channel's rate: a stall
+// over 16.7 ms; the longest delay was 23.4 ms; the flood sent up to 2458
+// in one tick)"; the parts with none are left out, "" when nothing was
+// lost. Times in us; NaN ones, and a burst of 0 or less, are left out.
+std::string FloodLossText(const FloodLoss& loss, double longest_one_way_us,
+                          double catch_up_headroom_us, double lag_headroom_us,
+                          int64_t flood_largest_burst);
+
+// The longest a channel's reader may fall behind, and a sender pause, before
+// the channel (`frequency` messages a second, held `storage_s` seconds: a
+// queue of frequency x storage_s) refuses or laps, at a steady `rate` below
+// frequency:
+//   * the stall after which a sender's catch-up (the backlog plus the
+//     steady stream within one storage duration) exceeds the queue:
+//     storage_s x (frequency - rate) / rate;
+//   * the lag after which a reader has been lapped: the queue's messages at
+//     `rate`, frequency x storage_s / rate.
+// In seconds; NaN unless 0 < rate < frequency and storage_s > 0.
+double CatchUpHeadroomSeconds(double frequency, double storage_s, double rate);
+double ReaderLagHeadroomSeconds(double frequency, double storage_s,
+                                double rate);
+
+// The largest sample `after` holds that `before` (an earlier snapshot of the
+// same cumulative histogram) did not, in ns: the exact maximum where it
+// grew, else the upper bound of the highest bucket whose count grew; -1
+// where nothing was added.
+int64_t LargestAddedNs(const timing::LatencyHistogram& before,
+                       const timing::LatencyHistogram& after);
+
+}  // namespace aos::bench
+
+#endif  // TOOLS_BENCH_FLOOD_LOSS_H_
