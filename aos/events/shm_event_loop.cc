@@ -22,6 +22,7 @@
 #include "aos/node_resolution.h"
 #include "aos/util/cpu_latency_limit.h"
 #include "aos/util/idle_poller.h"
+#include "aos/util/keep_freed_heap.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "glog/logging.h"
@@ -1135,10 +1136,15 @@ void ShmEventLoop::ApplyRealtimeSettings() {
       refused(StrCat("could not run at SCHED_FIFO priority ", priority),
               "allow it with a line like '* - rtprio 99' in "
               "/etc/security/limits.conf (then log in again), or run as root");
-    } else if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
-      refused("could not lock memory (mlockall)",
-              "allow it with '* - memlock unlimited' in "
-              "/etc/security/limits.conf, or run as root");
+    } else {
+      // As AOS does before it locks memory: what the process frees stays
+      // mapped and locked, so allocating it again takes no page fault.
+      KeepFreedHeap();
+      if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+        refused("could not lock memory (mlockall)",
+                "allow it with '* - memlock unlimited' in "
+                "/etc/security/limits.conf, or run as root");
+      }
     }
   }
   HoldCpuLatencyLimit();

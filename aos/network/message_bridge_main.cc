@@ -10,6 +10,7 @@
 #include "aos/init.h"
 #include "aos/network/message_bridge.h"
 #include "aos/node_flag.h"
+#include "aos/util/keep_freed_heap.h"
 #include "aos/util/str_cat.h"
 #include "aos/util/user_error.h"
 #include "gflags/gflags.h"
@@ -88,6 +89,12 @@ int Main() {
                  "(--dds_security; docs/network.md)"
               << std::endl;
   }
+  // Cyclone's histories grow and shrink with the traffic; heap given back
+  // to the OS between floods is faulted in again at the next, and on a VM
+  // those faults held the loop back past the queue at 150 k messages/s
+  // (docs/benchmarks.md, "Freed heap kept").
+  // (A sanitizer's malloc ignores it: nothing to say.)
+  KeepFreedHeap();
   loop.Run();
   return 0;
 }
