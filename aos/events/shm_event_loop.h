@@ -17,7 +17,9 @@
 //
 // Realtime: when Run() starts, SetRuntimeRealtimePriority() becomes
 // SCHED_FIFO, SetRuntimeAffinity() pins the thread, and a realtime loop locks
-// its memory (mlockall) and, until Run() returns, holds a PM QoS limit on
+// its memory (mlockall; first, as AOS does, KeepFreedHeap(): from then on
+// the whole process keeps its peak heap, aos/util/keep_freed_heap.h) and,
+// until Run() returns, holds a PM QoS limit on
 // how long idle CPUs take to wake up (--cpu_dma_latency_us, default 0 us;
 // --cpu_dma_latency_scope says which CPUs; aos/util/cpu_latency_limit.h),
 // as cyclictest does: otherwise every wakeup would include the CPU's exit

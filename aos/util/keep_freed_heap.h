@@ -12,8 +12,11 @@ namespace aos {
 // memory: the process keeps its peak heap until it exits. AOS does the same
 // before it locks a realtime process's memory.
 //
-// Process-wide and idempotent; safe from any thread. Returns false where
-// the allocator ignores it (a sanitizer's malloc), true otherwise.
+// Process-wide and idempotent. glibc writes these settings without a lock
+// for other threads to read: call it before other threads allocate much
+// (concurrent calls of this are harmless). Returns false where the
+// allocator refuses either setting (AddressSanitizer's malloc does), true
+// otherwise.
 bool KeepFreedHeap();
 
 }  // namespace aos

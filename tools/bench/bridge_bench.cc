@@ -290,9 +290,9 @@ Figures OneWay(std::string name,
   return FromHistogram(std::move(name), histogram, statistic);
 }
 
-// A bridge's one-way latency histogram from `peer` since it started (empty
-// where the statistics have none).
-timing::LatencyHistogram OneWayHistogram(
+// A bridge's one-way latency histogram from `peer` since it started, or
+// nothing where the statistics have none (left out to fit, or no peer yet).
+std::optional<timing::LatencyHistogram> OneWayHistogram(
     const message_bridge::ClientConnection* connection) {
   timing::LatencyHistogram histogram;
   std::string error;
@@ -300,7 +300,7 @@ timing::LatencyHistogram OneWayHistogram(
       connection->one_way_latency_histogram() == nullptr ||
       !timing::LatencyHistogram::Decode(
           *connection->one_way_latency_histogram(), &histogram, &error)) {
-    histogram.Reset();
+    return std::nullopt;
   }
   return histogram;
 }
@@ -567,7 +567,8 @@ Throughput Flood(const Link& link, double rate, const std::string& what,
     const int64_t refused_on_pi2_before =
         before == nullptr ? 0
                           : static_cast<int64_t>(before->dropped_send_failed());
-    const timing::LatencyHistogram one_way_before = OneWayHistogram(before);
+    const std::optional<timing::LatencyHistogram> one_way_before =
+        OneWayHistogram(before);
     uint64_t failures_before = 0;
     const auto* server_before = statistics[0]->Server("pi2", &failures_before);
     const int64_t written_before =
@@ -652,9 +653,15 @@ Throughput Flood(const Link& link, double rate, const std::string& what,
              ? 0
              : static_cast<int64_t>(after->dropped_send_failed())) -
         refused_on_pi2_before;
-    const int64_t longest_ns =
-        LargestAddedNs(one_way_before, OneWayHistogram(after));
-    if (longest_ns >= 0) t.longest_one_way_us = longest_ns / 1e3;
+    // Only from two snapshots: one missing would mix in the ping phase, or
+    // show nothing.
+    if (const std::optional<timing::LatencyHistogram> one_way_after =
+            OneWayHistogram(after);
+        one_way_before.has_value() && one_way_after.has_value()) {
+      const int64_t longest_ns =
+          LargestAddedNs(*one_way_before, *one_way_after);
+      if (longest_ns >= 0) t.longest_one_way_us = longest_ns / 1e3;
+    }
     const EventLoop& pi1 = *statistics[0]->loop();
     if (const Channel* bench = pi1.GetChannel<examples::Ping>("/bench")) {
       const double storage_s = configuration::ChannelStorageDurationNs(
@@ -948,12 +955,13 @@ void MeasureAllBridges(const Link& link, const Configuration& config,
   }
 }
 
-// A flood's figures as a JSON object.
 // Where the flood `t` lost its messages.
 FloodLoss LossOf(const Throughput& t) {
-  return SplitFloodLoss(t.sent, t.written, t.lost, t.refused_on_pi2);
+  return SplitFloodLoss(t.sent, t.written, t.write_failures, t.lost,
+                        t.refused_on_pi2);
 }
 
+// A flood's figures as a JSON object.
 void WriteThroughput(const Throughput& t, JsonWriter* json) {
   json->BeginObject();
   json->Key("forwarded_per_s").Number(t.forwarded_per_s);
@@ -1283,10 +1291,11 @@ void PrintGoals(const std::vector<LinkResult>& results) {
               << " k/s sent (" << at_goal.refused
               << " refused by the channel): "
               << (throughput_met ? "met" : "MISSED");
-    const std::string where =
-        FloodLossText(LossOf(at_goal), at_goal.longest_one_way_us,
-                      at_goal.catch_up_headroom_us, at_goal.lag_headroom_us,
-                      at_goal.largest_burst);
+    const std::string where = FloodLossText(
+        LossOf(at_goal), {.longest_one_way_us = at_goal.longest_one_way_us,
+                          .catch_up_headroom_us = at_goal.catch_up_headroom_us,
+                          .lag_headroom_us = at_goal.lag_headroom_us,
+                          .flood_largest_burst = at_goal.largest_burst});
     if (!where.empty()) std::cout << "; lost: " << where;
     std::cout << "\n";
   }

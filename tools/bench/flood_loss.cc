@@ -8,20 +8,18 @@
 
 namespace aos::bench {
 
-FloodLoss SplitFloodLoss(int64_t sent, int64_t written, int64_t lost,
-                         int64_t refused_on_pi2) {
+FloodLoss SplitFloodLoss(int64_t sent, int64_t written, int64_t write_failures,
+                         int64_t lost, int64_t refused_on_pi2) {
   FloodLoss loss;
-  const int64_t total = std::max<int64_t>(lost, 0);
-  loss.refused_on_pi2 = std::clamp<int64_t>(refused_on_pi2, 0, total);
-  loss.unread_on_pi1 =
-      std::clamp<int64_t>(sent - written, 0, total - loss.refused_on_pi2);
-  loss.in_dds = total - loss.refused_on_pi2 - loss.unread_on_pi1;
+  loss.unread_on_pi1 = std::max<int64_t>(
+      sent - written - std::max<int64_t>(write_failures, 0), 0);
+  loss.refused_on_pi2 = std::max<int64_t>(refused_on_pi2, 0);
+  loss.in_dds =
+      std::max<int64_t>(lost - loss.unread_on_pi1 - loss.refused_on_pi2, 0);
   return loss;
 }
 
-std::string FloodLossText(const FloodLoss& loss, double longest_one_way_us,
-                          double catch_up_headroom_us, double lag_headroom_us,
-                          int64_t flood_largest_burst) {
+std::string FloodLossText(const FloodLoss& loss, const FloodDelays& delays) {
   auto ms = [](double us) { return StrCat(Fixed(us / 1e3, 1), " ms"); };
   std::string text;
   auto part = [&](int64_t count, std::string what) {
@@ -30,22 +28,23 @@ std::string FloodLossText(const FloodLoss& loss, double longest_one_way_us,
     text += StrCat(count, " ", what);
   };
   part(loss.unread_on_pi1,
-       std::isnan(lag_headroom_us)
+       std::isnan(delays.lag_headroom_us)
            ? std::string("unread on pi1 (the channel lapped its bridge)")
            : StrCat("unread on pi1 (the channel lapped its bridge: more than ",
-                    ms(lag_headroom_us), " behind)"));
+                    ms(delays.lag_headroom_us), " behind)"));
   part(loss.in_dds, "in DDS");
   std::string refused =
       "refused on pi2 (a catch-up faster than the channel's rate";
-  if (!std::isnan(catch_up_headroom_us)) {
-    refused += StrCat(": a stall over ", ms(catch_up_headroom_us));
+  if (!std::isnan(delays.catch_up_headroom_us)) {
+    refused += StrCat(": a stall over ", ms(delays.catch_up_headroom_us));
   }
-  if (!std::isnan(longest_one_way_us)) {
-    refused += StrCat("; the longest delay was ", ms(longest_one_way_us));
-  }
-  if (flood_largest_burst > 0) {
+  if (!std::isnan(delays.longest_one_way_us)) {
     refused +=
-        StrCat("; the flood sent up to ", flood_largest_burst, " in one tick");
+        StrCat("; the longest delay was ", ms(delays.longest_one_way_us));
+  }
+  if (delays.flood_largest_burst > 0) {
+    refused += StrCat("; the flood sent up to ", delays.flood_largest_burst,
+                      " in one tick");
   }
   part(loss.refused_on_pi2, refused + ")");
   return text;

@@ -6,12 +6,14 @@
 // leaves room for. A forwarded message can be lost in three places:
 //   * on pi1: the bridge never read it, because the channel lapped it (its
 //     loop fell more than the channel's queue behind the flood);
-//   * in DDS (a reliable writer's history, KEEP_LAST as deep as the queue,
-//     dropped it before the reader had it);
+//   * in DDS: pi1's bridge read it but the write failed, or the reliable
+//     writer's history (KEEP_LAST, as deep as the queue) dropped it before
+//     the reader had it;
 //   * on pi2: the channel refused the bridge's re-send, which came faster
 //     than the channel's frequency allows (more than its queue within its
 //     storage duration), as a catch-up after a stall does.
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -25,25 +27,41 @@ struct FloodLoss {
   int64_t refused_on_pi2 = 0;
 };
 
-// Splits `lost` (pi2's ClientStatistics lost_packets during the flood: gaps
-// in the source's queue indices, refused re-sends included) by where it
-// happened, from what the flood sent, what pi1's bridge wrote to DDS (its
-// ServerStatistics sent_packets) and what pi2's channel refused (its
-// ClientStatistics dropped_send_failed). Written may include a few messages
-// of other forwarded channels, so the part on pi1 may be short by those;
-// no part is negative.
-FloodLoss SplitFloodLoss(int64_t sent, int64_t written, int64_t lost,
-                         int64_t refused_on_pi2);
+// Splits a flood's loss by where it happened, from what the flood sent,
+// what pi1's bridge wrote to DDS (its ServerStatistics sent_packets) and
+// how many of its writes failed, `lost` (pi2's ClientStatistics
+// lost_packets: gaps in the source's queue indices, which count a refused
+// re-send once a later message of its channel is re-sent) and what pi2's
+// channel refused (its ClientStatistics dropped_send_failed). The parts on
+// pi1 (sent - written - write failures) and on pi2 are as measured (never
+// negative); DDS is the rest of `lost` (never negative either), so the
+// parts may add up to a little more than `lost` where refusals at the
+// flood's end were not counted there yet. `written` may include a few
+// messages of other forwarded channels, so the part on pi1 may be short by
+// those.
+FloodLoss SplitFloodLoss(int64_t sent, int64_t written, int64_t write_failures,
+                         int64_t lost, int64_t refused_on_pi2);
+
+// What the goal line says about a flood besides its loss, in us (NaN:
+// not measured, and left out of the text).
+struct FloodDelays {
+  // The longest one-way delay of a message forwarded during the flood.
+  double longest_one_way_us = NAN;
+  // CatchUpHeadroomSeconds and ReaderLagHeadroomSeconds, in us.
+  double catch_up_headroom_us = NAN;
+  double lag_headroom_us = NAN;
+  // The most messages bridge_flood sent in one of its 1 ms ticks (0 or
+  // less: not known).
+  int64_t flood_largest_burst = 0;
+};
 
 // Where a flood's `loss` happened, for the goal line: "12094 unread on pi1
 // (the channel lapped its bridge: more than 66.7 ms behind), 21 in DDS,
 // 6000 refused on pi2 (a catch-up faster than the channel's rate: a stall
 // over 16.7 ms; the longest delay was 23.4 ms; the flood sent up to 2458
 // in one tick)"; the parts with none are left out, "" when nothing was
-// lost. Times in us; NaN ones, and a burst of 0 or less, are left out.
-std::string FloodLossText(const FloodLoss& loss, double longest_one_way_us,
-                          double catch_up_headroom_us, double lag_headroom_us,
-                          int64_t flood_largest_burst);
+// lost.
+std::string FloodLossText(const FloodLoss& loss, const FloodDelays& delays);
 
 // The longest a channel's reader may fall behind, and a sender pause, before
 // the channel (`frequency` messages a second, held `storage_s` seconds: a
@@ -61,8 +79,9 @@ double ReaderLagHeadroomSeconds(double frequency, double storage_s,
 
 // The largest sample `after` holds that `before` (an earlier snapshot of the
 // same cumulative histogram) did not, in ns: the exact maximum where it
-// grew, else the upper bound of the highest bucket whose count grew; -1
-// where nothing was added.
+// grew; else the highest bucket whose count grew, as its exclusive upper
+// bound, or `after`'s maximum where that is lower. -1 where nothing was
+// added.
 int64_t LargestAddedNs(const timing::LatencyHistogram& before,
                        const timing::LatencyHistogram& after);
 

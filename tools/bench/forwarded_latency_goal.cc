@@ -21,24 +21,26 @@ ForwardedLatencyVerdict JudgeForwardedLatency(double bridges_p50_us,
 }
 
 std::string ForwardedLatencyText(const ForwardedLatencyVerdict& verdict) {
-  std::string text = StrCat(Fixed(verdict.ratio, 2), "x: ");
-  if (verdict.met) {
-    return StrCat(text, "met (the bare relays: ", Fixed(verdict.relay_ratio, 2),
-                  "x)");
+  if (std::isnan(verdict.ratio)) {
+    return "not measured (no hops' sum): MISSED";
   }
+  const std::string relays = std::isnan(verdict.relay_ratio)
+                                 ? std::string("not measured")
+                                 : StrCat(Fixed(verdict.relay_ratio, 2), "x");
+  std::string text = StrCat(Fixed(verdict.ratio, 2), "x: ");
+  if (verdict.met) return StrCat(text, "met (the bare relays: ", relays, ")");
   text += "MISSED";
   if (verdict.below_floor) {
     return StrCat(
-        text, "; below what this machine allows: the bare relays took ",
-        Fixed(verdict.relay_ratio, 2),
-        "x the hops' sum in their better run (the bridges ",
+        text, "; below what this machine allows: the bare relays took ", relays,
+        " the hops' sum in their better run (the bridges ",
         Fixed(SafeRatio(verdict.ratio, verdict.relay_ratio), 2), "x of that)");
   }
   if (std::isnan(verdict.relay_ratio)) {
     return StrCat(text, " (the bare relays: not measured)");
   }
-  return StrCat(text, "; the bare relays took ", Fixed(verdict.relay_ratio, 2),
-                "x: the rest is the bridges'");
+  return StrCat(text, "; the bare relays took ", relays,
+                ": the rest is the bridges'");
 }
 
 }  // namespace aos::bench

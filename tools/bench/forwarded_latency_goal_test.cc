@@ -52,12 +52,14 @@ TEST(ForwardedLatencyGoalTest, NothingMeasuredIsNeitherMetNorAFloor) {
   EXPECT_FALSE(no_sum.below_floor);
   EXPECT_TRUE(std::isnan(no_sum.ratio));
   EXPECT_EQ(ForwardedLatencyText(no_sum),
-            "-x: MISSED (the bare relays: not measured)");
+            "not measured (no hops' sum): MISSED");
   const ForwardedLatencyVerdict no_relays =
       JudgeForwardedLatency(170.0, NAN, 150.0, 1.0);
   EXPECT_FALSE(no_relays.below_floor);
   EXPECT_EQ(ForwardedLatencyText(no_relays),
             "1.13x: MISSED (the bare relays: not measured)");
+  EXPECT_EQ(ForwardedLatencyText(JudgeForwardedLatency(140.0, NAN, 150.0, 1.0)),
+            "0.93x: met (the bare relays: not measured)");
 }
 
 }  // namespace
