@@ -468,6 +468,14 @@ share_one_cpu() {
   log "ping and pong share CPU ${cpu} (--affinity=${cpu}; give --affinity= to let them float)"
 }
 
+# Ctrl-C (or TERM) while a run is still building or setting up stops it
+# there, as Ctrl-C during the streaming does ("Ctrl-C to stop early"): one
+# line, exit 0 (nothing was started yet). The run's own
+# traps replace this one once it has something to clean up.
+stop_on_early_interrupt() {
+  trap 'log "stopped before anything ran, as asked; nothing was measured"; exit 0' INT TERM
+}
+
 # The main job: pong, ping and aos_timing_report_streamer --application=ping
 # on a private --shm_base. A node starter (starterd, docs/starter.md) runs
 # the applications from a node config written for the run: pong (and
@@ -484,6 +492,7 @@ run_main_job() {
   local log_file="" trace_dir="" trace_sched="" ping_args=() pong_args=()
   local streamer_args=()
   split_run_args "$@" || return 1
+  stop_on_early_interrupt
   share_one_cpu
   local targets=(//examples:ping //examples:pong
     //aos/tools:aos_timing_report_streamer //aos/starter:starterd
@@ -614,6 +623,7 @@ run_multinode_job() {
   local log_file="" trace_dir="" trace_sched="" ping_args=() pong_args=()
   local streamer_args=()
   split_run_args "$@" || return 1
+  stop_on_early_interrupt
   local targets=(//examples:ping //examples:pong
     //aos/tools:aos_timing_report_streamer //aos/network:message_bridge
     //aos/tools:aos_dump //examples:multinode_pingpong_config

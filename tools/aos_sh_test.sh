@@ -197,6 +197,18 @@ tail -n 1 "${tmp}/run/all" | grep -q '^aos: this machine at 1000 Hz, SCHED_FIFO 
 grep -q '^aos: idle .*; waking one costs about 20 us here (cyclictest.s p50)' "${tmp}/run/all" ||
   fail "no idle regime: $(cat "${tmp}/run/all")"
 
+# Ctrl-C while run still builds: one line, exit 0, nothing started.
+fake "${tmp}/bin/bazel" 'sleep 10'
+rm -f "${calls}"/*
+PATH="${tmp}/bin:${PATH}" timeout --preserve-status -s INT 1 \
+  bash "${tree}/tools/aos.sh" run >"${tmp}/run/all" 2>&1
+status=$?
+[[ ${status} == 0 ]] || fail "run interrupted while building exited ${status}: $(cat "${tmp}/run/all")"
+grep -q '^aos: stopped before anything ran, as asked; nothing was measured$' "${tmp}/run/all" ||
+  fail "run interrupted while building did not say so: $(cat "${tmp}/run/all")"
+[[ -z "$(called pong)$(called ping)" ]] || fail "run interrupted while building started ping or pong: $(called pong) $(called ping)"
+fake "${tmp}/bin/bazel" 'exit 0'
+
 # A trigger threshold goes to ping and pong, and the node's flight recorder
 # runs beside them, writing where --trace_dir says.
 aos run --trace_wakeup_threshold_us=500 --trace_dir="${tmp}/run/traces"
