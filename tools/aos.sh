@@ -468,10 +468,10 @@ share_one_cpu() {
   log "ping and pong share CPU ${cpu} (--affinity=${cpu}; give --affinity= to let them float)"
 }
 
-# Ctrl-C (or TERM) while a run is still building or setting up stops it
-# there, as Ctrl-C during the streaming does ("Ctrl-C to stop early"): one
-# line, exit 0 (nothing was started yet). The run's own
-# traps replace this one once it has something to clean up.
+# Ctrl-C (or TERM) while a run is still installing, building or setting up
+# stops it there, as Ctrl-C during the streaming does ("Ctrl-C to stop
+# early"): one line, exit 0 (nothing was started yet). The run's own traps
+# replace this one once it has something to clean up.
 stop_on_early_interrupt() {
   trap 'log "stopped before anything ran, as asked; nothing was measured"; exit 0' INT TERM
 }
@@ -492,7 +492,6 @@ run_main_job() {
   local log_file="" trace_dir="" trace_sched="" ping_args=() pong_args=()
   local streamer_args=()
   split_run_args "$@" || return 1
-  stop_on_early_interrupt
   share_one_cpu
   local targets=(//examples:ping //examples:pong
     //aos/tools:aos_timing_report_streamer //aos/starter:starterd
@@ -623,7 +622,6 @@ run_multinode_job() {
   local log_file="" trace_dir="" trace_sched="" ping_args=() pong_args=()
   local streamer_args=()
   split_run_args "$@" || return 1
-  stop_on_early_interrupt
   local targets=(//examples:ping //examples:pong
     //aos/tools:aos_timing_report_streamer //aos/network:message_bridge
     //aos/tools:aos_dump //examples:multinode_pingpong_config
@@ -785,6 +783,7 @@ main() {
   [[ $# -gt 0 ]] && shift
   case "${command}" in
     run)
+      stop_on_early_interrupt
       install_packages
       if [[ "${1:-}" == --multinode ]]; then
         shift

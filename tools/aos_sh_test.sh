@@ -200,7 +200,7 @@ grep -q '^aos: idle .*; waking one costs about 20 us here (cyclictest.s p50)' "$
 # Ctrl-C while run still builds: one line, exit 0, nothing started.
 fake "${tmp}/bin/bazel" 'sleep 10'
 rm -f "${calls}"/*
-PATH="${tmp}/bin:${PATH}" timeout --preserve-status -s INT 1 \
+PATH="${tmp}/bin:${PATH}" timeout --preserve-status -s INT 2 \
   bash "${tree}/tools/aos.sh" run >"${tmp}/run/all" 2>&1
 status=$?
 [[ ${status} == 0 ]] || fail "run interrupted while building exited ${status}: $(cat "${tmp}/run/all")"
