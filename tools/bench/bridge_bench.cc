@@ -269,27 +269,6 @@ class NodeStatistics {
   Fetcher<ServerStatistics> server_;
 };
 
-// A bridge's one-way latency from `peer` since it started, in us.
-Figures OneWay(std::string name,
-               const message_bridge::ClientConnection* connection) {
-  Figures none;
-  none.name = name;
-  if (connection == nullptr || connection->one_way_latency() == nullptr) {
-    return none;
-  }
-  const uint64_t count = connection->received_packets();
-  const timing::RunningStatistic statistic =
-      timing::RunningStatistic::Decode(*connection->one_way_latency(), count);
-  timing::LatencyHistogram histogram;
-  std::string error;
-  if (connection->one_way_latency_histogram() == nullptr ||
-      !timing::LatencyHistogram::Decode(
-          *connection->one_way_latency_histogram(), &histogram, &error)) {
-    return none;
-  }
-  return FromHistogram(std::move(name), histogram, statistic);
-}
-
 // A bridge's one-way latency histogram from `peer` since it started, or
 // nothing where the statistics have none (left out to fit, or no peer yet).
 std::optional<timing::LatencyHistogram> OneWayHistogram(
@@ -303,6 +282,22 @@ std::optional<timing::LatencyHistogram> OneWayHistogram(
     return std::nullopt;
   }
   return histogram;
+}
+
+// A bridge's one-way latency from `peer` since it started, in us.
+Figures OneWay(std::string name,
+               const message_bridge::ClientConnection* connection) {
+  Figures none;
+  none.name = name;
+  if (connection == nullptr || connection->one_way_latency() == nullptr) {
+    return none;
+  }
+  const std::optional<timing::LatencyHistogram> histogram =
+      OneWayHistogram(connection);
+  if (!histogram.has_value()) return none;
+  const timing::RunningStatistic statistic = timing::RunningStatistic::Decode(
+      *connection->one_way_latency(), connection->received_packets());
+  return FromHistogram(std::move(name), *histogram, statistic);
 }
 
 // bridge_flood on pi1 through the bridges to pi2.
@@ -1259,12 +1254,13 @@ void PrintThroughput(const std::vector<LinkResult>& results) {
                 "CPU flood", "bridge pi1", "bridge pi2"});
   for (const LinkResult& r : results) {
     for (const Throughput* t : {&r.plain.throughput, &r.plain.at_goal_rate}) {
+      const FloodLoss loss = LossOf(*t);
       rates.AddRow(
           {r.link, Fixed(r.dds_rate.per_s, 0), Fixed(t->forwarded_per_s, 0),
            Fixed(SafeRatio(t->forwarded_per_s, r.dds_rate.per_s), 2) + "x",
            Fixed(t->offered_per_s, 0), Fixed(t->sent_per_s, 0), StrCat(t->lost),
-           StrCat(LossOf(*t).unread_on_pi1, "/", LossOf(*t).in_dds, "/",
-                  LossOf(*t).refused_on_pi2),
+           StrCat(loss.unread_on_pi1, "/", loss.in_dds, "/",
+                  loss.refused_on_pi2),
            Fixed(t->longest_one_way_us / 1e3) + " ms",
            Fixed(t->cpu_flood, 0) + "%", Fixed(t->cpu_bridge1, 0) + "%",
            Fixed(t->cpu_bridge2, 0) + "%"});
