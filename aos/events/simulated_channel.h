@@ -57,6 +57,16 @@ class SimulatedChannel {
                         const Origin& origin, const PathOrigins* path_origins,
                         uint32_t* queue_index);
 
+  // When a send at this node time or later is no longer refused as too
+  // fast: when the message queue_size messages ago is storage_duration old;
+  // min_time while the queue is not full yet.
+  monotonic_clock::time_point SendAllowedAt() const {
+    if (next_queue_index_ < queue_size_) return monotonic_clock::min_time;
+    return slots_[next_queue_index_ % queue_size_]
+               .context.monotonic_event_time +
+           storage_duration_;
+  }
+
   // Starts the queue over, empty, at queue index 0, as a rebooted node's
   // shared memory does. Only while no loop uses the channel (no watchers,
   // fetchers or senders). Never allocates.

@@ -127,7 +127,8 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
   void Handle() override {
     const monotonic_clock::time_point now = network_->scheduler_->now();
     while (count_ > 0 && ring_[head_].arrival <= now) {
-      Deliver(ring_[head_], link_);
+      // Held (paced): it and those after it wait for its new arrival.
+      if (!Deliver(&ring_[head_], link_)) break;
       head_ = (head_ + 1) % ring_.size();
       --count_;
     }
@@ -142,6 +143,8 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
     PathOrigins path_origins;
     size_t size = 0;
     std::vector<uint8_t> data;
+    // The destination refused it as too fast once, and it waits.
+    bool paced = false;
   };
 
   void Remember(const SimulatedChannel::Slot& slot, InFlight* into) const {
@@ -165,6 +168,7 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
     slot.path_origins = message.path_origins;
     slot.size = message.size;
     memcpy(slot.data.data(), message.data.data(), message.size);
+    slot.paced = false;
     // In order: nothing overtakes a message still waiting to arrive.
     const monotonic_clock::time_point previous =
         count_ == 0 ? monotonic_clock::min_time
@@ -174,7 +178,12 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
     if (count_ == 1) network_->scheduler_->Schedule(this, slot.arrival);
   }
 
-  void Deliver(const InFlight& message, Link* link) {
+  // Re-sends `*in_flight` on the destination, or drops it; false when a
+  // reliable channel's destination refused it as too fast: it is held, its
+  // arrival moved to when the destination takes it (as the bridge paces
+  // such a re-send, bridge_receiver.h).
+  bool Deliver(InFlight* in_flight, Link* link) {
+    const InFlight& message = *in_flight;
     const monotonic_clock::time_point local_now =
         network_->scheduler_->now() + network_->node_offset_(to_);
     if (!reliable()) {
@@ -185,7 +194,7 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
           message.origin.monotonic_remote_time;
       if (trip > time_to_live_) {
         ++link->statistics.dropped_expired;
-        return;
+        return true;
       }
     }
     // The origins in the destination's clock: exact here (the simulation
@@ -200,14 +209,24 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
     uint32_t queue_index;
     const realtime_clock::time_point realtime_now =
         network_->realtime_now_(to_);
-    if (destination_->Send(message.data.data(), message.size, local_now,
-                           realtime_now, message.origin, &translated,
-                           &queue_index) != RawSender::Error::kOk) {
+    const RawSender::Error error = destination_->Send(
+        message.data.data(), message.size, local_now, realtime_now,
+        message.origin, &translated, &queue_index);
+    if (error == RawSender::Error::kMessagesSentTooFast && reliable()) {
+      if (!in_flight->paced && received_from != nullptr) {
+        ++received_from->received.paced_packets;
+      }
+      in_flight->paced = true;
+      in_flight->arrival =
+          destination_->SendAllowedAt() - network_->node_offset_(to_);
+      return false;
+    }
+    if (error != RawSender::Error::kOk) {
       ++link->statistics.queue_full;
       if (received_from != nullptr) {
         ++received_from->received.dropped_send_failed;
       }
-      return;
+      return true;
     }
     ++link->statistics.delivered;
     CountReceived(message, received_from);
@@ -215,6 +234,7 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
       ConfirmDelivery(message, local_now, realtime_now, queue_index,
                       network_->boot_uuid(to_));
     }
+    return true;
   }
 
   // What the destination's bridge counts of a re-sent message, as the

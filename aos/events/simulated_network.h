@@ -60,8 +60,11 @@
 // - received_packets and received_bytes count re-sends here, lost_packets
 //   the gaps in a channel's queue indices between consecutive ones of one
 //   boot (lost, expired or sent while disconnected), dropped_send_failed
-//   re-sends the local channel refused; one_way_latency is exact (re-send
-//   here minus send there, in simulated time);
+//   re-sends the local channel refused as too fast on best-effort channels,
+//   paced_packets those of reliable channels, which wait (with the messages
+//   after them) until the channel takes them, as the bridge paces them;
+//   one_way_latency is exact (re-send here minus send there, in simulated
+//   time);
 // - monotonic_offset is the peer's clock minus ours, exactly, with
 //   monotonic_offset_uncertainty 0, from the peer's first probe on; before
 //   it, offset 0 and uncertainty -1 (no estimate), as the bridge says before

@@ -311,7 +311,11 @@ class SimulatedBridgeStatisticsTest : public ::testing::Test {
             { "name": "/lossy", "type": "aos.testing.TestMessage",
               "source_node": "pi1", "frequency": 1000,
               "destination_nodes": [ { "name": "pi2",
-                                       "time_to_live": 50000000 } ] } ],
+                                       "time_to_live": 50000000 } ] },
+            { "name": "/paced", "type": "aos.testing.TestMessage",
+              "source_node": "pi1", "frequency": 10,
+              "channel_storage_duration": 1000000000,
+              "destination_nodes": [ { "name": "pi2" } ] } ],
           "maps": [
             { "match": { "name": "/aos*", "source_node": "pi1" },
               "rename": { "name": "/pi1/aos" } },
@@ -529,6 +533,54 @@ TEST_F(SimulatedBridgeStatisticsTest, ForwardingWithStatisticsNeverAllocates) {
   EXPECT_GT(timestamps_.size(), 2000u);
   ASSERT_TRUE(client2_.Fetch());
   EXPECT_GT(client2_->connections()->Get(0)->lost_packets(), 900u);
+}
+
+// /paced holds 10 messages a second. pi1 sends it at exactly that rate,
+// but the link's delay falls from 1 s to 100 us after the tenth: the ten
+// after it arrive at once, behind the tenth, faster than pi2's channel takes
+// them. The reliable channel loses none: each waits until the message ten
+// before it on pi2 is a second old, and is counted once as paced.
+TEST_F(SimulatedBridgeStatisticsTest, ABurstFasterThanTheChannelIsPaced) {
+  Sender<TestMessage> paced = pi1_loop_->MakeSender<TestMessage>("/paced");
+  std::vector<int> values;
+  std::vector<monotonic_clock::time_point> resent;
+  values.reserve(20);
+  resent.reserve(20);
+  observer2_->MakeWatcher("/paced", [&](const TestMessage& message) {
+    values.push_back(message.value());
+    resent.push_back(observer2_->context().monotonic_event_time);
+  });
+  factory_.SetLinkDelay(pi1_, pi2_, std::chrono::seconds(1));
+  int sent = 0;
+  TimerHandler* timer = pi1_loop_->AddTimer([&]() {
+    auto builder = paced.MakeBuilder();
+    TestMessage::Builder message = builder.MakeBuilder<TestMessage>();
+    message.add_value(++sent);
+    builder.CheckOk(builder.Send(message.Finish()));
+    if (sent == 10) factory_.SetLinkDelay(pi1_, pi2_, microseconds(100));
+    if (sent == 20) timer->Disable();
+  });
+  pi1_loop_->OnRun([&]() {
+    timer->Schedule(pi1_loop_->monotonic_now(), milliseconds(100));
+  });
+  factory_.RunFor(std::chrono::seconds(4));
+
+  ASSERT_EQ(values.size(), 20u);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(values[i], i + 1);
+  const monotonic_clock::time_point first = resent[0];
+  for (int i = 0; i < 10; ++i) {
+    // The first ten as they arrived, 100 ms apart; each of the next ten
+    // the moment the channel takes it.
+    EXPECT_EQ(resent[i], first + i * milliseconds(100));
+    EXPECT_EQ(resent[i + 10], resent[i] + std::chrono::seconds(1));
+  }
+  ASSERT_TRUE(client2_.Fetch());
+  const message_bridge::ClientConnection* from_pi1 =
+      client2_->connections()->Get(0);
+  EXPECT_EQ(from_pi1->paced_packets(), 10u);
+  EXPECT_EQ(from_pi1->dropped_send_failed(), 0u);
+  EXPECT_EQ(from_pi1->lost_packets(), 0u);
+  EXPECT_EQ(factory_.link_statistics(pi1_, pi2_).queue_full, 0u);
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include "aos/network/bridge_receiver.h"
 
+#include "aos/events/queue_layout_for_channel.h"
 #include "aos/flatbuffer_string_view.h"
 #include "aos/network/bridge_topics.h"
 #include "aos/network/clock_offset_estimator.h"
 #include "aos/network/forwarded_origins.h"
+#include "aos/util/str_cat.h"
 
 namespace aos::message_bridge {
 namespace {
@@ -53,6 +55,17 @@ absl::Status BridgeReceiver::AddChannel(const Channel* channel) {
       &aos_bridge_Message_desc, topic.name, topic.qos, &incoming->arrived);
   if (!reader.ok()) return reader.status();
   incoming->reader = *reader;
+  if (topic.qos.reliable) {
+    const ipc_lib::QueueLayout layout = QueueLayoutForChannel(config, *channel);
+    incoming->pacer = std::make_unique<ResendPacer>(
+        layout.queue_size,
+        std::chrono::nanoseconds(layout.channel_storage_duration_ns));
+    Incoming* const raw = incoming.get();
+    incoming->retry =
+        loop_->AddTimer([this, raw]() { TakeMessages(raw, true); });
+    incoming->retry->set_name(StrCat("pace ", StringView(channel->name()), " ",
+                                     StringView(channel->type())));
+  }
   incoming->sender = loop_->MakeRawSender(channel);
   incoming->sender->AllowSendsFromAnotherThread();
   // What was re-sent before (a restarted bridge): not again.
@@ -68,7 +81,7 @@ absl::Status BridgeReceiver::AddChannel(const Channel* channel) {
 
 void BridgeReceiver::Serve() {
   for (const std::unique_ptr<Incoming>& incoming : incoming_) {
-    if (incoming->arrived.Take()) TakeMessages(incoming.get());
+    if (incoming->arrived.Take()) TakeMessages(incoming.get(), true);
   }
 }
 
@@ -78,8 +91,7 @@ bool BridgeReceiver::OnArrival(Incoming* incoming) {
       !loop_->is_running()) {
     return true;
   }
-  TakeMessages(incoming);
-  return false;
+  return TakeMessages(incoming, false);
 }
 
 void BridgeReceiver::RestoreBuffer(Incoming* incoming) {
@@ -92,8 +104,30 @@ void BridgeReceiver::RestoreBuffer(Incoming* incoming) {
   data._release = false;
 }
 
-void BridgeReceiver::TakeMessages(Incoming* incoming) {
+bool BridgeReceiver::TakeMessages(Incoming* incoming, bool in_loop) {
   std::lock_guard<PriorityInheritanceMutex> lock(mutex_);
+  if (incoming->held) {
+    // Cyclone's thread: the loop retries it (its timer is scheduled, or
+    // the wakeup that schedules it was raised).
+    if (!in_loop) return false;
+    if (monotonic_clock::now() < incoming->retry_at) {
+      incoming->retry->Schedule(incoming->retry_at);
+      return false;
+    }
+    // A held sample passed the checks: its node is a peer.
+    const PeerLink::Peer* peer = link_->PeerAt(incoming->sample.source_node);
+    if (peer == nullptr) {
+      incoming->held = false;
+    } else {
+      Receive(incoming, *peer);
+    }
+    if (incoming->held) {
+      confirm_pack_.Flush();
+      incoming->retry->Schedule(incoming->retry_at);
+      return false;
+    }
+    RestoreBuffer(incoming);
+  }
   void* samples[1] = {&incoming->sample};
   dds_sample_info_t info;
   while (true) {
@@ -108,9 +142,15 @@ void BridgeReceiver::TakeMessages(Incoming* incoming) {
         Receive(incoming, *peer);
       }
     }
+    // A held sample stays in our buffer, and nothing after it is taken.
+    if (incoming->held) break;
     RestoreBuffer(incoming);
   }
   confirm_pack_.Flush();
+  if (!incoming->held) return false;
+  if (!in_loop) return true;
+  incoming->retry->Schedule(incoming->retry_at);
+  return false;
 }
 
 bool BridgeReceiver::IsNew(const Incoming& incoming, const UUID& boot,
@@ -172,9 +212,21 @@ void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
   origin.source_boot_uuid = boot;
   origin.origins = &origins.origins;
   RawSender* sender = incoming->sender.get();
-  if (sender->Send(data, size, origin) != RawSender::Error::kOk) {
+  const RawSender::Error error = sender->Send(data, size, origin);
+  if (error == RawSender::Error::kMessagesSentTooFast &&
+      incoming->pacer != nullptr) {
+    if (!incoming->held) count([&]() { ++counts.paced_packets; });
+    incoming->held = true;
+    incoming->retry_at = incoming->pacer->Refused(monotonic_clock::now());
+    return;
+  }
+  incoming->held = false;
+  if (error != RawSender::Error::kOk) {
     count([&]() { ++counts.dropped_send_failed; });
     return;
+  }
+  if (incoming->pacer != nullptr) {
+    incoming->pacer->Sent(sender->monotonic_sent_time());
   }
   uint64_t lost = 0;
   if (incoming->has_last && boot == incoming->last_boot) {

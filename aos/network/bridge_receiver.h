@@ -42,6 +42,17 @@
 // are not in the loop's trace ring, and are not callbacks of the loop (no
 // handler time of the bridge's for them).
 //
+// Reliable channels lose nothing to their own rate limit: a re-send the
+// local channel refuses as too fast (the backlog of a stall upstream arrives
+// at once, faster than the channel's frequency allows, although its source
+// sent it within the rate) waits, with everything after it in the reader,
+// until the oldest of the channel's last queue_size re-sends has aged out
+// (resend_pacer.h); the loop retries it then, from a timer of its own per
+// channel ("pace <channel> <type>"), and takes the rest; Cyclone's thread
+// takes nothing of that channel meanwhile. Each such message is counted once
+// as paced_packets, and its wait is in the one-way latency. A best-effort
+// channel's refused re-send is dropped and counted (dropped_send_failed).
+//
 // The samples are deserialised into a buffer per channel made before Run()
 // (Cyclone allocates one of its own only for a sample larger than
 // max_size, which is refused); re-sending allocates nothing.
@@ -62,6 +73,7 @@
 #include "aos/network/bridge_write_pack.h"
 #include "aos/network/dds_participant.h"
 #include "aos/network/forwarded_message_check.h"
+#include "aos/network/resend_pacer.h"
 #include "aos/util/priority_inheritance_mutex.h"
 #include "aos/util/uuid.h"
 
@@ -118,6 +130,14 @@ class BridgeReceiver {
     bool has_last = false;
     UUID last_boot;
     uint32_t last_queue_index = 0;
+    // Reliable channels: the sent times of the last re-sends, and the
+    // loop's timer that retries a refused one (null: best-effort).
+    std::unique_ptr<ResendPacer> pacer;
+    TimerHandler* retry = nullptr;
+    // `sample` was refused as too fast and waits to be re-sent at
+    // retry_at; nothing more is taken until it went. Under mutex_.
+    bool held = false;
+    monotonic_clock::time_point retry_at = monotonic_clock::min_time;
   };
 
   // In Cyclone's thread, for samples on `incoming`'s reader: re-sends them
@@ -125,8 +145,14 @@ class BridgeReceiver {
   // them to the loop (true).
   bool OnArrival(Incoming* incoming);
   // Takes and re-sends what `incoming`'s reader has, then sends the
-  // deliveries it confirmed. Holds mutex_.
-  void TakeMessages(Incoming* incoming);
+  // deliveries it confirmed. Holds mutex_. A re-send refused as too fast is
+  // held: `in_loop` (the loop's thread), it retries a held one that is due
+  // and schedules the retry timer for one that is not; in Cyclone's thread
+  // it leaves a held one alone. True when it left one held for the loop to
+  // schedule (Cyclone's thread: the loop must wake).
+  bool TakeMessages(Incoming* incoming, bool in_loop);
+  // Checks and re-sends `incoming->sample`, counting; on a refusal of a
+  // reliable channel's re-send as too fast, holds it (Incoming::held).
   void Receive(Incoming* incoming, const PeerLink::Peer& peer);
   // Whether a message (boot, queue index) is newer than the last re-sent.
   bool IsNew(const Incoming& incoming, const UUID& boot,

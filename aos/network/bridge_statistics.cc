@@ -188,6 +188,7 @@ void BridgeStatistics::PublishClientStatistics() {
     connection.add_dropped_oversize(peer.received.dropped_oversize);
     connection.add_dropped_invalid(peer.received.dropped_invalid);
     connection.add_dropped_send_failed(peer.received.dropped_send_failed);
+    connection.add_paced_packets(peer.received.paced_packets);
     connection.add_reboots(peer.link.reboots);
     connection.add_refused_reboots(peer.link.refused_reboots);
     connection.add_invalid_origins(peer.received.invalid_origins);

@@ -120,6 +120,8 @@ class BridgeStatistics {
     uint64_t dropped_oversize = 0;
     uint64_t dropped_invalid = 0;
     uint64_t dropped_send_failed = 0;
+    // Reliable channels' re-sends that waited for the channel's rate.
+    uint64_t paced_packets = 0;
     // Path origins of received messages dropped: impossible ones, and ones
     // that came before a clock offset estimate to translate them with
     // (forwarded_origins.h).

@@ -16,6 +16,7 @@
 #include "aos/configuration.h"
 #include "aos/configuration_lookup.h"
 #include "aos/events/event_loop_generated.h"
+#include "aos/events/queue_layout_for_channel.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/network/bridge_test_nodes.h"
 #include "aos/network/bridge_wire.h"
@@ -58,7 +59,7 @@ class MessageBridgeTest : public BridgeTestNodes {
     std::unique_ptr<DdsParticipant> dds;
     dds_entity_t writer = 0;
   };
-  void MakePingTopicWriter(PingTopicWriter* out) {
+  void MakePingTopicWriter(PingTopicWriter* out, int32_t depth = 100) {
     out->channel = configuration::GetChannel(config_.message(), "/test",
                                              "aos.examples.Ping", "pong", pi2_);
     ASSERT_NE(out->channel, nullptr);
@@ -70,7 +71,7 @@ class MessageBridgeTest : public BridgeTestNodes {
         &aos_bridge_Message_desc,
         DdsParticipant::TopicName(out->channel_index, "/test",
                                   "aos.examples.Ping"),
-        {.reliable = true, .depth = 100, .lifespan_ns = 0});
+        {.reliable = true, .depth = depth, .lifespan_ns = 0});
     ASSERT_TRUE(writer.ok()) << writer.status();
     out->writer = *writer;
   }
@@ -613,6 +614,75 @@ TEST_F(MessageBridgeTest, BadNetworkInputIsDroppedAndCounted) {
   EXPECT_FALSE(pings->FetchNext());
 
   // And the bridge is still there to stop cleanly.
+  EXPECT_EQ(bridge2->Terminate(), 0) << bridge2->Stderr();
+}
+
+// A reliable channel's messages that arrive faster than pi2's channel takes
+// them are paced, not dropped: a writer in pi1's name sends /test Ping's
+// whole queue (2000 a second for 2 s: 4000) and 40 more at once, as the
+// backlog of a stall upstream arrives. pi2's bridge re-sends the queue, and
+// holds the 41st until the first is 2 s old; then the rest follow. None is
+// dropped or lost, every one is re-sent, in order, and the held ones are
+// counted as paced. (No time is asserted: the channel itself refuses any
+// re-send too early.)
+TEST_F(MessageBridgeTest, ABurstFasterThanTheChannelIsPacedNotDropped) {
+  auto bridge2 = StartBridge("pi2", {"--timing_reports=false"});
+  constexpr uint32_t kQueue = 4000;
+  constexpr uint32_t kBurst = kQueue + 40;
+  PingTopicWriter peer;
+  ASSERT_NO_FATAL_FAILURE(MakePingTopicWriter(&peer, kBurst));
+  ASSERT_EQ(QueueLayoutForChannel(config_.message(), *peer.channel).queue_size,
+            kQueue);
+  const dds_entity_t writer = peer.writer;
+  ASSERT_TRUE(aos::testing::WaitUntil(
+      [&]() {
+        dds_publication_matched_status_t matched = {};
+        return dds_get_publication_matched_status(writer, &matched) == 0 &&
+               matched.current_count > 0;
+      },
+      kDeadline, "the bridge's reader to match the writer"))
+      << bridge2->Stderr();
+
+  auto pi2 = MakeLoop("pong", pi2_);
+  std::unique_ptr<RawFetcher> pings = pi2->MakeRawFetcher(peer.channel);
+  const UUID boot = UUID::Parse("0badb007-0000-4000-8000-000000000003").value();
+  std::vector<uint8_t> valid = PingBytes(7);
+  for (uint32_t queue_index = 1; queue_index <= kBurst; ++queue_index) {
+    const aos_bridge_Message message =
+        Sample(peer.channel_index, NodeIndex(pi1_), queue_index,
+               monotonic_clock::now().time_since_epoch().count(), boot, &valid);
+    ASSERT_EQ(dds_write(writer, &message), 0) << "write " << queue_index;
+  }
+
+  std::vector<uint8_t> client_copy;
+  pi2->MakeWatcher("/aos", [&](const ClientStatistics& statistics) {
+    const ClientConnection* from_pi1 = statistics.connections()->Get(0);
+    if (from_pi1->received_packets() + from_pi1->dropped_send_failed() +
+            from_pi1->lost_packets() <
+        kBurst) {
+      return;
+    }
+    client_copy = Copy(pi2->context());
+    pi2->Exit();
+  });
+  RunWithDeadline(pi2.get(), [&]() {
+    return StrCat("the burst never crossed; bridge said:\n", bridge2->Stderr());
+  });
+
+  ASSERT_FALSE(client_copy.empty());
+  const ClientConnection* from_pi1 =
+      flatbuffers::GetRoot<ClientStatistics>(client_copy.data())
+          ->connections()
+          ->Get(0);
+  EXPECT_EQ(from_pi1->received_packets(), kBurst);
+  EXPECT_EQ(from_pi1->dropped_send_failed(), 0u);
+  EXPECT_EQ(from_pi1->lost_packets(), 0u);
+  EXPECT_GE(from_pi1->paced_packets(), 1u);
+  EXPECT_LE(from_pi1->paced_packets(), kBurst - kQueue);
+  // The channel holds the last kQueue of them, in order.
+  ASSERT_TRUE(pings->Fetch());
+  EXPECT_EQ(pings->context().remote_queue_index, kBurst);
+  EXPECT_EQ(pings->context().queue_index, kBurst - 1);
   EXPECT_EQ(bridge2->Terminate(), 0) << bridge2->Stderr();
 }
 

@@ -83,6 +83,12 @@ std::string FormatClientStatistics(
             << " dropped as impossible (forged or damaged?): "
             << c->invalid_origins() << "\n";
       }
+      if (c->paced_packets() > 0) {
+        out << "  messages from " << name
+            << " that came faster than their channel takes them and waited "
+               "(paced; in the latency): "
+            << c->paced_packets() << "\n";
+      }
       if (c->origins_without_offset() > 0) {
         out << "  path origins from " << name
             << " dropped before a clock offset estimate: "

@@ -27,6 +27,7 @@ TEST(BridgeStatisticsFormatTest, OneRowPerPeerWithLatencyPercentiles) {
   connection.add_refused_reboots(1497);
   connection.add_invalid_origins(9);
   connection.add_origins_without_offset(11);
+  connection.add_paced_packets(13);
   connection.add_monotonic_offset(-3'000);
   connection.add_monotonic_offset_uncertainty(41'000);
   connection.add_one_way_latency_histogram(histogram);
@@ -53,6 +54,9 @@ TEST(BridgeStatisticsFormatTest, OneRowPerPeerWithLatencyPercentiles) {
                               "(forged or damaged?): 9\n"));
   EXPECT_THAT(text, HasSubstr("  path origins from pi2 dropped before a clock "
                               "offset estimate: 11\n"));
+  EXPECT_THAT(text, HasSubstr("  messages from pi2 that came faster than their "
+                              "channel takes them and waited (paced; in the "
+                              "latency): 13\n"));
 }
 
 TEST(BridgeStatisticsFormatTest, NoOffsetOrSamplesYetAreDashes) {
@@ -74,6 +78,7 @@ TEST(BridgeStatisticsFormatTest, NoOffsetOrSamplesYetAreDashes) {
   EXPECT_THAT(text, ::testing::Not(HasSubstr("no node of the configuration")));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("not believed")));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("path origins")));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("paced")));
 }
 
 // A node name comes from whoever sent the statistics: escape sequences and

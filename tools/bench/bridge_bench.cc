@@ -314,6 +314,10 @@ struct Throughput {
   // (ClientStatistics dropped_send_failed: more than its queue within its
   // storage duration, as after a stall); lost counts these too.
   int64_t refused_on_pi2 = 0;
+  // Of what reached pi2's bridge, what came faster than pi2's channel takes
+  // it and waited instead (ClientStatistics paced_packets: /bench is
+  // reliable, so its bridge paces such a re-send; its wait is in longest).
+  int64_t paced_on_pi2 = 0;
   // The most messages bridge_flood sent in one of its 1 ms ticks (150 at
   // 150 k/s; more after a tick came late).
   int64_t largest_burst = 0;
@@ -562,6 +566,8 @@ Throughput Flood(const Link& link, double rate, const std::string& what,
     const int64_t refused_on_pi2_before =
         before == nullptr ? 0
                           : static_cast<int64_t>(before->dropped_send_failed());
+    const int64_t paced_on_pi2_before =
+        before == nullptr ? 0 : static_cast<int64_t>(before->paced_packets());
     const std::optional<timing::LatencyHistogram> one_way_before =
         OneWayHistogram(before);
     uint64_t failures_before = 0;
@@ -648,6 +654,9 @@ Throughput Flood(const Link& link, double rate, const std::string& what,
              ? 0
              : static_cast<int64_t>(after->dropped_send_failed())) -
         refused_on_pi2_before;
+    t.paced_on_pi2 =
+        (after == nullptr ? 0 : static_cast<int64_t>(after->paced_packets())) -
+        paced_on_pi2_before;
     // Only from two snapshots: one missing would mix in the ping phase, or
     // show nothing.
     if (const std::optional<timing::LatencyHistogram> one_way_after =
@@ -973,6 +982,7 @@ void WriteThroughput(const Throughput& t, JsonWriter* json) {
   json->Key("unread_on_pi1").Number(loss.unread_on_pi1);
   json->Key("lost_in_dds").Number(loss.in_dds);
   json->Key("refused_on_pi2").Number(loss.refused_on_pi2);
+  json->Key("paced_on_pi2").Number(t.paced_on_pi2);
   json->Key("longest_one_way_us").Number(t.longest_one_way_us);
   json->Key("flood_largest_burst").Number(t.largest_burst);
   json->Key("catch_up_headroom_us").Number(t.catch_up_headroom_us);
@@ -1246,12 +1256,14 @@ void PrintThroughput(const std::vector<LinkResult>& results) {
                "ClientStatistics lost_packets) or that pi2's channel "
                "refused; where: unread by pi1's bridge (the channel lapped "
                "it) / in DDS / refused on pi2 (re-sent faster than the "
-               "channel allows); longest: the longest one-way delay of a "
+               "channel allows); paced: re-sends on pi2 that came faster "
+               "than its channel takes them and waited instead (/bench is "
+               "reliable); longest: the longest one-way delay of a "
                "forwarded message, pi1's send to pi2's re-send\n";
   PlainTable rates;
   rates.AddRow({"link", "ddsperf pub/sub", "forwarded", "forwarded / ddsperf",
-                "offered", "sent", "lost", "where: pi1/DDS/pi2", "longest",
-                "CPU flood", "bridge pi1", "bridge pi2"});
+                "offered", "sent", "lost", "where: pi1/DDS/pi2", "paced",
+                "longest", "CPU flood", "bridge pi1", "bridge pi2"});
   for (const LinkResult& r : results) {
     for (const Throughput* t : {&r.plain.throughput, &r.plain.at_goal_rate}) {
       const FloodLoss loss = LossOf(*t);
@@ -1261,7 +1273,7 @@ void PrintThroughput(const std::vector<LinkResult>& results) {
            Fixed(t->offered_per_s, 0), Fixed(t->sent_per_s, 0), StrCat(t->lost),
            StrCat(loss.unread_on_pi1, "/", loss.in_dds, "/",
                   loss.refused_on_pi2),
-           Fixed(t->longest_one_way_us / 1e3) + " ms",
+           StrCat(t->paced_on_pi2), Fixed(t->longest_one_way_us / 1e3) + " ms",
            Fixed(t->cpu_flood, 0) + "%", Fixed(t->cpu_bridge1, 0) + "%",
            Fixed(t->cpu_bridge2, 0) + "%"});
     }
@@ -1284,9 +1296,9 @@ void PrintGoals(const std::vector<LinkResult>& results) {
               << ForwardedLatencyText(LatencyVerdict(r)) << "; throughput "
               << Fixed(per_s / 1000, 1) << " k/s, " << at_goal.lost
               << " lost of " << Fixed(at_goal.sent_per_s / 1000, 1)
-              << " k/s sent (" << at_goal.refused
-              << " refused by the channel): "
-              << (throughput_met ? "met" : "MISSED");
+              << " k/s sent (" << at_goal.refused << " refused by the channel; "
+              << at_goal.paced_on_pi2
+              << " paced on pi2): " << (throughput_met ? "met" : "MISSED");
     const std::string where = FloodLossText(
         LossOf(at_goal), {.longest_one_way_us = at_goal.longest_one_way_us,
                           .catch_up_headroom_us = at_goal.catch_up_headroom_us,
