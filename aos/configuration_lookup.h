@@ -92,6 +92,14 @@ size_t MessageBufferSize(const Channel& channel);
 int64_t ChannelStorageDurationNs(const Configuration& config,
                                  const Channel& channel);
 
+// How many messages `channel` holds: ceil(frequency x storage duration),
+// in exact integer arithmetic, at least 1 (a negative frequency or
+// duration counts as 0) and at most UINT32_MAX. A send is refused as too
+// fast while the message this many sends back is younger than the
+// storage duration. Shared memory and the simulation size their queues
+// with it.
+uint32_t ChannelQueueSize(const Configuration& config, const Channel& channel);
+
 }  // namespace aos::configuration
 
 #endif  // AOS_CONFIGURATION_LOOKUP_H_

@@ -168,6 +168,28 @@ TEST_F(ConfigurationTest, StorageDurationFallsBackToTheConfigs) {
             7);
 }
 
+// ceil(frequency x storage), exactly: 100 a second for 70 ms is 7 (a double
+// product is 7.000000000000001, which ceil makes 8), 3 a second for 0.5 s
+// is 2; never 0.
+TEST_F(ConfigurationTest, QueueSizeIsTheExactCeilingOfFrequencyTimesStorage) {
+  const std::string path = Write("c.json", R"({
+    "channels": [
+      { "name": "/a", "type": "T", "frequency": 100,
+        "channel_storage_duration": 70000000 },
+      { "name": "/b", "type": "T", "frequency": 3,
+        "channel_storage_duration": 500000000 },
+      { "name": "/c", "type": "T", "frequency": 1,
+        "channel_storage_duration": 1 } ] })");
+  const auto config = Read(path);
+  const auto size = [&](int i) {
+    return ChannelQueueSize(config.message(),
+                            *config.message().channels()->Get(i));
+  };
+  EXPECT_EQ(size(0), 7u);
+  EXPECT_EQ(size(1), 2u);
+  EXPECT_EQ(size(2), 1u);
+}
+
 // Who reads a channel, and to whom it is forwarded, per node; also for a
 // channel without source_node, which validation refuses but a damaged log's
 // configuration may hold (not validated: read as plain JSON).

@@ -1,7 +1,6 @@
 #include "aos/events/queue_layout_for_channel.h"
 
 #include <algorithm>
-#include <cstdint>
 
 #include "aos/configuration_lookup.h"
 
@@ -14,15 +13,7 @@ ipc_lib::QueueLayout QueueLayoutForChannel(const Configuration& config,
       static_cast<uint32_t>(configuration::MessageBufferSize(channel));
   layout.channel_storage_duration_ns =
       configuration::ChannelStorageDurationNs(config, channel);
-  // ceil(frequency * storage seconds), in integers: exact, no overflow.
-  const unsigned __int128 frequency =
-      static_cast<uint64_t>(std::max(0, channel.frequency()));
-  const unsigned __int128 storage_ns = static_cast<uint64_t>(
-      std::max<int64_t>(0, layout.channel_storage_duration_ns));
-  const unsigned __int128 messages =
-      (frequency * storage_ns + 999999999u) / 1000000000u;
-  layout.queue_size = static_cast<uint32_t>(
-      std::clamp<unsigned __int128>(messages, 1, UINT32_MAX));
+  layout.queue_size = configuration::ChannelQueueSize(config, channel);
   layout.num_senders =
       static_cast<uint32_t>(std::max(0, channel.num_senders()));
   layout.num_watchers =

@@ -1,7 +1,6 @@
 #include "aos/events/simulated_channel.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 #include "aos/configuration.h"
@@ -13,10 +12,7 @@ SimulatedChannel::SimulatedChannel(const Configuration* configuration,
     : channel_(channel),
       storage_duration_(std::chrono::nanoseconds(
           configuration::ChannelStorageDurationNs(*configuration, *channel))) {
-  const double messages =
-      std::ceil(channel->frequency() *
-                std::chrono::duration<double>(storage_duration_).count());
-  queue_size_ = std::max<size_t>(1, static_cast<size_t>(messages));
+  queue_size_ = configuration::ChannelQueueSize(*configuration, *channel);
   slots_.resize(queue_size_);
   for (Slot& slot : slots_)
     slot.data.resize(configuration::MessageBufferSize(*channel));

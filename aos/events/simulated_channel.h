@@ -57,6 +57,11 @@ class SimulatedChannel {
                         const Origin& origin, const PathOrigins* path_origins,
                         uint32_t* queue_index);
 
+  // How long the channel keeps a message (channel_storage_duration).
+  monotonic_clock::duration storage_duration() const {
+    return storage_duration_;
+  }
+
   // When a send at this node time or later is no longer refused as too
   // fast: when the message queue_size messages ago is storage_duration old;
   // min_time while the queue is not full yet.

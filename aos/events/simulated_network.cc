@@ -212,7 +212,13 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
     const RawSender::Error error = destination_->Send(
         message.data.data(), message.size, local_now, realtime_now,
         message.origin, &translated, &queue_index);
-    if (error == RawSender::Error::kMessagesSentTooFast && reliable()) {
+    // How late it is already: the bridge holds it only while that is no
+    // more than the channel's storage duration (ResendPacer::WorthHolding).
+    const monotonic_clock::duration late =
+        network_->scheduler_->now() - (message.origin.monotonic_remote_time -
+                                       network_->node_offset_(from_));
+    if (error == RawSender::Error::kMessagesSentTooFast && reliable() &&
+        late <= destination_->storage_duration()) {
       if (!in_flight->paced && received_from != nullptr) {
         ++received_from->received.paced_packets;
       }

@@ -62,7 +62,9 @@
 //   boot (lost, expired or sent while disconnected), dropped_send_failed
 //   re-sends the local channel refused as too fast on best-effort channels,
 //   paced_packets those of reliable channels, which wait (with the messages
-//   after them) until the channel takes them, as the bridge paces them;
+//   after them) until the channel takes them, as the bridge paces them,
+//   unless already later than the channel's storage duration (then dropped
+//   and counted in dropped_send_failed, as the bridge does);
 //   one_way_latency is exact (re-send here minus send there, in simulated
 //   time);
 // - monotonic_offset is the peer's clock minus ours, exactly, with

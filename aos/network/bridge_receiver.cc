@@ -1,11 +1,14 @@
 #include "aos/network/bridge_receiver.h"
 
-#include "aos/events/queue_layout_for_channel.h"
+#include <algorithm>
+
+#include "aos/configuration_lookup.h"
 #include "aos/flatbuffer_string_view.h"
 #include "aos/network/bridge_topics.h"
 #include "aos/network/clock_offset_estimator.h"
 #include "aos/network/forwarded_origins.h"
 #include "aos/util/str_cat.h"
+#include "glog/logging.h"
 
 namespace aos::message_bridge {
 namespace {
@@ -56,10 +59,10 @@ absl::Status BridgeReceiver::AddChannel(const Channel* channel) {
   if (!reader.ok()) return reader.status();
   incoming->reader = *reader;
   if (topic.qos.reliable) {
-    const ipc_lib::QueueLayout layout = QueueLayoutForChannel(config, *channel);
     incoming->pacer = std::make_unique<ResendPacer>(
-        layout.queue_size,
-        std::chrono::nanoseconds(layout.channel_storage_duration_ns));
+        configuration::ChannelQueueSize(config, *channel),
+        std::chrono::nanoseconds(
+            configuration::ChannelStorageDurationNs(config, *channel)));
     Incoming* const raw = incoming.get();
     incoming->retry =
         loop_->AddTimer([this, raw]() { TakeMessages(raw, true); });
@@ -106,33 +109,50 @@ void BridgeReceiver::RestoreBuffer(Incoming* incoming) {
 
 bool BridgeReceiver::TakeMessages(Incoming* incoming, bool in_loop) {
   std::lock_guard<PriorityInheritanceMutex> lock(mutex_);
+  const monotonic_clock::time_point now = monotonic_clock::now();
   if (incoming->held) {
-    // Cyclone's thread: the loop retries it (its timer is scheduled, or
-    // the wakeup that schedules it was raised).
-    if (!in_loop) return false;
-    if (monotonic_clock::now() < incoming->retry_at) {
-      incoming->retry->Schedule(incoming->retry_at);
+    if (!in_loop) {
+      incoming->arrived_while_held = true;
+    } else if (incoming->arrived_while_held) {
+      // Arrivals retry it (a flood goes on), and will again: the loop only
+      // backs them up, for when they stop.
+      incoming->arrived_while_held = false;
+      incoming->retry->Schedule(std::max(now, incoming->retry_at) +
+                                kRetryBackstop);
       return false;
     }
-    // A held sample passed the checks: its node is a peer.
-    const PeerLink::Peer* peer = link_->PeerAt(incoming->sample.source_node);
-    if (peer == nullptr) {
-      incoming->held = false;
-    } else {
-      Receive(incoming, *peer);
+    if (now < incoming->retry_at) {
+      // Not due. In Cyclone's thread, the loop has it in hand: its timer
+      // is scheduled, or the wakeup that schedules it was raised.
+      if (in_loop) incoming->retry->Schedule(incoming->retry_at);
+      return false;
     }
+    // A held sample passed the checks, so its node is a peer.
+    const PeerLink::Peer* peer = link_->PeerAt(incoming->sample.source_node);
+    CHECK(peer != nullptr) << "a held sample names no peer";
+    Receive(incoming, *peer);
     if (incoming->held) {
       confirm_pack_.Flush();
-      incoming->retry->Schedule(incoming->retry_at);
+      if (in_loop) incoming->retry->Schedule(incoming->retry_at);
       return false;
     }
     RestoreBuffer(incoming);
   }
   void* samples[1] = {&incoming->sample};
   dds_sample_info_t info;
+  int taken_here = 0;
+  bool more = false;
   while (true) {
+    // The loop takes a bounded batch at a time where it has a timer to
+    // take the rest (reliable channels): Cyclone's thread waits for the
+    // lock meanwhile, and a long wait there is datagrams dropped.
+    if (in_loop && incoming->retry != nullptr && taken_here == kLoopTakeLimit) {
+      more = true;
+      break;
+    }
     const dds_return_t taken = dds_take(incoming->reader, samples, &info, 1, 1);
     if (taken <= 0) break;
+    ++taken_here;
     if (info.valid_data) {
       const PeerLink::Peer* peer = link_->PeerAt(incoming->sample.source_node);
       if (peer == nullptr) {
@@ -147,9 +167,13 @@ bool BridgeReceiver::TakeMessages(Incoming* incoming, bool in_loop) {
     RestoreBuffer(incoming);
   }
   confirm_pack_.Flush();
-  if (!incoming->held) return false;
-  if (!in_loop) return true;
-  incoming->retry->Schedule(incoming->retry_at);
+  if (incoming->held) {
+    if (!in_loop) return true;
+    incoming->retry->Schedule(incoming->retry_at);
+  } else if (more) {
+    // The rest in the retry timer's next call, after Cyclone's turn.
+    incoming->retry->Schedule(now);
+  }
   return false;
 }
 
@@ -174,6 +198,9 @@ void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
         statistics_->received_mutex());
     change();
   };
+  // Whether this message was held already (a retry): counted as paced once.
+  const bool was_held = incoming->held;
+  incoming->held = false;
   const aos_bridge_Message& message = incoming->sample;
   const uint8_t* data = message.data._buffer;
   const size_t size = message.data._length;
@@ -213,14 +240,19 @@ void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
   origin.origins = &origins.origins;
   RawSender* sender = incoming->sender.get();
   const RawSender::Error error = sender->Send(data, size, origin);
+  const monotonic_clock::time_point now = monotonic_clock::now();
+  // How late it is already (its one-way latency so far): unknown without a
+  // clock estimate, and then it is held.
+  const std::chrono::nanoseconds late(
+      offset.valid ? Ns(now) - message.monotonic_sent_ns + offset.offset_ns
+                   : 0);
   if (error == RawSender::Error::kMessagesSentTooFast &&
-      incoming->pacer != nullptr) {
-    if (!incoming->held) count([&]() { ++counts.paced_packets; });
+      incoming->pacer != nullptr && incoming->pacer->WorthHolding(late)) {
+    if (!was_held) count([&]() { ++counts.paced_packets; });
     incoming->held = true;
-    incoming->retry_at = incoming->pacer->Refused(monotonic_clock::now());
+    incoming->retry_at = incoming->pacer->Refused(now);
     return;
   }
-  incoming->held = false;
   if (error != RawSender::Error::kOk) {
     count([&]() { ++counts.dropped_send_failed; });
     return;

@@ -32,32 +32,44 @@
 // the listener only wakes the loop, which takes what arrived in its next wakeup
 // (Serve). The threads meet under priority-inheriting locks: the receiver's own
 // (held across a whole take, DDS calls and the deliveries' writes included; the
-// loop takes it only in Serve), and three that the listener holds for one
-// message at a time and across no DDS call: the statistics' received_mutex()
-// (each count, after the re-send: Publish holds it while it builds, and no
-// re-send waits for that), the loop's lock for sends from another thread
-// (RawSender::AllowSendsFromAnotherThread: the senders' buffers and timing
-// figures; the timing report holds it while it reads them) and each peer's
-// view() (its boot and clock estimate, which the loop updates). The re-sends
-// are not in the loop's trace ring, and are not callbacks of the loop (no
-// handler time of the bridge's for them).
+// loop takes it in Serve and in a paced channel's retry timer), and three that
+// the listener holds for one message at a time and across no DDS call: the
+// statistics' received_mutex() (each count, after the re-send: Publish holds it
+// while it builds, and no re-send waits for that), the loop's lock for sends
+// from another thread (RawSender::AllowSendsFromAnotherThread: the senders'
+// buffers and timing figures; the timing report holds it while it reads them)
+// and each peer's view() (its boot and clock estimate, which the loop updates).
+// The re-sends are not in the loop's trace ring, and are not callbacks of the
+// loop (no handler time of the bridge's for them), but for paced ones the retry
+// timer makes (below).
 //
-// Reliable channels lose nothing to their own rate limit: a re-send the
+// Reliable channels pace what their own rate limit refuses: a re-send the
 // local channel refuses as too fast (the backlog of a stall upstream arrives
 // at once, faster than the channel's frequency allows, although its source
-// sent it within the rate) waits, with everything after it in the reader,
-// until the oldest of the channel's last queue_size re-sends has aged out
-// (resend_pacer.h); the loop retries it then, from a timer of its own per
-// channel ("pace <channel> <type>"), and takes the rest; Cyclone's thread
-// takes nothing of that channel meanwhile. Each such message is counted once
-// as paced_packets, and its wait is in the one-way latency. A best-effort
-// channel's refused re-send is dropped and counted (dropped_send_failed).
+// sent it within the rate) is held, with everything after it left in the
+// DDS reader, until the oldest of the channel's last queue_size re-sends
+// has aged out (resend_pacer.h). Then whichever thread comes first retries
+// it and takes the rest: Cyclone's, at the next arrival on the channel, or
+// the loop, from a timer of its own per channel ("pace <channel> <type>",
+// whose handler time those re-sends are); while arrivals come for it (a
+// flood goes on), the timer waits kRetryBackstop past the due time, so that
+// the loop is not woken for every slot that ages out, and the loop takes
+// kLoopTakeLimit samples at a time. Each such message is
+// counted once as paced_packets, and its wait is in the one-way latency;
+// every refusal, retries included, is also in the bridge's sender's
+// kMessagesSentTooFast count (its timing report). What pacing cannot save:
+// the reader keeps about the channel's queue length of samples (QueueDepth,
+// rounded down, at most 10000), and a hold long enough for more to arrive
+// overwrites the oldest, counted as lost_packets; a message held when Run()
+// returns is re-sent only if the loop runs again. A best-effort channel's
+// refused re-send is dropped and counted (dropped_send_failed).
 //
 // The samples are deserialised into a buffer per channel made before Run()
 // (Cyclone allocates one of its own only for a sample larger than
 // max_size, which is refused); re-sending allocates nothing.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -135,10 +147,22 @@ class BridgeReceiver {
     std::unique_ptr<ResendPacer> pacer;
     TimerHandler* retry = nullptr;
     // `sample` was refused as too fast and waits to be re-sent at
-    // retry_at; nothing more is taken until it went. Under mutex_.
+    // retry_at; nothing more is taken until it went. Under mutex_, as is:
     bool held = false;
     monotonic_clock::time_point retry_at = monotonic_clock::min_time;
+    // Cyclone's thread came for the held sample since the loop last
+    // looked: arrivals are retrying it.
+    bool arrived_while_held = false;
   };
+
+  // How long past a held sample's due time the loop's retry timer waits
+  // when arrivals came for it meanwhile: they will again, and the timer is
+  // only the backstop for when they stop.
+  static constexpr std::chrono::milliseconds kRetryBackstop{1};
+  // The most samples the loop takes of a reliable channel in one call (the
+  // retry timer takes the rest in its next), so that Cyclone's thread never
+  // waits long for the lock (unread datagrams overflow the socket buffer).
+  static constexpr int kLoopTakeLimit = 256;
 
   // In Cyclone's thread, for samples on `incoming`'s reader: re-sends them
   // there once the loop runs (false: the loop need not wake), else leaves
@@ -146,10 +170,14 @@ class BridgeReceiver {
   bool OnArrival(Incoming* incoming);
   // Takes and re-sends what `incoming`'s reader has, then sends the
   // deliveries it confirmed. Holds mutex_. A re-send refused as too fast is
-  // held: `in_loop` (the loop's thread), it retries a held one that is due
-  // and schedules the retry timer for one that is not; in Cyclone's thread
-  // it leaves a held one alone. True when it left one held for the loop to
-  // schedule (Cyclone's thread: the loop must wake).
+  // held; a held one is retried first when it is due, in either thread, and
+  // nothing is taken while it stays held. `in_loop` (the loop's thread), it
+  // schedules the retry timer for one left held (kRetryBackstop late when
+  // arrivals came for it meanwhile), and takes at most kLoopTakeLimit,
+  // scheduling the timer for the rest. True when Cyclone's thread left a
+  // new one held: the loop must wake to schedule its retry. While one is
+  // held, the loop always has its retry in hand (the timer scheduled, or
+  // that wakeup raised).
   bool TakeMessages(Incoming* incoming, bool in_loop);
   // Checks and re-sends `incoming->sample`, counting; on a refusal of a
   // reliable channel's re-send as too fast, holds it (Incoming::held).

@@ -44,6 +44,17 @@ class ResendPacer {
   // up to storage_duration, after which the channel has surely made room.
   monotonic_clock::time_point Refused(monotonic_clock::time_point now);
 
+  // Whether a refused re-send that is `late` behind its source's send (its
+  // one-way latency so far) is worth holding: not once it is later than the
+  // storage duration. A stream that late has come faster than the channel
+  // takes it for longer than pacing can make up (a source at the channel's
+  // full rate leaves no room to drain a backlog): holding on would delay
+  // everything after it further, until the reader's history overflows, so
+  // it is dropped instead, and the stream catches up.
+  bool WorthHolding(std::chrono::nanoseconds late) const {
+    return late <= storage_duration_;
+  }
+
   // Re-sends refused since construction (each refusal of a retry too).
   uint64_t refusals() const { return refusals_; }
 

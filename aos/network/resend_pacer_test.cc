@@ -48,6 +48,15 @@ TEST(ResendPacerTest, SendsThatAgedOutDoNotExplainARefusal) {
   EXPECT_EQ(pacer.Refused(At(milliseconds(500))), At(milliseconds(550)));
 }
 
+// A re-send later than the storage duration is not worth holding.
+TEST(ResendPacerTest, HoldsOnlyWhatIsNoLaterThanTheStorageDuration) {
+  ResendPacer pacer(4, milliseconds(100));
+  EXPECT_TRUE(pacer.WorthHolding(milliseconds(0)));
+  EXPECT_TRUE(pacer.WorthHolding(milliseconds(100)));
+  EXPECT_FALSE(
+      pacer.WorthHolding(milliseconds(100) + std::chrono::nanoseconds(1)));
+}
+
 // A queue larger than the storage duration in ns still waits at least 1 ns.
 TEST(ResendPacerTest, TheSmallestWaitIsOneNanosecond) {
   ResendPacer pacer(1000, std::chrono::nanoseconds(10));
