@@ -1093,11 +1093,13 @@ ForwardedLatencyVerdict LatencyVerdict(const LinkResult& r) {
 // channel's rate, and at the goal's rate every message of /bench arrived.
 bool ThroughputGoalMet(const BridgeResult& b) {
   const Throughput& at_goal = b.at_goal_rate;
-  // The goal's rate was offered and sent (the channel refused none, and
-  // bridge_flood kept up), and nothing of it was lost.
+  // The goal's rate was sent (bridge_flood kept up within 1 %), and
+  // nothing of what it sent was lost. What pi1's channel refused of
+  // bridge_flood's own catch-up after a stall of its own was never sent:
+  // not the bridges' to forward.
   return b.throughput.forwarded_per_s >= kThroughputGoal &&
-         at_goal.refused == 0 && at_goal.sent_per_s >= 0.99 * kThroughputGoal &&
-         at_goal.lost == 0 && at_goal.forwarded >= at_goal.sent;
+         at_goal.sent_per_s >= 0.99 * kThroughputGoal && at_goal.lost == 0 &&
+         at_goal.forwarded >= at_goal.sent;
 }
 
 // Ends the bench, before anything runs, on a flag out of range or a
@@ -1296,7 +1298,8 @@ void PrintGoals(const std::vector<LinkResult>& results) {
               << ForwardedLatencyText(LatencyVerdict(r)) << "; throughput "
               << Fixed(per_s / 1000, 1) << " k/s, " << at_goal.lost
               << " lost of " << Fixed(at_goal.sent_per_s / 1000, 1)
-              << " k/s sent (" << at_goal.refused << " refused by the channel; "
+              << " k/s sent (" << at_goal.refused
+              << " refused by pi1's channel, never sent; "
               << at_goal.paced_on_pi2
               << " paced on pi2): " << (throughput_met ? "met" : "MISSED");
     const std::string where = FloodLossText(

@@ -11,7 +11,10 @@
 //     the reader had it;
 //   * on pi2: the channel refused the bridge's re-send, which came faster
 //     than the channel's frequency allows (more than its queue within its
-//     storage duration), as a catch-up after a stall does.
+//     storage duration), as a catch-up after a stall does. On a reliable
+//     channel such as /bench the bridge holds and paces such a re-send
+//     (ClientStatistics paced_packets, not a loss), and drops only one
+//     already later than the channel's storage duration.
 
 #include <cmath>
 #include <cstdint>
