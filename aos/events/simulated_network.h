@@ -23,9 +23,11 @@
 // - Best-effort channels (time_to_live > 0) lose `loss` of their messages,
 //   deterministically (error diffusion: a loss of 0.25 drops every fourth
 //   message exactly), and drop messages older than time_to_live on arrival.
-// - Reliable channels (time_to_live 0) lose nothing: a message the link
-//   loses is retransmitted and arrives two more delays later, and the ones
-//   after it wait for it (in order, like a reliable DDS stream).
+// - Reliable channels (time_to_live 0) lose nothing on the link: a message
+//   the link loses is retransmitted and arrives two more delays later, and
+//   the ones after it wait for it (in order, like a reliable DDS stream);
+//   what arrives faster than the destination's channel takes it is paced
+//   (below, paced_packets).
 // - While a link is disconnected, messages sent over it are dropped; when it
 //   reconnects, the latest message of each reliable channel is sent again
 //   if it was dropped, as AOS's bridge does for a reconnecting client.

@@ -248,7 +248,11 @@ void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
                    : 0);
   if (error == RawSender::Error::kMessagesSentTooFast &&
       incoming->pacer != nullptr && incoming->pacer->WorthHolding(late)) {
-    if (!was_held) count([&]() { ++counts.paced_packets; });
+    if (!was_held) {
+      count([&]() { ++counts.paced_packets; });
+      // A new hold: no arrival has come for it yet.
+      incoming->arrived_while_held = false;
+    }
     incoming->held = true;
     incoming->retry_at = incoming->pacer->Refused(now);
     return;

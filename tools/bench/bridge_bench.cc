@@ -1094,9 +1094,9 @@ ForwardedLatencyVerdict LatencyVerdict(const LinkResult& r) {
 bool ThroughputGoalMet(const BridgeResult& b) {
   const Throughput& at_goal = b.at_goal_rate;
   // The goal's rate was sent (bridge_flood kept up within 1 %), and
-  // nothing of what it sent was lost. What pi1's channel refused of
-  // bridge_flood's own catch-up after a stall of its own was never sent:
-  // not the bridges' to forward.
+  // nothing of what it sent was lost. A send pi1's channel refused (the
+  // flood's own catch-up after a stall of its own: it tries again the next
+  // tick) published nothing for the bridges to forward.
   return b.throughput.forwarded_per_s >= kThroughputGoal &&
          at_goal.sent_per_s >= 0.99 * kThroughputGoal && at_goal.lost == 0 &&
          at_goal.forwarded >= at_goal.sent;
@@ -1299,7 +1299,8 @@ void PrintGoals(const std::vector<LinkResult>& results) {
               << Fixed(per_s / 1000, 1) << " k/s, " << at_goal.lost
               << " lost of " << Fixed(at_goal.sent_per_s / 1000, 1)
               << " k/s sent (" << at_goal.refused
-              << " refused by pi1's channel, never sent; "
+              << " sends refused by pi1's channel: the flood's own catch-up, "
+                 "retried the next tick; "
               << at_goal.paced_on_pi2
               << " paced on pi2): " << (throughput_met ? "met" : "MISSED");
     const std::string where = FloodLossText(
