@@ -240,22 +240,24 @@ void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
   origin.origins = &origins.origins;
   RawSender* sender = incoming->sender.get();
   const RawSender::Error error = sender->Send(data, size, origin);
-  const monotonic_clock::time_point now = monotonic_clock::now();
-  // How late it is already (its one-way latency so far): unknown without a
-  // clock estimate, and then it is held.
-  const std::chrono::nanoseconds late(
-      offset.valid ? Ns(now) - message.monotonic_sent_ns + offset.offset_ns
-                   : 0);
   if (error == RawSender::Error::kMessagesSentTooFast &&
-      incoming->pacer != nullptr && incoming->pacer->WorthHolding(late)) {
-    if (!was_held) {
-      count([&]() { ++counts.paced_packets; });
-      // A new hold: no arrival has come for it yet.
-      incoming->arrived_while_held = false;
+      incoming->pacer != nullptr) {
+    const monotonic_clock::time_point now = monotonic_clock::now();
+    // How late it is already (its one-way latency so far): unknown without
+    // a clock estimate, and then it is held.
+    const std::chrono::nanoseconds late(
+        offset.valid ? Ns(now) - message.monotonic_sent_ns + offset.offset_ns
+                     : 0);
+    if (incoming->pacer->WorthHolding(late)) {
+      if (!was_held) {
+        count([&]() { ++counts.paced_packets; });
+        // A new hold: no arrival has come for it yet.
+        incoming->arrived_while_held = false;
+      }
+      incoming->held = true;
+      incoming->retry_at = incoming->pacer->Refused(now);
+      return;
     }
-    incoming->held = true;
-    incoming->retry_at = incoming->pacer->Refused(now);
-    return;
   }
   if (error != RawSender::Error::kOk) {
     count([&]() { ++counts.dropped_send_failed; });
