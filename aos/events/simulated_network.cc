@@ -215,8 +215,8 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
     // How late it is already: the bridge holds it only while that is no
     // more than the channel's storage duration (ResendPacer::WorthHolding).
     const monotonic_clock::duration late =
-        network_->scheduler_->now() - (message.origin.monotonic_remote_time -
-                                       network_->node_offset_(from_));
+        network_->scheduler_->now() -
+        (message.origin.monotonic_remote_time - network_->node_offset_(from_));
     if (error == RawSender::Error::kMessagesSentTooFast && reliable() &&
         late <= destination_->storage_duration()) {
       if (!in_flight->paced && received_from != nullptr) {
