@@ -212,13 +212,10 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
     const RawSender::Error error = destination_->Send(
         message.data.data(), message.size, local_now, realtime_now,
         message.origin, &translated, &queue_index);
-    // How late it is already: the bridge holds it only while that is no
-    // more than the channel's storage duration (ResendPacer::WorthHolding).
-    const monotonic_clock::duration late =
-        network_->scheduler_->now() -
-        (message.origin.monotonic_remote_time - network_->node_offset_(from_));
+    // Held while it is no later than the channel's storage duration, as
+    // the bridge holds it (ResendPacer::WorthHolding).
     if (error == RawSender::Error::kMessagesSentTooFast && reliable() &&
-        late <= destination_->storage_duration()) {
+        Late(message) <= destination_->storage_duration()) {
       if (!in_flight->paced && received_from != nullptr) {
         ++received_from->received.paced_packets;
       }
@@ -243,6 +240,12 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
     return true;
   }
 
+  // How late `message` is now: its one-way latency so far, exact.
+  monotonic_clock::duration Late(const InFlight& message) const {
+    return network_->scheduler_->now() - (message.origin.monotonic_remote_time -
+                                          network_->node_offset_(from_));
+  }
+
   // What the destination's bridge counts of a re-sent message, as the
   // bridge's receiving side counts it (bridge_receiver.h).
   void CountReceived(const InFlight& message,
@@ -259,10 +262,7 @@ class SimulatedNetwork::ChannelLink : public EventScheduler::Event {
       ++counts.received_packets;
       counts.received_bytes += message.size;
       // Re-send here minus send there, both in simulated time: exact.
-      counts.AddOneWayLatency(
-          (network_->scheduler_->now() - (message.origin.monotonic_remote_time -
-                                          network_->node_offset_(from_)))
-              .count());
+      counts.AddOneWayLatency(Late(message).count());
     }
     has_received_ = true;
     last_boot_ = boot;
