@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -97,6 +98,17 @@ double Mean(const std::vector<double>& values) {
   double sum = 0;
   for (double value : values) sum += value;
   return sum / static_cast<double>(values.size());
+}
+
+double MedianOfMeasured(std::vector<double> values) {
+  values.erase(std::remove_if(values.begin(), values.end(),
+                              [](double value) { return std::isnan(value); }),
+               values.end());
+  if (values.empty()) return NAN;
+  std::sort(values.begin(), values.end());
+  const size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle]
+                                : (values[middle - 1] + values[middle]) / 2;
 }
 
 double SafeRatio(double a, double b) { return b > 0 ? a / b : NAN; }

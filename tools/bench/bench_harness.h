@@ -96,6 +96,10 @@ bool AbbaSecondArm(int run);
 // The mean of `values` (NaN if there are none).
 double Mean(const std::vector<double>& values);
 
+// The median of `values` with NaNs (not measured) left out, NaN if none is
+// left; of an even count, the mean of the middle two.
+double MedianOfMeasured(std::vector<double> values);
+
 // `a` / `b`, or NaN unless `b` > 0.
 double SafeRatio(double a, double b);
 

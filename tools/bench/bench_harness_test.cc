@@ -52,6 +52,11 @@ TEST(BenchHarnessTest, Text) {
   EXPECT_TRUE(std::isnan(SafeRatio(3, 0)));
   EXPECT_EQ(Mean({1, 2, 6}), 3);
   EXPECT_TRUE(std::isnan(Mean({})));
+  EXPECT_EQ(MedianOfMeasured({5, 1, 3}), 3);
+  EXPECT_EQ(MedianOfMeasured({4, 1, 3, 10}), 3.5);
+  EXPECT_EQ(MedianOfMeasured({NAN, 2, NAN}), 2);
+  EXPECT_TRUE(std::isnan(MedianOfMeasured({NAN})));
+  EXPECT_TRUE(std::isnan(MedianOfMeasured({})));
 }
 
 TEST(BenchHarnessTest, FilesAndLines) {

@@ -25,6 +25,9 @@
 //      DDS Security (certificates from make_test_ca.sh), on shared memory
 //      of their own: what authentication and encryption cost, in the same
 //      run.
+//   7. (--latency_rounds, 3 by default) 1, 2, 3b and 4's round trips again,
+//      back to back in each round: the latency goal is judged on the
+//      median of the rounds' ratios, each of its own round's figures.
 #include <signal.h>
 #include <unistd.h>
 
@@ -87,6 +90,11 @@ DEFINE_string(security, "both",
               "both: measure the bridges without and then with DDS Security "
               "(--dds_security, certificates from --make_test_ca), in the "
               "same run; off: without only.");
+DEFINE_int32(latency_rounds, 3,
+             "How many rounds of the round trips judge the latency goal: "
+             "ddsperf's, the local one, the bare relays' and the bridges', "
+             "back to back in each round (the first round is the full "
+             "run's; the others measure the round trips only).");
 DEFINE_int32(security_rounds, 2,
              "With --security=both: how many times each of the plain and "
              "the secure bridges is measured, in the order plain, secure, "
@@ -355,6 +363,21 @@ struct BridgeResult {
   Throughput at_goal_rate;
 };
 
+// The p50s of one round of the round trips, in us (NaN: not measured).
+struct RoundTripP50s {
+  double ddsperf_us = NAN, local_us = NAN, relays_us = NAN, bridges_us = NAN;
+
+  // What the forwarded path's hops cost alone: ddsperf's round trip (DDS
+  // twice) plus two local round trips (shared memory four times).
+  double HopsSumUs() const { return ddsperf_us + 2 * local_us; }
+
+  LatencyRound ToJudge() const {
+    return {.hops_sum_us = HopsSumUs(),
+            .relays_us = relays_us,
+            .bridges_us = bridges_us};
+  }
+};
+
 struct LinkResult {
   std::string link;
   Figures dds_round_trip;
@@ -363,10 +386,13 @@ struct LinkResult {
   // Its path ages at pong's and at ping's watcher.
   CallbackFigures local_pong, local_ping;
   // ping and pong through two bare relays (bare_relay.cc) instead of the
-  // bridges: the hops with nothing of a bridge's own work. Measured before
-  // and after the bridges; relay_round_trip is the run with the lower p50.
+  // bridges: the hops with nothing of a bridge's own work (the first
+  // round's).
   Figures relay_round_trip;
-  std::vector<Figures> relay_runs;
+  // Every round of the round trips (--latency_rounds), each measured back
+  // to back: the first is the figures here, the rest measure the round
+  // trips only.
+  std::vector<RoundTripP50s> rounds;
   // ddsperf pub/sub.
   DdsperfRate dds_rate;
   // The bridges without DDS Security: the first run, for the tables
@@ -707,11 +733,13 @@ Throughput Flood(const Link& link, double rate, const std::string& what,
 }
 
 // Both bridges (with DDS Security if `security_dir` is not empty) on
-// shared memory of their own: the forwarded round trip, each bridge's
+// shared memory of their own: the forwarded round trip, and unless
+// `round_trip_only`, where its messages were on the way, each bridge's
 // one-way latency, then bridge_flood's rate through them.
 BridgeResult MeasureBridges(const Link& link, const Configuration& config,
                             int domain, const std::string& security_dir,
-                            const std::string& work, const std::string& out) {
+                            const std::string& work, const std::string& out,
+                            bool round_trip_only = false) {
   BridgeResult result;
   const std::string config_path = FLAGS_config;
   const double seconds = FLAGS_seconds;
@@ -745,9 +773,14 @@ BridgeResult MeasureBridges(const Link& link, const Configuration& config,
   std::cerr << "[" << link.name << "] ping (pi1) -> " << what
             << " -> pong (pi2) -> " << what << " -> ping, every "
             << FLAGS_ping_interval_us << " us, " << seconds << " s\n";
-  result.forwarded_round_trip = PingPongAcross(
-      link, statistics[1]->loop(), base, what, bridge[1].get(), "ping.json",
-      out, &result.pings, &result.pongs, &result.ages);
+  result.forwarded_round_trip =
+      PingPongAcross(link, statistics[1]->loop(), base, what, bridge[1].get(),
+                     "ping.json", out, &result.pings, &result.pongs,
+                     round_trip_only ? nullptr : &result.ages);
+  if (round_trip_only) {
+    for (int i = 0; i < 2; ++i) bridge[i]->Terminate();
+    return result;
+  }
   // The statistics published since (once a second) count the last
   // messages: with `ages`, PingPongAcross waited 1.2 s after ping ended.
   result.one_way_pi1_to_pi2 =
@@ -828,6 +861,88 @@ Figures MeasureRelays(const Link& link, const Configuration& config, int domain,
   return figures;
 }
 
+// ddsperf ping / pong at the ping rate on `link`: DDS's round trip.
+Figures MeasureDdsperfRoundTrip(const Link& link, int domain,
+                                const std::string& out) {
+  const double seconds = FLAGS_seconds;
+  const std::string ping_hz = StrCat(1000000 / FLAGS_ping_interval_us, "Hz");
+  std::cerr << "[" << link.name << "] ddsperf ping " << ping_hz << " / pong, "
+            << seconds << " s\n";
+  auto pong =
+      StartDdsperf(link, 1, domain, {"-D", StrCat(seconds + 4), "pong"}, out);
+  Sleep(0.5);
+  auto ping = StartDdsperf(link, 0, domain,
+                           {"-D", StrCat(seconds + 1), "ping", ping_hz}, out);
+  const int status = ping->Wait();
+  absl::StatusOr<Figures> figures =
+      ReadDdsperfPing(ping->Stdout(), "ddsperf ping/pong");
+  if (!figures.ok()) {
+    FailWithOutput(StrCat("ddsperf ping exited ", status, ": ",
+                          figures.status().message()),
+                   ping.get());
+  }
+  pong->Terminate();
+  return *figures;
+}
+
+// ping and pong on one node of `link` (the single-node config, no bridge),
+// on shared memory in `base`: the round trip through shared memory alone.
+// With `pong_age` and `ping_age`, also their path ages, from the node's
+// timing reports.
+Figures MeasureLocalRoundTrip(const Link& link, const std::string& base,
+                              const std::string& out,
+                              CallbackFigures* pong_age = nullptr,
+                              CallbackFigures* ping_age = nullptr) {
+  std::cerr << "[" << link.name << "] ping / pong on one node (no bridge), "
+            << FLAGS_seconds << " s\n";
+  const std::string local_config =
+      FLAGS_local_config.empty()
+          ? StrCat(FLAGS_bin_dir, "/examples/pingpong_config.json")
+          : FLAGS_local_config;
+  absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> local =
+      configuration::ReadConfig(local_config);
+  if (!local.ok()) {
+    FailWithOutput(std::string(local.status().message()), nullptr);
+  }
+  // A loop reads --shm_base once, when it is made.
+  FLAGS_shm_base = base;
+  ShmEventLoop reports(&local->message(), "bridge_bench");
+  starter::Launcher launcher(&reports, out);
+  std::unique_ptr<NodeReports> node_reports;
+  if (pong_age != nullptr) {
+    node_reports = std::make_unique<NodeReports>(local_config, "", base, out);
+  }
+  LaunchPong(launcher, link, 0, local_config, base);
+  const std::string summary = StrCat(out, "/local_ping.json");
+  auto ping =
+      Start(link, 0, StrCat(FLAGS_bin_dir, "/examples/ping"),
+            {StrCat("--config=", local_config), StrCat("--shm_base=", base),
+             StrCat("--sleep_us=", FLAGS_ping_interval_us),
+             StrCat("--duration=", FLAGS_seconds),
+             StrCat("--summary_json=", summary)},
+            out);
+  ExitUnlessSucceeded(*ping, "local ping");
+  int64_t pings = 0, pongs = 0;
+  Figures figures = PingRoundTrip(summary, &pings, &pongs);
+  figures.name = "local ping/pong";
+  if (pongs == 0) {
+    std::cerr << "--- pong's stderr\n" << launcher.Stderr("pong") << "\n";
+    FailWithOutput("no pong answered on one node (pong's output above)",
+                   nullptr);
+  }
+  if (node_reports != nullptr) {
+    // The reports of the last second (each process sends one a second).
+    Sleep(1.2);
+    const StreamedSummaries ages = node_reports->Read();
+    *pong_age = ages.Watcher("pong", "/test", "aos.examples.Ping");
+    if (ping_age != nullptr) {
+      *ping_age = ages.Watcher("ping", "/test", "aos.examples.Pong");
+    }
+  }
+  launcher.StopAll(std::chrono::seconds(5));
+  return figures;
+}
+
 void MeasureAllBridges(const Link& link, const Configuration& config,
                        int domain, const std::string& work,
                        const std::string& out, LinkResult* result);
@@ -839,70 +954,11 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
   const std::string work = StrCat(FLAGS_work_dir, "/", link.name);
   const std::string out = StrCat(work, "/out");
   std::filesystem::create_directories(out);
-  const std::string config_path = FLAGS_config;
   const double seconds = FLAGS_seconds;
-  const std::string ping_hz = StrCat(1000000 / FLAGS_ping_interval_us, "Hz");
-  std::cerr << "[" << link.name << "] ddsperf ping " << ping_hz << " / pong, "
-            << seconds << " s\n";
-  {
-    auto pong =
-        StartDdsperf(link, 1, domain, {"-D", StrCat(seconds + 4), "pong"}, out);
-    Sleep(0.5);
-    auto ping = StartDdsperf(link, 0, domain,
-                             {"-D", StrCat(seconds + 1), "ping", ping_hz}, out);
-    const int status = ping->Wait();
-    absl::StatusOr<Figures> figures =
-        ReadDdsperfPing(ping->Stdout(), "ddsperf ping/pong");
-    if (!figures.ok()) {
-      FailWithOutput(StrCat("ddsperf ping exited ", status, ": ",
-                            figures.status().message()),
-                     ping.get());
-    }
-    result.dds_round_trip = *figures;
-    pong->Terminate();
-  }
-
-  std::cerr << "[" << link.name << "] ping / pong on one node (no bridge), "
-            << seconds << " s\n";
-  {
-    const std::string local_config =
-        FLAGS_local_config.empty()
-            ? StrCat(FLAGS_bin_dir, "/examples/pingpong_config.json")
-            : FLAGS_local_config;
-    const std::string local_base = StrCat(work, "/local");
-    absl::StatusOr<FlatbufferDetachedBuffer<Configuration>> local =
-        configuration::ReadConfig(local_config);
-    if (!local.ok()) {
-      FailWithOutput(std::string(local.status().message()), nullptr);
-    }
-    // A loop reads --shm_base once, when it is made.
-    FLAGS_shm_base = local_base;
-    ShmEventLoop reports(&local->message(), "bridge_bench");
-    starter::Launcher launcher(&reports, out);
-    NodeReports node_reports(local_config, "", local_base, out);
-    LaunchPong(launcher, link, 0, local_config, local_base);
-    const std::string summary = StrCat(out, "/local_ping.json");
-    auto ping = Start(
-        link, 0, StrCat(FLAGS_bin_dir, "/examples/ping"),
-        {StrCat("--config=", local_config), StrCat("--shm_base=", local_base),
-         StrCat("--sleep_us=", FLAGS_ping_interval_us),
-         StrCat("--duration=", seconds), StrCat("--summary_json=", summary)},
-        out);
-    ExitUnlessSucceeded(*ping, "local ping");
-    int64_t pings = 0, pongs = 0;
-    result.local_round_trip = PingRoundTrip(summary, &pings, &pongs);
-    result.local_round_trip.name = "local ping/pong";
-    if (pongs == 0) {
-      std::cerr << "--- pong's stderr\n" << launcher.Stderr("pong") << "\n";
-      FailWithOutput("no pong answered on one node (pong's output above)",
-                     nullptr);
-    }
-    Sleep(1.2);
-    const StreamedSummaries ages = node_reports.Read();
-    result.local_pong = ages.Watcher("pong", "/test", "aos.examples.Ping");
-    result.local_ping = ages.Watcher("ping", "/test", "aos.examples.Pong");
-    launcher.StopAll(std::chrono::seconds(5));
-  }
+  result.dds_round_trip = MeasureDdsperfRoundTrip(link, domain, out);
+  result.local_round_trip =
+      MeasureLocalRoundTrip(link, StrCat(work, "/local"), out,
+                            &result.local_pong, &result.local_ping);
 
   std::cerr << "[" << link.name << "] ddsperf pub size 32 / sub, " << seconds
             << " s\n";
@@ -923,17 +979,30 @@ LinkResult MeasureLink(const Link& link, const Configuration& config,
     result.dds_rate = *rate;
   }
 
-  result.relay_runs.push_back(MeasureRelays(link, config, domain, work, out));
+  // The relays right before the bridges: the first round.
+  result.relay_round_trip = MeasureRelays(link, config, domain, work, out);
   MeasureAllBridges(link, config, domain, work, out, &result);
-  // Once more after the bridges, so that a machine that drifts during the
-  // run does not make the floor.
-  result.relay_runs.push_back(
-      MeasureRelays(link, config, domain, StrCat(work, "/again"), out));
-  result.relay_round_trip = result.relay_runs.front();
-  for (const Figures& run : result.relay_runs) {
-    if (run.p50_us < result.relay_round_trip.p50_us) {
-      result.relay_round_trip = run;
-    }
+  result.rounds.push_back(
+      {.ddsperf_us = result.dds_round_trip.p50_us,
+       .local_us = result.local_round_trip.p50_us,
+       .relays_us = result.relay_round_trip.p50_us,
+       .bridges_us = result.plain.forwarded_round_trip.p50_us});
+  // The round trips again, each round back to back, so that the goal is
+  // judged on more than one sample of a machine that drifts.
+  for (int round = 2; round <= FLAGS_latency_rounds; ++round) {
+    std::cerr << "[" << link.name << "] round " << round << " of "
+              << FLAGS_latency_rounds << ": the round trips again\n";
+    const std::string round_work = StrCat(work, "/round", round);
+    RoundTripP50s p50s;
+    p50s.ddsperf_us = MeasureDdsperfRoundTrip(link, domain, out).p50_us;
+    p50s.local_us =
+        MeasureLocalRoundTrip(link, StrCat(round_work, "/local"), out).p50_us;
+    p50s.relays_us =
+        MeasureRelays(link, config, domain, round_work, out).p50_us;
+    p50s.bridges_us = MeasureBridges(link, config, domain, "", round_work, out,
+                                     /*round_trip_only=*/true)
+                          .forwarded_round_trip.p50_us;
+    result.rounds.push_back(p50s);
   }
   return result;
 }
@@ -1064,29 +1133,21 @@ std::string MachineLine() {
                 m.cpuidle_governor_ro.empty() ? "-" : m.cpuidle_governor_ro);
 }
 
-// What the forwarded path's hops cost alone, in us: ddsperf's round trip
-// p50 (DDS twice) plus two local round trip p50s (shared memory four
-// times).
-double HopsSum(const LinkResult& r) {
-  return r.dds_round_trip.p50_us + 2 * r.local_round_trip.p50_us;
-}
-
-// The mean of the relays' round trip p50s, one run before the bridges and
-// one after: what the bridges, measured between them, compare with. (The
-// lower of the two, the relays' figure, is the floor; a bridge run alike
-// to both would look slower against it.)
-double RelayMeanP50(const LinkResult& r) {
-  double sum = 0;
-  for (const Figures& run : r.relay_runs) sum += run.p50_us;
-  return r.relay_runs.empty() ? 0 : sum / r.relay_runs.size();
-}
-
-// The forwarded round trip's goal on one link, the bare relays' better run
-// as the floor.
+// The forwarded round trip's goal on one link: the median over the rounds
+// of the bridges' and the relays' p50 over the hops' sum.
 ForwardedLatencyVerdict LatencyVerdict(const LinkResult& r) {
-  return JudgeForwardedLatency(r.plain.forwarded_round_trip.p50_us,
-                               r.relay_round_trip.p50_us, HopsSum(r),
-                               kLatencyGoal);
+  std::vector<LatencyRound> rounds;
+  for (const RoundTripP50s& round : r.rounds) rounds.push_back(round.ToJudge());
+  return JudgeForwardedLatency(rounds, kLatencyGoal);
+}
+
+// The median over the rounds of the bridges' p50 over the relays'.
+double BridgesOverRelays(const LinkResult& r) {
+  std::vector<double> ratios;
+  for (const RoundTripP50s& round : r.rounds) {
+    ratios.push_back(SafeRatio(round.bridges_us, round.relays_us));
+  }
+  return MedianOfMeasured(ratios);
 }
 
 // The throughput goal: at least kThroughputGoal forwarded a second at the
@@ -1120,6 +1181,8 @@ std::vector<Link> CheckFlagsAndPrograms() {
     ExitOnFlagError(FlagError("--security", FLAGS_security,
                               ": give both (plain and secure bridges) or off"));
   }
+  ExitOnFlagError(CheckInRange("--latency_rounds", FLAGS_latency_rounds, 1, 20,
+                               " is outside 1-20"));
   ExitOnFlagError(CheckInRange("--security_rounds", FLAGS_security_rounds, 1,
                                10, " is outside 1-10"));
   if (FLAGS_security == "both" &&
@@ -1180,21 +1243,32 @@ void PrintRoundTrips(const std::vector<LinkResult>& results) {
          "one dds_write per message out, taken and re-sent in Cyclone's "
          "receive thread, nothing else) make the same round trip with no "
          "work of a bridge's own: what a bridge process costs at the least "
-         "on this machine. The relays run before the bridges and after: "
-         "the lower p50 is theirs, and the bridges are compared with the "
-         "mean of the two.\n";
+         "on this machine. Each round measures ddsperf's round trip, the "
+         "local one, the relays' and the bridges' back to back (the first "
+         "is the figures above), and each ratio is of its own round; the "
+         "goal is judged on the median round's.\n";
   PlainTable floors;
-  floors.AddRow({"link", "hops' sum", "bare relays", "of the sum", "bridges",
-                 "of the sum", "of the relays' mean"});
+  floors.AddRow({"link", "round", "ddsperf", "local", "hops' sum",
+                 "bare relays", "of the sum", "bridges", "of the sum",
+                 "of the relays"});
   for (const LinkResult& r : results) {
-    const double sum = HopsSum(r);
-    const double relays = r.relay_round_trip.p50_us;
-    const double bridges = r.plain.forwarded_round_trip.p50_us;
-    floors.AddRow({r.link, Fixed(sum) + " us", Fixed(relays) + " us",
-                   Fixed(SafeRatio(relays, sum), 2) + "x",
-                   Fixed(bridges) + " us",
-                   Fixed(SafeRatio(bridges, sum), 2) + "x",
-                   Fixed(SafeRatio(bridges, RelayMeanP50(r)), 2) + "x"});
+    for (size_t i = 0; i < r.rounds.size(); ++i) {
+      const RoundTripP50s& round = r.rounds[i];
+      const double sum = round.HopsSumUs();
+      floors.AddRow(
+          {r.link, StrCat(i + 1), Fixed(round.ddsperf_us) + " us",
+           Fixed(round.local_us) + " us", Fixed(sum) + " us",
+           Fixed(round.relays_us) + " us",
+           Fixed(SafeRatio(round.relays_us, sum), 2) + "x",
+           Fixed(round.bridges_us) + " us",
+           Fixed(SafeRatio(round.bridges_us, sum), 2) + "x",
+           Fixed(SafeRatio(round.bridges_us, round.relays_us), 2) + "x"});
+    }
+    const ForwardedLatencyVerdict verdict = LatencyVerdict(r);
+    floors.AddRow({r.link, "median", "", "", "", "",
+                   Fixed(verdict.relay_ratio, 2) + "x", "",
+                   Fixed(verdict.ratio, 2) + "x",
+                   Fixed(BridgesOverRelays(r), 2) + "x"});
   }
   floors.Print(&std::cout);
 }
@@ -1366,28 +1440,28 @@ std::string ResultsJson(const std::string& machine, const std::string& limit,
     json.Key("pong").Number(r.local_pong.path_age_p50_us);
     json.Key("ping").Number(r.local_ping.path_age_p50_us);
     json.EndObject();
-    json.Key("hops_floor_p50_us").Number(HopsSum(r));
     json.Key("relay_round_trip");
     WriteFigures(r.relay_round_trip, &json);
-    json.Key("relay_round_trip_p50s_us").BeginArray();
-    for (const Figures& run : r.relay_runs) json.Number(run.p50_us);
+    json.Key("latency_rounds").BeginArray();
+    for (const RoundTripP50s& round : r.rounds) {
+      json.BeginObject();
+      json.Key("ddsperf_p50_us").Number(round.ddsperf_us);
+      json.Key("local_p50_us").Number(round.local_us);
+      json.Key("hops_floor_p50_us").Number(round.HopsSumUs());
+      json.Key("relay_p50_us").Number(round.relays_us);
+      json.Key("forwarded_p50_us").Number(round.bridges_us);
+      json.EndObject();
+    }
     json.EndArray();
-    json.Key("relay_over_hops_floor")
-        .Number(SafeRatio(r.relay_round_trip.p50_us, HopsSum(r)));
-    json.Key("forwarded_over_hops_floor")
-        .Number(SafeRatio(r.plain.forwarded_round_trip.p50_us, HopsSum(r)));
-    json.Key("forwarded_over_relay")
-        .Number(SafeRatio(r.plain.forwarded_round_trip.p50_us,
-                          r.relay_round_trip.p50_us));
-    json.Key("forwarded_over_relay_mean")
-        .Number(
-            SafeRatio(r.plain.forwarded_round_trip.p50_us, RelayMeanP50(r)));
+    const ForwardedLatencyVerdict latency = LatencyVerdict(r);
+    json.Key("relay_over_hops_floor").Number(latency.relay_ratio);
+    json.Key("forwarded_over_hops_floor").Number(latency.ratio);
+    json.Key("forwarded_over_relay").Number(BridgesOverRelays(r));
     // The plain bridges' figures at the top level, as before.
     WriteBridgeResult(r.plain, &json);
     json.Key("round_trip_p50_ratio")
         .Number(SafeRatio(r.plain.forwarded_round_trip.p50_us,
                           r.dds_round_trip.p50_us));
-    const ForwardedLatencyVerdict latency = LatencyVerdict(r);
     json.Key("latency_goal_met").Bool(latency.met);
     json.Key("latency_below_floor").Bool(latency.below_floor);
     json.Key("throughput_goal_met").Bool(ThroughputGoalMet(r.plain));

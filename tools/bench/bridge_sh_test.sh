@@ -14,7 +14,7 @@ grep -q 'ddsperf' "${tmp}/out" || fail "--help does not say what it compares wit
 bash "${script}" --link=lo --seconds=2 --dry-run >"${tmp}/out" 2>"${tmp}/err"
 status=$?
 [[ ${status} == 0 ]] || fail "--dry-run exited ${status}: $(cat "${tmp}/err")"
-grep -q 'bridge_bench .*--links=lo --seconds=2' "${tmp}/out" ||
+grep -q 'bridge_bench .*--links=lo --seconds=2 .*--latency_rounds=3' "${tmp}/out" ||
   fail "--dry-run does not show the bench's command: $(cat "${tmp}/out")"
 grep -q 'flock -o /tmp/aos-bazel.lock' "${tmp}/out" ||
   fail "--dry-run does not measure under the build lock: $(cat "${tmp}/out")"
@@ -41,5 +41,7 @@ check_refused 1 "--seconds=x" --seconds=x --dry-run
 check_refused 1 "--link=wifi" --link=wifi --dry-run
 check_refused 1 "--ping_interval_us=-5" --ping_interval_us=-5 --dry-run
 check_refused 1 "--security=maybe" --security=maybe --dry-run
+check_refused 1 "--latency_rounds=0" --latency_rounds=0 --dry-run
+check_refused 1 "--latency_rounds=21" --latency_rounds=21 --dry-run
 
 finish

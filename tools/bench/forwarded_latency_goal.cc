@@ -7,12 +7,17 @@
 
 namespace aos::bench {
 
-ForwardedLatencyVerdict JudgeForwardedLatency(double bridges_p50_us,
-                                              double relay_p50_us,
-                                              double hops_sum_us, double goal) {
+ForwardedLatencyVerdict JudgeForwardedLatency(
+    const std::vector<LatencyRound>& rounds, double goal) {
   ForwardedLatencyVerdict verdict;
-  verdict.ratio = SafeRatio(bridges_p50_us, hops_sum_us);
-  verdict.relay_ratio = SafeRatio(relay_p50_us, hops_sum_us);
+  std::vector<double> ratios, relay_ratios;
+  for (const LatencyRound& round : rounds) {
+    ratios.push_back(SafeRatio(round.bridges_us, round.hops_sum_us));
+    relay_ratios.push_back(SafeRatio(round.relays_us, round.hops_sum_us));
+    if (!std::isnan(ratios.back())) ++verdict.rounds;
+  }
+  verdict.ratio = MedianOfMeasured(ratios);
+  verdict.relay_ratio = MedianOfMeasured(relay_ratios);
   // NaN compares false: an unmeasured link neither meets the goal nor
   // shows a floor.
   verdict.met = verdict.ratio <= goal;
@@ -22,18 +27,21 @@ ForwardedLatencyVerdict JudgeForwardedLatency(double bridges_p50_us,
 
 std::string ForwardedLatencyText(const ForwardedLatencyVerdict& verdict) {
   if (std::isnan(verdict.ratio)) {
-    return "not measured (no hops' sum): MISSED";
+    return "not measured (no round with the hops' sum and the bridges): "
+           "MISSED";
   }
   const std::string relays = std::isnan(verdict.relay_ratio)
                                  ? std::string("not measured")
                                  : StrCat(Fixed(verdict.relay_ratio, 2), "x");
-  std::string text = StrCat(Fixed(verdict.ratio, 2), "x: ");
+  std::string text =
+      StrCat(Fixed(verdict.ratio, 2), "x (median of ", verdict.rounds,
+             verdict.rounds == 1 ? " round" : " rounds", "): ");
   if (verdict.met) return StrCat(text, "met (the bare relays: ", relays, ")");
   text += "MISSED";
   if (verdict.below_floor) {
     return StrCat(
         text, "; below what this machine allows: the bare relays took ", relays,
-        " the hops' sum in their better run (the bridges ",
+        " the hops' sum (the bridges ",
         Fixed(SafeRatio(verdict.ratio, verdict.relay_ratio), 2), "x of that)");
   }
   if (std::isnan(verdict.relay_ratio)) {
