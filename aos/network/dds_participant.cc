@@ -3,7 +3,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <map>
 #include <mutex>
 
@@ -23,7 +25,7 @@ std::map<uint32_t, bool>& DomainBatching() {
 }
 
 // Cyclone's configuration for one domain: the interface, write batching,
-// quiet tracing.
+// the sockets' receive buffer, quiet tracing.
 std::string CycloneXml(const DdsParticipant::Options& options) {
   std::string interface;
   if (!options.interface.empty()) {
@@ -36,12 +38,14 @@ std::string CycloneXml(const DdsParticipant::Options& options) {
                        options.interface, "\"/></Interfaces></General>");
   }
   // Per domain, unlike dds_write_set_batch(), which sets it for every
-  // domain of the process.
-  const std::string_view batch =
-      options.batch_writes
-          ? "<Internal><WriteBatch>true</WriteBatch></Internal>"
-          : "";
-  return StrCat("<CycloneDDS><Domain id=\"any\">", interface, batch,
+  // domain of the process. The socket buffer: "default" as the least
+  // accepted (Cyclone then takes what the kernel grants, without a
+  // complaint), the constant as what is asked.
+  const std::string internal = StrCat(
+      "<Internal>", options.batch_writes ? "<WriteBatch>true</WriteBatch>" : "",
+      "<SocketReceiveBufferSize min=\"default\" max=\"",
+      DdsParticipant::kSocketReceiveBufferBytes, "B\"/></Internal>");
+  return StrCat("<CycloneDDS><Domain id=\"any\">", interface, internal,
                 "<Tracing><Verbosity>warning</Verbosity>"
                 "<OutputFile>stderr</OutputFile></Tracing>"
                 "</Domain></CycloneDDS>");
@@ -92,6 +96,13 @@ void DdsParticipant::Signal::Raise() {
 void DdsParticipant::Signal::OnArrival(dds_entity_t reader) {
   if (in_listener_ && !in_listener_(reader)) return;
   Raise();
+}
+
+std::optional<int64_t> DdsParticipant::GrantedSocketReceiveBufferBytes() {
+  std::ifstream file("/proc/sys/net/core/rmem_max");
+  int64_t limit = 0;
+  if (!(file >> limit) || limit <= 0) return std::nullopt;
+  return std::min(limit, kSocketReceiveBufferBytes);
 }
 
 absl::StatusOr<std::unique_ptr<DdsParticipant>> DdsParticipant::Make(

@@ -96,12 +96,27 @@ class DdsParticipant {
     int wakeup_fd_ = -1;
   };
 
+  // What the domain's UDP sockets ask the kernel to buffer of what arrives
+  // (SO_RCVBUF), in bytes. Linux grants at most net.core.rmem_max (and
+  // doubles what it grants, for its own bookkeeping). What Cyclone's
+  // receive thread has not read yet waits there: a datagram that does not
+  // fit is dropped, and a reliable writer sends it again, in datagrams
+  // of at most 1456 B, which cost the receiver more per sample; at 200 k
+  // messages a second that turned one overflow into a collapse
+  // (docs/benchmarks.md, "UDP receive buffers").
+  static constexpr int64_t kSocketReceiveBufferBytes = int64_t{4} << 20;
+
+  // How much of kSocketReceiveBufferBytes this machine grants (before the
+  // kernel doubles it): net.core.rmem_max if lower; nullopt where it
+  // cannot be read.
+  static std::optional<int64_t> GrantedSocketReceiveBufferBytes();
+
   // Creates the domain (if this process has not) and the participant.
-  // Fails naming the interface or domain Cyclone refused, or, with
-  // security, the file that is wrong (CheckDdsSecurityFiles) or what
-  // Cyclone said when it refused the participant, in one line. Installs
-  // InstallCycloneLog() first: Cyclone's own lines are escaped and
-  // rate-limited from then on.
+  // The domain's sockets ask for kSocketReceiveBufferBytes. Fails naming
+  // the interface or domain Cyclone refused, or, with security, the file
+  // that is wrong (CheckDdsSecurityFiles) or what Cyclone said when it
+  // refused the participant, in one line. Installs InstallCycloneLog()
+  // first: Cyclone's own lines are escaped and rate-limited from then on.
   static absl::StatusOr<std::unique_ptr<DdsParticipant>> Make(
       const Options& options);
   // Deletes the participant and everything made from it.

@@ -1,9 +1,14 @@
 #include "aos/network/dds_participant.h"
 
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
 
 #include "aos/network/bridge_wire.h"
 #include "aos/network/test_dds_domain.h"
@@ -38,6 +43,49 @@ TEST(DdsParticipantTest, ADomainsWriteBatchingIsItsFirstParticipants) {
   batching->reset();
   auto remade = DdsParticipant::Make(OptionsFor(false));
   EXPECT_TRUE(remade.ok()) << remade.status();
+}
+
+// The receive buffer of every UDP socket of this process (SO_RCVBUF, as
+// the kernel reports it: twice what it granted), by descriptor.
+std::map<int, int> UdpReceiveBuffers() {
+  std::map<int, int> buffers;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/self/fd")) {
+    const int fd = std::stoi(entry.path().filename().string());
+    int type = 0, size = 0;
+    socklen_t length = sizeof(type);
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 ||
+        type != SOCK_DGRAM) {
+      continue;
+    }
+    length = sizeof(size);
+    if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &length) == 0) {
+      buffers[fd] = size;
+    }
+  }
+  return buffers;
+}
+
+// The domain's sockets ask for kSocketReceiveBufferBytes and get what the
+// kernel grants of it (net.core.rmem_max), not the kernel's default.
+TEST(DdsParticipantTest, ItsSocketsAskForTheReceiveBuffer) {
+  const std::optional<int64_t> granted =
+      DdsParticipant::GrantedSocketReceiveBufferBytes();
+  if (!granted.has_value()) {
+    GTEST_SKIP() << "/proc/sys/net/core/rmem_max cannot be read here";
+  }
+  const std::map<int, int> before = UdpReceiveBuffers();
+  auto dds = DdsParticipant::Make(OptionsFor(false));
+  ASSERT_TRUE(dds.ok()) << dds.status();
+  int received_on = 0;
+  for (const auto& [fd, size] : UdpReceiveBuffers()) {
+    if (before.count(fd) != 0) continue;
+    // Sockets Cyclone only sends on keep the kernel's default; the ones
+    // it reads have what was asked, as far as the kernel grants it.
+    if (size == 2 * *granted) ++received_on;
+  }
+  EXPECT_GT(received_on, 0) << "no socket of the domain has " << 2 * *granted
+                            << " bytes of receive buffer";
 }
 
 // An interface Cyclone cannot use is one error that says what Cyclone said

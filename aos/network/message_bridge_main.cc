@@ -1,13 +1,16 @@
 // message_bridge: forwards a node's channels to the other nodes and theirs
 // to it, as the configuration says, over Cyclone DDS. One per node.
 // docs/network.md.
+#include <cstdint>
 #include <iostream>
+#include <optional>
 
 #include "aos/config_flag.h"
 #include "aos/configuration_lookup.h"
 #include "aos/events/shm_event_loop.h"
 #include "aos/flatbuffer_string_view.h"
 #include "aos/init.h"
+#include "aos/network/dds_participant.h"
 #include "aos/network/message_bridge.h"
 #include "aos/node_flag.h"
 #include "aos/util/keep_freed_heap.h"
@@ -88,6 +91,22 @@ int Main() {
                  "who reaches this network can send as any node "
                  "(--dds_security; docs/network.md)"
               << std::endl;
+  }
+  // A kernel that grants less than the bridge asks for its sockets makes a
+  // burst of arrivals overflow sooner: said once, at start, with the fix.
+  if (const std::optional<int64_t> granted =
+          DdsParticipant::GrantedSocketReceiveBufferBytes();
+      granted.has_value() &&
+      *granted < DdsParticipant::kSocketReceiveBufferBytes) {
+    std::cerr << program_invocation_short_name << ": " << node_name
+              << ": UDP receive buffers get " << *granted / 1024 << " KiB of "
+              << DdsParticipant::kSocketReceiveBufferBytes / 1024
+              << " KiB asked (net.core.rmem_max): a burst that Cyclone's "
+                 "receive thread falls behind loses datagrams sooner, and "
+                 "reliable channels send them again; raise it with sysctl -w "
+                 "net.core.rmem_max="
+              << DdsParticipant::kSocketReceiveBufferBytes
+              << " (docs/network.md, \"UDP receive buffers\")" << std::endl;
   }
   // Cyclone's histories grow and shrink with the traffic; heap given back
   // to the OS between floods is faulted in again at the next, and on a VM

@@ -52,6 +52,7 @@
 #include "aos/events/timing_statistic.h"
 #include "aos/init.h"
 #include "aos/network/client_statistics_generated.h"
+#include "aos/network/dds_participant.h"
 #include "aos/network/server_statistics_generated.h"
 #include "aos/starter/launcher.h"
 #include "aos/util/cpu_latency_limit.h"
@@ -1128,9 +1129,16 @@ SecurityCost CostOf(const LinkResult& r) {
 
 std::string MachineLine() {
   const MachineInfo m = ReadMachineInfo();
-  return StrCat(m.online_cpus, " CPUs, kernel ", m.kernel, ", cpuidle ",
-                m.cpuidle_driver.empty() ? "none" : m.cpuidle_driver, "/",
-                m.cpuidle_governor_ro.empty() ? "-" : m.cpuidle_governor_ro);
+  const std::optional<int64_t> granted =
+      message_bridge::DdsParticipant::GrantedSocketReceiveBufferBytes();
+  return StrCat(
+      m.online_cpus, " CPUs, kernel ", m.kernel, ", cpuidle ",
+      m.cpuidle_driver.empty() ? "none" : m.cpuidle_driver, "/",
+      m.cpuidle_governor_ro.empty() ? "-" : m.cpuidle_governor_ro,
+      "; DDS sockets' receive buffers ",
+      granted.has_value() ? StrCat(*granted / 1024, " KiB") : std::string("?"),
+      " of ", message_bridge::DdsParticipant::kSocketReceiveBufferBytes / 1024,
+      " KiB asked (net.core.rmem_max)");
 }
 
 // The forwarded round trip's goal on one link: the median over the rounds
