@@ -45,17 +45,23 @@ TEST(DdsParticipantTest, ADomainsWriteBatchingIsItsFirstParticipants) {
   EXPECT_TRUE(remade.ok()) << remade.status();
 }
 
-// The receive buffer of every UDP socket of this process (SO_RCVBUF, as
-// the kernel reports it: twice what it granted), by descriptor.
+// The receive buffer of every UDP socket (IPv4 or IPv6) of this process
+// (SO_RCVBUF, as the kernel reports it: twice what it granted), by
+// descriptor.
 std::map<int, int> UdpReceiveBuffers() {
   std::map<int, int> buffers;
   for (const auto& entry :
        std::filesystem::directory_iterator("/proc/self/fd")) {
     const int fd = std::stoi(entry.path().filename().string());
-    int type = 0, size = 0;
+    int type = 0, domain = 0, size = 0;
     socklen_t length = sizeof(type);
     if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 ||
         type != SOCK_DGRAM) {
+      continue;
+    }
+    length = sizeof(domain);
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length) != 0 ||
+        (domain != AF_INET && domain != AF_INET6)) {
       continue;
     }
     length = sizeof(size);
@@ -67,7 +73,9 @@ std::map<int, int> UdpReceiveBuffers() {
 }
 
 // The domain's sockets ask for kSocketReceiveBufferBytes and get what the
-// kernel grants of it (net.core.rmem_max), not the kernel's default.
+// kernel grants of it (net.core.rmem_max). Where that is 1 MiB or less,
+// Cyclone's own default (1 MiB asked) gets the same: there the test cannot
+// tell the two apart, and does not need to.
 TEST(DdsParticipantTest, ItsSocketsAskForTheReceiveBuffer) {
   const std::optional<int64_t> granted =
       DdsParticipant::GrantedSocketReceiveBufferBytes();
@@ -77,15 +85,15 @@ TEST(DdsParticipantTest, ItsSocketsAskForTheReceiveBuffer) {
   const std::map<int, int> before = UdpReceiveBuffers();
   auto dds = DdsParticipant::Make(OptionsFor(false));
   ASSERT_TRUE(dds.ok()) << dds.status();
-  int received_on = 0;
+  // Cyclone sets the buffer on every socket it makes, the ones it only
+  // sends on too.
+  int made = 0;
   for (const auto& [fd, size] : UdpReceiveBuffers()) {
     if (before.count(fd) != 0) continue;
-    // Sockets Cyclone only sends on keep the kernel's default; the ones
-    // it reads have what was asked, as far as the kernel grants it.
-    if (size == 2 * *granted) ++received_on;
+    ++made;
+    EXPECT_EQ(size, 2 * *granted) << "socket " << fd;
   }
-  EXPECT_GT(received_on, 0) << "no socket of the domain has " << 2 * *granted
-                            << " bytes of receive buffer";
+  EXPECT_GT(made, 0) << "the domain made no UDP socket";
 }
 
 // An interface Cyclone cannot use is one error that says what Cyclone said

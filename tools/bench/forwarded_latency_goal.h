@@ -29,6 +29,8 @@ struct ForwardedLatencyVerdict {
   double ratio = NAN;
   // The median over the rounds of the relays' p50 / that round's sum.
   double relay_ratio = NAN;
+  // The median over the rounds of the bridges' p50 / that round's relays'.
+  double bridges_over_relays = NAN;
   // How many rounds measured the sum and the bridges (ratio's rounds).
   int rounds = 0;
   // ratio <= the goal.
@@ -40,7 +42,9 @@ struct ForwardedLatencyVerdict {
 
 // Judges the bridges against `goal` x the hops' sum, round by round: each
 // ratio is of figures measured back to back, so that a machine that drifts
-// during the run weighs on both; the median of the rounds' ratios is the
+// during the run weighs on both; the median of the rounds' ratios (each
+// ratio's own median: the bridges' and the relays' may come from different
+// rounds, and of an even count it is the mean of the middle two) is the
 // verdict. Relays that meet the goal are not evidence that the machine
 // cannot: then a miss is the bridges' own.
 ForwardedLatencyVerdict JudgeForwardedLatency(
@@ -48,10 +52,10 @@ ForwardedLatencyVerdict JudgeForwardedLatency(
 
 // The goal line's words for a verdict: "1.13x (median of 3 rounds):
 // MISSED; below what this machine allows: the bare relays took 1.08x the
-// hops' sum (the bridges 1.05x of that)", "0.95x (median of 3 rounds): met
-// (the bare relays: 0.97x)", or "1.13x (median of 3 rounds): MISSED; the
-// bare relays took 0.97x: the rest is the bridges'"; "not measured" where
-// no round was.
+// hops' sum (the bridges 1.05x the relays)", with bridges_over_relays, "0.95x
+// (median of 3 rounds): met (the bare relays: 0.97x)", or "1.13x (median of 3
+// rounds): MISSED; the bare relays took 0.97x: the rest is the bridges'"; "not
+// measured" where no round was.
 std::string ForwardedLatencyText(const ForwardedLatencyVerdict& verdict);
 
 }  // namespace aos::bench

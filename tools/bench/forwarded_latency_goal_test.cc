@@ -27,7 +27,7 @@ TEST(ForwardedLatencyGoalTest, RelaysOverTheSumAreTheFloor) {
   EXPECT_EQ(ForwardedLatencyText(verdict),
             "1.13x (median of 1 round): MISSED; below what this machine "
             "allows: the bare relays took 1.08x the hops' sum (the bridges "
-            "1.05x of that)");
+            "1.05x the relays)");
 }
 
 // Relays that reached the sum show the goal is within the machine's reach.
@@ -79,6 +79,13 @@ TEST(ForwardedLatencyGoalTest, TheMedianRoundsRatiosDecide) {
   EXPECT_TRUE(floor.below_floor);
   EXPECT_DOUBLE_EQ(floor.ratio, 1.04);
   EXPECT_DOUBLE_EQ(floor.relay_ratio, 1.1);
+  // Each round's bridges over its own relays (112/110, 104/95, 98/120):
+  // not the one median over the other (1.04 / 1.1).
+  EXPECT_DOUBLE_EQ(floor.bridges_over_relays, 112.0 / 110.0);
+  EXPECT_EQ(ForwardedLatencyText(floor),
+            "1.04x (median of 3 rounds): MISSED; below what this machine "
+            "allows: the bare relays took 1.10x the hops' sum (the bridges "
+            "1.02x the relays)");
 }
 
 // A round that did not measure the sum or the bridges is left out.
