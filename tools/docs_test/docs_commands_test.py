@@ -108,6 +108,8 @@ OVERRIDES = {
     ("docs/benchmarks.md", "tools/bench/bridge.sh --link=lo"): (SKIP, BENCHMARK),
     ("docs/benchmarks.md", "tools/bench/bridge.sh --seconds=10 --json=bridge.json"):
         (SKIP, BENCHMARK),
+    ("docs/benchmarks.md", "tools/bench/bridge.sh --latency_rounds=5"):
+        (SKIP, BENCHMARK),
     ("docs/fuzzing.md", "tools/fuzz/fuzz.sh --target=json"):
         (SKIP, "10 CPU-minutes, with clang-14 installed and a build of its own"),
     ("docs/fuzzing.md", "tools/fuzz/fuzz.sh --target=config --cpu_minutes=60 --jobs=2 --merge"):
