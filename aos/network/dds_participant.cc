@@ -38,13 +38,10 @@ std::string CycloneXml(const DdsParticipant::Options& options) {
                        options.interface, "\"/></Interfaces></General>");
   }
   // Per domain, unlike dds_write_set_batch(), which sets it for every
-  // domain of the process. The socket buffer: "default" as the least
-  // accepted (Cyclone then takes what the kernel grants, without a
-  // complaint), the constant as what is asked.
+  // domain of the process.
   const std::string internal = StrCat(
       "<Internal>", options.batch_writes ? "<WriteBatch>true</WriteBatch>" : "",
-      "<SocketReceiveBufferSize min=\"default\" max=\"",
-      DdsParticipant::kSocketReceiveBufferBytes, "B\"/></Internal>");
+      DdsParticipant::SocketReceiveBufferXml(), "</Internal>");
   return StrCat("<CycloneDDS><Domain id=\"any\">", interface, internal,
                 "<Tracing><Verbosity>warning</Verbosity>"
                 "<OutputFile>stderr</OutputFile></Tracing>"
@@ -96,6 +93,13 @@ void DdsParticipant::Signal::Raise() {
 void DdsParticipant::Signal::OnArrival(dds_entity_t reader) {
   if (in_listener_ && !in_listener_(reader)) return;
   Raise();
+}
+
+std::string DdsParticipant::SocketReceiveBufferXml() {
+  // "default" as the least accepted: Cyclone then takes what the kernel
+  // grants, without a complaint.
+  return StrCat("<SocketReceiveBufferSize min=\"default\" max=\"",
+                kSocketReceiveBufferBytes, "B\"/>");
 }
 
 std::optional<int64_t> DdsParticipant::GrantedSocketReceiveBufferBytes() {

@@ -111,6 +111,12 @@ class DdsParticipant {
   // cannot be read.
   static std::optional<int64_t> GrantedSocketReceiveBufferBytes();
 
+  // The element of Cyclone's XML configuration (a child of <Internal>)
+  // that asks for kSocketReceiveBufferBytes, accepting less without a
+  // complaint: for a configuration of Cyclone's own (a bench's ddsperf) to
+  // ask what the bridges' domains ask.
+  static std::string SocketReceiveBufferXml();
+
   // Creates the domain (if this process has not) and the participant.
   // The domain's sockets ask for kSocketReceiveBufferBytes. Fails naming
   // the interface or domain Cyclone refused, or, with security, the file

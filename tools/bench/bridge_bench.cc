@@ -209,9 +209,9 @@ std::unique_ptr<Subprocess> StartDdsperf(const Link& link, int node, int domain,
              "\"/></Interfaces></General>"
              // The receive buffers the bridges' sockets ask for: the same
              // room for both.
-             "<Internal><SocketReceiveBufferSize min=\"default\" max=\"",
-             message_bridge::DdsParticipant::kSocketReceiveBufferBytes,
-             "B\"/></Internal></Domain></CycloneDDS>"),
+             "<Internal>",
+             message_bridge::DdsParticipant::SocketReceiveBufferXml(),
+             "</Internal></Domain></CycloneDDS>"),
       "/usr/bin/ddsperf", "-i", StrCat(domain)};
   for (std::string& word : mode) args.push_back(std::move(word));
   return Start(link, node, "/usr/bin/env", std::move(args), out_dir);
