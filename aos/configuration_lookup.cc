@@ -203,15 +203,21 @@ int64_t ChannelStorageDurationNs(const Configuration& config,
   return config.channel_storage_duration();
 }
 
-uint32_t ChannelQueueSize(const Configuration& config, const Channel& channel) {
+uint64_t ChannelQueueMessages(const Configuration& config,
+                              const Channel& channel) {
   const unsigned __int128 frequency =
       static_cast<uint64_t>(std::max(0, channel.frequency()));
   const unsigned __int128 storage_ns = static_cast<uint64_t>(
       std::max<int64_t>(0, ChannelStorageDurationNs(config, channel)));
   const unsigned __int128 messages =
       (frequency * storage_ns + 999999999u) / 1000000000u;
-  return static_cast<uint32_t>(
-      std::clamp<unsigned __int128>(messages, 1, UINT32_MAX));
+  return static_cast<uint64_t>(
+      std::min<unsigned __int128>(messages, UINT64_MAX));
+}
+
+uint32_t ChannelQueueSize(const Configuration& config, const Channel& channel) {
+  return static_cast<uint32_t>(std::clamp<uint64_t>(
+      ChannelQueueMessages(config, channel), 1, UINT32_MAX));
 }
 
 namespace {

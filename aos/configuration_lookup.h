@@ -92,9 +92,15 @@ size_t MessageBufferSize(const Channel& channel);
 int64_t ChannelStorageDurationNs(const Configuration& config,
                                  const Channel& channel);
 
-// How many messages `channel` holds: ceil(frequency x storage duration),
-// in exact integer arithmetic, at least 1 (a negative frequency or
-// duration counts as 0) and at most UINT32_MAX. A send is refused as too
+// ceil(frequency x storage duration) of `channel`, in exact integer
+// arithmetic (a negative frequency or duration counts as 0), at most
+// UINT64_MAX: the messages its queue must hold, unbounded, as validation
+// checks them against a queue's 32-bit index.
+uint64_t ChannelQueueMessages(const Configuration& config,
+                              const Channel& channel);
+
+// How many messages `channel` holds: ChannelQueueMessages, at least 1 and
+// at most UINT32_MAX. A send is refused as too
 // fast while the message this many sends back is younger than the
 // storage duration. Shared memory and the simulation size their queues
 // with it.

@@ -190,6 +190,27 @@ TEST_F(ConfigurationTest, QueueSizeIsTheExactCeilingOfFrequencyTimesStorage) {
   EXPECT_EQ(size(2), 1u);
 }
 
+// Validation sees the queue's messages unclamped: one more than a 32-bit
+// index holds, with its sender and reader slots, is refused by name; one
+// fewer is read.
+TEST_F(ConfigurationTest, AQueueBeyondA32BitIndexIsRefused) {
+  // 2147483647 a second for 2 s and 1 ns: 4294967297 messages (ceil),
+  // over UINT32_MAX.
+  EXPECT_THAT(ErrorOf(R"({ "channels": [
+      { "name": "/big", "type": "T", "frequency": 2147483647,
+        "channel_storage_duration": 2000000001 } ] })"),
+              HasSubstr("frequency 2147483647 for 2000000001 ns is more "
+                        "messages than a queue can hold"));
+  // For 1 s: 2147483647 messages, which fit.
+  const std::string path = Write("fits.json", R"({ "channels": [
+      { "name": "/big", "type": "T", "frequency": 2147483647,
+        "channel_storage_duration": 1000000000 } ] })");
+  const auto config = Read(path);
+  EXPECT_EQ(ChannelQueueMessages(config.message(),
+                                 *config.message().channels()->Get(0)),
+            2147483647u);
+}
+
 // Who reads a channel, and to whom it is forwarded, per node; also for a
 // channel without source_node, which validation refuses but a damaged log's
 // configuration may hold (not validated: read as plain JSON).

@@ -308,14 +308,11 @@ absl::Status ValidateChannel(const Configuration& config,
   // AOS's bound: a queue's messages, with a slot for each sender and reader,
   // must fit its 32-bit index. (The shared-memory queue here holds at most
   // 2^20 - 1; it says so when the channel is opened.)
-  const unsigned __int128 queue_size =
-      (static_cast<unsigned __int128>(channel.frequency()) *
-           static_cast<uint64_t>(ChannelStorageDurationNs(config, channel)) +
-       999999999u) /
-      1000000000u;
   const uint64_t scratch = static_cast<uint64_t>(channel.num_senders()) +
                            static_cast<uint64_t>(channel.num_readers());
-  if (queue_size + scratch >= UINT32_MAX) {
+  if (static_cast<unsigned __int128>(ChannelQueueMessages(config, channel)) +
+          scratch >=
+      UINT32_MAX) {
     return Invalid(files,
                    StrCat(what, ": frequency ", channel.frequency(), " for ",
                           ChannelStorageDurationNs(config, channel),
