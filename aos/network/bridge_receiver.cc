@@ -238,6 +238,10 @@ void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
   origin.remote_queue_index = message.queue_index;
   origin.source_boot_uuid = boot;
   origin.origins = &origins.origins;
+  // The message's one-way latency at `t` on our clock (with a valid offset).
+  const auto since_sent = [&](monotonic_clock::time_point t) {
+    return Ns(t) - message.monotonic_sent_ns + offset.offset_ns;
+  };
   RawSender* sender = incoming->sender.get();
   const RawSender::Error error = sender->Send(data, size, origin);
   if (error == RawSender::Error::kMessagesSentTooFast &&
@@ -245,9 +249,7 @@ void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
     const monotonic_clock::time_point now = monotonic_clock::now();
     // How late it is already (its one-way latency so far): unknown without
     // a clock estimate, and then it is held.
-    const std::chrono::nanoseconds late(
-        offset.valid ? Ns(now) - message.monotonic_sent_ns + offset.offset_ns
-                     : 0);
+    const std::chrono::nanoseconds late(offset.valid ? since_sent(now) : 0);
     if (incoming->pacer->WorthHolding(late)) {
       if (!was_held) {
         count([&]() { ++counts.paced_packets; });
@@ -284,8 +286,7 @@ void BridgeReceiver::Receive(Incoming* incoming, const PeerLink::Peer& peer) {
     counts.invalid_origins += origins.invalid;
     counts.origins_without_offset += origins.without_offset;
     if (offset.valid) {
-      counts.AddOneWayLatency(Ns(sender->monotonic_sent_time()) -
-                              message.monotonic_sent_ns + offset.offset_ns);
+      counts.AddOneWayLatency(since_sent(sender->monotonic_sent_time()));
     }
   });
   if (incoming->timestamps_go_back) {
